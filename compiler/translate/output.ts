@@ -1,0 +1,50 @@
+/**
+ * What translation produces: Envoy resources and sidecar resources as proto3
+ * JSON objects (snake_case field names, `@type` on Any, durations as "5s").
+ * The verifier checks every one against the protos; xDS encodes them.
+ */
+export type Json = { [key: string]: unknown };
+
+export interface CompileOptions {
+  /** Port of the one HTTP listener. */
+  listenerPort: number;
+  /** `<service>.<namespace>.svc.<clusterDomain>` for kube clusters. */
+  clusterDomain: string;
+  /** Namespace that discovered Upstreams live in. */
+  controlPlaneNamespace: string;
+  /** host:port of the ext_authz sidecar. */
+  extauthAddress: { host: string; port: number };
+  /** host:port of the GraphQL sidecar. */
+  graphqlAddress: { host: string; port: number };
+  /** Admin interface of the static bootstrap. */
+  adminPort: number;
+}
+
+export const DEFAULT_OPTIONS: CompileOptions = {
+  listenerPort: 8080,
+  clusterDomain: 'cluster.local',
+  controlPlaneNamespace: 'sluice-system',
+  extauthAddress: { host: 'extauth', port: 8083 },
+  graphqlAddress: { host: 'graphql', port: 8084 },
+  adminPort: 19000,
+};
+
+export const TYPE_URL = {
+  listener: 'type.googleapis.com/envoy.config.listener.v3.Listener',
+  route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+  cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
+  endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+  authConfig: 'type.googleapis.com/sluice.extauth.v1.AuthConfig',
+  graphqlApi: 'type.googleapis.com/sluice.graphql.v1.GraphQLApi',
+} as const;
+
+/** The whole translation result; every list is sorted by name. */
+export interface CompiledOutput {
+  listeners: Json[];
+  routes: Json[];
+  clusters: Json[];
+  /** Compiled AuthConfigs (`sluice.extauth.v1.AuthConfig`), secrets resolved. */
+  authConfigs: Json[];
+  /** Compiled GraphQL APIs (`sluice.graphql.v1.GraphQLApi`). */
+  graphqlApis: Json[];
+}
