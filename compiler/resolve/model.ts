@@ -19,6 +19,8 @@ export interface UpstreamIR {
   target:
     | { kind: 'dns'; host: string; port: number }
     | { kind: 'static'; hosts: { address: string; port: number }[] };
+  /** Speak HTTP/2 to the upstream (gRPC services). */
+  http2?: boolean;
 }
 
 export type RouteActionIR =
@@ -79,6 +81,7 @@ export interface LdapIR {
   membershipAttributeName: string;
   /** Present when checkGroupsWithServiceAccount is true: credentials resolved from the Secret. */
   serviceAccount?: { username: string; password: string };
+  pool: { initialSize: number; maxSize: number };
 }
 
 export interface AuthConfigIR {

@@ -1,0 +1,165 @@
+/**
+ * Load: files and directories -> documents, each keeping the file and line of
+ * every node. YAML and JSON go through the same parser (JSON is YAML 1.2).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, type Document, type Node } from 'yaml';
+import type { Diagnostic, FieldPath, Origin } from '../diagnostics.js';
+
+/** One YAML/JSON document that holds a resource (not yet validated). */
+export interface LoadedDocument {
+  file: string;
+  /** 0-based index of the document inside its file. */
+  index: number;
+  value: Record<string, unknown>;
+  origin: Origin;
+}
+
+export interface LoadResult {
+  documents: LoadedDocument[];
+  diagnostics: Diagnostic[];
+}
+
+export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+const RESOURCE_FILE = /\.(ya?ml|json)$/i;
+
+export async function loadPaths(paths: string[]): Promise<LoadResult> {
+  const result: LoadResult = { documents: [], diagnostics: [] };
+  if (paths.length === 0) {
+    result.diagnostics.push({ stage: 'load', message: 'no input given', hint: 'pass resource files or directories with -f PATH' });
+    return result;
+  }
+  const files: string[] = [];
+  for (const p of paths) files.push(...(await listResourceFiles(p, result.diagnostics)));
+  const seen = new Set<string>();
+  for (const file of files) {
+    const key = path.resolve(file);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const { documents, diagnostics } = await loadFile(file);
+    result.documents.push(...documents);
+    result.diagnostics.push(...diagnostics);
+  }
+  return result;
+}
+
+async function listResourceFiles(p: string, diagnostics: Diagnostic[]): Promise<string[]> {
+  let stat;
+  try {
+    stat = await fs.stat(p);
+  } catch {
+    diagnostics.push({ stage: 'load', file: p, message: 'no such file or directory', hint: 'check the path given with -f' });
+    return [];
+  }
+  if (stat.isFile()) return [p];
+  if (!stat.isDirectory()) {
+    diagnostics.push({ stage: 'load', file: p, message: 'not a regular file or directory' });
+    return [];
+  }
+  const found = await walk(p);
+  if (found.length === 0) {
+    diagnostics.push({ stage: 'load', file: p, message: 'directory holds no resource files', hint: 'resources are read from *.yaml, *.yml and *.json files' });
+  }
+  return found;
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await walk(full)));
+    else if (entry.isFile() && RESOURCE_FILE.test(entry.name)) out.push(full);
+  }
+  return out;
+}
+
+export async function loadFile(file: string): Promise<LoadResult> {
+  const diagnostics: Diagnostic[] = [];
+  let bytes: Buffer;
+  try {
+    const stat = await fs.stat(file);
+    if (stat.size > MAX_FILE_BYTES) {
+      return { documents: [], diagnostics: [{ stage: 'load', file, message: `file is ${stat.size} bytes, larger than the ${MAX_FILE_BYTES}-byte limit`, hint: 'split the resources over several files' }] };
+    }
+    bytes = await fs.readFile(file);
+  } catch (err) {
+    return { documents: [], diagnostics: [{ stage: 'load', file, message: `cannot read file: ${(err as Error).message}` }] };
+  }
+  if (bytes.subarray(0, 8192).includes(0)) {
+    return { documents: [], diagnostics: [{ stage: 'load', file, message: 'binary file, not YAML or JSON', hint: 'remove it from the input or pass only resource files' }] };
+  }
+  return parseText(file, bytes.toString('utf8'));
+}
+
+/** Parses multi-document YAML/JSON text; pure, so tests and the watcher can use it on strings. */
+export function parseText(file: string, text: string): LoadResult {
+  const diagnostics: Diagnostic[] = [];
+  const documents: LoadedDocument[] = [];
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (!Array.isArray(docs)) {
+    // An empty stream parses to an EmptyStream object: nothing to load.
+    return { documents, diagnostics };
+  }
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line;
+  docs.forEach((doc, index) => {
+    if (doc.errors.length > 0) {
+      for (const err of doc.errors) {
+        diagnostics.push({ stage: 'load', file, line: lineAt(err.pos[0]), message: `malformed YAML: ${firstLine(err.message)}`, hint: 'fix the syntax; every document must be a mapping' });
+      }
+      return;
+    }
+    if (doc.contents === null) return; // empty document, e.g. a trailing `---`
+    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    const docLine = lineAt(doc.contents.range?.[0] ?? 0);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      diagnostics.push({ stage: 'load', file, line: docLine, message: `document ${index + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    documents.push({ file, index, value: record, origin: { file, resource: describeResource(record), lineOf: (p) => lineOfPath(doc, p, lineAt, docLine) } });
+  });
+  return { documents, diagnostics };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0];
+}
+
+/** `Kind namespace/name`, best effort before validation. */
+export function describeResource(value: Record<string, unknown>): string {
+  const kind = typeof value.kind === 'string' ? value.kind : '<no kind>';
+  const meta = (value.metadata ?? {}) as Record<string, unknown>;
+  const ns = typeof meta.namespace === 'string' ? meta.namespace : DEFAULT_NAMESPACE;
+  const name = typeof meta.name === 'string' ? meta.name : '<no name>';
+  return `${kind} ${ns}/${name}`;
+}
+
+export const DEFAULT_NAMESPACE = 'default';
+
+/** Line of the deepest existing node along `path`; keys point at the key's line. */
+function lineOfPath(doc: Document, path: FieldPath, lineAt: (offset: number) => number, fallback: number): number {
+  let node: Node | null | undefined = doc.contents as Node | null;
+  let line = fallback;
+  for (const part of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(part));
+      if (!pair) break;
+      const key = pair.key as Node;
+      if (key.range) line = lineAt(key.range[0]);
+      node = pair.value as Node | null;
+    } else if (isSeq(node) && typeof part === 'number') {
+      const item = node.items[part] as Node | undefined;
+      if (!item) break;
+      if (item.range) line = lineAt(item.range[0]);
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return line;
+}

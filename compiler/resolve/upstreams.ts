@@ -1,0 +1,85 @@
+/**
+ * Upstreams: explicit Upstream resources plus one discovered Upstream per `v1`
+ * Service port, named `<namespace>-<service>-<port>` in the control plane's
+ * namespace (as Gloo's discovery does). An explicit Upstream of the same name wins.
+ */
+import type { Origin } from '../diagnostics.js';
+import type { Resource } from '../validate/validate.js';
+import type { ResourceIndex } from './index.js';
+import type { NamespacedName, UpstreamIR } from './model.js';
+
+interface KubeUpstreamSpec {
+  useHttp2?: boolean;
+  kube?: { serviceName: string; serviceNamespace?: string; servicePort: number };
+  static?: { hosts: { addr: string; port: number }[] };
+}
+
+interface ServiceSpec {
+  ports?: { port: number }[];
+}
+
+export interface UpstreamCatalog {
+  /** The upstream a `{name, namespace}` reference names, if any. */
+  lookup(ref: NamespacedName): UpstreamIR | undefined;
+  /** The cluster for a route's `kube: {ref, port}` (a Service port). */
+  servicePort(ref: NamespacedName, port: number): { upstream?: UpstreamIR; knownPorts?: number[] };
+}
+
+export function discoveredUpstreamName(namespace: string, service: string, port: number): string {
+  return `${namespace}-${service}-${port}`;
+}
+
+export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string, controlPlaneNamespace: string): UpstreamCatalog {
+  const dnsName = (service: string, namespace: string) => `${service}.${namespace}.svc.${clusterDomain}`;
+
+  const explicit = new Map<string, UpstreamIR>();
+  for (const r of index.all('Upstream')) {
+    explicit.set(`${r.namespace}/${r.name}`, explicitUpstream(r, dnsName));
+  }
+
+  /** Discovered upstreams by `<namespace>-<service>-<port>`; each also knows its Service's namespace. */
+  const discovered = new Map<string, { upstream: UpstreamIR; serviceNamespace: string }>();
+  const servicePorts = new Map<string, number[]>();
+  for (const svc of index.all('Service')) {
+    const ports = ((svc.spec as ServiceSpec).ports ?? []).map((p) => p.port);
+    servicePorts.set(`${svc.namespace}/${svc.name}`, ports);
+    for (const port of ports) {
+      const name = discoveredUpstreamName(svc.namespace, svc.name, port);
+      discovered.set(name, {
+        serviceNamespace: svc.namespace,
+        upstream: { name, namespace: controlPlaneNamespace, origin: svc.origin, target: { kind: 'dns', host: dnsName(svc.name, svc.namespace), port } },
+      });
+    }
+  }
+
+  const lookup = (ref: NamespacedName): UpstreamIR | undefined => {
+    const own = explicit.get(`${ref.namespace}/${ref.name}`);
+    if (own) return own;
+    const found = discovered.get(ref.name);
+    if (found && (ref.namespace === controlPlaneNamespace || ref.namespace === found.serviceNamespace)) return found.upstream;
+    return undefined;
+  };
+
+  return {
+    lookup,
+    servicePort(ref, port) {
+      const ports = servicePorts.get(`${ref.namespace}/${ref.name}`);
+      if (!ports) return {};
+      if (!ports.includes(port)) return { knownPorts: ports };
+      const name = discoveredUpstreamName(ref.namespace, ref.name, port);
+      // An explicit Upstream of the discovered name (in the control plane namespace) overrides discovery.
+      return { upstream: explicit.get(`${controlPlaneNamespace}/${name}`) ?? discovered.get(name)!.upstream, knownPorts: ports };
+    },
+  };
+}
+
+function explicitUpstream(r: Resource, dnsName: (service: string, namespace: string) => string): UpstreamIR {
+  const spec = r.spec as KubeUpstreamSpec;
+  const origin: Origin = r.origin;
+  const http2 = spec.useHttp2 ? { http2: true } : {};
+  if (spec.static) {
+    return { name: r.name, namespace: r.namespace, origin, ...http2, target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) } };
+  }
+  const kube = spec.kube!;
+  return { name: r.name, namespace: r.namespace, origin, ...http2, target: { kind: 'dns', host: dnsName(kube.serviceName, kube.serviceNamespace ?? r.namespace), port: kube.servicePort } };
+}

@@ -1,0 +1,37 @@
+/** The one HTTP listener and its connection manager. */
+import type { Json } from './output.js';
+
+export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+export const ROUTER_FILTER: Json = {
+  name: 'envoy.filters.http.router',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' },
+};
+
+export function listenerName(port: number): string {
+  return `http-${port}`;
+}
+
+/** The listener with its route configuration inline (static bootstrap); xDS swaps it for RDS. */
+export function httpListener(port: number, httpFilters: Json[], routeConfig: Json): Json {
+  return {
+    name: listenerName(port),
+    address: { socket_address: { address: '0.0.0.0', port_value: port } },
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: 'envoy.filters.network.http_connection_manager',
+            typed_config: {
+              '@type': HCM_TYPE,
+              stat_prefix: listenerName(port),
+              // Never trust client-supplied x-envoy-* headers (e.g. x-envoy-original-path).
+              use_remote_address: true,
+              route_config: routeConfig,
+              http_filters: [...httpFilters, ROUTER_FILTER],
+            },
+          },
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Validate: each loaded document against the JSON Schema of its
+ * apiVersion/kind (ajv). Errors carry file:line, resource and field path.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
+import { SCHEMAS } from './schemas/kinds.js';
+
+/** A document that passed its schema: typed envelope, spec still plain data. */
+export interface Resource<Spec = Record<string, unknown>> {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  spec: Spec;
+  /** The whole document, for kinds (Secret) whose data is not under spec. */
+  value: Record<string, unknown>;
+  origin: Origin;
+}
+
+let validators: Map<string, ValidateFunction> | undefined;
+
+function validatorFor(apiVersion: string, kind: string): ValidateFunction | undefined {
+  if (!validators) {
+    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+    validators = new Map();
+    for (const [version, kinds] of Object.entries(SCHEMAS)) {
+      for (const [k, schema] of Object.entries(kinds)) validators.set(`${version}|${k}`, ajv.compile(schema));
+    }
+  }
+  return validators.get(`${apiVersion}|${kind}`);
+}
+
+export function validateDocuments(documents: LoadedDocument[]): { resources: Resource[]; diagnostics: Diagnostic[] } {
+  const resources: Resource[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const doc of documents) {
+    const { apiVersion, kind } = doc.value;
+    const validate = typeof apiVersion === 'string' && typeof kind === 'string' ? validatorFor(apiVersion, kind) : undefined;
+    if (!validate) {
+      diagnostics.push(unknownKind(doc));
+      continue;
+    }
+    if (!validate(doc.value)) {
+      diagnostics.push(...toDiagnostics(validate.errors ?? [], doc));
+      continue;
+    }
+    const meta = doc.value.metadata as { name: string; namespace?: string };
+    resources.push({
+      apiVersion: apiVersion as string,
+      kind: kind as string,
+      name: meta.name,
+      namespace: meta.namespace ?? DEFAULT_NAMESPACE,
+      spec: (doc.value.spec ?? {}) as Record<string, unknown>,
+      value: doc.value,
+      origin: doc.origin,
+    });
+  }
+  return { resources, diagnostics };
+}
+
+function unknownKind(doc: LoadedDocument): Diagnostic {
+  const { apiVersion, kind } = doc.value;
+  const known = Object.entries(SCHEMAS)
+    .flatMap(([v, kinds]) => Object.keys(kinds).map((k) => `${k} (${v})`))
+    .join(', ');
+  if (typeof apiVersion !== 'string') return fieldError('validate', doc.origin, ['apiVersion'], 'missing or non-string apiVersion', `known kinds: ${known}`);
+  if (typeof kind !== 'string') return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
+  return fieldError('validate', doc.origin, ['kind'], `unknown kind "${kind}" in apiVersion "${apiVersion}"`, `known kinds: ${known}`);
+}
+
+function pointerToPath(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+/** Turns ajv's errors into one readable diagnostic per problem. */
+function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[] {
+  // Branch failures of an exactly-one choice are summarised by the oneOf error itself.
+  const oneOfSchemas = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath));
+  const relevant = errors.filter((e) => ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)));
+  const out = new Map<string, Diagnostic>();
+  for (const err of relevant) {
+    const path: FieldPath = pointerToPath(err.instancePath);
+    const [fieldPath, message, hint] = describe(err, path);
+    const d = fieldError('validate', doc.origin, fieldPath, message, hint);
+    out.set(`${d.field}|${d.message}`, d);
+  }
+  return [...out.values()];
+}
+
+function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string | undefined] {
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'additionalProperties': {
+      const allowed = Object.keys((err.parentSchema as { properties?: object })?.properties ?? {});
+      return [[...path, String(p.additionalProperty)], `unknown field "${p.additionalProperty}"`, allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'];
+    }
+    case 'required':
+      return [path, `missing required field "${p.missingProperty}"`, undefined];
+    case 'oneOf': {
+      const branches = ((err.schema as { required: string[] }[]) ?? []).map((s) => s.required?.[0]).filter(Boolean);
+      return [path, `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`, undefined];
+    }
+    case 'type':
+      return [path, `must be of type ${p.type}`, undefined];
+    case 'const':
+      return [path, `must be "${p.allowedValue}"`, undefined];
+    case 'enum':
+      return [path, `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, undefined];
+    case 'pattern':
+      return [path, `does not match the required form ${p.pattern}`, patternHint(String(p.pattern))];
+    case 'propertyNames':
+      return [path, `has an invalid key "${p.propertyName}"`, undefined];
+    default:
+      return [path, err.message ?? `fails ${err.keyword}`, undefined];
+  }
+}
+
+function patternHint(pattern: string): string | undefined {
+  if (pattern.startsWith('^[a-z0-9]')) return 'use lower-case letters, digits, "-" and "."; start and end with a letter or digit';
+  if (pattern === '^/') return 'a path prefix starts with "/"';
+  if (pattern.startsWith('^https?://')) return 'give an http:// or https:// URL';
+  if (pattern.startsWith('^[A-Za-z0-9+/]')) return 'Secret data values are base64; use stringData for plain text';
+  return undefined;
+}
