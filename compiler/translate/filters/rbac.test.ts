@@ -1,0 +1,128 @@
+import type { Origin } from '../../diagnostics.js';
+import type { Model, RbacPolicyIR, VirtualHostIR } from '../../resolve/model.js';
+import { DEFAULT_OPTIONS, type Json } from '../output.js';
+import { RBAC_FILTER_NAME, rbacConcern } from './rbac.js';
+
+const origin: Origin = { file: 'vs.yaml', resource: 'VirtualService default/api', lineOf: () => 7 };
+
+const PER_ROUTE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute';
+
+function policy(name: string, fields: Partial<Pick<RbacPolicyIR, 'methods' | 'pathPrefix' | 'principals'>>): RbacPolicyIR {
+  return { name, methods: [], principals: [{ claims: { sub: 'alice' } }], ...fields, origin, path: ['spec', 'virtualHost', 'options', 'rbac', 'policies', name] };
+}
+
+function host(name: string, options: { jwt?: boolean; policies?: RbacPolicyIR[] }): VirtualHostIR {
+  return {
+    name: `default.${name}`,
+    namespace: 'default',
+    origin,
+    domains: [`${name}.example`],
+    routes: [],
+    ...(options.jwt ? { jwt: { providers: [{ name: `default.${name}.p`, issuer: 'i', jwks: { kind: 'local', pem: '' }, origin, path: [] }] } } : {}),
+    ...(options.policies ? { rbac: { policies: options.policies } } : {}),
+  };
+}
+
+const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, upstreams: [], authConfigs: [], graphqlApis: [] });
+
+function rulesOf(vhs: VirtualHostIR[], name = 'default.api') {
+  const result = rbacConcern.translate(model(vhs), DEFAULT_OPTIONS);
+  expect(result.diagnostics).toEqual([]);
+  const perRoute = result.perVirtualHost.get(name) as { rbac: { rules: { action: string; policies: Record<string, { permissions: Json[]; principals: Json[] }> } } };
+  return perRoute.rbac.rules;
+}
+
+const claim = (key: string, exact: string) => ({
+  metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'principal' }, { key }], value: { string_match: { exact } } },
+});
+
+describe('rbacConcern', () => {
+  test('no virtual host with rbac: no filter', () => {
+    const result = rbacConcern.translate(model([host('api', { jwt: true })]), DEFAULT_OPTIONS);
+    expect(result.httpFilter).toBeUndefined();
+    expect(result.perVirtualHost.size).toBe(0);
+  });
+
+  test('filter has no global rules; hosts without rbac get an empty RBACPerRoute (disabled)', () => {
+    const result = rbacConcern.translate(model([host('api', { jwt: true, policies: [policy('p', {})] }), host('open', {})]), DEFAULT_OPTIONS);
+    expect(result.httpFilter).toEqual({ name: RBAC_FILTER_NAME, typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC' } });
+    expect(result.perVirtualHost.get('default.open')).toEqual({ '@type': PER_ROUTE });
+    expect(result.perVirtualHost.get('default.api')).toMatchObject({ '@type': PER_ROUTE, rbac: { rules: { action: 'ALLOW' } } });
+  });
+
+  test('methods OR-ed, AND path prefix', () => {
+    const rules = rulesOf([host('api', { jwt: true, policies: [policy('read', { methods: ['GET', 'head', 'GET'], pathPrefix: '/api' })] })]);
+    expect(rules.policies.read!.permissions).toEqual([
+      {
+        and_rules: {
+          rules: [
+            {
+              or_rules: {
+                rules: [
+                  { header: { name: ':method', string_match: { exact: 'GET' } } },
+                  { header: { name: ':method', string_match: { exact: 'HEAD' } } },
+                ],
+              },
+            },
+            { url_path: { path: { prefix: '/api' } } },
+          ],
+        },
+      },
+    ]);
+  });
+
+  test('one method alone; path alone; neither means any request', () => {
+    const rules = rulesOf([
+      host('api', {
+        jwt: true,
+        policies: [policy('m', { methods: ['POST'] }), policy('p', { pathPrefix: '/x' }), policy('any', {}), policy('empty-prefix', { pathPrefix: '' })],
+      }),
+    ]);
+    expect(rules.policies.m!.permissions).toEqual([{ header: { name: ':method', string_match: { exact: 'POST' } } }]);
+    expect(rules.policies.p!.permissions).toEqual([{ url_path: { path: { prefix: '/x' } } }]);
+    expect(rules.policies.any!.permissions).toEqual([{ any: true }]);
+    expect(rules.policies['empty-prefix']!.permissions).toEqual([{ any: true }]);
+  });
+
+  test('claims of a principal AND-ed on the jwt_authn payload metadata; principals OR-ed', () => {
+    const rules = rulesOf([
+      host('api', {
+        jwt: true,
+        policies: [policy('p', { principals: [{ claims: { sub: 'alice', role: 'admin' } }, { claims: { sub: 'bob' } }, { claims: {} }] })],
+      }),
+    ]);
+    expect(rules.policies.p!.principals).toEqual([
+      { and_ids: { ids: [claim('sub', 'alice'), claim('role', 'admin')] } },
+      claim('sub', 'bob'),
+      { any: true },
+    ]);
+  });
+
+  test('several policies, each its own entry', () => {
+    const rules = rulesOf([host('api', { jwt: true, policies: [policy('b', {}), policy('a', {})] })]);
+    expect(Object.keys(rules.policies)).toEqual(['a', 'b']);
+  });
+
+  test('a non-string claim value is an error on that claim', () => {
+    const bad = policy('p', { principals: [{ claims: { admin: true as unknown as string, sub: 'x' } }] });
+    const result = rbacConcern.translate(model([host('api', { jwt: true, policies: [bad] })]), DEFAULT_OPTIONS);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        stage: 'translate',
+        resource: 'VirtualService default/api',
+        field: 'spec.virtualHost.options.rbac.policies.p.principals[0].jwtPrincipal.claims.admin',
+        message: 'claim value must be a string, got boolean',
+      }),
+    ]);
+  });
+
+  test('a policy without principals is an error', () => {
+    const result = rbacConcern.translate(model([host('api', { jwt: true, policies: [policy('p', { principals: [] })] })]), DEFAULT_OPTIONS);
+    expect(result.diagnostics).toEqual([expect.objectContaining({ field: 'spec.virtualHost.options.rbac.policies.p.principals', message: expect.stringMatching(/no principals/) })]);
+  });
+
+  test('rbac on a virtual host without jwt is an error on options.rbac', () => {
+    const result = rbacConcern.translate(model([host('api', { policies: [policy('p', {})] })]), DEFAULT_OPTIONS);
+    expect(result.diagnostics).toEqual([expect.objectContaining({ field: 'spec.virtualHost.options.rbac', message: expect.stringMatching(/no options\.jwt/) })]);
+  });
+});
