@@ -69,7 +69,7 @@ function policies(vh: VirtualHostIR, list: RbacPolicyIR[], diagnostics: Diagnost
     if (policy.principals.length === 0) {
       // "carries every claim of one of the principals" can never hold with no principals.
       diagnostics.push(
-        fieldError('translate', policy.origin, [...policy.path, 'principals'], 'policy has no principals, so it would match no request', 'add a principal with the claims to require; `jwtPrincipal: {claims: {}}` admits any verified token'),
+        fieldError('translate', policy.origin, [...policy.path, 'principals'], 'policy has no principals, so it would match no request', 'add a principal with the claims to require; to admit every token of a provider, require its issuer: `claims: {iss: <issuer>}`'),
       );
       continue;
     }
