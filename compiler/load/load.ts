@@ -113,10 +113,10 @@ export function parseText(file: string, text: string): LoadResult {
       }
       return;
     }
-    if (doc.contents === null) return; // empty document, e.g. a trailing `---`
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-    const docLine = lineAt(doc.contents.range?.[0] ?? 0);
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    if (value === null || value === undefined) return; // empty document, e.g. a trailing `---`
+    const docLine = lineAt(doc.contents?.range?.[0] ?? 0);
+    if (typeof value !== 'object' || Array.isArray(value)) {
       diagnostics.push({ stage: 'load', file, line: docLine, message: `document ${index + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
       return;
     }

@@ -23,11 +23,13 @@ let validators: Map<string, ValidateFunction> | undefined;
 
 function validatorFor(apiVersion: string, kind: string): ValidateFunction | undefined {
   if (!validators) {
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-    validators = new Map();
+    // strictRequired off: exactly-one choices name their members in `oneOf` branches.
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    const compiled = new Map<string, ValidateFunction>();
     for (const [version, kinds] of Object.entries(SCHEMAS)) {
-      for (const [k, schema] of Object.entries(kinds)) validators.set(`${version}|${k}`, ajv.compile(schema));
+      for (const [k, schema] of Object.entries(kinds)) compiled.set(`${version}|${k}`, ajv.compile(schema));
     }
+    validators = compiled;
   }
   return validators.get(`${apiVersion}|${kind}`);
 }

@@ -1,0 +1,13 @@
+/** The `sluice` command line. Each command lives in its own module and registers itself. */
+import { Command } from 'commander';
+import { register as registerCompile } from './compile.js';
+import { register as registerCreate } from './create.js';
+
+const program = new Command('sluice')
+  .description('Sluice: a declarative gateway for Envoy. Compiles VirtualService, Upstream, AuthConfig and GraphQLApi resources into Envoy configuration.')
+  .showHelpAfterError()
+  .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
+
+for (const register of [registerCompile, registerCreate]) register(program);
+
+await program.parseAsync(process.argv);

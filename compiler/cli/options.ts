@@ -1,0 +1,52 @@
+/** Flags shared by every command that compiles (compile, validate, serve). */
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_OPTIONS, type CompileOptions } from '../translate/output.js';
+
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port (1-65535)`);
+  return n;
+}
+
+export function parseHostPort(value: string): { host: string; port: number } {
+  const m = /^(.+):(\d+)$/.exec(value);
+  if (!m) throw new InvalidArgumentError(`"${value}" is not HOST:PORT`);
+  return { host: m[1].replace(/^\[(.*)\]$/, '$1'), port: parsePort(m[2]) };
+}
+
+export function addCompileOptions(cmd: Command): Command {
+  const d = DEFAULT_OPTIONS;
+  return cmd
+    .requiredOption('-f, --filename <path>', 'resource file or directory (repeatable)', collect, [])
+    .option('--listener-port <port>', 'port of the HTTP listener', parsePort, d.listenerPort)
+    .option('--cluster-domain <domain>', 'cluster DNS domain of kube services', d.clusterDomain)
+    .option('--namespace <ns>', 'namespace of discovered Upstreams (the control plane namespace)', d.controlPlaneNamespace)
+    .option('--extauth-address <host:port>', 'address of sluice-extauth as Envoy reaches it', parseHostPort, d.extauthAddress)
+    .option('--graphql-address <host:port>', 'address of sluice-graphql as Envoy reaches it', parseHostPort, d.graphqlAddress)
+    .option('--envoy-admin-port <port>', 'admin port of the static bootstrap (bound to 127.0.0.1)', parsePort, d.adminPort);
+}
+
+export interface CompileFlags {
+  filename: string[];
+  listenerPort: number;
+  clusterDomain: string;
+  namespace: string;
+  extauthAddress: { host: string; port: number };
+  graphqlAddress: { host: string; port: number };
+  envoyAdminPort: number;
+}
+
+export function compileOptionsFrom(flags: CompileFlags): CompileOptions {
+  return {
+    listenerPort: flags.listenerPort,
+    clusterDomain: flags.clusterDomain,
+    controlPlaneNamespace: flags.namespace,
+    extauthAddress: flags.extauthAddress,
+    graphqlAddress: flags.graphqlAddress,
+    adminPort: flags.envoyAdminPort,
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Writes `DIR/envoy.yaml` (or .json), `DIR/extauth.json` and `DIR/graphql.json`.
+ * Each file is written to a temporary name and renamed, so a reader never sees half a file.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import type { Json } from '../translate/output.js';
+
+export type OutputFormat = 'yaml' | 'json';
+
+export function serialize(value: unknown, format: OutputFormat): string {
+  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+export interface EmittedFiles {
+  /** file name -> contents */
+  [file: string]: string;
+}
+
+export function renderOutput(bootstrap: Json, authConfigs: Json[], graphqlApis: Json[], format: OutputFormat): EmittedFiles {
+  return {
+    [`envoy.${format}`]: serialize(bootstrap, format),
+    'extauth.json': serialize({ resources: authConfigs }, 'json'),
+    'graphql.json': serialize({ resources: graphqlApis }, 'json'),
+  };
+}
+
+export async function writeFiles(dir: string, files: EmittedFiles): Promise<string[]> {
+  await fs.mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const [name, text] of Object.entries(files)) {
+    const target = path.join(dir, name);
+    const tmp = `${target}.tmp-${process.pid}`;
+    await fs.writeFile(tmp, text);
+    await fs.rename(tmp, target);
+    written.push(target);
+  }
+  return written;
+}

@@ -1,0 +1,70 @@
+import { formatDiagnostic } from '../diagnostics.js';
+import { parseText } from '../load/load.js';
+import { validateDocuments } from './validate.js';
+
+function validate(text: string) {
+  const loaded = parseText('in.yaml', text);
+  expect(loaded.diagnostics).toEqual([]);
+  return validateDocuments(loaded.documents);
+}
+
+const vs = (virtualHost: string) => `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata:\n  name: vs\n  namespace: ns\nspec:\n  virtualHost:\n${virtualHost}`;
+
+test('a valid VirtualService passes and gets its envelope typed', () => {
+  const { resources, diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: {upstream: {name: u}}}\n'));
+  expect(diagnostics).toEqual([]);
+  expect(resources[0]).toMatchObject({ kind: 'VirtualService', name: 'vs', namespace: 'ns' });
+});
+
+test('an unknown field under options is an error naming the field, its line and the allowed ones', () => {
+  const { resources, diagnostics } = validate(vs('    domains: [a]\n    options:\n      jwtt: {}\n'));
+  expect(resources).toEqual([]);
+  expect(diagnostics.map(formatDiagnostic)).toEqual([
+    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" (allowed fields here: jwt, rbac, extauth)',
+  ]);
+});
+
+test('every error of a document is reported, not just the first', () => {
+  const { diagnostics } = validate(vs('    domains: a\n    routes:\n      - matchers: [{prefix: x}]\n        routeAction: {single: {kube: {ref: {name: s}, port: 0}}}\n'));
+  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
+    '8 spec.virtualHost.domains: must be of type array',
+    '10 spec.virtualHost.routes[0].matchers[0].prefix: does not match the required form ^/',
+    '11 spec.virtualHost.routes[0].routeAction.single.kube.port: must be >= 1',
+  ]);
+});
+
+test('exactly-one choices are reported once, in words', () => {
+  const { diagnostics } = validate(
+    'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: u}\nspec:\n  kube: {serviceName: a, servicePort: 80}\n  static: {hosts: [{addr: 1.2.3.4, port: 80}]}\n',
+  );
+  expect(diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual(['spec: exactly one of "kube", "static" must be set']);
+});
+
+test('Kubernetes metadata and status are accepted; namespace defaults to "default"', () => {
+  const { resources, diagnostics } = validate(
+    'apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  labels: {a: b}\n  annotations: {c: d}\n  uid: x\n  resourceVersion: "1"\n  generation: 2\n  creationTimestamp: now\n  ownerReferences: []\n  managedFields: []\nspec:\n  ports: [{port: 80}]\nstatus: {loadBalancer: {}}\n',
+  );
+  expect(diagnostics).toEqual([]);
+  expect(resources[0].namespace).toBe('default');
+});
+
+test('unknown apiVersion or kind names the known kinds', () => {
+  const { diagnostics } = validate('apiVersion: gateway.gateway.example/v1\nkind: Gateway\nmetadata: {name: g}\n');
+  expect(diagnostics[0].message).toBe('unknown kind "Gateway" in apiVersion "gateway.gateway.example/v1"');
+  expect(diagnostics[0].hint).toContain('VirtualService (gateway.gateway.example/v1)');
+});
+
+test('a non-string RBAC claim value is a type error on the claim', () => {
+  const { diagnostics } = validate(
+    vs('    domains: [a]\n    options:\n      rbac:\n        policies:\n          p:\n            permissions: {methods: [GET]}\n            principals:\n              - jwtPrincipal: {claims: {admin: true}}\n'),
+  );
+  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
+    '15 spec.virtualHost.options.rbac.policies.p.principals[0].jwtPrincipal.claims.admin: must be of type string',
+  ]);
+});
+
+test('Secret data must be base64', () => {
+  const { diagnostics } = validate('apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  password: "not base64!"\n');
+  expect(diagnostics[0].field).toBe('data.password');
+  expect(diagnostics[0].hint).toMatch(/stringData/);
+});

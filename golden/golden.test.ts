@@ -1,0 +1,55 @@
+/**
+ * Golden cases: each `golden/<case>/input/` is compiled with the default
+ * options and compared with `golden/<case>/expected/`: the bootstrap and the
+ * sidecar configs, or `errors.txt` when the input is meant to fail.
+ * `npm run golden:update` rewrites the expected files; review the diff.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatDiagnostic } from '../compiler/diagnostics.js';
+import { staticBootstrap } from '../compiler/emit/bootstrap.js';
+import { renderOutput } from '../compiler/emit/write.js';
+import { compileFiles } from '../compiler/pipeline.js';
+import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
+import { verifyBootstrap } from '../compiler/verify/verify.js';
+
+const GOLDEN = 'golden';
+const update = process.env.UPDATE_GOLDEN === '1';
+const cases = readdirSync(GOLDEN, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
+
+async function render(caseName: string): Promise<Record<string, string>> {
+  const result = await compileFiles([path.join(GOLDEN, caseName, 'input')], DEFAULT_OPTIONS);
+  if (!result.output) return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
+  const bootstrap = staticBootstrap(result.output, DEFAULT_OPTIONS);
+  expect(verifyBootstrap(bootstrap).map(formatDiagnostic)).toEqual([]);
+  const files = renderOutput(bootstrap, result.output.authConfigs, result.output.graphqlApis, 'yaml');
+  // Sidecar files only where the case has sidecar resources, to keep goldens small.
+  if (result.output.authConfigs.length === 0) delete files['extauth.json'];
+  if (result.output.graphqlApis.length === 0) delete files['graphql.json'];
+  return files;
+}
+
+test('there are golden cases', () => {
+  expect(cases.length).toBeGreaterThan(0);
+});
+
+describe.each(cases)('golden %s', (caseName) => {
+  test('compiles to the expected output', async () => {
+    const actual = await render(caseName);
+    const dir = path.join(GOLDEN, caseName, 'expected');
+    if (update) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      for (const [file, text] of Object.entries(actual)) writeFileSync(path.join(dir, file), text);
+    }
+    expect(existsSync(dir)).toBe(true);
+    const expectedFiles = readdirSync(dir).sort();
+    expect(Object.keys(actual).sort()).toEqual(expectedFiles);
+    for (const file of expectedFiles) {
+      expect(`${file}:\n${actual[file]}`).toEqual(`${file}:\n${readFileSync(path.join(dir, file), 'utf8')}`);
+    }
+  });
+});
