@@ -55,7 +55,7 @@ function jwksSource(provider: JwtProviderIR, diagnostics: Diagnostic[]): Json {
       // Envoy sends the fetch to `cluster`; the URL gives the Host header and path.
       http_uri: { uri: jwks.url, cluster: jwks.cluster, timeout: REMOTE_JWKS_TIMEOUT },
       cache_duration: REMOTE_JWKS_CACHE_DURATION,
-      // Fetched when the listener starts and refreshed before expiry, so no request waits for it.
+      // Fetched before the listener starts and again in the background on expiry, so no request waits for it.
       async_fetch: {},
     },
   };
