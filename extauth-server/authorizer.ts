@@ -1,0 +1,189 @@
+/**
+ * SPEC.md 5.3 in order, for one request: Basic credentials, user bind,
+ * optional service-account bind, base-scope search on the user entry, group
+ * membership. Holds the current AuthConfigs and one connection pool per LDAP
+ * server. Never logs passwords or the Authorization header.
+ */
+import type { Logger } from 'pino';
+import type { ConnectionOptions } from 'node:tls';
+import { ResultCodeError } from 'ldapts';
+import type { AuthConfig, LdapSettings } from './config.js';
+import { cleanUsername, normalizeDn, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
+import { LdapPool, isConnectionError, type PooledConnection } from './pool.js';
+import type { Metrics } from './metrics.js';
+
+export type Decision =
+  | { kind: 'ok'; userDn: string }
+  /** 401, 403, 500 (configuration or directory error), 503 (directory unreachable). */
+  | { kind: 'deny'; status: 401 | 403 | 500 | 503; reason: string };
+
+/** LDAP result codes of a user bind that mean "these credentials are not good": 401. */
+const BIND_REJECTED = new Set([
+  32, // noSuchObject
+  34, // invalidDNSyntax
+  48, // inappropriateAuthentication
+  49, // invalidCredentials
+  50, // insufficientAccessRights
+  53, // unwillingToPerform (e.g. disabled account)
+]);
+
+function deny(status: 401 | 403 | 500 | 503, reason: string): Decision {
+  return { kind: 'deny', status, reason };
+}
+
+function ldapCode(err: unknown): number | undefined {
+  return err instanceof ResultCodeError ? err.code : undefined;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0] : String(err);
+}
+
+export interface AuthorizerOptions {
+  logger: Logger;
+  metrics?: Metrics;
+  /** TLS options for ldaps:// servers (e.g. a CA bundle). */
+  tlsOptions?: ConnectionOptions;
+}
+
+export class Authorizer {
+  private configs = new Map<string, AuthConfig>();
+  private readonly pools = new Map<string, LdapPool>();
+  private loaded = false;
+
+  constructor(private readonly opts: AuthorizerOptions) {}
+
+  /** Whether a configuration has been received (file read or first xDS response). */
+  get ready(): boolean {
+    return this.loaded;
+  }
+
+  /** Replaces the whole set (xDS state of the world); pools of servers no longer used are closed. */
+  setConfigs(configs: AuthConfig[]): void {
+    this.configs = new Map(configs.map((c) => [c.name, c]));
+    this.loaded = true;
+    const wanted = new Map<string, LdapSettings>();
+    for (const c of configs) for (const l of c.ldap) if (!wanted.has(poolKey(l))) wanted.set(poolKey(l), l);
+    for (const [key, pool] of this.pools) {
+      if (!wanted.has(key)) {
+        this.pools.delete(key);
+        void pool.close();
+      }
+    }
+    for (const [key, l] of wanted) {
+      if (!this.pools.has(key)) {
+        const pool = new LdapPool(l.address, l.pool, this.opts.tlsOptions);
+        this.pools.set(key, pool);
+        pool.warm();
+      }
+    }
+    this.opts.logger.info({ authConfigs: [...this.configs.keys()], ldapServers: [...wanted.keys()] }, 'configuration applied');
+  }
+
+  poolStats() {
+    return [...this.pools.entries()].map(([server, p]) => ({ server, ...p.stats() }));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    this.pools.clear();
+  }
+
+  /** The decision for one request: `configRef` from context_extensions, the raw Authorization header. */
+  async check(configRef: string | undefined, authorization: string | undefined): Promise<Decision> {
+    const config = configRef ? this.configs.get(configRef) : undefined;
+    if (!config) return { kind: 'deny', status: 500, reason: `unknown config_ref "${configRef ?? ''}"` };
+    if (!config.ldap.length) return { kind: 'deny', status: 500, reason: `AuthConfig ${config.name} has no ldap config` };
+    const creds = parseBasic(authorization);
+    if (!creds) return { kind: 'deny', status: 401, reason: authorization ? 'malformed Basic credentials' : 'no Basic credentials' };
+    // Every config of the AuthConfig must allow the request (Gloo's default: all configs in order).
+    let first: string | undefined;
+    for (const ldap of config.ldap) {
+      const d = await this.checkLdap(ldap, creds);
+      if (d.kind === 'deny') return d;
+      first ??= d.userDn;
+    }
+    return { kind: 'ok', userDn: first! };
+  }
+
+  private async checkLdap(settings: LdapSettings, creds: Credentials): Promise<Decision> {
+    const username = cleanUsername(creds.username);
+    if (!username) return { kind: 'deny', status: 401, reason: 'username empty after cleaning' };
+    const pool = this.pools.get(poolKey(settings));
+    if (!pool) return { kind: 'deny', status: 500, reason: `no pool for ${settings.address}` };
+    const dn = userDn(settings.userDnTemplate, username);
+    // A connection error may just be a connection the server closed (restart, idle
+    // timeout): one retry on a fresh connection; binds and searches are idempotent.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await pool.use((conn) => this.run(conn, settings, dn, username, creds.password));
+      } catch (err) {
+        if (isConnectionError(err) && attempt === 0) continue;
+        if (isConnectionError(err)) return { kind: 'deny', status: 503, reason: `LDAP server ${settings.address} unreachable: ${describe(err)}` };
+        return { kind: 'deny', status: 500, reason: `LDAP error from ${settings.address}: ${describe(err)}` };
+      }
+    }
+  }
+
+  private async timed<T>(operation: 'bind' | 'search', fn: () => Promise<T>): Promise<T> {
+    const end = this.opts.metrics?.ldapLatency.startTimer({ operation });
+    try {
+      const r = await fn();
+      end?.({ outcome: 'success' });
+      return r;
+    } catch (err) {
+      end?.({ outcome: isConnectionError(err) ? 'connection_error' : 'ldap_error' });
+      throw err;
+    }
+  }
+
+  private async bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
+    conn.boundAs = undefined;
+    await this.timed('bind', () => conn.client.bind(dn, password));
+    conn.boundAs = dn;
+  }
+
+  private async run(conn: PooledConnection, s: LdapSettings, dn: string, username: string, password: string): Promise<Decision> {
+    try {
+      await this.bind(conn, dn, password);
+    } catch (err) {
+      const code = ldapCode(err);
+      if (code !== undefined && BIND_REJECTED.has(code)) return deny(401, `user bind rejected (LDAP result ${code})`);
+      throw err;
+    }
+    if (s.serviceAccount) {
+      try {
+        await this.bind(conn, s.serviceAccount.username, s.serviceAccount.password);
+      } catch (err) {
+        if (ldapCode(err) !== undefined) return deny(500, `service account bind failed (LDAP result ${ldapCode(err)})`);
+        throw err;
+      }
+    }
+    // ldapts reconnects a dropped socket silently and unauthenticated; a search
+    // on such a connection would run anonymously. Treat it as a connection error.
+    if (!conn.client.isBound) throw new Error('connection lost after bind');
+    const attribute = s.membershipAttributeName;
+    let entries;
+    try {
+      ({ searchEntries: entries } = await this.timed('search', () =>
+        conn.client.search(dn, { scope: 'base', filter: searchFilter(s.searchFilter, username), attributes: [attribute], sizeLimit: 1 }),
+      ));
+    } catch (err) {
+      // The bound identity cannot see its entry: treat as "not allowed", not as a server fault.
+      if (ldapCode(err) === 32) return deny(403, 'user entry not visible to the bound identity');
+      throw err;
+    }
+    const entry = entries[0];
+    if (!entry) return deny(403, 'user entry does not match searchFilter');
+    const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
+    const raw = key ? entry[key] : [];
+    const values = (Array.isArray(raw) ? raw : [raw]).map((v) => normalizeDn(Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
+    const allowed = new Set(s.allowedGroups.map(normalizeDn));
+    if (!values.some((v) => allowed.has(v))) return deny(403, 'not a member of an allowed group');
+    return { kind: 'ok', userDn: entry.dn };
+  }
+}
+
+function poolKey(l: LdapSettings): string {
+  return l.address;
+}

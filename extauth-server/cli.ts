@@ -1,0 +1,63 @@
+/** Command line of `sluice-extauth`. */
+import { Command, InvalidArgumentError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_POOL } from './config.js';
+import type { ExtauthOptions } from './server.js';
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('not a port number');
+  return n;
+}
+
+function positive(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('not a positive integer');
+  return n;
+}
+
+export function parseArgs(argv: string[]): ExtauthOptions {
+  const program = new Command('sluice-extauth')
+    .description('LDAP authentication for Envoy (envoy.service.auth.v3.Authorization/Check)')
+    .option('--port <port>', 'Check gRPC port', port, 8083)
+    .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', port, 8093)
+    .option('--host <address>', 'address to listen on', '0.0.0.0')
+    .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json)')
+    .option('--xds <host:port>', 'xDS server (`sluice serve`) to get AuthConfigs from')
+    .option('--node-id <id>', 'xDS node id', 'sluice-extauth')
+    .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', positive, DEFAULT_POOL.initialSize)
+    .option('--ldap-pool-max <n>', 'LDAP connections per server at most', positive, DEFAULT_POOL.maxSize)
+    .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', positive, DEFAULT_POOL.connectTimeoutMs)
+    .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', positive, DEFAULT_POOL.operationTimeoutMs)
+    .option('--ldap-ca <file>', 'PEM CA bundle trusted for ldaps:// servers (default: the system CAs)')
+    .exitOverride()
+    .parse(argv, { from: 'user' });
+  const o = program.opts<{
+    port: number;
+    adminPort: number;
+    host: string;
+    config?: string;
+    xds?: string;
+    nodeId: string;
+    ldapPoolInitial: number;
+    ldapPoolMax: number;
+    ldapConnectTimeoutMs: number;
+    ldapTimeoutMs: number;
+    ldapCa?: string;
+  }>();
+  if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
+  return {
+    port: o.port,
+    adminPort: o.adminPort,
+    host: o.host,
+    ...(o.config ? { config: o.config } : { xds: o.xds }),
+    nodeId: o.nodeId,
+    poolDefaults: {
+      initialSize: Math.min(o.ldapPoolInitial, o.ldapPoolMax),
+      maxSize: o.ldapPoolMax,
+      connectTimeoutMs: o.ldapConnectTimeoutMs,
+      operationTimeoutMs: o.ldapTimeoutMs,
+    },
+    ...(o.ldapCa ? { tlsOptions: { ca: readFileSync(o.ldapCa) } } : {}),
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The compiled AuthConfigs the server enforces (protos/sluice/extauth/v1),
+ * from `--config FILE` (proto JSON of AuthConfigSet) or from xDS (decoded
+ * Any). Defaults the compiler may leave unset are applied here.
+ */
+import { readFile } from 'node:fs/promises';
+
+export interface PoolSettings {
+  initialSize: number;
+  maxSize: number;
+  connectTimeoutMs: number;
+  operationTimeoutMs: number;
+}
+
+export interface LdapSettings {
+  address: string;
+  userDnTemplate: string;
+  allowedGroups: string[];
+  searchFilter: string;
+  membershipAttributeName: string;
+  serviceAccount?: { username: string; password: string };
+  pool: PoolSettings;
+}
+
+export interface AuthConfig {
+  /** `<namespace>.<name>`, the value of context_extensions.config_ref. */
+  name: string;
+  ldap: LdapSettings[];
+}
+
+export const DEFAULT_POOL: PoolSettings = { initialSize: 2, maxSize: 5, connectTimeoutMs: 2000, operationTimeoutMs: 5000 };
+export const DEFAULT_SEARCH_FILTER = '(uid=*)';
+export const DEFAULT_MEMBERSHIP_ATTRIBUTE = 'memberOf';
+
+const ADDRESS_RE = /^ldaps?:\/\/[^/:\s]+:\d{1,5}$/;
+
+export class ConfigError extends Error {}
+
+type Obj = Record<string, unknown>;
+
+/** Proto3 JSON parsers accept the lowerCamelCase and the original field name. */
+function field(o: Obj, snake: string): unknown {
+  if (o[snake] !== undefined) return o[snake];
+  return o[snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())];
+}
+
+function str(o: Obj, name: string, where: string, required = false): string {
+  const v = field(o, name);
+  if (v === undefined || v === null) {
+    if (required) throw new ConfigError(`${where}.${name}: required`);
+    return '';
+  }
+  if (typeof v !== 'string') throw new ConfigError(`${where}.${name}: must be a string`);
+  if (required && !v) throw new ConfigError(`${where}.${name}: required`);
+  return v;
+}
+
+function num(o: Obj, name: string, fallback: number, where: string): number {
+  const v = field(o, name);
+  if (v === undefined || v === null || v === 0 || v === '0') return fallback;
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
+  return n;
+}
+
+function obj(v: unknown, where: string): Obj {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${where}: must be an object`);
+  return v as Obj;
+}
+
+function list(o: Obj, name: string, where: string): unknown[] {
+  const v = field(o, name);
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new ConfigError(`${where}.${name}: must be a list`);
+  return v;
+}
+
+function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSettings {
+  const address = str(raw, 'address', where, true);
+  if (!ADDRESS_RE.test(address)) throw new ConfigError(`${where}.address: "${address}" is not ldap://host:port or ldaps://host:port`);
+  const userDnTemplate = str(raw, 'user_dn_template', where, true);
+  if (!userDnTemplate.includes('%s')) throw new ConfigError(`${where}.user_dn_template: must contain %s`);
+  const allowedGroups = list(raw, 'allowed_groups', where).map((g, i) => {
+    if (typeof g !== 'string') throw new ConfigError(`${where}.allowed_groups[${i}]: must be a string`);
+    return g;
+  });
+  const sa = field(raw, 'service_account');
+  let serviceAccount: LdapSettings['serviceAccount'];
+  if (sa !== undefined && sa !== null) {
+    const s = obj(sa, `${where}.service_account`);
+    serviceAccount = {
+      username: str(s, 'username', `${where}.service_account`, true),
+      password: str(s, 'password', `${where}.service_account`, true),
+    };
+  }
+  const p = field(raw, 'pool');
+  const pw = `${where}.pool`;
+  const po = p === undefined || p === null ? {} : obj(p, pw);
+  const pool: PoolSettings = {
+    initialSize: num(po, 'initial_size', poolDefaults.initialSize, pw),
+    maxSize: num(po, 'max_size', poolDefaults.maxSize, pw),
+    connectTimeoutMs: num(po, 'connect_timeout_ms', poolDefaults.connectTimeoutMs, pw),
+    operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, pw),
+  };
+  if (pool.initialSize > pool.maxSize) pool.initialSize = pool.maxSize;
+  return {
+    address,
+    userDnTemplate,
+    allowedGroups,
+    searchFilter: str(raw, 'search_filter', where) || DEFAULT_SEARCH_FILTER,
+    membershipAttributeName: str(raw, 'membership_attribute_name', where) || DEFAULT_MEMBERSHIP_ATTRIBUTE,
+    ...(serviceAccount ? { serviceAccount } : {}),
+    pool,
+  };
+}
+
+/** One `sluice.extauth.v1.AuthConfig` as a plain object (proto JSON or proto-loader output). */
+export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults: PoolSettings = DEFAULT_POOL): AuthConfig {
+  const o = obj(raw, where);
+  const name = str(o, 'name', where, true);
+  const at = `${where} ${name}`;
+  const ldap = list(o, 'configs', at).map((c, i) => {
+    const co = obj(c, `${at}.configs[${i}]`);
+    const l = field(co, 'ldap');
+    if (l === undefined || l === null) throw new ConfigError(`${at}.configs[${i}]: only ldap configs are supported`);
+    return parseLdap(obj(l, `${at}.configs[${i}].ldap`), `${at}.configs[${i}].ldap`, poolDefaults);
+  });
+  return { name, ldap };
+}
+
+/** The `AuthConfigSet` JSON that `sluice compile -o DIR` writes to DIR/extauth.json. */
+export function parseAuthConfigSet(raw: unknown, poolDefaults: PoolSettings = DEFAULT_POOL): AuthConfig[] {
+  const o = obj(raw, 'AuthConfigSet');
+  const configs = list(o, 'resources', 'AuthConfigSet').map((r, i) => parseAuthConfig(r, `resources[${i}]`, poolDefaults));
+  const seen = new Set<string>();
+  for (const c of configs) {
+    if (seen.has(c.name)) throw new ConfigError(`AuthConfig ${c.name} is defined twice`);
+    seen.add(c.name);
+  }
+  return configs;
+}
+
+export async function loadConfigFile(file: string, poolDefaults: PoolSettings = DEFAULT_POOL): Promise<AuthConfig[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${file}: not JSON: ${(err as Error).message}`);
+  }
+  try {
+    return parseAuthConfigSet(json, poolDefaults);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `envoy.service.auth.v3.Authorization/Check` over @grpc/grpc-js. Reads what
+ * Envoy sends (lowercase header keys in attributes.request.http.headers,
+ * context_extensions.config_ref) and answers every decision in the response
+ * itself, so Envoy passes our status (including 5xx) to the client instead of
+ * its own 403 for a failed call.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { Authorizer, Decision } from './authorizer.js';
+import type { CheckResult, Metrics } from './metrics.js';
+import { authorizationService } from './protos.js';
+
+export const USER_ID_HEADER = 'x-user-id';
+
+/** google.rpc.Code values carried in CheckResponse.status. */
+const RPC = { OK: 0, INTERNAL: 13, UNAVAILABLE: 14, PERMISSION_DENIED: 7, UNAUTHENTICATED: 16 } as const;
+
+const RESULT: Record<401 | 403 | 500 | 503, { result: CheckResult; rpc: number }> = {
+  401: { result: 'unauthenticated', rpc: RPC.UNAUTHENTICATED },
+  403: { result: 'forbidden', rpc: RPC.PERMISSION_DENIED },
+  500: { result: 'error', rpc: RPC.INTERNAL },
+  503: { result: 'unavailable', rpc: RPC.UNAVAILABLE },
+};
+
+/** The DN as an HTTP header value: RFC 4514 allows any byte as `\XX`, which keeps the value ASCII. */
+export function asciiDn(dn: string): string {
+  return dn.replace(/[^\x20-\x7e]+/g, (run) => [...Buffer.from(run, 'utf8')].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join(''));
+}
+
+export function checkResponse(decision: Decision, configRef: string | undefined): Record<string, unknown> {
+  if (decision.kind === 'ok') {
+    return {
+      status: { code: RPC.OK },
+      ok_response: {
+        // Overwrite: a client-sent x-user-id never reaches the upstream next to ours.
+        headers: [{ header: { key: USER_ID_HEADER, value: asciiDn(decision.userDn) }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+      },
+    };
+  }
+  const headers =
+    decision.status === 401
+      ? [{ header: { key: 'www-authenticate', value: `Basic realm="${configRef ?? ''}", charset="UTF-8"` }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }]
+      : [];
+  return {
+    status: { code: RESULT[decision.status].rpc, message: decision.reason },
+    denied_response: { status: { code: decision.status }, headers, body: '' },
+  };
+}
+
+interface CheckRequest {
+  attributes?: {
+    request?: { http?: { headers?: Record<string, string>; method?: string; path?: string; host?: string } };
+    context_extensions?: Record<string, string>;
+  };
+}
+
+export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequest, unknown> {
+  return (call, callback) => {
+    const attrs = call.request.attributes ?? {};
+    const configRef = attrs.context_extensions?.config_ref;
+    const http = attrs.request?.http ?? {};
+    authorizer
+      .check(configRef, http.headers?.authorization)
+      .catch((err: unknown): Decision => ({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }))
+      .then((decision) => {
+        const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
+        metrics?.checks.inc({ result });
+        // Never the Authorization header or a password: only the outcome and where.
+        const fields = { configRef, result, host: http.host, path: http.path, method: http.method };
+        if (decision.kind === 'ok') logger.debug({ ...fields, userDn: decision.userDn }, 'check allowed');
+        else if (decision.status >= 500) logger.warn({ ...fields, status: decision.status, reason: decision.reason }, 'check failed');
+        else logger.info({ ...fields, status: decision.status, reason: decision.reason }, 'check denied');
+        callback(null, checkResponse(decision, configRef));
+      });
+  };
+}
+
+export async function startGrpcServer(
+  authorizer: Authorizer,
+  logger: Logger,
+  metrics: Metrics | undefined,
+  port: number,
+  host = '127.0.0.1',
+): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server();
+  server.addService(authorizationService(), { Check: checkHandler(authorizer, logger, metrics) });
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return { server, port: bound };
+}

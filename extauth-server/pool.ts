@@ -1,0 +1,143 @@
+/**
+ * A pool of ldapts clients per LDAP server. A connection serves one check at
+ * a time (a bind changes the identity of the whole connection). Connections
+ * that fail below LDAP (socket closed, refused, timed out) are dropped, so a
+ * restarted server is reached again by fresh connections.
+ */
+import { Client, ResultCodeError } from 'ldapts';
+import type { ConnectionOptions } from 'node:tls';
+import type { PoolSettings } from './config.js';
+
+export interface PooledConnection {
+  readonly client: Client;
+  /** DN this connection is currently bound as, if any. */
+  boundAs?: string;
+  /** Set when the connection must not be reused. */
+  broken?: boolean;
+}
+
+/** An error below LDAP: the server could not be reached or did not answer in time. */
+export class LdapUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LdapUnavailableError';
+  }
+}
+
+export function isConnectionError(err: unknown): boolean {
+  return !(err instanceof ResultCodeError);
+}
+
+const WHOAMI_OID = '1.3.6.1.4.1.4203.1.11.3';
+
+export class LdapPool {
+  private readonly idle: PooledConnection[] = [];
+  private readonly waiters: { resolve: (c: PooledConnection) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
+  private size = 0;
+  private inUse = 0;
+  private closed = false;
+
+  constructor(
+    readonly url: string,
+    readonly settings: PoolSettings,
+    private readonly tlsOptions?: ConnectionOptions,
+  ) {}
+
+  /** Opens `initialSize` connections in the background; failures are not fatal (the server may come later). */
+  warm(): void {
+    for (let i = this.size; i < this.settings.initialSize; i++) {
+      const conn = this.create();
+      // WhoAmI (RFC 4532) is anonymous and cheap: it only makes the client connect.
+      conn.client
+        .exop(WHOAMI_OID)
+        .catch((err: unknown) => {
+          if (isConnectionError(err)) conn.broken = true;
+        })
+        .finally(() => this.release(conn));
+      this.inUse++;
+    }
+  }
+
+  stats(): { size: number; inUse: number; idle: number; waiting: number } {
+    return { size: this.size, inUse: this.inUse, idle: this.idle.length, waiting: this.waiters.length };
+  }
+
+  /** Runs `fn` on a connection; a connection error marks the connection broken. */
+  async use<T>(fn: (conn: PooledConnection) => Promise<T>): Promise<T> {
+    const conn = await this.acquire();
+    try {
+      return await fn(conn);
+    } catch (err) {
+      if (isConnectionError(err)) conn.broken = true;
+      throw err;
+    } finally {
+      this.release(conn);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new LdapUnavailableError(`pool for ${this.url} closed`));
+    }
+    await Promise.all(this.idle.splice(0).map((c) => this.destroy(c)));
+  }
+
+  private create(): PooledConnection {
+    this.size++;
+    return {
+      client: new Client({
+        url: this.url,
+        connectTimeout: this.settings.connectTimeoutMs,
+        timeout: this.settings.operationTimeoutMs,
+        strictDN: true,
+        ...(this.tlsOptions ? { tlsOptions: this.tlsOptions } : {}),
+      }),
+    };
+  }
+
+  private acquire(): Promise<PooledConnection> {
+    if (this.closed) return Promise.reject(new LdapUnavailableError(`pool for ${this.url} closed`));
+    const conn = this.idle.pop() ?? (this.size < this.settings.maxSize ? this.create() : undefined);
+    if (conn) {
+      this.inUse++;
+      return Promise.resolve(conn);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve,
+        reject,
+        // Waiting longer than an operation may take means the server is saturated or gone.
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(new LdapUnavailableError(`no free LDAP connection to ${this.url} within ${this.settings.operationTimeoutMs} ms`));
+        }, this.settings.operationTimeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private release(conn: PooledConnection): void {
+    this.inUse--;
+    let next: PooledConnection | undefined = conn;
+    if (conn.broken || this.closed) {
+      void this.destroy(conn);
+      next = !this.closed && this.waiters.length ? this.create() : undefined;
+    }
+    if (!next) return;
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      this.inUse++;
+      waiter.resolve(next);
+    } else {
+      this.idle.push(next);
+    }
+  }
+
+  private async destroy(conn: PooledConnection): Promise<void> {
+    this.size--;
+    await conn.client.unbind().catch(() => undefined);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * One sluice-extauth instance: the Check gRPC server, the admin HTTP server
+ * (/healthz, /readyz, /metrics) and the configuration source (file or xDS).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type * as grpc from '@grpc/grpc-js';
+import type { ConnectionOptions } from 'node:tls';
+import { Authorizer } from './authorizer.js';
+import { DEFAULT_POOL, loadConfigFile, type PoolSettings } from './config.js';
+import { startGrpcServer } from './grpc.js';
+import { Metrics } from './metrics.js';
+import { XdsClient } from './xds.js';
+
+export interface ExtauthOptions {
+  /** Check server port (0: ephemeral). */
+  port: number;
+  adminPort: number;
+  /** Address both servers listen on. */
+  host: string;
+  /** AuthConfigSet JSON file, or */
+  config?: string;
+  /** host:port of the xDS (ADS) server. */
+  xds?: string;
+  nodeId: string;
+  poolDefaults?: PoolSettings;
+  tlsOptions?: ConnectionOptions;
+  logger?: Logger;
+}
+
+export interface RunningExtauth {
+  port: number;
+  adminPort: number;
+  authorizer: Authorizer;
+  close(): Promise<void>;
+}
+
+function adminServer(authorizer: Authorizer, metrics: Metrics): FastifyInstance {
+  const app = Fastify({ logger: false });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    if (!authorizer.ready) return reply.code(503).send({ status: 'waiting for configuration' });
+    return { status: 'ready' };
+  });
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+  return app;
+}
+
+export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth> {
+  if (!!opts.config === !!opts.xds) throw new Error('give exactly one of --config FILE and --xds HOST:PORT');
+  const logger = opts.logger ?? pino({ name: 'sluice-extauth', redact: ['*.password', '*.authorization', 'headers.authorization'] });
+  const poolDefaults = opts.poolDefaults ?? DEFAULT_POOL;
+  // The pool gauge reads the authorizer's pools at scrape time.
+  const metrics: Metrics = new Metrics({ poolStats: () => authorizer.poolStats() });
+  const authorizer = new Authorizer({ logger, metrics, tlsOptions: opts.tlsOptions });
+
+  if (opts.config) authorizer.setConfigs(await loadConfigFile(opts.config, poolDefaults));
+
+  let grpcServer: grpc.Server | undefined;
+  let xds: XdsClient | undefined;
+  const admin = adminServer(authorizer, metrics);
+  try {
+    const started = await startGrpcServer(authorizer, logger, metrics, opts.port, opts.host);
+    grpcServer = started.server;
+    await admin.listen({ port: opts.adminPort, host: opts.host });
+    if (opts.xds) {
+      xds = new XdsClient({ address: opts.xds, nodeId: opts.nodeId, logger, poolDefaults, onConfigs: (c) => authorizer.setConfigs(c) });
+      xds.start();
+    }
+    const adminPort = (admin.server.address() as { port: number }).port;
+    logger.info({ port: started.port, adminPort, source: opts.config ?? `xds://${opts.xds}` }, 'sluice-extauth listening');
+    return {
+      port: started.port,
+      adminPort,
+      authorizer,
+      async close() {
+        xds?.stop();
+        // Finish in-flight checks, then drop LDAP connections.
+        await new Promise<void>((resolve) => grpcServer!.tryShutdown(() => resolve()));
+        await admin.close();
+        await authorizer.close();
+      },
+    };
+  } catch (err) {
+    grpcServer?.forceShutdown();
+    await admin.close();
+    await authorizer.close();
+    throw err;
+  }
+}
