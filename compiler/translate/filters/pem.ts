@@ -88,8 +88,9 @@ export function pemToJwks(pem: string): PemConversion {
     let key: KeyObject;
     try {
       key = createPublicKey({ key: canonical, format: 'pem', type: label === 'PUBLIC KEY' ? 'spki' : 'pkcs1' });
-    } catch (error) {
-      return failure(`block ${index + 1} is not a valid public key (${(error as Error).message})`);
+    } catch {
+      // OpenSSL's reason text varies between versions; the block number is what the user needs.
+      return failure(`block ${index + 1} is not a valid public key: its body does not decode to a key`);
     }
     const jwk = toJwk(key, index);
     if (typeof jwk === 'string') return failure(jwk);
