@@ -43,12 +43,12 @@ export function fieldError(stage: Stage, origin: Origin, path: FieldPath, messag
   return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: formatPath(path), message, hint };
 }
 
-/** `file:line: Kind ns/name: field: message (hint)` — one line per diagnostic, stable for golden files. */
+/** `file:line: error[stage]: Kind ns/name: field: message — hint` — one line per diagnostic, stable for golden files. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.file ? `${d.file}${d.line ? `:${d.line}` : ''}: ` : '';
   const what = d.resource ? `${d.resource}: ` : '';
   const field = d.field ? `${d.field}: ` : '';
-  const hint = d.hint ? ` (${d.hint})` : '';
+  const hint = d.hint ? ` — ${d.hint}` : '';
   return `${where}error[${d.stage}]: ${what}${field}${d.message}${hint}`;
 }
 

@@ -98,7 +98,7 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
       const owner = domainOwners.get(domain.toLowerCase());
       if (owner) {
         const where = owner === vs ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name} (${owner.origin.file}:${owner.origin.lineOf(['spec', 'virtualHost', 'domains'])}) already claims it`;
-        diagnostics.push(fieldError('resolve', vs.origin, [...base, 'domains', i], `domain "${domain}" is claimed twice: ${where}`, 'a domain may belong to one virtual host only (Envoy rejects duplicates)'));
+        diagnostics.push(fieldError('resolve', vs.origin, [...base, 'domains', i], `domain "${domain}" is claimed twice: ${where}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
       } else {
         domainOwners.set(domain.toLowerCase(), vs);
       }
@@ -265,7 +265,7 @@ function resolveGraphQLApi(
       return [];
     }
     if (!index.get('GraphQLApi', ref)) {
-      diagnostics.push(fieldError('resolve', api.origin, path, `GraphQLApi ${showRef(ref)} not found`, 'each subschema names a GraphQLApi resource (name and namespace)'));
+      diagnostics.push(fieldError('resolve', api.origin, path, `GraphQLApi ${showRef(ref)} not found`, 'each subschema names a GraphQLApi resource by name and namespace'));
       return [];
     }
     const typeMerge = Object.entries(s.typeMerge ?? {}).map(([typeName, m]) => ({ typeName, selectionSet: m.selectionSet, queryName: m.queryName, args: m.args ?? {} }));

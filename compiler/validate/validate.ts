@@ -69,6 +69,10 @@ function unknownKind(doc: LoadedDocument): Diagnostic {
     .join(', ');
   if (typeof apiVersion !== 'string') return fieldError('validate', doc.origin, ['apiVersion'], 'missing or non-string apiVersion', `known kinds: ${known}`);
   if (typeof kind !== 'string') return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
+  const versions = Object.entries(SCHEMAS).filter(([, kinds]) => kind in kinds).map(([v]) => v);
+  if (versions.length > 0) {
+    return fieldError('validate', doc.origin, ['apiVersion'], `apiVersion "${apiVersion}" is not supported for ${kind}`, `use ${versions.map((v) => `"${v}"`).join(' or ')}`);
+  }
   return fieldError('validate', doc.origin, ['kind'], `unknown kind "${kind}" in apiVersion "${apiVersion}"`, `known kinds: ${known}`);
 }
 

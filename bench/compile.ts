@@ -1,0 +1,85 @@
+/**
+ * `npm run bench -- compile`: compiles generated inputs of 1,000 and 10,000
+ * VirtualServices (5 routes each, half with JWT + RBAC), each size in a fresh
+ * child process so peak RSS is its own. Peer: serialising the same output
+ * alone (the floor every compiler pays). Target: 10,000 in < 10 s and < 1 GiB,
+ * and 10x input costing at most 11x time.
+ */
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { staticBootstrap } from '../compiler/emit/bootstrap.js';
+import { renderOutput } from '../compiler/emit/write.js';
+import { compileFiles } from '../compiler/pipeline.js';
+import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
+
+const SIZES = [1000, 10000];
+const PER_FILE = 500;
+
+function generate(dir: string, count: number): void {
+  const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const indented = pem.trim().split('\n').map((l) => `                  ${l}`).join('\n');
+  for (let file = 0; file * PER_FILE < count; file++) {
+    const docs: string[] = [];
+    for (let i = file * PER_FILE; i < Math.min(count, (file + 1) * PER_FILE); i++) {
+      const ns = `team-${i % 50}`;
+      docs.push(`apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: ${ns}}\nspec:\n  ports: [{port: 8080}]`);
+      const routes = Array.from({ length: 5 }, (_, r) => `      - matchers: [{prefix: /r${r}}]\n        routeAction: {single: {kube: {ref: {name: svc-${i}}, port: 8080}}}`).join('\n');
+      const auth =
+        i % 2 === 0
+          ? `\n    options:\n      jwt:\n        providers:\n          main:\n            issuer: https://issuer.example.com\n            jwks:\n              local:\n                key: |\n${indented}\n      rbac:\n        policies:\n          readers:\n            permissions: {methods: [GET, HEAD], pathPrefix: /r}\n            principals:\n              - jwtPrincipal: {claims: {role: reader}}`
+          : '';
+      docs.push(`apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example.com]\n    routes:\n${routes}${auth}`);
+    }
+    writeFileSync(path.join(dir, `resources-${file}.yaml`), `${docs.join('\n---\n')}\n`);
+  }
+}
+
+interface Figures {
+  count: number;
+  compileMs: number;
+  serializeMs: number;
+  peakRssMiB: number;
+  bytes: number;
+}
+
+/** Runs in the child: one size, one process. */
+async function measure(count: number): Promise<Figures> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-'));
+  try {
+    generate(dir, count);
+    const start = performance.now();
+    const result = await compileFiles([dir], DEFAULT_OPTIONS);
+    if (!result.output) throw new Error(`bench input did not compile: ${result.diagnostics[0]?.message}`);
+    const files = renderOutput(staticBootstrap(result.output, DEFAULT_OPTIONS), result.output.authConfigs, result.output.graphqlApis, 'yaml');
+    const compileMs = performance.now() - start;
+    const s0 = performance.now();
+    renderOutput(staticBootstrap(result.output, DEFAULT_OPTIONS), result.output.authConfigs, result.output.graphqlApis, 'yaml');
+    const serializeMs = performance.now() - s0;
+    const bytes = Object.values(files).reduce((n, t) => n + t.length, 0);
+    return { count, compileMs, serializeMs, peakRssMiB: process.resourceUsage().maxRSS / 1024, bytes };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
+  const self = fileURLToPath(import.meta.url);
+  const figures: Figures[] = SIZES.map((n) => JSON.parse(execFileSync(process.execPath, [self, '--worker', String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Figures);
+  console.log('virtual services | compile (load..verify+render) | serialise alone (floor) | ratio | peak RSS | output');
+  for (const f of figures) {
+    console.log(
+      `${String(f.count).padStart(16)} | ${(f.compileMs / 1000).toFixed(2).padStart(8)} s | ${(f.serializeMs / 1000).toFixed(2).padStart(8)} s | ${(f.compileMs / f.serializeMs).toFixed(1).padStart(5)}x | ${f.peakRssMiB.toFixed(0).padStart(5)} MiB | ${(f.bytes / 1048576).toFixed(1)} MiB`,
+    );
+  }
+  const [small, large] = figures;
+  const growth = large.compileMs / small.compileMs;
+  console.log(`growth for 10x input: ${growth.toFixed(1)}x time (target <= 11x); 10,000 in ${(large.compileMs / 1000).toFixed(2)} s (target < 10 s), ${large.peakRssMiB.toFixed(0)} MiB (target < 1024 MiB)`);
+}
+
+if (process.argv[2] === '--worker') {
+  process.stdout.write(JSON.stringify(await measure(Number(process.argv[3]))));
+}

@@ -1,0 +1,61 @@
+import { formatDiagnostic } from '../diagnostics.js';
+import { parseText } from '../load/load.js';
+import { DEFAULT_OPTIONS } from '../translate/output.js';
+import { validateDocuments } from '../validate/validate.js';
+import { resolve } from './resolve.js';
+
+function resolveText(text: string) {
+  const loaded = parseText('in.yaml', text);
+  const validated = validateDocuments(loaded.documents);
+  expect([...loaded.diagnostics, ...validated.diagnostics].map(formatDiagnostic)).toEqual([]);
+  return resolve(validated.resources, DEFAULT_OPTIONS);
+}
+
+const service = (name: string, ns: string, ports: number[]) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  ports: [${ports.map((p) => `{port: ${p}}`).join(', ')}]\n---\n`;
+
+test('kube refs become discovered upstreams with DNS names; only referenced upstreams are kept', () => {
+  const { model, diagnostics } = resolveText(
+    service('a', 'x', [80, 81]) +
+      service('unused', 'x', [1]) +
+      'apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: x}\nspec:\n  virtualHost:\n    domains: [d]\n    routes:\n      - matchers: [{prefix: /a}, {prefix: /b}]\n        routeAction: {single: {kube: {ref: {name: a}, port: 81}}}\n',
+  );
+  expect(diagnostics).toEqual([]);
+  expect(model.upstreams.map((u) => [u.name, u.target])).toEqual([['x-a-81', { kind: 'dns', host: 'a.x.svc.cluster.local', port: 81 }]]);
+  expect(model.virtualHosts[0].routes.map((r) => [r.name, r.prefix, r.action])).toEqual([
+    ['x.v/0', '/a', { kind: 'cluster', cluster: 'x-a-81' }],
+    ['x.v/1', '/b', { kind: 'cluster', cluster: 'x-a-81' }],
+  ]);
+});
+
+test('an explicit Upstream in the control plane namespace overrides the discovered one', () => {
+  const { model } = resolveText(
+    service('a', 'x', [80]) +
+      'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: x-a-80, namespace: sluice-system}\nspec:\n  static: {hosts: [{addr: 127.0.0.1, port: 9000}]}\n---\n' +
+      'apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: x}\nspec:\n  virtualHost:\n    domains: [d]\n    routes:\n      - routeAction: {single: {kube: {ref: {name: a}, port: 80}}}\n',
+  );
+  expect(model.upstreams[0].target).toEqual({ kind: 'static', hosts: [{ address: '127.0.0.1', port: 9000 }] });
+});
+
+test('service-account credentials are read from the Secret (stringData over base64 data)', () => {
+  const { model, diagnostics } = resolveText(
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: sa, namespace: auth}\ndata:\n  username: ' +
+      Buffer.from('cn=reader,dc=example,dc=org').toString('base64') +
+      '\n  password: ' +
+      Buffer.from('wrong').toString('base64') +
+      '\nstringData:\n  password: s3cret\n---\n' +
+      'apiVersion: enterprise.gateway.example/v1\nkind: AuthConfig\nmetadata: {name: ldap, namespace: auth}\nspec:\n  configs:\n    - ldap:\n        address: ldap://h:389\n        userDnTemplate: uid=%s,dc=example,dc=org\n        allowedGroups: [cn=g]\n        groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: sa}}\n',
+  );
+  expect(diagnostics).toEqual([]);
+  expect(model.authConfigs[0]).toMatchObject({
+    name: 'auth.ldap',
+    ldap: [{ searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: { initialSize: 2, maxSize: 5 }, serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } }],
+  });
+});
+
+test('domains are unique across virtual services, case-insensitively, and the error names both places', () => {
+  const vs = (name: string, domain: string) => `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}}\nspec:\n  virtualHost:\n    domains: ['${domain}']\n---\n`;
+  const { diagnostics } = resolveText(vs('a', 'Example.com') + vs('b', 'example.COM'));
+  expect(diagnostics.map(formatDiagnostic)).toEqual([
+    'in.yaml:13: error[resolve]: VirtualService default/b: spec.virtualHost.domains[0]: domain "example.COM" is claimed twice: VirtualService default/a (in.yaml:6) already claims it — a domain may belong to one virtual host only; Envoy rejects duplicates',
+  ]);
+});
