@@ -1,0 +1,27 @@
+/**
+ * Protobuf types the xDS server needs: the discovery messages it speaks and
+ * the encoder that turns a proto3 JSON resource into the bytes of an Any.
+ */
+import { loadRoot, lookupType } from '../../protos/envoy.js';
+import type { Json } from '../translate/output.js';
+
+/** The discovery messages, as protobufjs types (snake_case fields). */
+export function discoveryTypes() {
+  loadRoot();
+  return {
+    DiscoveryRequest: lookupType('envoy.service.discovery.v3.DiscoveryRequest'),
+    DiscoveryResponse: lookupType('envoy.service.discovery.v3.DiscoveryResponse'),
+    DeltaDiscoveryRequest: lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest'),
+    DeltaDiscoveryResponse: lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse'),
+  };
+}
+
+/**
+ * Binary encoding of one resource (proto3 JSON with snake_case names) as the
+ * message named by its type URL. The one place that knows how: swap the body
+ * for the shared proto-JSON encoder (WKTs, durations) when it exists.
+ */
+export function encodeResource(typeUrl: string, json: Json): Uint8Array {
+  const type = lookupType(typeUrl);
+  return type.encode(type.fromObject(json)).finish();
+}

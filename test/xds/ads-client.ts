@@ -1,0 +1,204 @@
+/**
+ * A real ADS client for the conformance suite: @grpc/grpc-js with the
+ * discovery service loaded by @grpc/proto-loader from Envoy's own protos
+ * (independent of the server's hand-written serializers). Responses queue up
+ * and tests await them: no sleeps.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { INCLUDE_DIRS, lookupType } from '../../protos/envoy.js';
+
+const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', {
+  includeDirs: [...INCLUDE_DIRS],
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  arrays: true,
+});
+type ClientCtor = new (address: string, credentials: grpc.ChannelCredentials) => grpc.Client & {
+  StreamAggregatedResources(): grpc.ClientDuplexStream<object, RawResponse>;
+  DeltaAggregatedResources(): grpc.ClientDuplexStream<object, RawDeltaResponse>;
+};
+const pkg = grpc.loadPackageDefinition(definition) as any;
+const AdsClient: ClientCtor = pkg.envoy.service.discovery.v3.AggregatedDiscoveryService;
+
+interface RawAny {
+  type_url: string;
+  value: Buffer;
+}
+interface RawResponse {
+  version_info: string;
+  resources: RawAny[];
+  type_url: string;
+  nonce: string;
+}
+interface RawDeltaResponse {
+  system_version_info: string;
+  resources: { name: string; version: string; resource: RawAny | null }[];
+  type_url: string;
+  removed_resources: string[];
+  nonce: string;
+}
+
+export type Json = Record<string, any>;
+
+export function decodeAny(any: RawAny): Json {
+  const type = lookupType(any.type_url);
+  return type.toObject(type.decode(any.value), { enums: String, longs: String, defaults: false, json: true });
+}
+
+export interface Response {
+  version_info: string;
+  type_url: string;
+  nonce: string;
+  resources: Json[];
+}
+
+export interface DeltaResponse {
+  system_version_info: string;
+  type_url: string;
+  nonce: string;
+  resources: { name: string; version: string; json: Json }[];
+  removed_resources: string[];
+}
+
+/** Messages in arrival order; `next()` resolves with the next one not yet taken. */
+class Inbox<T> {
+  readonly all: T[] = [];
+  private taken = 0;
+  private waiters: Array<{ resolve: (m: T) => void; reject: (e: Error) => void }> = [];
+  private failure: Error | undefined;
+  ended = false;
+
+  push(m: T): void {
+    this.all.push(m);
+    const w = this.waiters.shift();
+    if (w) {
+      this.taken++;
+      w.resolve(m);
+    }
+  }
+
+  fail(err: Error): void {
+    this.failure = err;
+    for (const w of this.waiters.splice(0)) w.reject(err);
+  }
+
+  next(): Promise<T> {
+    if (this.taken < this.all.length) return Promise.resolve(this.all[this.taken++]);
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Messages received but not yet taken. */
+  get pending(): number {
+    return this.all.length - this.taken;
+  }
+}
+
+const typeName = (url: string) => url.slice(url.lastIndexOf('.') + 1);
+
+abstract class BaseClient<Raw, Msg> {
+  protected readonly client: InstanceType<ClientCtor>;
+  protected readonly stream: grpc.ClientDuplexStream<object, Raw>;
+  readonly inbox = new Inbox<Msg>();
+  /** Resolves when the server ends the stream (status OK) or it fails. */
+  readonly finished: Promise<grpc.StatusObject>;
+
+  constructor(port: number, open: (c: InstanceType<ClientCtor>) => grpc.ClientDuplexStream<object, Raw>, decode: (r: Raw) => Msg) {
+    this.client = new AdsClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    this.stream = open(this.client);
+    this.stream.on('data', (raw: Raw) => this.inbox.push(decode(raw)));
+    this.finished = new Promise((resolve) => {
+      this.stream.on('status', (status) => {
+        this.inbox.ended = true;
+        this.inbox.fail(new Error(`stream ended: ${status.code} ${status.details}`));
+        resolve(status);
+      });
+    });
+    this.stream.on('error', () => undefined);
+  }
+
+  next(): Promise<Msg> {
+    return this.inbox.next();
+  }
+
+  close(): void {
+    this.stream.cancel();
+    this.client.close();
+  }
+}
+
+export class SotwClient extends BaseClient<RawResponse, Response> {
+  constructor(port: number, readonly nodeId = 'test-node') {
+    super(
+      port,
+      (c) => c.StreamAggregatedResources(),
+      (raw) => ({ version_info: raw.version_info, type_url: raw.type_url, nonce: raw.nonce, resources: raw.resources.map(decodeAny) }),
+    );
+  }
+
+  send(request: {
+    type_url: string;
+    version_info?: string;
+    resource_names?: string[];
+    response_nonce?: string;
+    error_detail?: { code: number; message: string };
+    node?: { id: string };
+  }): void {
+    this.stream.write({ node: { id: this.nodeId, cluster: 'test' }, ...request });
+  }
+
+  ack(r: Response, resource_names: string[] = []): void {
+    this.send({ type_url: r.type_url, version_info: r.version_info, response_nonce: r.nonce, resource_names });
+  }
+
+  nack(r: Response, previousVersion: string, message: string, resource_names: string[] = []): void {
+    this.send({ type_url: r.type_url, version_info: previousVersion, response_nonce: r.nonce, resource_names, error_detail: { code: 3, message } });
+  }
+
+  /** Next response, which must be of `typeUrl`. */
+  async expect(typeUrl: string): Promise<Response> {
+    const r = await this.next();
+    if (r.type_url !== typeUrl) throw new Error(`expected a ${typeName(typeUrl)} response, got ${typeName(r.type_url)} (${r.version_info})`);
+    return r;
+  }
+}
+
+export class DeltaClient extends BaseClient<RawDeltaResponse, DeltaResponse> {
+  constructor(port: number, readonly nodeId = 'test-node') {
+    super(
+      port,
+      (c) => c.DeltaAggregatedResources(),
+      (raw) => ({
+        system_version_info: raw.system_version_info,
+        type_url: raw.type_url,
+        nonce: raw.nonce,
+        removed_resources: raw.removed_resources,
+        resources: raw.resources.map((r) => ({ name: r.name, version: r.version, json: decodeAny(r.resource!) })),
+      }),
+    );
+  }
+
+  send(request: {
+    type_url: string;
+    resource_names_subscribe?: string[];
+    resource_names_unsubscribe?: string[];
+    initial_resource_versions?: Record<string, string>;
+    response_nonce?: string;
+    error_detail?: { code: number; message: string };
+  }): void {
+    this.stream.write({ node: { id: this.nodeId, cluster: 'test' }, ...request });
+  }
+
+  ack(r: DeltaResponse): void {
+    this.send({ type_url: r.type_url, response_nonce: r.nonce });
+  }
+
+  async expect(typeUrl: string): Promise<DeltaResponse> {
+    const r = await this.next();
+    if (r.type_url !== typeUrl) throw new Error(`expected a ${typeName(typeUrl)} response, got ${typeName(r.type_url)}`);
+    return r;
+  }
+}
