@@ -9,4 +9,5 @@ export default {
   testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/global-setup.js',
 };

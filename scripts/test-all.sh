@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs what the tests need
+# (Debian's slapd and ldap-utils for the LDAP tests, the npm dependencies),
+# type-checks, then runs every test. This is what CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
+  echo "== installing slapd and ldap-utils (needed by the LDAP tests)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slapd ldap-utils >/dev/null
+fi
+
+echo "== installing npm dependencies"
+npm ci --no-audit --no-fund
+
+echo "== type-checking"
+npm run --silent typecheck
+
+echo "== running the tests"
+npm test -- --ci

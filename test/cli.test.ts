@@ -1,0 +1,106 @@
+/** The real `sluice` binary (built by the global setup), as a user runs it. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+
+const run = promisify(execFile);
+
+async function sluice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/sluice.js', ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test('every command has --help', async () => {
+  for (const cmd of [[], ['compile'], ['validate'], ['create'], ['create', 'secret', 'authcredentials'], ['create', 'upstream', 'kube']]) {
+    const { code, stdout } = await sluice(...cmd, '--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: sluice/);
+  }
+});
+
+test('compile -o writes the bootstrap and the sidecar configs; the examples compile', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const { code, stderr } = await sluice('compile', '-f', 'examples', '-o', out);
+  expect(stderr).toMatch(/^compiled \d+ virtual hosts/);
+  expect(code).toBe(0);
+  const bootstrap = parse(readFileSync(path.join(out, 'envoy.yaml'), 'utf8'));
+  expect(bootstrap.static_resources.listeners[0].address.socket_address.port_value).toBe(8080);
+  expect(JSON.parse(readFileSync(path.join(out, 'extauth.json'), 'utf8'))).toHaveProperty('resources');
+  expect(JSON.parse(readFileSync(path.join(out, 'graphql.json'), 'utf8'))).toHaveProperty('resources');
+});
+
+test('compile --format json prints a JSON bootstrap honouring the listener port flag', async () => {
+  const { code, stdout } = await sluice('compile', '-f', 'golden/single-route/input', '--format', 'json', '--listener-port', '9090');
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout).static_resources.listeners[0].name).toBe('http-9090');
+});
+
+test('errors: every one listed with file:line, exit 1, nothing written', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const { code, stderr } = await sluice('compile', '-f', 'golden/error-references/input', '-o', out);
+  expect(code).toBe(1);
+  expect(stderr).toContain('golden/error-references/input/resources.yaml:16: error[resolve]: VirtualService default/dangling: spec.virtualHost.routes[0].routeAction.single.kube.ref: Service default/nowhere not found');
+  expect(stderr).toMatch(/\n9 errors; nothing was written\n$/);
+  expect(() => readFileSync(path.join(out, 'envoy.yaml'))).toThrow();
+});
+
+test('bad flags are usage errors (exit 2)', async () => {
+  expect((await sluice('compile', '-f', 'examples', '--listener-port', '70000')).code).toBe(2);
+  expect((await sluice('compile', '-f', 'examples', '--format', 'toml')).code).toBe(2);
+  expect((await sluice('frobnicate')).code).toBe(2);
+});
+
+test('create secret authcredentials and create upstream kube round-trip through validate', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const secret = await sluice('create', 'secret', 'authcredentials', '--name', 'ldap-sa', '-n', 'auth', '--username', 'cn=reader,dc=example,dc=org', '--password', 'p@ss:word');
+  const upstream = await sluice('create', 'upstream', 'kube', '--name', 'pets', '--kube-service', 'petstore', '--kube-service-namespace', 'default', '--kube-service-port', '8080', '-n', 'default');
+  expect(parse(secret.stdout)).toEqual({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ldap-sa', namespace: 'auth' },
+    type: 'Opaque',
+    data: { username: Buffer.from('cn=reader,dc=example,dc=org').toString('base64'), password: Buffer.from('p@ss:word').toString('base64') },
+  });
+  expect(parse(upstream.stdout).spec).toEqual({ kube: { serviceName: 'petstore', serviceNamespace: 'default', servicePort: 8080 } });
+  writeFileSync(path.join(dir, 'secret.yaml'), secret.stdout);
+  writeFileSync(path.join(dir, 'upstream.yaml'), upstream.stdout);
+  // The Secret is used by an AuthConfig and the Upstream by a route, so both really resolve.
+  writeFileSync(
+    path.join(dir, 'users.yaml'),
+    `apiVersion: enterprise.gateway.example/v1
+kind: AuthConfig
+metadata: {name: ldap, namespace: auth}
+spec:
+  configs:
+    - ldap:
+        address: ldap://openldap:389
+        userDnTemplate: uid=%s,ou=people,dc=example,dc=org
+        allowedGroups: [cn=admins,ou=groups,dc=example,dc=org]
+        groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: ldap-sa}}
+---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: {name: pets, namespace: default}
+spec:
+  virtualHost:
+    domains: [pets.example.com]
+    routes:
+      - routeAction: {single: {upstream: {name: pets}}}
+`,
+  );
+  const validated = await sluice('validate', '-f', dir);
+  expect(validated.stderr).toBe('valid: 1 virtual hosts, 1 clusters, 1 auth configs, 0 GraphQL APIs\n');
+  expect(validated.code).toBe(0);
+  const compiled = await sluice('compile', '-f', dir, '-o', dir);
+  expect(compiled.code).toBe(0);
+  const authConfig = JSON.parse(readFileSync(path.join(dir, 'extauth.json'), 'utf8')).resources[0];
+  expect(JSON.stringify(authConfig)).toContain('p@ss:word');
+});
