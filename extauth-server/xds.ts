@@ -78,13 +78,15 @@ export class XdsClient {
     stream.on('error', (err: grpc.ServiceError) => {
       if (!this.stopped) this.opts.logger.warn({ xds: this.opts.address, code: err.code, err: err.details }, 'xDS stream failed');
     });
-    stream.on('close', () => this.reconnectLater(stream));
+    // 'status' ends every call, OK or not; 'close' would wait for our side to end too.
+    stream.on('status', () => this.reconnectLater(stream));
     stream.write(this.request());
   }
 
   private reconnectLater(stream: grpc.ClientDuplexStream<unknown, DiscoveryResponse>): void {
     if (this.stopped || stream !== this.stream) return;
     this.stream = undefined;
+    stream.end();
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, 5000);
     this.timer = setTimeout(() => this.connect(), delay);
