@@ -797,13 +797,14 @@ function structToPb(obj: Json): unknown {
   return { fields };
 }
 
+/** protobufjs bundles struct.proto as JSON with camelCase Value fields, whatever keepCase says. */
 function valueToPb(v: unknown): unknown {
-  if (v === null) return { null_value: 'NULL_VALUE' };
-  if (typeof v === 'number') return { number_value: v };
-  if (typeof v === 'string') return { string_value: v };
-  if (typeof v === 'boolean') return { bool_value: v };
-  if (Array.isArray(v)) return { list_value: { values: v.map(valueToPb) } };
-  return { struct_value: structToPb(v as Json) };
+  if (v === null) return { nullValue: 'NULL_VALUE' };
+  if (typeof v === 'number') return { numberValue: v };
+  if (typeof v === 'string') return { stringValue: v };
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (Array.isArray(v)) return { listValue: { values: v.map(valueToPb) } };
+  return { structValue: structToPb(v as Json) };
 }
 
 function anyToPb(obj: Json): { type_url: string; value: Uint8Array } {
@@ -914,10 +915,18 @@ function structFromPb(m: any): Json {
 }
 
 function valueFromPb(m: any): unknown {
-  if (m.struct_value) return structFromPb(m.struct_value);
-  if (m.list_value) return (m.list_value.values ?? []).map(valueFromPb);
-  if (m.string_value !== undefined && Object.prototype.hasOwnProperty.call(m, 'string_value')) return m.string_value;
-  if (Object.prototype.hasOwnProperty.call(m, 'number_value')) return m.number_value;
-  if (Object.prototype.hasOwnProperty.call(m, 'bool_value')) return m.bool_value;
-  return null;
+  switch (m.kind) {
+    case 'structValue':
+      return structFromPb(m.structValue);
+    case 'listValue':
+      return (m.listValue.values ?? []).map(valueFromPb);
+    case 'stringValue':
+      return m.stringValue;
+    case 'numberValue':
+      return m.numberValue;
+    case 'boolValue':
+      return m.boolValue;
+    default:
+      return null;
+  }
 }

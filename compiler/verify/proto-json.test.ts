@@ -1,0 +1,339 @@
+import protobuf from 'protobufjs';
+import { loadRoot, lookupType } from '../../protos/envoy.js';
+import type { Json } from '../translate/output.js';
+import { checkMessage, decodeMessage, encodeMessage, toAny } from './proto-json.js';
+import { bootstrap, securedHcm, securedRouteConfig, strictDnsCluster } from './fixtures.js';
+
+const BOOTSTRAP = 'envoy.config.bootstrap.v3.Bootstrap';
+const ROUTE_CONFIG = 'envoy.config.route.v3.RouteConfiguration';
+const CLUSTER = 'envoy.config.cluster.v3.Cluster';
+const HCM_PATH = 'static_resources.listeners[0].filter_chains[0].filters[0].typed_config';
+
+/** The bootstrap fixture after `edit`. */
+function broken(edit: (b: any) => void): Json {
+  const b = bootstrap();
+  edit(b);
+  return b;
+}
+function hcmOf(b: any): any {
+  return b.static_resources.listeners[0].filter_chains[0].filters[0].typed_config;
+}
+function rules(issues: { rule: string; path: string }[]): string[] {
+  return issues.map((i) => `${i.rule} @ ${i.path}`);
+}
+
+describe('protos/envoy.ts', () => {
+  test('loads Envoy config, extensions, discovery/auth services, xds/udpa types and the sidecar protos', () => {
+    for (const name of [
+      'envoy.config.bootstrap.v3.Bootstrap',
+      'envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication',
+      'envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
+      'envoy.service.discovery.v3.DiscoveryResponse',
+      'envoy.service.auth.v3.CheckRequest',
+      'xds.type.v3.TypedStruct',
+      'sluice.extauth.v1.AuthConfig',
+      'sluice.graphql.v1.GraphQLApi',
+    ]) {
+      expect(lookupType(name).fullName).toBe(`.${name}`);
+    }
+    expect(() => lookupType('envoy.config.nope.v3.Nothing')).toThrow(/no message type/);
+    expect(loadRoot()).toBe(loadRoot());
+  });
+
+  test('keeps protoc-gen-validate options on fields', () => {
+    const port = lookupType('envoy.config.core.v3.SocketAddress').fields.port_value;
+    expect(port.parsedOptions).toEqual([{ '(validate.rules)': { uint32: { lte: 65535 } } }]);
+    expect(port.resolvedType).toBeNull();
+    expect(lookupType('envoy.config.route.v3.Route').oneofs.action.options).toEqual({ '(validate.required)': true });
+    expect(loadRoot().lookup('envoy.config.cluster.v3.Cluster.DiscoveryType')).toBeInstanceOf(protobuf.Enum);
+  });
+});
+
+describe('checkMessage: valid messages', () => {
+  test('a realistic static bootstrap has no issues', () => {
+    expect(checkMessage(BOOTSTRAP, bootstrap())).toEqual([]);
+  });
+
+  test('a realistic jwt_authn/rbac/ext_authz HCM and its per-virtual-host configs have no issues', () => {
+    expect(checkMessage('google.protobuf.Any', securedHcm())).toEqual([]);
+    expect(checkMessage(ROUTE_CONFIG, securedRouteConfig())).toEqual([]);
+  });
+
+  test('accepts the lowerCamel JSON names, int64 as number or string, base64 bytes, Struct and wrappers', () => {
+    const cluster = strictDnsCluster();
+    cluster.connectTimeout = cluster.connect_timeout;
+    delete cluster.connect_timeout;
+    cluster.per_connection_buffer_limit_bytes = 32768; // UInt32Value as a plain number
+    cluster.metadata = { filter_metadata: { sluice: { owner: 'default', n: 1, tags: ['a', null], nested: { ok: true } } } };
+    cluster.max_requests_per_connection = 100;
+    expect(checkMessage(CLUSTER, cluster)).toEqual([]);
+    const budget = { budget_percent: { value: 20.5 }, min_retry_concurrency: 3 };
+    expect(checkMessage('envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget', budget)).toEqual([]);
+    const prefix = { prefix: '/', headers: [{ name: 'x-id', string_match: { exact: 'a' } }] };
+    expect(checkMessage('envoy.config.route.v3.RouteMatch', prefix)).toEqual([]);
+    // int64 as a string and as a number; bytes as base64
+    expect(checkMessage('envoy.type.v3.Int64Range', { start: '-5', end: 10 })).toEqual([]);
+    expect(checkMessage('envoy.config.core.v3.DataSource', { inline_bytes: 'aGVsbG8=' })).toEqual([]);
+  });
+
+  test('an Any of a well-known type carries its JSON form under "value"', () => {
+    expect(checkMessage('google.protobuf.Any', { '@type': 'type.googleapis.com/google.protobuf.Duration', value: '1.5s' })).toEqual([]);
+    expect(rules(checkMessage('google.protobuf.Any', { '@type': 'type.googleapis.com/google.protobuf.Duration', value: 5 }))).toEqual([
+      'json_type @ value',
+    ]);
+  });
+});
+
+describe('checkMessage: each rule class is reported at its path', () => {
+  test('unknown field', () => {
+    const issues = checkMessage(BOOTSTRAP, broken((b) => (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoint = [])));
+    expect(issues).toEqual([
+      {
+        path: 'static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoint',
+        rule: 'unknown_field',
+        message: 'unknown field "lb_endpoint" in envoy.config.endpoint.v3.LocalityLbEndpoints',
+      },
+    ]);
+  });
+
+  test('unknown field inside a typed_config Any and inside typed_per_filter_config', () => {
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => {
+        hcmOf(b).http_filters[0].typed_config.dynamic_stat = true;
+        hcmOf(b).route_config.virtual_hosts[0].typed_per_filter_config = {
+          'envoy.filters.http.ext_authz': { '@type': 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute', disable: true },
+        };
+      }),
+    );
+    expect(rules(issues)).toEqual([
+      `unknown_field @ ${HCM_PATH}.route_config.virtual_hosts[0].typed_per_filter_config["envoy.filters.http.ext_authz"].disable`,
+      // ExtAuthzPerRoute's oneof `override` is required
+      `oneof.required @ ${HCM_PATH}.route_config.virtual_hosts[0].typed_per_filter_config["envoy.filters.http.ext_authz"]`,
+      `unknown_field @ ${HCM_PATH}.http_filters[0].typed_config.dynamic_stat`,
+    ]);
+  });
+
+  test('wrong JSON types', () => {
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => {
+        b.admin.address.socket_address.port_value = '19000x';
+        b.static_resources.clusters[0].connect_timeout = 5;
+        b.static_resources.listeners = { name: 'x' };
+        b.node.id = 7;
+      }),
+    );
+    expect(rules(issues)).toEqual([
+      'json_type @ node.id',
+      'json_type @ admin.address.socket_address.port_value',
+      'json_type @ static_resources.listeners',
+      'json_type @ static_resources.clusters[0].connect_timeout',
+    ]);
+    expect(issues[0].message).toBe('expected a string, got number 7');
+  });
+
+  test('bad enum name', () => {
+    const issues = checkMessage(CLUSTER, { ...strictDnsCluster(), type: 'STRICT_DSN' });
+    expect(rules(issues)).toEqual(['enum @ type']);
+    expect(issues[0].message).toMatch(/unknown envoy.config.cluster.v3.Cluster.DiscoveryType value "STRICT_DSN"; one of STATIC, STRICT_DNS/);
+  });
+
+  test('enum defined_only on a number', () => {
+    expect(rules(checkMessage(CLUSTER, { ...strictDnsCluster(), type: 42 }))).toEqual(['enum.defined_only @ type']);
+  });
+
+  test('unresolvable @type', () => {
+    const issues = checkMessage(BOOTSTRAP, broken((b) => (hcmOf(b).http_filters[0].typed_config['@type'] = 'type.googleapis.com/envoy.extensions.filters.http.routr.v3.Router')));
+    expect(issues).toEqual([
+      {
+        path: `${HCM_PATH}.http_filters[0].typed_config["@type"]`,
+        rule: 'any.type_url',
+        message: `"@type" type.googleapis.com/envoy.extensions.filters.http.routr.v3.Router names no message type in Envoy's API protos`,
+      },
+    ]);
+  });
+
+  test('missing required message', () => {
+    const issues = checkMessage(BOOTSTRAP, broken((b) => delete hcmOf(b).route_config.virtual_hosts[0].routes[1].match));
+    expect(issues).toEqual([
+      { path: `${HCM_PATH}.route_config.virtual_hosts[0].routes[1].match`, rule: 'message.required', message: 'match is required' },
+    ]);
+  });
+
+  test('missing required duration', () => {
+    const uri = { uri: 'https://keys.example.com/jwks.json', cluster: 'jwks' };
+    expect(checkMessage('envoy.config.core.v3.HttpUri', uri)).toEqual([{ path: 'timeout', rule: 'duration.required', message: 'timeout is required' }]);
+  });
+
+  test('string too short, also when the field is absent (PGV checks the default)', () => {
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => {
+        hcmOf(b).route_config.virtual_hosts[1].name = '';
+        delete hcmOf(b).stat_prefix;
+      }),
+    );
+    expect(rules(issues)).toEqual([`string.min_len @ ${HCM_PATH}.route_config.virtual_hosts[1].name`, `string.min_len @ ${HCM_PATH}.stat_prefix`]);
+  });
+
+  test('string well_known_regex, pattern and in', () => {
+    // HeaderMatcher.name is HTTP_HEADER_NAME with strict: false: only NUL, CR and LF are refused.
+    const header = { name: 'bad\nheader', string_match: { exact: 'x' } };
+    expect(rules(checkMessage('envoy.config.route.v3.HeaderMatcher', header))).toEqual(['string.well_known_regex @ name']);
+    const value = { header: { key: 'x-a', value: 'line\nbreak' } };
+    expect(rules(checkMessage('envoy.config.core.v3.HeaderValueOption', value))).toEqual(['string.well_known_regex @ header.value']);
+    const prefix = { path_separated_prefix: '/api/' };
+    expect(rules(checkMessage('envoy.config.route.v3.RouteMatch', prefix))).toEqual(['string.pattern @ path_separated_prefix']);
+    expect(checkMessage('envoy.config.route.v3.RouteMatch', { path_separated_prefix: '/api' })).toEqual([]);
+    const scheme = { scheme_to_overwrite: 'ftp' };
+    expect(checkMessage('envoy.config.core.v3.SchemeHeaderTransformation', scheme)).toEqual([
+      { path: 'scheme_to_overwrite', rule: 'string.in', message: 'must be one of "http", "https", got "ftp"' },
+    ]);
+  });
+
+  test('repeated unique', () => {
+    const policy = { response_headers_to_copy: ['x-a', 'x-b', 'x-a'] };
+    expect(rules(checkMessage('envoy.config.route.v3.InternalRedirectPolicy', policy))).toEqual(['repeated.unique @ response_headers_to_copy[2]']);
+  });
+
+  test('repeated min_items, absent or empty', () => {
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => {
+        hcmOf(b).route_config.virtual_hosts[0].domains = [];
+        delete hcmOf(b).route_config.virtual_hosts[1].domains;
+      }),
+    );
+    expect(rules(issues)).toEqual([
+      `repeated.min_items @ ${HCM_PATH}.route_config.virtual_hosts[0].domains`,
+      `repeated.min_items @ ${HCM_PATH}.route_config.virtual_hosts[1].domains`,
+    ]);
+    expect(issues[0].message).toBe('needs at least 1 item, got 0');
+  });
+
+  test('repeated items rules apply to each item', () => {
+    const issues = checkMessage(ROUTE_CONFIG, { ...securedRouteConfig(), request_headers_to_remove: ['ok', 'not\rok'] });
+    expect(rules(issues)).toEqual(['string.well_known_regex @ request_headers_to_remove[1]']);
+  });
+
+  test('duration out of range and malformed', () => {
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => {
+        b.static_resources.clusters[0].connect_timeout = '0s';
+        hcmOf(b).route_config.virtual_hosts[0].routes[0].route.timeout = '15';
+      }),
+    );
+    expect(rules(issues)).toEqual([
+      `duration @ ${HCM_PATH}.route_config.virtual_hosts[0].routes[0].route.timeout`,
+      'duration.gt @ static_resources.clusters[0].connect_timeout',
+    ]);
+    expect(issues[1].message).toBe('must be greater than 0s, got 0s');
+    const uri = { uri: 'https://k/j', cluster: 'c', timeout: '4294967296s' };
+    expect(rules(checkMessage('envoy.config.core.v3.HttpUri', uri))).toEqual(['duration.lt @ timeout']);
+  });
+
+  test('oneof with two members, and a required oneof left empty', () => {
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => {
+        hcmOf(b).route_config.virtual_hosts[0].routes[0].direct_response = { status: 200 };
+        delete hcmOf(b).route_config.virtual_hosts[1].routes[0].direct_response;
+      }),
+    );
+    expect(issues).toEqual([
+      {
+        path: `${HCM_PATH}.route_config.virtual_hosts[0].routes[0]`,
+        rule: 'oneof',
+        message: 'only one of route, direct_response may be set (oneof action)',
+      },
+      {
+        path: `${HCM_PATH}.route_config.virtual_hosts[1].routes[0]`,
+        rule: 'oneof.required',
+        message: expect.stringMatching(/^one of route, redirect, direct_response, .* is required \(oneof action\)$/),
+      },
+    ]);
+  });
+
+  test('numeric range: port 70000 in a SocketAddress', () => {
+    const issues = checkMessage(BOOTSTRAP, broken((b) => (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value = 70000)));
+    expect(issues).toEqual([
+      {
+        path: 'static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value',
+        rule: 'uint32.lte',
+        message: 'must be at most 65535, got 70000',
+      },
+    ]);
+  });
+
+  test('numeric types: out of range for the type, fractions, and rules on wrappers', () => {
+    expect(rules(checkMessage('envoy.config.core.v3.SocketAddress', { address: 'a', port_value: -1 }))).toEqual(['json_type @ port_value']);
+    expect(rules(checkMessage('envoy.config.core.v3.SocketAddress', { address: 'a', port_value: 1.5 }))).toEqual(['json_type @ port_value']);
+    expect(rules(checkMessage('envoy.type.v3.Int64Range', { start: '9223372036854775808' }))).toEqual(['json_type @ start']);
+    const rateLimit = { stage: 11, actions: [{ remote_address: {} }] };
+    expect(rules(checkMessage('envoy.config.route.v3.RateLimit', rateLimit))).toEqual(['uint32.lte @ stage']);
+    const status = { status: 700 };
+    expect(rules(checkMessage('envoy.config.route.v3.DirectResponseAction', status))).toEqual(['uint32.lt @ status']);
+  });
+
+  test('map rules: min_pairs and key rules', () => {
+    const matcher = { input: { name: 'i', typed_config: { '@type': 'type.googleapis.com/envoy.type.matcher.v3.HttpRequestHeaderMatchInput', header_name: 'x' } }, exact_match_map: { map: {} } };
+    expect(rules(checkMessage('envoy.config.common.matcher.v3.Matcher.MatcherTree', matcher))).toEqual(['map.min_pairs @ exact_match_map.map']);
+  });
+
+  test('any rules: required', () => {
+    expect(rules(checkMessage('envoy.config.core.v3.TypedExtensionConfig', { name: 'x' }))).toEqual(['any.required @ typed_config']);
+  });
+
+  test('sidecar messages: unknown fields and types in AuthConfig', () => {
+    const cfg = { name: 'default.ldap', configs: [{ ldap: { address: 'ldap://127.0.0.1:389', pool: { max_size: 'five' }, groups: [] } }] };
+    expect(rules(checkMessage('sluice.extauth.v1.AuthConfig', cfg))).toEqual(['json_type @ configs[0].ldap.pool.max_size', 'unknown_field @ configs[0].ldap.groups']);
+  });
+});
+
+describe('encodeMessage / decodeMessage', () => {
+  test('a bootstrap round-trips through the wire form', () => {
+    const b = bootstrap();
+    const bytes = encodeMessage(BOOTSTRAP, b);
+    expect(decodeMessage(BOOTSTRAP, bytes)).toEqual(b);
+  });
+
+  test('WKTs take their message form on the wire (protobufjs decode)', () => {
+    const cluster = strictDnsCluster();
+    cluster.connect_timeout = '1.5s';
+    cluster.per_connection_buffer_limit_bytes = 1024;
+    cluster.metadata = { filter_metadata: { sluice: { a: 'x', n: 2, l: [true, null] } } };
+    const raw = lookupType(CLUSTER).decode(encodeMessage(CLUSTER, cluster)) as any;
+    expect(raw.type).toBe(1); // STRICT_DNS
+    expect(Number(raw.connect_timeout.seconds)).toBe(1);
+    expect(raw.connect_timeout.nanos).toBe(500_000_000);
+    expect(raw.per_connection_buffer_limit_bytes.value).toBe(1024);
+    const fields = raw.metadata.filter_metadata.sluice.fields;
+    expect(fields.a.stringValue).toBe('x');
+    expect(fields.n.numberValue).toBe(2);
+    expect(fields.l.listValue.values.map((v: any) => v.kind)).toEqual(['boolValue', 'nullValue']);
+    expect(decodeMessage(CLUSTER, encodeMessage(CLUSTER, cluster))).toEqual(cluster);
+  });
+
+  test('nested Anys are encoded as their own message (HCM with jwt, rbac, ext_authz)', () => {
+    const any = toAny(securedHcm());
+    expect(any.type_url).toBe('type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
+    const hcm = lookupType(any.type_url).decode(any.value) as any;
+    const jwtAny = hcm.http_filters[0].typed_config;
+    expect(jwtAny.type_url).toBe('type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication');
+    const jwt = lookupType(jwtAny.type_url).decode(jwtAny.value) as any;
+    expect(jwt.providers['default.petstore.okta'].remote_jwks.http_uri.timeout.seconds.toString()).toBe('5');
+    expect(decodeMessage('google.protobuf.Any', encodeMessage('google.protobuf.Any', securedHcm()))).toEqual(securedHcm());
+    const rc = securedRouteConfig();
+    expect(decodeMessage(ROUTE_CONFIG, encodeMessage(ROUTE_CONFIG, rc))).toEqual(rc);
+  });
+
+  test('int64 strings, bytes, enums by number and lowerCamel names', () => {
+    const range = lookupType('envoy.type.v3.Int64Range').decode(encodeMessage('envoy.type.v3.Int64Range', { start: '-5', end: 9007199254740993 })) as any;
+    expect(range.start.toString()).toBe('-5');
+    const ds = decodeMessage('envoy.config.core.v3.DataSource', encodeMessage('envoy.config.core.v3.DataSource', { inlineBytes: 'aGVsbG8' }));
+    expect(Buffer.from(ds.inline_bytes as string, 'base64').toString()).toBe('hello');
+    expect(decodeMessage(CLUSTER, encodeMessage(CLUSTER, { name: 'c', type: 1 })).type).toBe('STRICT_DNS');
+  });
+});
