@@ -47,7 +47,7 @@ export type Checker = ((configRef: string | undefined, headers?: Record<string, 
 
 export function checker(port: number): Checker {
   const Client = authorizationClient();
-  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as grpc.Client & {
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     Check(req: unknown, cb: (err: grpc.ServiceError | null, res: CheckResponse) => void): void;
   };
   const fn = (configRef: string | undefined, headers: Record<string, string> = {}) =>

@@ -1,0 +1,87 @@
+import { jest } from '@jest/globals';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet } from './config.js';
+import { parseArgs } from './cli.js';
+import { decodeResources } from './xds.js';
+import { AUTHCONFIG_TYPE_URL, encodeAuthConfig } from './protos.js';
+
+const ldap = { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org', allowed_groups: ['cn=devs,dc=example,dc=org'] };
+
+test('defaults fill what the compiled config leaves out', () => {
+  expect(parseAuthConfigSet({ resources: [{ name: 'ns.a', configs: [{ ldap }] }] })).toEqual([
+    {
+      name: 'ns.a',
+      ldap: [
+        {
+          address: 'ldap://ldap:389',
+          userDnTemplate: 'uid=%s,ou=people,dc=example,dc=org',
+          allowedGroups: ['cn=devs,dc=example,dc=org'],
+          searchFilter: '(uid=*)',
+          membershipAttributeName: 'memberOf',
+          pool: DEFAULT_POOL,
+        },
+      ],
+    },
+  ]);
+});
+
+test('lowerCamelCase proto JSON names are accepted too, and pool settings are read', () => {
+  const [c] = parseAuthConfigSet({
+    resources: [{ name: 'ns.a', configs: [{ ldap: { address: 'ldaps://ldap:636', userDnTemplate: 'uid=%s', serviceAccount: { username: 'cn=sa', password: 'pw' }, pool: { maxSize: 9, initialSize: 12 } } }] }],
+  });
+  expect(c.ldap[0].serviceAccount).toEqual({ username: 'cn=sa', password: 'pw' });
+  expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 9, initialSize: 9 });
+});
+
+test.each([
+  [{ resources: [{ configs: [{ ldap }] }] }, 'name: required'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, address: 'ldap://host' } }] }] }, 'is not ldap://host:port'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, user_dn_template: 'uid=x' } }] }] }, 'must contain %s'],
+  [{ resources: [{ name: 'a', configs: [{ oauth: {} }] }] }, 'only ldap configs'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa' } } }] }] }, 'service_account.password: required'],
+  [{ resources: [{ name: 'a' }, { name: 'a' }] }, 'defined twice'],
+])('invalid config %# -> ConfigError', (raw, message) => {
+  expect(() => parseAuthConfigSet(raw)).toThrow(ConfigError);
+  expect(() => parseAuthConfigSet(raw)).toThrow(message);
+});
+
+test('loadConfigFile names the file in its errors', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'extauth-config-'));
+  const file = path.join(dir, 'extauth.json');
+  await writeFile(file, '{"resources": [');
+  await expect(loadConfigFile(file)).rejects.toThrow(`${file}: not JSON`);
+  await writeFile(file, JSON.stringify({ resources: [{ name: 'ns.a', configs: [{ ldap }] }] }));
+  expect((await loadConfigFile(file)).map((c) => c.name)).toEqual(['ns.a']);
+  await expect(loadConfigFile(path.join(dir, 'missing.json'))).rejects.toThrow('cannot read');
+});
+
+test('xDS resources: the binary AuthConfig round-trips; another type URL is refused', () => {
+  const value = encodeAuthConfig({ name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 3 } } }] });
+  const [c] = decodeResources([{ type_url: AUTHCONFIG_TYPE_URL, value }], DEFAULT_POOL);
+  expect(c.name).toBe('ns.a');
+  expect(c.ldap[0].pool.maxSize).toBe(3);
+  expect(c.ldap[0].allowedGroups).toEqual(ldap.allowed_groups);
+  expect(() => decodeResources([{ type_url: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', value }], DEFAULT_POOL)).toThrow('want');
+});
+
+describe('command line', () => {
+  test('defaults and flags', () => {
+    const o = parseArgs(['--config', 'out/extauth.json']);
+    expect(o).toMatchObject({ port: 8083, adminPort: 8093, host: '0.0.0.0', config: 'out/extauth.json', nodeId: 'sluice-extauth', poolDefaults: DEFAULT_POOL });
+    const x = parseArgs(['--xds', 'sluice:18000', '--port', '9000', '--admin-port', '9001', '--node-id', 'n1', '--ldap-pool-max', '8', '--ldap-timeout-ms', '100']);
+    expect(x).toMatchObject({ xds: 'sluice:18000', port: 9000, adminPort: 9001, nodeId: 'n1', poolDefaults: { maxSize: 8, operationTimeoutMs: 100 } });
+  });
+
+  test('exactly one configuration source', () => {
+    const quiet = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(() => parseArgs([])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--xds', 'b:1'])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--port', 'x'])).toThrow();
+    } finally {
+      quiet.mockRestore();
+    }
+  });
+});
