@@ -42,7 +42,9 @@ async function subscribeAll(c: SotwClient) {
   for (const [type, resource_names] of subs) {
     c.send({ type_url: type, resource_names });
     got[type] = await c.expect(type);
+    const done = handled(server);
     c.ack(got[type], resource_names);
+    await done;
   }
   return got;
 }
