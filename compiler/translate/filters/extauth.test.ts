@@ -1,0 +1,137 @@
+import type { Origin } from '../../diagnostics.js';
+import type { AuthConfigIR, LdapIR, Model, VirtualHostIR } from '../../resolve/model.js';
+import { checkMessage } from '../../verify/proto-json.js';
+import { DEFAULT_OPTIONS, type Json } from '../output.js';
+import { EXTAUTH_CLUSTER, EXTAUTH_FILTER_NAME, extauthConcern } from './extauth.js';
+
+const origin = (resource: string): Origin => ({ file: 'r.yaml', resource, lineOf: (path) => 1 + path.length });
+
+function host(ns: string, name: string, configRef?: string): VirtualHostIR {
+  return { name: `${ns}.${name}`, namespace: ns, origin: origin(`VirtualService ${ns}/${name}`), domains: [`${name}.example`], routes: [], ...(configRef ? { extauth: { configRef } } : {}) };
+}
+
+const ldap: LdapIR = {
+  address: 'ldap://openldap:389',
+  userDnTemplate: 'uid=%s,ou=people,dc=example,dc=org',
+  allowedGroups: ['cn=developers,ou=groups,dc=example,dc=org', 'cn=admins,ou=groups,dc=example,dc=org'],
+  searchFilter: '(uid=*)',
+  membershipAttributeName: 'memberOf',
+};
+
+function authConfig(name: string, l: LdapIR = ldap): AuthConfigIR {
+  return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), ldap: [l] };
+}
+
+const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({ virtualHosts, upstreams: [], authConfigs, graphqlApis: [] });
+
+/** Checks `json` (with its `@type`) against Envoy's proto. */
+function issues(json: Json): string[] {
+  const type = String(json['@type']).replace('type.googleapis.com/', '');
+  const { '@type': _t, ...rest } = json;
+  return checkMessage(type, rest).map((i) => `${i.path}: ${i.rule}: ${i.message}`);
+}
+
+describe('extauthConcern', () => {
+  test('no virtual host uses extauth: no filter, no cluster, no per-host config; AuthConfigs still compiled', () => {
+    const result = extauthConcern.translate(model([host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    expect(result.httpFilter).toBeUndefined();
+    expect(result.clusters).toEqual([]);
+    expect(result.perVirtualHost.size).toBe(0);
+    expect(result.authConfigs?.map((a) => a.name)).toEqual(['default.ldap']);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  test('filter: gRPC to the extauth cluster, V3, fail closed, timeout, 503 on error; valid against Envoy protos', () => {
+    const result = extauthConcern.translate(model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.httpFilter).toEqual({
+      name: EXTAUTH_FILTER_NAME,
+      typed_config: {
+        '@type': 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz',
+        grpc_service: { envoy_grpc: { cluster_name: 'extauth' }, timeout: '5s' },
+        transport_api_version: 'V3',
+        failure_mode_allow: false,
+        status_on_error: { code: 'ServiceUnavailable' },
+      },
+    });
+    expect(issues(result.httpFilter!.typed_config as Json)).toEqual([]);
+    // The check is strict: a misspelt field would not pass.
+    expect(issues({ ...(result.httpFilter!.typed_config as Json), failure_mode_alow: false })).not.toEqual([]);
+  });
+
+  test('per virtual host: config_ref where used, disabled elsewhere; valid ExtAuthzPerRoute', () => {
+    const result = extauthConcern.translate(
+      model([host('default', 'api', 'default.ldap'), host('default', 'open'), host('team', 'admin', 'team.strict')], [authConfig('default.ldap'), authConfig('team.strict')]),
+      DEFAULT_OPTIONS,
+    );
+    const type = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute';
+    expect(Object.fromEntries(result.perVirtualHost)).toEqual({
+      'default.api': { '@type': type, check_settings: { context_extensions: { config_ref: 'default.ldap' } } },
+      'default.open': { '@type': type, disabled: true },
+      'team.admin': { '@type': type, check_settings: { context_extensions: { config_ref: 'team.strict' } } },
+    });
+    for (const per of result.perVirtualHost.values()) expect(issues(per)).toEqual([]);
+  });
+
+  test('extauth cluster: HTTP/2 to the configured address, valid Cluster', () => {
+    const options = { ...DEFAULT_OPTIONS, extauthAddress: { host: 'extauth.sluice-system.svc', port: 9083 } };
+    const [cluster, ...rest] = extauthConcern.translate(model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), options).clusters;
+    expect(rest).toEqual([]);
+    expect(cluster).toMatchObject({
+      name: EXTAUTH_CLUSTER,
+      type: 'STRICT_DNS',
+      load_assignment: { cluster_name: 'extauth', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: 'extauth.sluice-system.svc', port_value: 9083 } } } }] }] },
+      typed_extension_protocol_options: {
+        'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+          '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+          explicit_http_config: { http2_protocol_options: {} },
+        },
+      },
+    });
+    expect(checkMessage('envoy.config.cluster.v3.Cluster', cluster)).toEqual([]);
+  });
+
+  test('compiled AuthConfigs: every field, service account credentials resolved, valid sluice.extauth.v1.AuthConfig', () => {
+    const sa = authConfig('team.sa', { ...ldap, address: 'ldaps://ldap.corp:636', searchFilter: '(objectClass=person)', membershipAttributeName: 'isMemberOf', serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } });
+    const result = extauthConcern.translate(model([], [authConfig('default.ldap'), sa]), DEFAULT_OPTIONS);
+    expect(result.authConfigs).toEqual([
+      {
+        name: 'default.ldap',
+        configs: [
+          {
+            ldap: {
+              address: 'ldap://openldap:389',
+              user_dn_template: 'uid=%s,ou=people,dc=example,dc=org',
+              allowed_groups: ['cn=developers,ou=groups,dc=example,dc=org', 'cn=admins,ou=groups,dc=example,dc=org'],
+              search_filter: '(uid=*)',
+              membership_attribute_name: 'memberOf',
+            },
+          },
+        ],
+      },
+      {
+        name: 'team.sa',
+        configs: [
+          {
+            ldap: {
+              address: 'ldaps://ldap.corp:636',
+              user_dn_template: 'uid=%s,ou=people,dc=example,dc=org',
+              allowed_groups: ['cn=developers,ou=groups,dc=example,dc=org', 'cn=admins,ou=groups,dc=example,dc=org'],
+              search_filter: '(objectClass=person)',
+              membership_attribute_name: 'isMemberOf',
+              service_account: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' },
+            },
+          },
+        ],
+      },
+    ]);
+    for (const ac of result.authConfigs!) expect(checkMessage('sluice.extauth.v1.AuthConfig', ac)).toEqual([]);
+  });
+
+  test('a configRef missing from the model is reported on the VirtualService', () => {
+    const result = extauthConcern.translate(model([host('default', 'api', 'default.gone')], []), DEFAULT_OPTIONS);
+    expect(result.diagnostics.map((d) => [d.resource, d.field, d.message])).toEqual([
+      ['VirtualService default/api', 'spec.virtualHost.options.extauth.configRef', 'AuthConfig default.gone is not in the model'],
+    ]);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * `options.extauth.configRef` -> envoy.filters.http.ext_authz (SPEC.md 5.3),
+ * calling the sluice-extauth sidecar over gRPC (envoy.service.auth.v3).
+ *
+ * The filter itself is on for every request; each virtual host that refers to
+ * an AuthConfig carries an ExtAuthzPerRoute with
+ * `context_extensions.config_ref: <namespace>.<name>` (how the sidecar picks
+ * the AuthConfig), and every other virtual host one with `disabled: true`.
+ * Fail closed: failure_mode_allow false, and a sidecar that cannot be reached
+ * or does not answer in time gives 503 (status_on_error) instead of Envoy's
+ * default 403, so clients can tell an outage from a denial.
+ */
+import { fieldError } from '../../diagnostics.js';
+import type { AuthConfigIR, LdapIR, Model } from '../../resolve/model.js';
+import { sidecarCluster } from '../clusters.js';
+import { emptyResult, type ConcernResult, type HttpFilterConcern } from '../concern.js';
+import type { CompileOptions, Json } from '../output.js';
+
+export const EXTAUTH_FILTER_NAME = 'envoy.filters.http.ext_authz';
+export const EXTAUTH_CLUSTER = 'extauth';
+/** Room for a bind, a service-account bind and a search on a slow directory. */
+export const EXTAUTH_TIMEOUT = '5s';
+
+const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.';
+
+function compileLdap(l: LdapIR): Json {
+  return {
+    ldap: {
+      address: l.address,
+      user_dn_template: l.userDnTemplate,
+      allowed_groups: l.allowedGroups,
+      search_filter: l.searchFilter,
+      membership_attribute_name: l.membershipAttributeName,
+      ...(l.serviceAccount ? { service_account: { username: l.serviceAccount.username, password: l.serviceAccount.password } } : {}),
+    },
+  };
+}
+
+/** One `sluice.extauth.v1.AuthConfig` (proto3 JSON), secrets already resolved. */
+export function compileAuthConfig(ac: AuthConfigIR): Json {
+  return { name: ac.name, configs: ac.ldap.map(compileLdap) };
+}
+
+export const extauthConcern: HttpFilterConcern = {
+  filterName: EXTAUTH_FILTER_NAME,
+  translate(model: Model, options: CompileOptions): ConcernResult {
+    const result = emptyResult();
+    result.authConfigs = model.authConfigs.map(compileAuthConfig);
+    if (!model.virtualHosts.some((vh) => vh.extauth)) return result;
+    const known = new Set(model.authConfigs.map((a) => a.name));
+    for (const vh of model.virtualHosts) {
+      if (!vh.extauth) {
+        result.perVirtualHost.set(vh.name, { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true });
+        continue;
+      }
+      if (!known.has(vh.extauth.configRef)) {
+        // The resolver reports dangling refs; this guards the sidecar against a 500 on every request.
+        result.diagnostics.push(
+          fieldError('translate', vh.origin, ['spec', 'virtualHost', 'options', 'extauth', 'configRef'], `AuthConfig ${vh.extauth.configRef} is not in the model`, 'create the AuthConfig or fix the reference'),
+        );
+      }
+      result.perVirtualHost.set(vh.name, {
+        '@type': `${TYPE}ExtAuthzPerRoute`,
+        check_settings: { context_extensions: { config_ref: vh.extauth.configRef } },
+      });
+    }
+    result.httpFilter = {
+      name: EXTAUTH_FILTER_NAME,
+      typed_config: {
+        '@type': `${TYPE}ExtAuthz`,
+        grpc_service: { envoy_grpc: { cluster_name: EXTAUTH_CLUSTER }, timeout: EXTAUTH_TIMEOUT },
+        transport_api_version: 'V3',
+        failure_mode_allow: false,
+        status_on_error: { code: 'ServiceUnavailable' },
+      },
+    };
+    result.clusters.push(sidecarCluster(EXTAUTH_CLUSTER, options.extauthAddress, true));
+    return result;
+  },
+};
