@@ -141,6 +141,28 @@ spec:
 ---
 apiVersion: gateway.gateway.example/v1
 kind: VirtualService
+metadata: { name: both, namespace: e2e }
+spec:
+  virtualHost:
+    domains: [both.test]${route}
+    options:
+      jwt:
+        providers:
+          inline:
+            issuer: ${LOCAL_ISSUER}
+            jwks:
+              local:
+                key: |
+${indent(localPem, 18)}
+          keyserver:
+            issuer: ${REMOTE_ISSUER}
+            jwks:
+              remote:
+                url: http://jwks.test:${jwksPort}/keys.json
+                upstreamRef: { name: jwks, namespace: e2e }
+---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
 metadata: { name: open, namespace: e2e }
 spec:
   virtualHost:
@@ -364,6 +386,41 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says
       const hourAgo = Math.floor(Date.now() / 1000) - 3600;
       const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Bearer ${await token({ exp: hourAgo })}` });
       expectLocalReply(reply, 401, 'Jwt is expired');
+    });
+  });
+
+  describe('virtual host both.test: two providers, a token of either is accepted (requires_any)', () => {
+    async function token(issuer: string, key: JoseKey, alg: string, exp = Math.floor(Date.now() / 1000) + 600): Promise<string> {
+      return new SignJWT({ sub: 'carol' }).setProtectedHeader({ alg }).setIssuer(issuer).setExpirationTime(exp).sign(key);
+    }
+    const get = async (jwt?: string) => send(port, 'both.test', 'GET', '/anything', jwt ? { authorization: `Bearer ${jwt}` } : {});
+    const text = (reply: Reply) => ({ status: reply.status, body: reply.status === 200 ? 'upstream' : reply.body.toString('utf8') });
+
+    test('a token of the inline provider: 200', async () => {
+      expect(text(await get(await token(LOCAL_ISSUER, keys.local.privateKey, 'RS256')))).toEqual({ status: 200, body: 'upstream' });
+    });
+
+    test('a token of the remote provider: 200', async () => {
+      expect(text(await get(await token(REMOTE_ISSUER, keys.remote.privateKey, 'ES256')))).toEqual({ status: 200, body: 'upstream' });
+    });
+
+    test('no token: 401 "Jwt is missing"', async () => {
+      expect(text(await get())).toEqual({ status: 401, body: 'Jwt is missing' });
+    });
+
+    test('an issuer of neither provider: 401 "Jwt issuer is not configured"', async () => {
+      expect(text(await get(await token('https://someone.else.test', keys.local.privateKey, 'RS256')))).toEqual({ status: 401, body: 'Jwt issuer is not configured' });
+    });
+
+    // The provider the token was meant for gives the answer, not the other one's "issuer is not configured"
+    // (Envoy pull requests 10385 and 15194, docs/envoy-behaviour.md).
+    test('a forged token of the inline provider: 401 "Jwt verification fails"', async () => {
+      expect(text(await get(await token(LOCAL_ISSUER, keys.stranger.privateKey, 'RS256')))).toEqual({ status: 401, body: 'Jwt verification fails' });
+    });
+
+    test('an expired token of the remote provider: 401 "Jwt is expired"', async () => {
+      const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+      expect(text(await get(await token(REMOTE_ISSUER, keys.remote.privateKey, 'ES256', hourAgo)))).toEqual({ status: 401, body: 'Jwt is expired' });
     });
   });
 

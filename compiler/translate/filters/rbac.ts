@@ -17,9 +17,10 @@ export const RBAC_FILTER_NAME = 'envoy.filters.http.rbac';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.';
 
-/** `and_rules`/`and_ids` need at least two members to mean anything; one member stands alone. */
-function all<K extends 'and_rules' | 'and_ids'>(key: K, inner: 'rules' | 'ids', members: Json[]): Json {
-  return members.length === 1 ? members[0]! : { [key]: { [inner]: members } };
+/** The AND of `members`: one member stands alone, several go in `and_rules` (permissions) or `and_ids` (principals). */
+function all(kind: 'permission' | 'principal', members: Json[]): Json {
+  if (members.length === 1) return members[0]!;
+  return kind === 'permission' ? { and_rules: { rules: members } } : { and_ids: { ids: members } };
 }
 
 function permission(policy: RbacPolicyIR): Json {
@@ -32,7 +33,7 @@ function permission(policy: RbacPolicyIR): Json {
   }
   // url_path is the path without the query string; an empty prefix would fail validation and means any path.
   if (policy.pathPrefix) parts.push({ url_path: { path: { prefix: policy.pathPrefix } } });
-  return parts.length === 0 ? { any: true } : all('and_rules', 'rules', parts);
+  return parts.length === 0 ? { any: true } : all('permission', parts);
 }
 
 function principal(policy: RbacPolicyIR, index: number, diagnostics: Diagnostic[]): Json {
@@ -60,7 +61,7 @@ function principal(policy: RbacPolicyIR, index: number, diagnostics: Diagnostic[
       },
     });
   }
-  return ids.length === 0 ? { any: true } : all('and_ids', 'ids', ids);
+  return ids.length === 0 ? { any: true } : all('principal', ids);
 }
 
 function policies(vh: VirtualHostIR, list: RbacPolicyIR[], diagnostics: Diagnostic[]): Record<string, Json> {
