@@ -16,6 +16,7 @@ const ldap: LdapIR = {
   allowedGroups: ['cn=developers,ou=groups,dc=example,dc=org', 'cn=admins,ou=groups,dc=example,dc=org'],
   searchFilter: '(uid=*)',
   membershipAttributeName: 'memberOf',
+  pool: { initialSize: 2, maxSize: 5 },
 };
 
 function authConfig(name: string, l: LdapIR = ldap): AuthConfigIR {
@@ -92,7 +93,7 @@ describe('extauthConcern', () => {
   });
 
   test('compiled AuthConfigs: every field, service account credentials resolved, valid sluice.extauth.v1.AuthConfig', () => {
-    const sa = authConfig('team.sa', { ...ldap, address: 'ldaps://ldap.corp:636', searchFilter: '(objectClass=person)', membershipAttributeName: 'isMemberOf', serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } });
+    const sa = authConfig('team.sa', { ...ldap, address: 'ldaps://ldap.corp:636', searchFilter: '(objectClass=person)', membershipAttributeName: 'isMemberOf', pool: { initialSize: 1, maxSize: 10 }, serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } });
     const result = extauthConcern.translate(model([], [authConfig('default.ldap'), sa]), DEFAULT_OPTIONS);
     expect(result.authConfigs).toEqual([
       {
@@ -105,6 +106,7 @@ describe('extauthConcern', () => {
               allowed_groups: ['cn=developers,ou=groups,dc=example,dc=org', 'cn=admins,ou=groups,dc=example,dc=org'],
               search_filter: '(uid=*)',
               membership_attribute_name: 'memberOf',
+              pool: { initial_size: 2, max_size: 5 },
             },
           },
         ],
@@ -120,6 +122,7 @@ describe('extauthConcern', () => {
               search_filter: '(objectClass=person)',
               membership_attribute_name: 'isMemberOf',
               service_account: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' },
+              pool: { initial_size: 1, max_size: 10 },
             },
           },
         ],
