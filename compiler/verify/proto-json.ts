@@ -92,6 +92,7 @@ interface FieldPlan {
 
 interface OneofPlan {
   name: string;
+  index: number;
   fields: FieldPlan[];
   required: boolean;
 }
@@ -103,8 +104,13 @@ interface TypePlan {
   byKey: Map<string, FieldPlan>;
   fields: FieldPlan[];
   oneofs: OneofPlan[];
-  /** Fields whose rules must hold even when the field is absent (PGV checks the default value). */
-  checkWhenAbsent: FieldPlan[];
+  requiredOneofs: OneofPlan[];
+  /**
+   * PGV validates proto3 fields even when unset, against their default value;
+   * that outcome is fixed per field, so it is computed once: the fields whose
+   * default breaks their rules, with what to report when they are absent.
+   */
+  failWhenAbsent: Array<{ field: FieldPlan; issues: Array<{ rule: string; message: string }> }>;
 }
 
 const plans = new Map<protobuf.Type, TypePlan>();
@@ -130,15 +136,16 @@ function planOf(type: protobuf.Type): TypePlan {
   let plan = plans.get(type);
   if (plan) return plan;
   const fullName = fullNameOf(type);
-  plan = { type, fullName, wkt: wktOf(fullName), byKey: new Map(), fields: [], oneofs: [], checkWhenAbsent: [] };
+  plan = { type, fullName, wkt: wktOf(fullName), byKey: new Map(), fields: [], oneofs: [], requiredOneofs: [], failWhenAbsent: [] };
   plans.set(type, plan);
   const oneofByName = new Map<string, OneofPlan>();
   for (const o of type.oneofsArray) {
     const synthetic = o.fieldsArray.length === 1 && o.fieldsArray[0].options?.proto3_optional === true;
     if (synthetic) continue;
-    const op: OneofPlan = { name: o.name, fields: [], required: o.options?.['(validate.required)'] === true };
+    const op: OneofPlan = { name: o.name, index: plan.oneofs.length, fields: [], required: o.options?.['(validate.required)'] === true };
     oneofByName.set(o.name, op);
     plan.oneofs.push(op);
+    if (op.required) plan.requiredOneofs.push(op);
   }
   for (const f of type.fieldsArray) {
     f.resolve();
@@ -163,7 +170,11 @@ function planOf(type: protobuf.Type): TypePlan {
     plan.fields.push(fp);
     plan.byKey.set(fp.name, fp);
     if (fp.jsonName !== fp.name) plan.byKey.set(fp.jsonName, fp);
-    if (fp.rules && !fp.oneof && !fp.optional) plan.checkWhenAbsent.push(fp);
+    if (fp.rules && !fp.oneof && !fp.optional) {
+      const scratch = new Checker({});
+      scratch.absent(fp);
+      if (scratch.issues.length > 0) plan.failWhenAbsent.push({ field: fp, issues: scratch.issues.map(({ rule, message }) => ({ rule, message })) });
+    }
   }
   return plan;
 }
@@ -242,17 +253,36 @@ function codePoints(s: string): number {
   return n;
 }
 
+/** Generated configuration repeats a few durations ("15s") many times: parse each once. */
+const durationCache = new Map<string, bigint | null>();
+
 /** Duration JSON ("1.5s") to nanoseconds, or undefined if malformed. */
 function parseDuration(s: string): bigint | undefined {
-  const m = DURATION_RE.exec(s);
-  if (!m) return undefined;
-  const nanos = BigInt(m[2]) * 1_000_000_000n + BigInt((m[3] ?? '').padEnd(9, '0') || '0');
-  return m[1] ? -nanos : nanos;
+  let n = durationCache.get(s);
+  if (n === undefined) {
+    const m = DURATION_RE.exec(s);
+    if (m) {
+      const nanos = BigInt(m[2]) * 1_000_000_000n + BigInt((m[3] ?? '').padEnd(9, '0') || '0');
+      n = m[1] ? -nanos : nanos;
+    } else {
+      n = null;
+    }
+    if (durationCache.size > 10_000) durationCache.clear(); // long-running processes: stay bounded
+    durationCache.set(s, n);
+  }
+  return n ?? undefined;
 }
+
+const ruleDurations = new WeakMap<object, bigint>();
 
 function ruleDurationNanos(d: { seconds?: number | string; nanos?: number } | undefined): bigint | undefined {
   if (d === undefined) return undefined;
-  return BigInt(d.seconds ?? 0) * 1_000_000_000n + BigInt(d.nanos ?? 0);
+  let n = ruleDurations.get(d);
+  if (n === undefined) {
+    n = BigInt(d.seconds ?? 0) * 1_000_000_000n + BigInt(d.nanos ?? 0);
+    ruleDurations.set(d, n);
+  }
+  return n;
 }
 
 function fmtNanos(n: bigint): string {
@@ -294,6 +324,8 @@ class Checker {
     const hook = this.hooks?.get(plan.fullName);
     if (hook) hook(obj, this.pathFn);
     let seen: Set<FieldPlan> | undefined;
+    /** Per oneof: the names of its members that are set, comma-joined. */
+    let oneofSet: Array<string | undefined> | undefined;
     for (const key in obj) {
       const fp = plan.byKey.get(key);
       if (!fp) {
@@ -311,32 +343,34 @@ class Checker {
       }
       const value = obj[key];
       if (value === null && !fp.isValue) continue; // proto3 JSON: null is the default value
+      if (fp.oneof) {
+        oneofSet ??= new Array(plan.oneofs.length);
+        const prev = oneofSet[fp.oneof.index];
+        oneofSet[fp.oneof.index] = prev === undefined ? fp.name : `${prev}, ${fp.name}`;
+      }
       this.path.push(key);
       this.field(fp, value);
       this.path.pop();
     }
-    for (const op of plan.oneofs) this.oneof(op, obj);
-    for (const fp of plan.checkWhenAbsent) {
-      const present = obj[fp.name] ?? obj[fp.jsonName];
-      if (present === undefined || present === null) this.absent(fp);
+    if (oneofSet) {
+      for (const op of plan.oneofs) {
+        const set = oneofSet[op.index];
+        if (set?.includes(', ')) this.report('oneof', `only one of ${set} may be set (oneof ${op.name})`);
+      }
+    }
+    for (const op of plan.requiredOneofs) {
+      if (oneofSet?.[op.index] === undefined) {
+        this.report('oneof.required', `one of ${op.fields.map((f) => f.name).join(', ')} is required (oneof ${op.name})`);
+      }
+    }
+    for (const { field, issues } of plan.failWhenAbsent) {
+      const present = obj[field.name] ?? obj[field.jsonName];
+      if (present === undefined || present === null) for (const i of issues) this.report(i.rule, i.message, field.name);
     }
   }
 
-  private oneof(op: OneofPlan, obj: Json): void {
-    let set: string[] | undefined;
-    for (const fp of op.fields) {
-      const value = obj[fp.name] ?? obj[fp.jsonName];
-      if (value !== undefined && value !== null) (set ??= []).push(fp.name);
-    }
-    if (set && set.length > 1) {
-      this.report('oneof', `only one of ${set.join(', ')} may be set (oneof ${op.name})`);
-    } else if (!set && op.required) {
-      this.report('oneof.required', `one of ${op.fields.map((f) => f.name).join(', ')} is required (oneof ${op.name})`);
-    }
-  }
-
-  /** PGV validates proto3 fields even when unset, against their default value. */
-  private absent(fp: FieldPlan): void {
+  /** The rules of an unset field, checked against its default value (see failWhenAbsent). */
+  absent(fp: FieldPlan): void {
     const r = fp.rules!;
     this.path.push(fp.name);
     if (fp.map) {
