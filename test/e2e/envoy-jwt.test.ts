@@ -23,6 +23,8 @@ import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type CompileOptions, type Json } from '../../compiler/translate/output.js';
 import { keyId } from '../../compiler/translate/filters/pem.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
+// Envoy cannot report an ephemeral port back, so it gets ports that were free a moment ago.
+import { closedPort } from '../extauth/helpers.js';
 
 function findEnvoy(): string | undefined {
   const candidates = process.env.ENVOY_BIN
@@ -176,15 +178,6 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** A port that was free a moment ago, for Envoy to bind (it cannot report an ephemeral port back). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
-
 interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
@@ -265,7 +258,7 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says
       }
     });
     servers.push(echo, jwks);
-    const ports = { echo: await listen(echo), jwks: await listen(jwks), listener: await freePort(), admin: await freePort() };
+    const ports = { echo: await listen(echo), jwks: await listen(jwks), listener: await closedPort(), admin: await closedPort() };
     port = ports.listener;
 
     localPem = await exportSPKI(keys.local.publicKey);
