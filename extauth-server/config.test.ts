@@ -33,6 +33,8 @@ test('lowerCamelCase proto JSON names are accepted too, and pool settings are re
   });
   expect(c.ldap[0].serviceAccount).toEqual({ username: 'cn=sa', password: 'pw' });
   expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 9, initialSize: 9 });
+  const [d] = parseAuthConfigSet({ resources: [{ name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 4 } } }] }] });
+  expect(d.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 4, initialSize: 0 });
 });
 
 test.each([

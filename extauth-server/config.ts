@@ -97,7 +97,8 @@ function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSet
   const pw = `${where}.pool`;
   const po = p === undefined || p === null ? {} : obj(p, pw);
   const pool: PoolSettings = {
-    initialSize: num(po, 'initial_size', poolDefaults.initialSize, pw),
+    // A present pool message with no initial_size means 0 (proto3 drops zeros); an absent one means the default.
+    initialSize: p === undefined || p === null ? poolDefaults.initialSize : num(po, 'initial_size', 0, pw),
     maxSize: num(po, 'max_size', poolDefaults.maxSize, pw),
     connectTimeoutMs: num(po, 'connect_timeout_ms', poolDefaults.connectTimeoutMs, pw),
     operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, pw),
