@@ -65,7 +65,6 @@ describe('checkMessage: valid messages', () => {
     delete cluster.connect_timeout;
     cluster.per_connection_buffer_limit_bytes = 32768; // UInt32Value as a plain number
     cluster.metadata = { filter_metadata: { sluice: { owner: 'default', n: 1, tags: ['a', null], nested: { ok: true } } } };
-    cluster.max_requests_per_connection = 100;
     expect(checkMessage(CLUSTER, cluster)).toEqual([]);
     const budget = { budget_percent: { value: 20.5 }, min_retry_concurrency: 3 };
     expect(checkMessage('envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget', budget)).toEqual([]);
@@ -280,6 +279,12 @@ describe('checkMessage: each rule class is reported at its path', () => {
   test('map rules: min_pairs and key rules', () => {
     const matcher = { input: { name: 'i', typed_config: { '@type': 'type.googleapis.com/envoy.type.matcher.v3.HttpRequestHeaderMatchInput', header_name: 'x' } }, exact_match_map: { map: {} } };
     expect(rules(checkMessage('envoy.config.common.matcher.v3.Matcher.MatcherTree', matcher))).toEqual(['map.min_pairs @ exact_match_map.map']);
+  });
+
+  test('deprecated fields', () => {
+    expect(checkMessage(CLUSTER, { ...strictDnsCluster(), http2_protocol_options: {} })).toEqual([
+      { path: 'http2_protocol_options', rule: 'deprecated', message: 'http2_protocol_options is deprecated in envoy.config.cluster.v3.Cluster; use its replacement' },
+    ]);
   });
 
   test('any rules: required', () => {

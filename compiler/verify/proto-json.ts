@@ -88,6 +88,8 @@ interface FieldPlan {
   optional: boolean;
   /** google.protobuf.Value: the one field where JSON null is a value, not "unset". */
   isValue: boolean;
+  /** `[deprecated = true]`: Envoy warns now and rejects later; generated config must not use it. */
+  deprecated: boolean;
 }
 
 interface OneofPlan {
@@ -162,6 +164,7 @@ function planOf(type: protobuf.Type): TypePlan {
       rules: validateRules(f),
       optional: f.options?.proto3_optional === true,
       isValue: rt instanceof protobuf.Type && fullNameOf(rt) === 'google.protobuf.Value',
+      deprecated: f.options?.deprecated === true,
     };
     if (f.partOf && oneofByName.has(f.partOf.name)) {
       fp.oneof = oneofByName.get(f.partOf.name);
@@ -343,6 +346,7 @@ class Checker {
       }
       const value = obj[key];
       if (value === null && !fp.isValue) continue; // proto3 JSON: null is the default value
+      if (fp.deprecated) this.report('deprecated', `${fp.name} is deprecated in ${plan.fullName}; use its replacement`, key);
       if (fp.oneof) {
         oneofSet ??= new Array(plan.oneofs.length);
         const prev = oneofSet[fp.oneof.index];
