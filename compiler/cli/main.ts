@@ -2,12 +2,14 @@
 import { Command } from 'commander';
 import { register as registerCompile } from './compile.js';
 import { register as registerCreate } from './create.js';
+import { register as registerServe } from './serve.js';
+import { register as registerBootstrap } from './bootstrap.js';
 
 const program = new Command('sluice')
   .description('Sluice: a declarative gateway for Envoy. Compiles VirtualService, Upstream, AuthConfig and GraphQLApi resources into Envoy configuration.')
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 
-for (const register of [registerCompile, registerCreate]) register(program);
+for (const register of [registerCompile, registerCreate, registerServe, registerBootstrap]) register(program);
 
 await program.parseAsync(process.argv);

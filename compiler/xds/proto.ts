@@ -4,6 +4,7 @@
  */
 import { loadRoot, lookupType } from '../../protos/envoy.js';
 import type { Json } from '../translate/output.js';
+import { encodeMessage } from '../verify/proto-json.js';
 
 /** The discovery messages, as protobufjs types (snake_case fields). */
 export function discoveryTypes() {
@@ -16,12 +17,7 @@ export function discoveryTypes() {
   };
 }
 
-/**
- * Binary encoding of one resource (proto3 JSON with snake_case names) as the
- * message named by its type URL. The one place that knows how: swap the body
- * for the shared proto-JSON encoder (WKTs, durations) when it exists.
- */
+/** Binary encoding of one resource (proto3 JSON, snake_case, WKTs) as the message named by its type URL. */
 export function encodeResource(typeUrl: string, json: Json): Uint8Array {
-  const type = lookupType(typeUrl);
-  return type.encode(type.fromObject(json)).finish();
+  return encodeMessage(typeUrl, json);
 }

@@ -1,0 +1,49 @@
+/** `sluice serve`: compile, serve over ADS, watch the inputs and push what changes. */
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { startServe } from '../xds/run.js';
+import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } from './options.js';
+
+interface ServeFlags extends CompileFlags {
+  xdsPort: number;
+  adminPort: number;
+  bind: string;
+  logLevel: string;
+}
+
+const parsePortOrZero = (v: string) => (v === '0' ? 0 : parsePort(v));
+
+export function register(program: Command): void {
+  addCompileOptions(
+    program
+      .command('serve')
+      .description('Compile the resources, serve them to Envoy and the sidecars over ADS (SotW and delta), and push a new version whenever the files change. A change with errors is not pushed: the last good configuration stays and the errors show in the log and on /status.'),
+  )
+    .option('--xds-port <port>', 'gRPC port of the aggregated discovery service', parsePortOrZero, 18000)
+    .option('--admin-port <port>', 'HTTP port of /healthz, /readyz, /metrics, /status', parsePortOrZero, 9901)
+    .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action(async (flags: ServeFlags) => {
+      const logger = pino({ name: 'sluice-serve', level: flags.logLevel });
+      const serving = await startServe({
+        paths: flags.filename,
+        compileOptions: compileOptionsFrom(flags),
+        host: flags.bind,
+        xdsPort: flags.xdsPort,
+        adminPort: flags.adminPort,
+        logger,
+      });
+      const shutdown = (signal: string) => {
+        logger.info({ signal }, 'shutting down: closing xDS streams');
+        serving.close().then(
+          () => process.exit(0),
+          (err) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+}

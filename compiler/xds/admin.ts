@@ -1,0 +1,97 @@
+/**
+ * Admin HTTP of `sluice serve`: /healthz, /readyz (once a first snapshot
+ * exists), /metrics (Prometheus) and /status (JSON: snapshot, current
+ * compile errors per resource, connected nodes with what each ACKed or
+ * NACKed).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
+import type { NackRecord } from './cache.js';
+import type { CompileOutcome, ControlPlane } from './control.js';
+import type { XdsServer } from './server.js';
+
+const typeLabel = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+
+/** Counts what the control plane and the xDS server do; exposes it in the Prometheus format. */
+export function createMetrics(control: ControlPlane, server: XdsServer): Registry {
+  const registry = new Registry();
+  const pushes = new Counter({ name: 'sluice_xds_pushes_total', help: 'xDS responses sent', labelNames: ['type'], registers: [registry] });
+  const nacks = new Counter({ name: 'sluice_xds_nacks_total', help: 'xDS responses rejected by clients', labelNames: ['type'], registers: [registry] });
+  new Gauge({
+    name: 'sluice_xds_connected_clients',
+    help: 'Open ADS streams',
+    registers: [registry],
+    collect() {
+      this.set(server.connectedClients);
+    },
+  });
+  new Gauge({
+    name: 'sluice_xds_snapshot_version',
+    help: 'Generation of the snapshot being served (1 = first; 0 = none yet)',
+    registers: [registry],
+    collect() {
+      this.set(control.generation);
+    },
+  });
+  new Gauge({
+    name: 'sluice_compile_errors',
+    help: 'Errors of the latest compile (0 when it succeeded)',
+    registers: [registry],
+    collect() {
+      this.set(control.errors.length);
+    },
+  });
+  const failures = new Counter({ name: 'sluice_compile_failures_total', help: 'Compile runs that failed', registers: [registry] });
+  const duration = new Histogram({
+    name: 'sluice_compile_duration_seconds',
+    help: 'Duration of compile runs (load to snapshot)',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  server.on('push', (e: { typeUrl: string }) => pushes.inc({ type: typeLabel(e.typeUrl) }));
+  server.on('nack', (r: NackRecord) => nacks.inc({ type: typeLabel(r.typeUrl) }));
+  control.on('compiled', (o: CompileOutcome) => {
+    duration.observe(o.durationMs / 1000);
+    if (!o.ok) failures.inc();
+  });
+  return registry;
+}
+
+function errorsByResource(diagnostics: Diagnostic[]): Record<string, Array<Diagnostic & { text: string }>> {
+  const out: Record<string, Array<Diagnostic & { text: string }>> = {};
+  for (const d of diagnostics) (out[d.resource ?? d.file ?? '(input)'] ??= []).push({ ...d, text: formatDiagnostic(d) });
+  return out;
+}
+
+export function status(control: ControlPlane, server: XdsServer) {
+  const snapshot = control.snapshot;
+  return {
+    ready: control.ready,
+    snapshot: snapshot && {
+      version: snapshot.version,
+      generation: control.generation,
+      at: control.snapshotAt?.toISOString(),
+      types: Object.fromEntries([...snapshot.types].map(([url, t]) => [url, { version: t.version, resources: t.resources.size }])),
+    },
+    lastCompile: control.lastCompile && { ...control.lastCompile, at: control.lastCompile.at.toISOString() },
+    errors: errorsByResource(control.errors),
+    clients: server.status(),
+    nacks: control.cache.allNacks().map((n) => ({ ...n, resources: Object.fromEntries(n.resources), at: n.at.toISOString() })),
+  };
+}
+
+export async function startAdmin(control: ControlPlane, server: XdsServer, host: string, port: number): Promise<{ app: FastifyInstance; port: number }> {
+  const registry = createMetrics(control, server);
+  const app = Fastify({ logger: false });
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_req, reply) => {
+    if (control.ready) return { ready: true, version: control.snapshot!.version };
+    return reply.code(503).send({ ready: false, errors: control.errors.map(formatDiagnostic) });
+  });
+  app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  app.get('/status', async () => status(control, server));
+  await app.listen({ host, port });
+  const address = app.server.address();
+  return { app, port: typeof address === 'object' && address ? address.port : port };
+}

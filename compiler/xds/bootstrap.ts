@@ -1,0 +1,47 @@
+/**
+ * The Envoy bootstrap for a dynamically configured Envoy: listeners and
+ * clusters come over ADS from `sluice serve` (routes and endpoints follow
+ * from them), through the HTTP/2 cluster `xds_cluster`. Pure.
+ */
+import { sidecarCluster } from '../translate/clusters.js';
+import type { Json } from '../translate/output.js';
+import { ADS_CONFIG_SOURCE } from './resources.js';
+
+export const XDS_CLUSTER = 'xds_cluster';
+/** Node metadata key carrying the listener port this Envoy expects; serve warns when its own differs. */
+export const LISTENER_PORT_KEY = 'sluice.listener_port';
+
+export interface AdsBootstrapOptions {
+  xdsAddress: { host: string; port: number };
+  nodeId: string;
+  /** `node.cluster`: the service cluster Envoy reports (stats, logs). */
+  nodeCluster: string;
+  listenerPort?: number;
+  /** Envoy's admin interface, bound to 127.0.0.1. */
+  adminPort: number;
+  /** Incremental xDS instead of state of the world. */
+  delta: boolean;
+}
+
+export function adsBootstrap(o: AdsBootstrapOptions): Json {
+  return {
+    node: {
+      id: o.nodeId,
+      cluster: o.nodeCluster,
+      ...(o.listenerPort !== undefined ? { metadata: { [LISTENER_PORT_KEY]: o.listenerPort } } : {}),
+    },
+    // Loopback only: the admin interface can change Envoy's state.
+    admin: { address: { socket_address: { address: '127.0.0.1', port_value: o.adminPort } } },
+    dynamic_resources: {
+      ads_config: {
+        api_type: o.delta ? 'DELTA_GRPC' : 'GRPC',
+        transport_api_version: 'V3',
+        grpc_services: [{ envoy_grpc: { cluster_name: XDS_CLUSTER } }],
+        set_node_on_first_message_only: true,
+      },
+      lds_config: ADS_CONFIG_SOURCE,
+      cds_config: ADS_CONFIG_SOURCE,
+    },
+    static_resources: { clusters: [sidecarCluster(XDS_CLUSTER, o.xdsAddress, true)] },
+  };
+}

@@ -1,0 +1,51 @@
+/** `sluice serve` assembled: control loop, ADS server and admin HTTP. */
+import type { Logger } from 'pino';
+import type { CompileOptions } from '../translate/output.js';
+import { startAdmin } from './admin.js';
+import { ControlPlane, type CompileOutcome } from './control.js';
+import { XdsServer } from './server.js';
+
+export interface ServeOptions {
+  paths: string[];
+  compileOptions: CompileOptions;
+  host: string;
+  xdsPort: number;
+  adminPort: number;
+  logger: Logger;
+  debounceMs?: number;
+}
+
+export interface Serving {
+  control: ControlPlane;
+  xds: XdsServer;
+  xdsPort: number;
+  adminPort: number;
+  firstCompile: CompileOutcome;
+  close(): Promise<void>;
+}
+
+export async function startServe(options: ServeOptions): Promise<Serving> {
+  const { logger } = options;
+  const control = new ControlPlane({ paths: options.paths, compileOptions: options.compileOptions, logger, debounceMs: options.debounceMs });
+  const xds = new XdsServer(control.cache, logger);
+  xds.on('connect', (s) => logger.info({ stream: s.id, protocol: s.protocol }, 'xds stream opened'));
+  xds.on('disconnect', (s) => logger.info({ stream: s.id, node: s.node?.id }, 'xds stream closed'));
+  xds.on('ack', (e) => logger.debug(e, 'xds ACK'));
+  const xdsPort = await xds.listen(options.host, options.xdsPort);
+  const admin = await startAdmin(control, xds, options.host, options.adminPort);
+  const firstCompile = await control.start();
+  if (!firstCompile.ok) logger.warn('first compile failed: serving nothing, /readyz is 503 until the inputs compile');
+  logger.info({ xds: `${options.host}:${xdsPort}`, admin: `${options.host}:${admin.port}` }, 'sluice serve listening');
+  return {
+    control,
+    xds,
+    xdsPort,
+    adminPort: admin.port,
+    firstCompile,
+    async close() {
+      control.close();
+      await xds.close();
+      await admin.app.close();
+    },
+  };
+}
