@@ -19,7 +19,7 @@ import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 const SIZES = [1000, 10000];
 const PER_FILE = 500;
 
-function generate(dir: string, count: number): void {
+export function generate(dir: string, count: number): void {
   const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const indented = pem.trim().split('\n').map((l) => `                  ${l}`).join('\n');
   for (let file = 0; file * PER_FILE < count; file++) {

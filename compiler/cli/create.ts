@@ -1,6 +1,6 @@
 /** `sluice create secret authcredentials` and `sluice create upstream kube`: print resources as YAML. */
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
+import { serialize } from '../emit/write.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { parsePort } from './options.js';
 
@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .requiredOption('--username <dn>', 'service account DN')
     .requiredOption('--password <password>', 'service account password')
     .action((flags) => {
-      process.stdout.write(stringify(authCredentialsSecret(flags.name, flags.namespace, flags.username, flags.password)));
+      process.stdout.write(serialize(authCredentialsSecret(flags.name, flags.namespace, flags.username, flags.password), 'yaml'));
     });
 
   create
@@ -46,6 +46,6 @@ export function register(program: Command): void {
     .requiredOption('--kube-service-namespace <ns>', 'namespace of the service')
     .requiredOption('--kube-service-port <port>', 'port of the service', parsePort)
     .action((flags) => {
-      process.stdout.write(stringify(kubeUpstream(flags.name, flags.namespace, flags.kubeService, flags.kubeServiceNamespace, flags.kubeServicePort)));
+      process.stdout.write(serialize(kubeUpstream(flags.name, flags.namespace, flags.kubeService, flags.kubeServiceNamespace, flags.kubeServicePort), 'yaml'));
     });
 }

@@ -4,13 +4,13 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { dump } from 'js-yaml';
 import type { Json } from '../translate/output.js';
 
 export type OutputFormat = 'yaml' | 'json';
 
 export function serialize(value: unknown, format: OutputFormat): string {
-  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : dump(value, { lineWidth: -1, noRefs: true });
 }
 
 export interface EmittedFiles {

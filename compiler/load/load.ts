@@ -1,9 +1,10 @@
 /**
- * Load: files and directories -> documents, each keeping the file and line of
- * every node. YAML and JSON go through the same parser (JSON is YAML 1.2).
+ * Load: files and directories -> documents, each able to tell the file and
+ * line of every node. YAML and JSON go through the same parser (JSON is YAML 1.2).
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { CORE_SCHEMA, loadAll, type YAMLException } from 'js-yaml';
 import { LineCounter, parseAllDocuments, isMap, isSeq, isScalar, type Document, type Node } from 'yaml';
 import type { Diagnostic, FieldPath, Origin } from '../diagnostics.js';
 
@@ -97,33 +98,86 @@ export async function loadFile(file: string): Promise<LoadResult> {
 
 /** Parses multi-document YAML/JSON text; pure, so tests and the watcher can use it on strings. */
 export function parseText(file: string, text: string): LoadResult {
-  const diagnostics: Diagnostic[] = [];
-  const documents: LoadedDocument[] = [];
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (!Array.isArray(docs)) {
-    // An empty stream parses to an EmptyStream object: nothing to load.
-    return { documents, diagnostics };
+  const result: LoadResult = { documents: [], diagnostics: [] };
+  let index = 0;
+  for (const chunk of splitDocuments(text)) {
+    index = parseChunk(file, chunk.text, chunk.firstLine - 1, index, result);
   }
-  const lineAt = (offset: number) => lineCounter.linePos(offset).line;
-  docs.forEach((doc, index) => {
-    if (doc.errors.length > 0) {
-      for (const err of doc.errors) {
-        diagnostics.push({ stage: 'load', file, line: lineAt(err.pos[0]), message: `malformed YAML: ${firstLine(err.message)}`, hint: 'fix the syntax; every document must be a mapping' });
-      }
-      return;
-    }
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-    if (value === null || value === undefined) return; // empty document, e.g. a trailing `---`
-    const docLine = lineAt(doc.contents?.range?.[0] ?? 0);
+  return result;
+}
+
+/**
+ * Splits a stream at document markers. The yaml parser's cost grows faster than
+ * linearly with the number of documents in one string; each document on its own
+ * is linear. YAML forbids a `---` or `...` line at column 0 inside any content,
+ * so such a line always starts a new document.
+ */
+function splitDocuments(text: string): { text: string; firstLine: number }[] {
+  const chunks: { text: string; firstLine: number }[] = [];
+  const marker = /^---(?=[ \t\r\n]|$)/gm;
+  let start = 0;
+  let line = 1;
+  for (const m of text.matchAll(marker)) {
+    if (m.index === 0) continue;
+    chunks.push({ text: text.slice(start, m.index), firstLine: line });
+    line += countLines(text, start, m.index);
+    start = m.index;
+  }
+  chunks.push({ text: text.slice(start), firstLine: line });
+  return chunks;
+}
+
+function countLines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Parses one chunk; returns the next document index. Values come from js-yaml
+ * (fast); the positions of nodes, needed only to report an error, come from
+ * the `yaml` parser on first use. Both use the YAML 1.2 core schema.
+ */
+function parseChunk(file: string, text: string, lineOffset: number, firstIndex: number, out: LoadResult): number {
+  let values: unknown[];
+  try {
+    values = loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
+  } catch (err) {
+    const e = err as YAMLException;
+    out.diagnostics.push({ stage: 'load', file, line: lineOffset + (e.mark?.line ?? 0) + 1, message: `malformed YAML: ${e.reason ?? e.message}`, hint: 'fix the syntax; every document must be a mapping' });
+    return firstIndex;
+  }
+  const positions = lazyPositions(text, lineOffset);
+  let index = firstIndex;
+  values.forEach((value, inChunk) => {
+    // An empty document (e.g. a trailing `---`) is not counted.
+    if (value === null || value === undefined) return;
+    const docIndex = index++;
+    const lineOf = (path: FieldPath) => positions(inChunk, path);
     if (typeof value !== 'object' || Array.isArray(value)) {
-      diagnostics.push({ stage: 'load', file, line: docLine, message: `document ${index + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
+      out.diagnostics.push({ stage: 'load', file, line: lineOf([]), message: `document ${docIndex + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
       return;
     }
     const record = value as Record<string, unknown>;
-    documents.push({ file, index, value: record, origin: { file, resource: describeResource(record), lineOf: (p) => lineOfPath(doc, p, lineAt, docLine) } });
+    out.documents.push({ file, index: docIndex, value: record, origin: { file, resource: describeResource(record), lineOf } });
   });
-  return { documents, diagnostics };
+  return index;
+}
+
+/** Line lookup for the documents of one chunk, parsed with positions only when first asked. */
+function lazyPositions(text: string, lineOffset: number): (docInChunk: number, path: FieldPath) => number {
+  let parsed: { docs: Document[]; lineCounter: LineCounter } | undefined;
+  return (docInChunk, path) => {
+    if (!parsed) {
+      const lineCounter = new LineCounter();
+      parsed = { docs: parseAllDocuments(text, { lineCounter }) as Document[], lineCounter };
+    }
+    const { docs, lineCounter } = parsed;
+    const lineAt = (offset: number) => lineOffset + lineCounter.linePos(offset).line;
+    const doc = docs[docInChunk];
+    if (!doc) return lineOffset + 1;
+    return lineOfPath(doc, path, lineAt, lineAt(doc.contents?.range?.[0] ?? 0));
+  };
 }
 
 function firstLine(message: string): string {
