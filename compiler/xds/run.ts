@@ -31,6 +31,11 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   xds.on('connect', (s) => logger.info({ stream: s.id, protocol: s.protocol }, 'xds stream opened'));
   xds.on('disconnect', (s) => logger.info({ stream: s.id, node: s.node?.id }, 'xds stream closed'));
   xds.on('ack', (e) => logger.debug(e, 'xds ACK'));
+  xds.on('node', (s) => {
+    const expected = s.node?.listenerPort;
+    if (expected !== undefined && expected !== options.compileOptions.listenerPort)
+      logger.warn({ node: s.node?.id, expected, serving: options.compileOptions.listenerPort }, 'node expects another listener port than the one served (--listener-port)');
+  });
   const xdsPort = await xds.listen(options.host, options.xdsPort);
   const admin = await startAdmin(control, xds, options.host, options.adminPort);
   const firstCompile = await control.start();

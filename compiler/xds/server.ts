@@ -25,6 +25,7 @@ import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import type { Logger } from 'pino';
 import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
+import { LISTENER_PORT_KEY } from './bootstrap.js';
 import { discoveryTypes } from './proto.js';
 import { TYPE_ORDER, WILDCARD_TYPES } from './resources.js';
 import type { Snapshot, TypeSnapshot } from './snapshot.js';
@@ -35,6 +36,8 @@ export interface NodeInfo {
   id: string;
   cluster: string;
   userAgent: string;
+  /** From node metadata `sluice.listener_port` (set by `sluice bootstrap --listener-port`). */
+  listenerPort?: number;
 }
 
 export interface TypeStatus {
@@ -52,7 +55,7 @@ export interface StreamStatus {
   types: Record<string, TypeStatus>;
 }
 
-/** Events: connect/disconnect (StreamStatus), push ({node, typeUrl, version}), ack ({node, typeUrl, version}), nack (NackRecord), stale ({node, typeUrl, nonce}), request ({node, typeUrl}: handled, with any response it caused). */
+/** Events: connect/disconnect/node (StreamStatus; node: once the first request named it), push ({node, typeUrl, version}), ack ({node, typeUrl, version}), nack (NackRecord), stale ({node, typeUrl, nonce}), request ({node, typeUrl}: handled, with any response it caused). */
 export class XdsServer extends EventEmitter {
   private readonly grpcServer = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   private readonly streams = new Set<AdsStream>();
@@ -155,6 +158,7 @@ interface NodeMessage {
   cluster?: string;
   user_agent_name?: string;
   user_agent_version?: string;
+  metadata?: { fields?: Record<string, { number_value?: number }> } | null;
 }
 
 interface Request {
@@ -243,7 +247,9 @@ abstract class AdsStream {
       id: node?.id ?? '',
       cluster: node?.cluster ?? '',
       userAgent: [node?.user_agent_name, node?.user_agent_version].filter(Boolean).join('/'),
+      listenerPort: node?.metadata?.fields?.[LISTENER_PORT_KEY]?.number_value,
     };
+    this.server.emit('node', this.status());
   }
 
   protected nextNonce(): string {
