@@ -22,6 +22,7 @@ export function addCompileOptions(cmd: Command): Command {
   const d = DEFAULT_OPTIONS;
   return cmd
     .requiredOption('-f, --filename <path>', 'resource file or directory (repeatable)', collect, [])
+    .option('--listener-address <ip>', 'address the HTTP listener binds', d.listenerAddress)
     .option('--listener-port <port>', 'port of the HTTP listener', parsePort, d.listenerPort)
     .option('--cluster-domain <domain>', 'cluster DNS domain of kube services', d.clusterDomain)
     .option('--namespace <ns>', 'namespace of discovered Upstreams (the control plane namespace)', d.controlPlaneNamespace)
@@ -32,6 +33,7 @@ export function addCompileOptions(cmd: Command): Command {
 
 export interface CompileFlags {
   filename: string[];
+  listenerAddress: string;
   listenerPort: number;
   clusterDomain: string;
   namespace: string;
@@ -42,6 +44,7 @@ export interface CompileFlags {
 
 export function compileOptionsFrom(flags: CompileFlags): CompileOptions {
   return {
+    listenerAddress: flags.listenerAddress,
     listenerPort: flags.listenerPort,
     clusterDomain: flags.clusterDomain,
     controlPlaneNamespace: flags.namespace,

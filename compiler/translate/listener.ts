@@ -12,10 +12,10 @@ export function listenerName(port: number): string {
 }
 
 /** The listener with its route configuration inline (static bootstrap); xDS swaps it for RDS. */
-export function httpListener(port: number, httpFilters: Json[], routeConfig: Json): Json {
+export function httpListener(address: string, port: number, httpFilters: Json[], routeConfig: Json): Json {
   return {
     name: listenerName(port),
-    address: { socket_address: { address: '0.0.0.0', port_value: port } },
+    address: { socket_address: { address, port_value: port } },
     filter_chains: [
       {
         filters: [

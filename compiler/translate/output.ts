@@ -6,7 +6,8 @@
 export type Json = { [key: string]: unknown };
 
 export interface CompileOptions {
-  /** Port of the one HTTP listener. */
+  /** Address and port of the one HTTP listener. */
+  listenerAddress: string;
   listenerPort: number;
   /** `<service>.<namespace>.svc.<clusterDomain>` for kube clusters. */
   clusterDomain: string;
@@ -21,6 +22,7 @@ export interface CompileOptions {
 }
 
 export const DEFAULT_OPTIONS: CompileOptions = {
+  listenerAddress: '0.0.0.0',
   listenerPort: 8080,
   clusterDomain: 'cluster.local',
   controlPlaneNamespace: 'sluice-system',

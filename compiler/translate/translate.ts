@@ -39,7 +39,7 @@ export function translate(model: Model, options: CompileOptions, concerns: reado
   );
   return {
     output: {
-      listeners: [httpListener(options.listenerPort, httpFilters, routeConfig)],
+      listeners: [httpListener(options.listenerAddress, options.listenerPort, httpFilters, routeConfig)],
       routes: [routeConfig],
       clusters: clusters.sort(byName),
       authConfigs: authConfigs.sort(byName),
