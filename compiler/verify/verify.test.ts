@@ -114,6 +114,21 @@ describe('verifyBootstrap', () => {
     ]);
   });
 
+  test('listener, admin and STATIC cluster addresses must be IP addresses', () => {
+    const diags = verifyBootstrap(
+      brokenBootstrap((b) => {
+        b.admin.address.socket_address.address = 'localhost';
+        b.static_resources.listeners[0].address.socket_address.address = 'gateway';
+        b.static_resources.clusters[0].type = 'STATIC';
+      }),
+    );
+    expect(summary(diags)).toEqual([
+      'Listener http-8080 | static_resources.listeners[0].address.socket_address.address | "gateway" is not an IP address; a listener needs one [envoy.ip_address]',
+      'Cluster default-petstore-8080 | static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.address | "petstore.default.svc.cluster.local" is not an IP address; a STATIC cluster needs one [envoy.ip_address]',
+      'Bootstrap | admin.address.socket_address.address | "localhost" is not an IP address; the admin interface needs one [envoy.ip_address]',
+    ]);
+  });
+
   test('an unknown top-level field belongs to the bootstrap itself', () => {
     expect(summary(verifyBootstrap({ ...bootstrap(), static_resource: {} }))).toEqual([
       'Bootstrap | static_resource | unknown field "static_resource" in envoy.config.bootstrap.v3.Bootstrap [unknown_field]',
@@ -162,6 +177,14 @@ describe('verifyOutput', () => {
     expect(summary(verifyOutput(out))).toEqual([
       'RouteConfiguration http-8080 | name | RouteConfiguration name "http-8080" is used twice [envoy.duplicate_name]',
       'Listener http-8080 | filter_chains[0].filters[0].typed_config.rds.route_config_name | RDS route_config_name "http-9090" names no RouteConfiguration of the output [envoy.unknown_route_config]',
+    ]);
+  });
+
+  test('a per-route jwt_authn requirement_name that no requirement_map defines', () => {
+    const out = output();
+    (out.routes[0] as any).virtual_hosts[0].typed_per_filter_config['envoy.filters.http.jwt_authn'].requirement_name = 'default.petstor';
+    expect(summary(verifyOutput(out))).toEqual([
+      'RouteConfiguration http-8080 | virtual_hosts[0].typed_per_filter_config["envoy.filters.http.jwt_authn"].requirement_name | requirement_name "default.petstor" is not in the requirement_map of any jwt_authn filter [envoy.unknown_jwt_requirement]',
     ]);
   });
 

@@ -4,6 +4,7 @@
  * the checks Envoy makes when it loads configuration. Input errors were all
  * reported by earlier stages, so anything found here is a compiler bug.
  */
+import { isIP } from 'node:net';
 import type { Diagnostic } from '../diagnostics.js';
 import type { CompiledOutput, Json } from '../translate/output.js';
 import { checkMessage, type MessageHook, type ProtoIssue } from './proto-json.js';
@@ -17,6 +18,8 @@ const T = {
   hcm: 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
   grpcService: 'envoy.config.core.v3.GrpcService',
   httpUri: 'envoy.config.core.v3.HttpUri',
+  jwtAuthn: 'envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication',
+  jwtPerRoute: 'envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig',
   authConfig: 'sluice.extauth.v1.AuthConfig',
   graphqlApi: 'sluice.graphql.v1.GraphQLApi',
 } as const;
@@ -37,25 +40,62 @@ function nameOf(v: unknown): string {
   return typeof n === 'string' ? n : '?';
 }
 
+/** A name used in one resource and defined in another, checked once everything is walked. */
+interface Reference {
+  kind: 'route_config' | 'jwt_requirement';
+  name: string;
+  path: string;
+  resource?: string;
+}
+
 /**
  * Envoy's load-time checks, gathered while the proto checker walks (hooks on
- * RouteConfiguration, RouteAction, HCM, GrpcService, HttpUri) so large route
- * configurations are walked once. Paths are formatted only for failures.
+ * the message types concerned, wherever they sit, Anys included) so large
+ * route configurations are walked once. Paths are formatted only for failures.
  */
 class LoadChecks {
   readonly found: ProtoIssue[] = [];
-  /** `rds.route_config_name` of every HCM, for the RDS check. */
-  readonly rdsNames: Array<{ name: string; path: string; resource?: string }> = [];
+  readonly references: Reference[] = [];
+  /** Keys of every jwt_authn requirement_map, which per-route requirement_name must name. */
+  readonly jwtRequirements = new Set<string>();
   readonly hooks: ReadonlyMap<string, MessageHook>;
 
   constructor(private readonly clusters: ReadonlySet<string>) {
     this.hooks = new Map<string, MessageHook>([
+      [T.listener, (v, p) => this.ipAddress(v.address, p, 'address.socket_address.address', 'a listener')],
+      [T.cluster, (v, p) => this.cluster(v, p)],
       [T.route, (v, p) => this.routeConfiguration(v, p)],
       [T.routeAction, (v, p) => this.routeAction(v, p)],
       [T.hcm, (v, p) => this.hcm(v, p)],
       [T.grpcService, (v, p) => this.clusterRef((v.envoy_grpc as Json | undefined)?.cluster_name, p, 'envoy_grpc.cluster_name')],
       [T.httpUri, (v, p) => this.clusterRef(v.cluster, p, 'cluster')],
+      [T.jwtAuthn, (v) => Object.keys((v.requirement_map as Json | undefined) ?? {}).forEach((k) => this.jwtRequirements.add(k))],
+      [
+        T.jwtPerRoute,
+        (v, p) => {
+          // An empty name is reported by its min_len rule.
+          if (typeof v.requirement_name === 'string' && v.requirement_name !== '') this.references.push({ kind: 'jwt_requirement', name: v.requirement_name, path: `${p()}.requirement_name` });
+        },
+      ],
     ]);
+  }
+
+  /** Envoy binds listeners and admin, and places STATIC endpoints, on IP addresses only (no DNS). */
+  ipAddress(address: unknown, path: () => string, field: string, what: string): void {
+    const sa = (address as Json | undefined)?.socket_address as Json | undefined;
+    if (sa && typeof sa.address === 'string' && !isIP(sa.address)) {
+      this.add(`${path()}${path() ? '.' : ''}${field}`, 'envoy.ip_address', `"${sa.address}" is not an IP address; ${what} needs one`);
+    }
+  }
+
+  private cluster(c: Json, path: () => string): void {
+    if (c.type !== undefined && c.type !== 'STATIC' && c.type !== 0) return;
+    const endpoints = asArray((c.load_assignment as Json | undefined)?.endpoints);
+    endpoints.forEach((e, i) =>
+      asArray((e as Json)?.lb_endpoints).forEach((lb, j) =>
+        this.ipAddress(((lb as Json)?.endpoint as Json | undefined)?.address, path, `load_assignment.endpoints[${i}].lb_endpoints[${j}].endpoint.address.socket_address.address`, 'a STATIC cluster'),
+      ),
+    );
   }
 
   private add(path: string, rule: string, message: string): void {
@@ -111,7 +151,7 @@ class LoadChecks {
 
   private hcm(hcm: Json, path: () => string): void {
     const rds = hcm.rds as Json | undefined;
-    if (rds && typeof rds.route_config_name === 'string') this.rdsNames.push({ name: rds.route_config_name, path: `${path()}.rds.route_config_name` });
+    if (rds && typeof rds.route_config_name === 'string') this.references.push({ kind: 'route_config', name: rds.route_config_name, path: `${path()}.rds.route_config_name` });
     const filters = Array.isArray(hcm.http_filters) ? (hcm.http_filters as Json[]) : [];
     if (filters.length === 0) {
       this.add(`${path()}.http_filters`, 'envoy.http_filters', 'the HTTP filter chain is empty; it must end with the router filter');
@@ -159,6 +199,18 @@ function duplicateAddresses(listeners: unknown[]): Clash[] {
   return out;
 }
 
+/** Per-route jwt_authn configurations must name a requirement of the filter's requirement_map. */
+function jwtReferences(checks: LoadChecks): Array<ProtoIssue & { resource?: string }> {
+  return checks.references
+    .filter((r) => r.kind === 'jwt_requirement' && !checks.jwtRequirements.has(r.name))
+    .map((r) => ({
+      path: r.path,
+      resource: r.resource,
+      rule: 'envoy.unknown_jwt_requirement',
+      message: `requirement_name "${r.name}" is not in the requirement_map of any jwt_authn filter`,
+    }));
+}
+
 function clusterNames(clusters: unknown[]): Set<string> {
   return new Set(clusters.map(nameOf));
 }
@@ -176,9 +228,12 @@ export function verifyBootstrap(bootstrap: Json): Diagnostic[] {
   const listeners = asArray(sr.listeners);
   const clusters = asArray(sr.clusters);
   const checks = new LoadChecks(clusterNames(clusters));
+  const protoIssues = checkMessage(T.bootstrap, bootstrap, { hooks: checks.hooks });
+  checks.ipAddress((bootstrap.admin as Json | undefined)?.address, () => 'admin', 'address.socket_address.address', 'the admin interface');
   const issues = [
-    ...checkMessage(T.bootstrap, bootstrap, { hooks: checks.hooks }),
+    ...protoIssues,
     ...checks.found,
+    ...jwtReferences(checks),
     ...duplicateNames(listeners, 'listener').map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].name` })),
     ...duplicateAddresses(listeners).map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].address` })),
     ...duplicateNames(clusters, 'cluster').map((c) => ({ ...c, path: `static_resources.clusters[${c.index}].name` })),
@@ -202,10 +257,10 @@ export function verifyOutput(out: CompiledOutput): Diagnostic[] {
   const each = (items: Json[], typeName: string, kind: string) => {
     for (const item of items) {
       const resource = `${kind} ${nameOf(item)}`;
-      const rdsBefore = checks.rdsNames.length;
+      const refsBefore = checks.references.length;
       for (const iss of checkMessage(typeName, item, { hooks: checks.hooks })) diags.push(bug(resource, iss.path, iss.message, iss.rule));
       for (const iss of checks.found.splice(0)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      for (const r of checks.rdsNames.slice(rdsBefore)) r.resource = resource;
+      for (const r of checks.references.slice(refsBefore)) r.resource = resource;
     }
     for (const c of duplicateNames(items, kind)) diags.push(bug(`${kind} ${nameOf(items[c.index])}`, 'name', c.message, c.rule));
   };
@@ -216,11 +271,11 @@ export function verifyOutput(out: CompiledOutput): Diagnostic[] {
   each(out.graphqlApis, T.graphqlApi, 'GraphQLApi');
   for (const c of duplicateAddresses(out.listeners)) diags.push(bug(`Listener ${nameOf(out.listeners[c.index])}`, 'address', c.message, c.rule));
   const routeNames = new Set(out.routes.map(nameOf));
-  // rds names were gathered while the listeners were walked.
-  for (const r of checks.rdsNames) {
-    if (!routeNames.has(r.name)) {
-      diags.push(bug(r.resource ?? 'Listener', r.path, `RDS route_config_name "${r.name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'));
+  for (const r of checks.references) {
+    if (r.kind === 'route_config' && !routeNames.has(r.name)) {
+      diags.push(bug(r.resource!, r.path, `RDS route_config_name "${r.name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'));
     }
   }
+  for (const iss of jwtReferences(checks)) diags.push(bug(iss.resource!, iss.path, iss.message, iss.rule));
   return diags;
 }
