@@ -200,14 +200,11 @@ function send(port: number, host: string, method: string, target: string, header
 /** Compiles the e2e resources as `sluice compile` would, with the listener and admin on loopback ports. */
 async function compileBootstrap(dir: string, localPem: string, ports: { echo: number; jwks: number; listener: number; admin: number }): Promise<Json> {
   writeFileSync(path.join(dir, 'resources.yaml'), resources(localPem, ports.echo, ports.jwks));
-  const options: CompileOptions = { ...DEFAULT_OPTIONS, listenerPort: ports.listener, adminPort: ports.admin };
+  // Tests bind loopback only (the default, 0.0.0.0, is what a pod needs).
+  const options: CompileOptions = { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort: ports.listener, adminPort: ports.admin };
   const result = await compileFiles([path.join(dir, 'resources.yaml')], options);
   expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
   const bootstrap = staticBootstrap(result.output!, options);
-  // The compiled listener binds every interface (as it must in a pod); tests bind loopback only.
-  for (const listener of (bootstrap.static_resources as { listeners: { address: { socket_address: Json } }[] }).listeners) {
-    listener.address.socket_address.address = '127.0.0.1';
-  }
   expect(verifyBootstrap(bootstrap).map(formatDiagnostic)).toEqual([]);
   return bootstrap;
 }
