@@ -287,6 +287,16 @@ describe('checkMessage: each rule class is reported at its path', () => {
     ]);
   });
 
+  test('a TypedStruct is checked as the message its type_url names', () => {
+    const typed = (value: Json) => ({
+      '@type': 'type.googleapis.com/xds.type.v3.TypedStruct',
+      type_url: 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router',
+      value,
+    });
+    expect(checkMessage('google.protobuf.Any', typed({ suppress_envoy_headers: true }))).toEqual([]);
+    expect(rules(checkMessage('google.protobuf.Any', typed({ suppress_envoy_header: true })))).toEqual(['unknown_field @ value.suppress_envoy_header']);
+  });
+
   test('any rules: required', () => {
     expect(rules(checkMessage('envoy.config.core.v3.TypedExtensionConfig', { name: 'x' }))).toEqual(['any.required @ typed_config']);
   });

@@ -237,6 +237,7 @@ const NUM_LIMITS: Record<string, [number, number]> = {
 };
 
 function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'an object';
@@ -755,8 +756,25 @@ class Checker {
       return;
     }
     this.message(plan, obj, true);
+    if (TYPED_STRUCTS.has(plan.fullName)) this.typedStruct(obj);
+  }
+
+  /** Envoy turns a TypedStruct's `value` (a Struct) into the message its type_url names: check it as that. */
+  private typedStruct(obj: Json): void {
+    const url = obj.type_url;
+    if (typeof url !== 'string') return;
+    const type = findType(url);
+    if (!type) {
+      this.report('any.type_url', `type_url ${url} names no message type in Envoy's API protos`, 'type_url');
+      return;
+    }
+    this.path.push('value');
+    this.message(planOf(type), obj.value ?? {});
+    this.path.pop();
   }
 }
+
+const TYPED_STRUCTS = new Set(['xds.type.v3.TypedStruct', 'udpa.type.v1.TypedStruct']);
 
 /** Everything wrong with `json` as a `typeName` message (empty when it is valid). */
 export function checkMessage(typeName: string, json: unknown, opts: CheckOptions = {}): ProtoIssue[] {
