@@ -1,0 +1,14 @@
+# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`).
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY compiler ./compiler
+COPY protos ./protos
+COPY extauth-server ./extauth-server
+COPY graphql-server ./graphql-server
+COPY bench ./bench
+# `npm ci` builds dist/ (the prepare script); dev dependencies go afterwards.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
+USER node
+ENTRYPOINT ["node"]
