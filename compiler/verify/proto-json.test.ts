@@ -308,10 +308,21 @@ describe('checkMessage: each rule class is reported at its path', () => {
 });
 
 describe('encodeMessage / decodeMessage', () => {
-  test('a bootstrap round-trips through the wire form', () => {
+  test('a bootstrap round-trips through the wire form, less the proto3 default values', () => {
     const b = bootstrap();
     const bytes = encodeMessage(BOOTSTRAP, b);
-    expect(decodeMessage(BOOTSTRAP, bytes)).toEqual(b);
+    // lb_policy ROUND_ROBIN and codec_type AUTO are enum value 0: proto3 does not put them on the wire.
+    const expected: any = bootstrap();
+    delete expected.static_resources.clusters[0].lb_policy;
+    delete hcmOf(expected).codec_type;
+    expect(decodeMessage(BOOTSTRAP, bytes)).toEqual(expected);
+  });
+
+  test('default values are written when they set a oneof', () => {
+    const sa = { address: '0.0.0.0', port_value: 0 };
+    expect(decodeMessage('envoy.config.core.v3.SocketAddress', encodeMessage('envoy.config.core.v3.SocketAddress', sa))).toEqual(sa);
+    const ra = { cluster: 'c', timeout: '0s' };
+    expect(decodeMessage('envoy.config.route.v3.RouteAction', encodeMessage('envoy.config.route.v3.RouteAction', ra))).toEqual(ra);
   });
 
   test('WKTs take their message form on the wire (protobufjs decode)', () => {
@@ -328,6 +339,7 @@ describe('encodeMessage / decodeMessage', () => {
     expect(fields.a.stringValue).toBe('x');
     expect(fields.n.numberValue).toBe(2);
     expect(fields.l.listValue.values.map((v: any) => v.kind)).toEqual(['boolValue', 'nullValue']);
+    delete cluster.lb_policy; // ROUND_ROBIN is the default
     expect(decodeMessage(CLUSTER, encodeMessage(CLUSTER, cluster))).toEqual(cluster);
   });
 
@@ -339,9 +351,36 @@ describe('encodeMessage / decodeMessage', () => {
     expect(jwtAny.type_url).toBe('type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication');
     const jwt = lookupType(jwtAny.type_url).decode(jwtAny.value) as any;
     expect(jwt.providers['default.petstore.okta'].remote_jwks.http_uri.timeout.seconds.toString()).toBe('5');
-    expect(decodeMessage('google.protobuf.Any', encodeMessage('google.protobuf.Any', securedHcm()))).toEqual(securedHcm());
+    const expected: any = securedHcm();
+    delete expected.http_filters[2].typed_config.failure_mode_allow; // false is the default
+    expect(decodeMessage('google.protobuf.Any', encodeMessage('google.protobuf.Any', securedHcm()))).toEqual(expected);
     const rc = securedRouteConfig();
-    expect(decodeMessage(ROUTE_CONFIG, encodeMessage(ROUTE_CONFIG, rc))).toEqual(rc);
+    const rcExpected: any = securedRouteConfig();
+    delete rcExpected.virtual_hosts[0].typed_per_filter_config['envoy.filters.http.rbac'].rbac.rules.action; // ALLOW is 0
+    expect(decodeMessage(ROUTE_CONFIG, encodeMessage(ROUTE_CONFIG, rc))).toEqual(rcExpected);
+  });
+
+  test('the bytes equal protobufjs encoding of the same message (negative ints, doubles, packed repeated, maps)', () => {
+    // [type, proto3 JSON, the same as protobufjs' fromObject wants it (WKTs in message form)]
+    const cases: Array<[string, Json, Json]> = [
+      ['envoy.type.v3.Int32Range', { start: -5, end: 10 }, { start: -5, end: 10 }],
+      ['envoy.type.v3.Int64Range', { start: '-9007199254740993', end: '9223372036854775807' }, { start: '-9007199254740993', end: '9223372036854775807' }],
+      ['envoy.type.v3.DoubleRange', { start: -1.5, end: 2.25 }, { start: -1.5, end: 2.25 }],
+      [
+        'envoy.config.route.v3.RetryPolicy',
+        { retry_on: '5xx', num_retries: 3, per_try_timeout: '0.25s', retriable_status_codes: [503, 504, 70000] },
+        { retry_on: '5xx', num_retries: { value: 3 }, per_try_timeout: { nanos: 250_000_000 }, retriable_status_codes: [503, 504, 70000] },
+      ],
+      ['envoy.config.core.v3.Metadata', { filter_metadata: { a: {} } }, { filter_metadata: { a: { fields: {} } } }],
+      ['envoy.config.core.v3.HeaderValue', { key: 'x-ünïcödé', value: 'v'.repeat(300) }, { key: 'x-ünïcödé', value: 'v'.repeat(300) }],
+    ];
+    for (const [name, json, object] of cases) {
+      const type = lookupType(name);
+      const theirs = type.encode(type.fromObject(object)).finish();
+      expect(Buffer.from(encodeMessage(name, json)).toString('hex')).toBe(Buffer.from(theirs).toString('hex'));
+    }
+    const range = lookupType('envoy.type.v3.Int32Range').decode(encodeMessage('envoy.type.v3.Int32Range', { start: -5 })) as any;
+    expect(range.start).toBe(-5);
   });
 
   test('int64 strings, bytes, enums by number and lowerCamel names', () => {
