@@ -380,6 +380,9 @@ describe('encodeMessage / decodeMessage', () => {
       ['envoy.type.v3.Int32Range', { start: -5, end: 10 }, { start: -5, end: 10 }],
       ['envoy.type.v3.Int64Range', { start: '-9007199254740993', end: '9223372036854775807' }, { start: '-9007199254740993', end: '9223372036854775807' }],
       ['envoy.type.v3.DoubleRange', { start: -1.5, end: 2.25 }, { start: -1.5, end: 2.25 }],
+      // varint length boundaries: 2^28 (5 bytes), 2^49 (8 bytes), 2^53 - 1
+      ['envoy.type.v3.Int64Range', { start: 2 ** 28, end: 2 ** 49 }, { start: 2 ** 28, end: 2 ** 49 }],
+      ['envoy.type.v3.Int64Range', { start: 2 ** 49 - 1, end: Number.MAX_SAFE_INTEGER }, { start: 2 ** 49 - 1, end: Number.MAX_SAFE_INTEGER }],
       [
         'envoy.config.route.v3.RetryPolicy',
         { retry_on: '5xx', num_retries: 3, per_try_timeout: '0.25s', retriable_status_codes: [503, 504, 70000] },

@@ -821,7 +821,9 @@ class Wire {
   /** Non-negative integer below 2^53. */
   private varint(n: number): void {
     if (!this.buf) {
-      this.size += n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : Math.ceil(Math.log2(n + 1) / 7);
+      let bytes = 1;
+      for (let rest = n; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes++;
+      this.size += bytes;
       return;
     }
     while (n >= 0x80) {
