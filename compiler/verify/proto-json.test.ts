@@ -291,6 +291,9 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('map rules: min_pairs and key rules', () => {
+    expect(rules(checkMessage('envoy.config.core.v3.Metadata', { filter_metadata: { '': {}, ok: {} } }))).toEqual(['string.min_len @ filter_metadata[""]']);
+    expect(rules(checkMessage('envoy.service.rate_limit_quota.v3.BucketId', { bucket: { a: '' } }))).toEqual(['string.min_len @ bucket.a']);
+    expect(rules(checkMessage('envoy.service.rate_limit_quota.v3.BucketId', {}))).toEqual(['map.min_pairs @ bucket']);
     const matcher = { input: { name: 'i', typed_config: { '@type': 'type.googleapis.com/envoy.type.matcher.v3.HttpRequestHeaderMatchInput', header_name: 'x' } }, exact_match_map: { map: {} } };
     expect(rules(checkMessage('envoy.config.common.matcher.v3.Matcher.MatcherTree', matcher))).toEqual(['map.min_pairs @ exact_match_map.map']);
   });
