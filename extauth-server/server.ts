@@ -51,7 +51,8 @@ function adminServer(authorizer: Authorizer, metrics: Metrics): FastifyInstance 
 
 export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth> {
   if (!!opts.config === !!opts.xds) throw new Error('give exactly one of --config FILE and --xds HOST:PORT');
-  const logger = opts.logger ?? pino({ name: 'sluice-extauth', redact: ['*.password', '*.authorization', 'headers.authorization'] });
+  const logger =
+    opts.logger ?? pino({ name: 'sluice-extauth', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.password', '*.authorization', 'headers.authorization'] });
   const poolDefaults = opts.poolDefaults ?? DEFAULT_POOL;
   // The pool gauge reads the authorizer's pools at scrape time.
   const metrics: Metrics = new Metrics({ poolStats: () => authorizer.poolStats() });
