@@ -169,6 +169,19 @@ describe('verifyOutput', () => {
     ]);
   });
 
+  test('load-time checks on a top-level RouteConfiguration use paths inside it', () => {
+    const out = output();
+    const vhosts = (out.routes[0] as any).virtual_hosts;
+    vhosts[1].domains = ['PETSTORE.example.com'];
+    vhosts[1].name = 'default.petstore';
+    vhosts[1].routes = [{ match: { prefix: '/' }, route: { cluster: 'nowhere' } }];
+    expect(summary(verifyOutput(out))).toEqual([
+      'RouteConfiguration http-8080 | virtual_hosts[1].name | virtual host name "default.petstore" is used twice in route configuration "http-8080" [envoy.duplicate_virtual_host]',
+      'RouteConfiguration http-8080 | virtual_hosts[1].domains[0] | domain "petstore.example.com" is already served by virtual host "default.petstore" of route configuration "http-8080" (Envoy rejects duplicate domains) [envoy.duplicate_domain]',
+      'RouteConfiguration http-8080 | virtual_hosts[1].routes[0].route.cluster | cluster "nowhere" is not defined [envoy.unknown_cluster]',
+    ]);
+  });
+
   test('RDS names a route configuration the output does not define; duplicate route configuration names', () => {
     const out = output();
     const hcm = (out.listeners[0] as any).filter_chains[0].filters[0].typed_config;

@@ -35,6 +35,11 @@ function bug(resource: string, field: string, message: string, rule: string): Di
   };
 }
 
+/** `base.rest`, or `rest` at the top of a resource. */
+function join(base: string, rest: string): string {
+  return base ? `${base}.${rest}` : rest;
+}
+
 function nameOf(v: unknown): string {
   const n = v && typeof v === 'object' ? (v as Json).name : undefined;
   return typeof n === 'string' ? n : '?';
@@ -74,7 +79,7 @@ class LoadChecks {
         T.jwtPerRoute,
         (v, p) => {
           // An empty name is reported by its min_len rule.
-          if (typeof v.requirement_name === 'string' && v.requirement_name !== '') this.references.push({ kind: 'jwt_requirement', name: v.requirement_name, path: `${p()}.requirement_name` });
+          if (typeof v.requirement_name === 'string' && v.requirement_name !== '') this.references.push({ kind: 'jwt_requirement', name: v.requirement_name, path: join(p(), 'requirement_name') });
         },
       ],
     ]);
@@ -84,7 +89,7 @@ class LoadChecks {
   ipAddress(address: unknown, path: () => string, field: string, what: string): void {
     const sa = (address as Json | undefined)?.socket_address as Json | undefined;
     if (sa && typeof sa.address === 'string' && !isIP(sa.address)) {
-      this.add(`${path()}${path() ? '.' : ''}${field}`, 'envoy.ip_address', `"${sa.address}" is not an IP address; ${what} needs one`);
+      this.add(join(path(), field), 'envoy.ip_address', `"${sa.address}" is not an IP address; ${what} needs one`);
     }
   }
 
@@ -104,7 +109,7 @@ class LoadChecks {
 
   private clusterRef(name: unknown, path: () => string, field: string): void {
     if (typeof name === 'string' && name !== '' && !this.clusters.has(name)) {
-      this.add(`${path()}.${field}`, 'envoy.unknown_cluster', `cluster "${name}" is not defined`);
+      this.add(join(path(), field), 'envoy.unknown_cluster', `cluster "${name}" is not defined`);
     }
   }
 
@@ -119,7 +124,7 @@ class LoadChecks {
       if (!vh || typeof vh !== 'object') continue;
       const name = vh.name;
       if (typeof name === 'string') {
-        if (names.has(name)) this.add(`${path()}.virtual_hosts[${i}].name`, 'envoy.duplicate_virtual_host', `virtual host name "${name}" is used twice in route configuration "${nameOf(rc)}"`);
+        if (names.has(name)) this.add(join(path(), `virtual_hosts[${i}].name`), 'envoy.duplicate_virtual_host', `virtual host name "${name}" is used twice in route configuration "${nameOf(rc)}"`);
         names.add(name);
       }
       const list = vh.domains;
@@ -130,7 +135,7 @@ class LoadChecks {
         const first = domains.get(d);
         if (first !== undefined) {
           this.add(
-            `${path()}.virtual_hosts[${i}].domains[${j}]`,
+            join(path(), `virtual_hosts[${i}].domains[${j}]`),
             'envoy.duplicate_domain',
             `domain "${d}" is already served by virtual host "${nameOf(vhosts[first])}" of route configuration "${nameOf(rc)}" (Envoy rejects duplicate domains)`,
           );
@@ -151,17 +156,17 @@ class LoadChecks {
 
   private hcm(hcm: Json, path: () => string): void {
     const rds = hcm.rds as Json | undefined;
-    if (rds && typeof rds.route_config_name === 'string') this.references.push({ kind: 'route_config', name: rds.route_config_name, path: `${path()}.rds.route_config_name` });
+    if (rds && typeof rds.route_config_name === 'string') this.references.push({ kind: 'route_config', name: rds.route_config_name, path: join(path(), 'rds.route_config_name') });
     const filters = Array.isArray(hcm.http_filters) ? (hcm.http_filters as Json[]) : [];
     if (filters.length === 0) {
-      this.add(`${path()}.http_filters`, 'envoy.http_filters', 'the HTTP filter chain is empty; it must end with the router filter');
+      this.add(join(path(), 'http_filters'), 'envoy.http_filters', 'the HTTP filter chain is empty; it must end with the router filter');
       return;
     }
     filters.forEach((f, i) => {
       const isRouter = (f?.typed_config as Json | undefined)?.['@type'] === ROUTER_TYPE;
       const last = i === filters.length - 1;
-      if (isRouter && !last) this.add(`${path()}.http_filters[${i}]`, 'envoy.http_filters', `the router filter (a terminal filter) must be the last HTTP filter, but ${filters.length - 1 - i} follow it`);
-      if (!isRouter && last) this.add(`${path()}.http_filters[${i}]`, 'envoy.http_filters', `the HTTP filter chain ends with "${nameOf(f)}"; it must end with the router filter`);
+      if (isRouter && !last) this.add(join(path(), `http_filters[${i}]`), 'envoy.http_filters', `the router filter (a terminal filter) must be the last HTTP filter, but ${filters.length - 1 - i} follow it`);
+      if (!isRouter && last) this.add(join(path(), `http_filters[${i}]`), 'envoy.http_filters', `the HTTP filter chain ends with "${nameOf(f)}"; it must end with the router filter`);
     });
   }
 }
