@@ -87,6 +87,8 @@ describe('checkMessage: valid messages', () => {
     // int64 as a string and as a number; bytes as base64
     expect(checkMessage('envoy.type.v3.Int64Range', { start: '-5', end: 10 })).toEqual([]);
     expect(checkMessage('envoy.config.core.v3.DataSource', { inline_bytes: 'aGVsbG8=' })).toEqual([]);
+    // …but not both spellings of one field
+    expect(rules(checkMessage(CLUSTER, { ...strictDnsCluster(), connectTimeout: '1s' }))).toEqual(['duplicate_field @ connectTimeout']);
   });
 
   test('an Any of a well-known type carries its JSON form under "value"', () => {
