@@ -1,0 +1,299 @@
+/**
+ * `npm run bench -- xds`: 1,000 VirtualServices (the compile benchmark's
+ * generator: 5 routes each, half with JWT + RBAC) served by the real xDS
+ * server; 100, then 500 ADS clients (separate HTTP/2 connections, in a child
+ * process so the server has its own event loop and RSS) subscribe to CDS,
+ * EDS, LDS and RDS and ACK everything. Then one VirtualService changes:
+ * recompile, and the time from the new snapshot to each client's ACK of the
+ * new route version (p50, p99, all). Server RSS per client is the RSS growth
+ * over the server with no client, divided by the number of clients.
+ *
+ * Peer (the floor): a bare grpc-js server on the same clients that encodes
+ * the same RDS response once and writes it to every stream, waiting for the
+ * same ACKs; no protocol logic. Ratio = sluice / floor, for "all ACKed".
+ * Target: 500 clients all updated within 1 s, RSS under 1 GiB.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { pino } from 'pino';
+import { INCLUDE_DIRS } from '../protos/envoy.js';
+import { DEFAULT_OPTIONS, TYPE_URL } from '../compiler/translate/output.js';
+import { ControlPlane } from '../compiler/xds/control.js';
+import { discoveryTypes } from '../compiler/xds/proto.js';
+import { XdsServer } from '../compiler/xds/server.js';
+import { generate } from './compile.js';
+
+const CHILD_FLAG = '--xds-clients';
+const ROUNDS = 5;
+
+interface Plan {
+  port: number;
+  clients: number;
+  subscriptions: Array<{ type_url: string; resource_names: string[] }>;
+}
+
+// ------------------------------------------------------------------ clients (child process)
+
+async function clientsMain(): Promise<void> {
+  const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', {
+    includeDirs: [...INCLUDE_DIRS],
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    arrays: true,
+  });
+  const Ads = (grpc.loadPackageDefinition(definition) as any).envoy.service.discovery.v3.AggregatedDiscoveryService;
+  const open: Array<{ client: grpc.Client; call: grpc.ClientDuplexStream<object, any> }> = [];
+  process.on('message', (msg: { cmd: 'connect'; plan: Plan } | { cmd: 'close' }) => {
+    if (msg.cmd === 'close') {
+      for (const { client, call } of open.splice(0)) {
+        call.cancel();
+        client.close();
+      }
+      process.send!({ event: 'closed' });
+      return;
+    }
+    const { plan } = msg;
+    let synced = 0;
+    for (let i = 0; i < plan.clients; i++) {
+      // A local subchannel pool: one HTTP/2 connection per client, as separate Envoys have. A large
+      // HTTP/2 window, as Envoy advertises (256 MiB by default), instead of Node's 64 KiB.
+      const client = new Ads(`127.0.0.1:${plan.port}`, grpc.credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+        'grpc.max_receive_message_length': 64 << 20,
+        'grpc-node.flow_control_window': 16 << 20,
+      });
+      const call: grpc.ClientDuplexStream<object, any> = client.StreamAggregatedResources();
+      const pending = new Set(plan.subscriptions.map((s) => s.type_url));
+      const namesOf = new Map(plan.subscriptions.map((s) => [s.type_url, s.resource_names]));
+      const node = { id: `bench-${i}`, cluster: 'bench' };
+      call.on('data', (r: { type_url: string; version_info: string; nonce: string }) => {
+        call.write({ node, type_url: r.type_url, version_info: r.version_info, response_nonce: r.nonce, resource_names: namesOf.get(r.type_url) });
+        if (pending.delete(r.type_url) && pending.size === 0 && ++synced === plan.clients) process.send!({ event: 'synced' });
+      });
+      call.on('error', () => undefined);
+      for (const s of plan.subscriptions) call.write({ node, type_url: s.type_url, resource_names: s.resource_names });
+      open.push({ client, call });
+    }
+  });
+  process.send!({ event: 'ready' });
+}
+
+class ClientFleet {
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(): Promise<ClientFleet> {
+    const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG], { stdio: 'inherit' });
+    await waitFor(child, 'ready');
+    return new ClientFleet(child);
+  }
+
+  async connect(plan: Plan): Promise<void> {
+    const synced = waitFor(this.child, 'synced');
+    this.child.send({ cmd: 'connect', plan });
+    await synced;
+  }
+
+  async disconnect(): Promise<void> {
+    const closed = waitFor(this.child, 'closed');
+    this.child.send({ cmd: 'close' });
+    await closed;
+  }
+
+  stop(): void {
+    this.child.kill();
+  }
+}
+
+function waitFor(child: ChildProcess, event: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { event: string }) => {
+      if (m.event !== event) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve();
+    };
+    const onExit = (code: number) => reject(new Error(`client process exited (${code}) before "${event}"`));
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+// ------------------------------------------------------------------ the floor peer
+
+/** Writes one pre-encoded RDS response to every stream and counts the ACKs that name its nonce. */
+class FloorServer {
+  private readonly server = new grpc.Server();
+  private readonly streams = new Set<grpc.ServerDuplexStream<any, Buffer>>();
+  private awaited: { nonce: string; left: number; done: () => void } | undefined;
+  port = 0;
+
+  constructor(private initial: Buffer) {
+    const { DiscoveryRequest } = discoveryTypes();
+    this.server.addService(
+      {
+        StreamAggregatedResources: {
+          path: '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources',
+          requestStream: true,
+          responseStream: true,
+          requestDeserialize: (b: Buffer) => DiscoveryRequest.toObject(DiscoveryRequest.decode(b)),
+          requestSerialize: (m: any) => m,
+          responseSerialize: (b: Buffer) => b,
+          responseDeserialize: (b: Buffer) => b,
+        },
+      },
+      {
+        StreamAggregatedResources: (call: grpc.ServerDuplexStream<any, Buffer>) => {
+          this.streams.add(call);
+          call.on('data', (req: { response_nonce?: string }) => {
+            if (!req.response_nonce) call.write(Buffer.concat([this.initial, nonceField('0')]));
+            else if (this.awaited && req.response_nonce === this.awaited.nonce && --this.awaited.left === 0) this.awaited.done();
+          });
+          call.on('error', () => undefined);
+          call.on('close', () => this.streams.delete(call));
+        },
+      },
+    );
+  }
+
+  async listen(): Promise<void> {
+    this.port = await new Promise((res, rej) => this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  }
+
+  /** Sends `body` to every stream; resolves when all have ACKed it. */
+  push(body: Buffer, nonce: string): Promise<void> {
+    return new Promise((done) => {
+      this.awaited = { nonce, left: this.streams.size, done };
+      const message = Buffer.concat([body, nonceField(nonce)]);
+      for (const s of this.streams) s.write(message);
+    });
+  }
+
+  close(): void {
+    this.server.forceShutdown();
+  }
+}
+
+function nonceField(nonce: string): Buffer {
+  return Buffer.from([(5 << 3) | 2, nonce.length, ...Buffer.from(nonce)]);
+}
+
+// ------------------------------------------------------------------ the benchmark
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
+
+export async function run(args: string[]): Promise<void> {
+  const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-xds-'));
+  const fleet = await ClientFleet.start();
+  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
+  const server = new XdsServer(control.cache);
+  try {
+    generate(dir, 1000);
+    const first = await control.start();
+    control.close(); // the benchmark edits and recompiles itself; no watcher timing in the figures
+    if (!first.ok) throw new Error(`bench input did not compile: ${first.diagnostics[0]?.message}`);
+    const port = await server.listen('127.0.0.1', 0);
+    const snapshot = control.snapshot!;
+    const routeName = [...snapshot.type(TYPE_URL.route)!.resources.keys()][0];
+    const edsNames = [...snapshot.type(TYPE_URL.endpoint)!.resources.keys()];
+    const routeBytes = snapshot.type(TYPE_URL.route)!.resources.get(routeName)!.value.length;
+    console.log(
+      `1000 virtual services: ${snapshot.type(TYPE_URL.cluster)!.resources.size} clusters, ${edsNames.length} EDS, RDS ${mib(routeBytes)} MiB; first compile ${first.durationMs.toFixed(0)} ms`,
+    );
+    const subscriptions = [
+      { type_url: TYPE_URL.cluster, resource_names: [] },
+      ...(edsNames.length ? [{ type_url: TYPE_URL.endpoint, resource_names: edsNames }] : []),
+      { type_url: TYPE_URL.listener, resource_names: [] },
+      { type_url: TYPE_URL.route, resource_names: [routeName] },
+    ];
+    const file = path.join(dir, 'resources-0.yaml');
+    const original = readFileSync(file, 'utf8');
+    let edit = 0;
+
+    console.log('clients | all ACKed (median of rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | server RSS | RSS/client');
+    // RSS growth is measured from before any client: memory freed by one phase stays in the process for the next.
+    const rssBefore = process.memoryUsage().rss;
+    for (const n of counts) {
+      await fleet.connect({ port, clients: n, subscriptions });
+      const rssAfter = process.memoryUsage().rss;
+
+      const allTimes: number[] = [];
+      const perClient: number[] = [];
+      const recompiles: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        edit++;
+        writeFileSync(file, original.replace('prefix: /r0}', `prefix: /r0-edit${edit}}`));
+        let t0 = 0;
+        let expected = '';
+        const acks: number[] = [];
+        const allAcked = new Promise<void>((resolve) => {
+          const onAck = (e: { typeUrl: string; version: string }) => {
+            if (e.typeUrl !== TYPE_URL.route || e.version !== expected) return;
+            acks.push(performance.now() - t0);
+            if (acks.length === n) {
+              server.off('ack', onAck);
+              resolve();
+            }
+          };
+          server.on('ack', onAck);
+        });
+        // Registered before the streams' watchers are notified, so t0 precedes the first write.
+        const unwatch = control.cache.watch(() => {
+          t0 = performance.now();
+          expected = control.snapshot!.type(TYPE_URL.route)!.version;
+        });
+        const c0 = performance.now();
+        await control.recompile();
+        recompiles.push(performance.now() - c0);
+        unwatch();
+        await allAcked;
+        allTimes.push(Math.max(...acks));
+        perClient.push(...acks);
+      }
+      perClient.sort((a, b) => a - b);
+      allTimes.sort((a, b) => a - b);
+      recompiles.sort((a, b) => a - b);
+      await fleet.disconnect();
+
+      // The floor, on the same clients and the same bytes.
+      const body = control.snapshot!.bodies.get(`${TYPE_URL.route}\n${routeName}`)!;
+      const floor = new FloorServer(body);
+      await floor.listen();
+      await fleet.connect({ port: floor.port, clients: n, subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }] });
+      const floorTimes: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const t = performance.now();
+        await floor.push(body, `f${round}`);
+        floorTimes.push(performance.now() - t);
+      }
+      floorTimes.sort((a, b) => a - b);
+      await fleet.disconnect();
+      floor.close();
+
+      const all = allTimes[Math.floor(ROUNDS / 2)];
+      const floorAll = floorTimes[Math.floor(ROUNDS / 2)];
+      console.log(
+        `${String(n).padStart(7)} | ${all.toFixed(0).padStart(8)} ms (max ${allTimes[ROUNDS - 1].toFixed(0)}) | ${percentile(perClient, 50).toFixed(0).padStart(6)} ms | ${percentile(perClient, 99).toFixed(0).padStart(4)} ms | ${floorAll.toFixed(0).padStart(8)} ms | ${(all / floorAll).toFixed(2)}x | ${recompiles[Math.floor(ROUNDS / 2)].toFixed(0)} ms | ${mib(rssAfter)} MiB | ${((rssAfter - rssBefore) / n / 1024).toFixed(0)} KiB`,
+      );
+      if (n >= 500) console.log(`target: ${n} clients all updated within 1 s: ${all < 1000 ? 'met' : 'NOT met'}; RSS under 1 GiB: ${rssAfter < 1 << 30 ? 'met' : 'NOT met'}`);
+    }
+  } finally {
+    fleet.stop();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes(CHILD_FLAG)) await clientsMain();
