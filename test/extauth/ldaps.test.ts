@@ -1,0 +1,48 @@
+/** ldaps:// to slapd with a self-signed certificate: trusted through --ldap-ca, refused (503) without it. */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { parseArgs } from '../../extauth-server/cli.js';
+import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
+import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
+import { basic, checker, httpStatus, writeConfig } from './helpers.js';
+
+let slapd: Slapd;
+const running: RunningExtauth[] = [];
+
+beforeAll(async () => {
+  slapd = await startSlapd({ tls: true });
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.close()));
+  await slapd?.close();
+});
+
+async function sidecar(extraFlags: string[]): Promise<RunningExtauth> {
+  const file = await writeConfig([
+    { name: 'default.tls', configs: [{ ldap: { address: slapd.ldapsUrl, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }] },
+  ]);
+  const opts = parseArgs(['--config', file, '--port', '0', '--admin-port', '0', '--host', '127.0.0.1', '--ldap-connect-timeout-ms', '2000', ...extraFlags]);
+  const r = await startExtauth({ ...opts, logger: pino({ level: 'silent' }) });
+  running.push(r);
+  return r;
+}
+
+test('with the CA given by --ldap-ca: binds and searches over TLS', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-ca-'));
+  await writeFile(path.join(dir, 'ca.pem'), slapd.caPem!);
+  const check = checker((await sidecar(['--ldap-ca', path.join(dir, 'ca.pem')])).port);
+  expect(httpStatus(await check('default.tls', { authorization: basic('alice', 'alice-pw') }))).toBe(200);
+  expect(httpStatus(await check('default.tls', { authorization: basic('alice', 'wrong') }))).toBe(401);
+  check.close();
+});
+
+test('an untrusted certificate is a connection failure: 503, never a bind', async () => {
+  const check = checker((await sidecar([])).port);
+  const binds = (slapd.log().match(/ BIND dn=/g) ?? []).length;
+  expect(httpStatus(await check('default.tls', { authorization: basic('alice', 'alice-pw') }))).toBe(503);
+  expect((slapd.log().match(/ BIND dn=/g) ?? []).length).toBe(binds);
+  check.close();
+});
