@@ -12,6 +12,9 @@ import { startGrpcServer } from './grpc.js';
 import { Metrics } from './metrics.js';
 import { XdsClient } from './xds.js';
 
+/** How long SIGTERM waits for in-flight checks; Kubernetes' default grace period is 30 s. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface ExtauthOptions {
   /** Check server port (0: ephemeral). */
   port: number;
@@ -79,8 +82,17 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
       authorizer,
       async close() {
         xds?.stop();
-        // Finish in-flight checks, then drop LDAP connections.
-        await new Promise<void>((resolve) => grpcServer!.tryShutdown(() => resolve()));
+        // Finish in-flight checks (bounded: a client may keep its connection open), then drop LDAP connections.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            grpcServer!.forceShutdown();
+            resolve();
+          }, SHUTDOWN_GRACE_MS);
+          grpcServer!.tryShutdown(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
         await admin.close();
         await authorizer.close();
       },
