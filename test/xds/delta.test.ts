@@ -142,3 +142,18 @@ test('a delta response ACKed with an unknown nonce records nothing', async () =>
   await Promise.all([done, stale]);
   expect(cache.lastNack('test-node', T.cluster)).toBeUndefined();
 });
+
+test('on a change, delta pushes in ADS order too: clusters, endpoints, listeners, routes', async () => {
+  const c = client();
+  for (const [type, names] of [[T.route, ['http-8080']], [T.listener, []], [T.endpoint, ['web']], [T.cluster, []]] as const) {
+    c.send({ type_url: type, resource_names_subscribe: [...names] });
+    const r = await c.expect(type);
+    const done = handled(server);
+    c.ack(r);
+    await done;
+  }
+  cache.setSnapshot(snapshotOf({ vhosts: { 'default.web': ['/x', 'web'] }, clusters: { web: '10.0.0.5:80', api: '10.0.0.2:80', dns: 'dns.example:80', more: 'more.example:80' }, port: 9090 }));
+  const order = [];
+  for (let i = 0; i < 4; i++) order.push((await c.next()).type_url);
+  expect(order).toEqual([T.cluster, T.endpoint, T.listener, T.route]);
+});

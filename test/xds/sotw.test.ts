@@ -187,6 +187,9 @@ test('a NACK is recorded and the rejected version is never resent to that node',
   cache.setSnapshot(snapshotOf(withCluster));
   const cds = await c.expect(T.cluster);
   c.ack(cds);
+  // Barrier: a new EDS name set is answered at once; a resent RDS would have come before it.
+  c.send({ type_url: T.endpoint, version_info: got[T.endpoint].version_info, response_nonce: got[T.endpoint].nonce, resource_names: ['web', 'other'] });
+  await c.expect(T.endpoint);
   // Reconnecting with the last good version does not get it either.
   c.close();
   const again = client('nacker');
