@@ -13,6 +13,7 @@ test('the ADS bootstrap passes the verifier, for a DNS name and an IP, SotW and 
     const cluster = (b.static_resources as any).clusters[0];
     expect(cluster.name).toBe(XDS_CLUSTER);
     expect(cluster.type).toBe(host === 'sluice' ? 'STRICT_DNS' : 'STATIC');
+    expect(cluster.upstream_connection_options).toEqual({ tcp_keepalive: {} });
     expect(cluster.typed_extension_protocol_options['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'].explicit_http_config).toEqual({ http2_protocol_options: {} });
     expect((b.dynamic_resources as any).lds_config).toEqual({ ads: {}, resource_api_version: 'V3' });
     expect((b.dynamic_resources as any).cds_config).toEqual({ ads: {}, resource_api_version: 'V3' });

@@ -42,6 +42,9 @@ export function adsBootstrap(o: AdsBootstrapOptions): Json {
       lds_config: ADS_CONFIG_SOURCE,
       cds_config: ADS_CONFIG_SOURCE,
     },
-    static_resources: { clusters: [sidecarCluster(XDS_CLUSTER, o.xdsAddress, true)] },
+    static_resources: {
+      // TCP keepalive: a control plane that vanished without a FIN (node lost) is noticed and reconnected to.
+      clusters: [{ ...sidecarCluster(XDS_CLUSTER, o.xdsAddress, true), upstream_connection_options: { tcp_keepalive: {} } }],
+    },
   };
 }
