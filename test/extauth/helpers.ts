@@ -1,6 +1,7 @@
 /** Shared by the extauth tests: a Check client that sends what Envoy sends, and config files. */
 import * as grpc from '@grpc/grpc-js';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -93,8 +94,7 @@ export function memoryLogger(): { logger: Logger; text(): string } {
 }
 
 /** A loopback port nothing listens on. */
-export async function closedPort(): Promise<number> {
-  const net = await import('node:net');
+export function closedPort(): Promise<number> {
   return new Promise((resolve) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
       const port = (srv.address() as { port: number }).port;
