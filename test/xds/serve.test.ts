@@ -4,13 +4,15 @@
  * built binary for SIGTERM.
  */
 import { jest } from '@jest/globals';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
+import { parse } from 'yaml';
+import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import type { CompileOutcome } from '../../compiler/xds/control.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';
@@ -242,4 +244,13 @@ test('the binary: serve on ephemeral ports, SIGTERM closes streams and exits 0',
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+});
+
+test('the binary: `sluice bootstrap` prints a verified ADS bootstrap', () => {
+  const out = execFileSync(process.execPath, ['bin/sluice.js', 'bootstrap', '--xds-address', '127.0.0.1:18000', '--node-id', 'envoy-7', '--listener-port', '8080'], { encoding: 'utf8' });
+  const bootstrap = parse(out);
+  expect(verifyBootstrap(bootstrap)).toEqual([]);
+  expect(bootstrap.node.id).toBe('envoy-7');
+  expect(bootstrap.dynamic_resources.ads_config.grpc_services[0].envoy_grpc.cluster_name).toBe('xds_cluster');
+  expect(bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address).toEqual({ address: '127.0.0.1', port_value: 18000 });
 });
