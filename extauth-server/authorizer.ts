@@ -65,7 +65,9 @@ export class Authorizer {
     const wanted = new Map<string, LdapSettings>();
     for (const c of configs) for (const l of c.ldap) if (!wanted.has(poolKey(l))) wanted.set(poolKey(l), l);
     for (const [key, pool] of this.pools) {
-      if (!wanted.has(key)) {
+      const next = wanted.get(key);
+      // Gone, or its pool settings changed: in-flight checks finish on the old pool.
+      if (!next || JSON.stringify(next.pool) !== JSON.stringify(pool.settings)) {
         this.pools.delete(key);
         void pool.close();
       }
@@ -92,10 +94,10 @@ export class Authorizer {
   /** The decision for one request: `configRef` from context_extensions, the raw Authorization header. */
   async check(configRef: string | undefined, authorization: string | undefined): Promise<Decision> {
     const config = configRef ? this.configs.get(configRef) : undefined;
-    if (!config) return { kind: 'deny', status: 500, reason: `unknown config_ref "${configRef ?? ''}"` };
-    if (!config.ldap.length) return { kind: 'deny', status: 500, reason: `AuthConfig ${config.name} has no ldap config` };
+    if (!config) return deny(500, `unknown config_ref "${configRef ?? ''}"`);
+    if (!config.ldap.length) return deny(500, `AuthConfig ${config.name} has no ldap config`);
     const creds = parseBasic(authorization);
-    if (!creds) return { kind: 'deny', status: 401, reason: authorization ? 'malformed Basic credentials' : 'no Basic credentials' };
+    if (!creds) return deny(401, authorization ? 'malformed Basic credentials' : 'no Basic credentials');
     // Every config of the AuthConfig must allow the request (Gloo's default: all configs in order).
     let first: string | undefined;
     for (const ldap of config.ldap) {
@@ -108,19 +110,20 @@ export class Authorizer {
 
   private async checkLdap(settings: LdapSettings, creds: Credentials): Promise<Decision> {
     const username = cleanUsername(creds.username);
-    if (!username) return { kind: 'deny', status: 401, reason: 'username empty after cleaning' };
-    const pool = this.pools.get(poolKey(settings));
-    if (!pool) return { kind: 'deny', status: 500, reason: `no pool for ${settings.address}` };
+    if (!username) return deny(401, 'username empty after cleaning');
     const dn = userDn(settings.userDnTemplate, username);
     // A connection error may just be a connection the server closed (restart, idle
     // timeout): one retry on a fresh connection; binds and searches are idempotent.
     for (let attempt = 0; ; attempt++) {
+      // Looked up per attempt: a configuration change may have replaced the pool.
+      const pool = this.pools.get(poolKey(settings));
+      if (!pool) return deny(500, `no connection pool for ${settings.address}`);
       try {
         return await pool.use((conn) => this.run(conn, settings, dn, username, creds.password));
       } catch (err) {
         if (isConnectionError(err) && attempt === 0) continue;
-        if (isConnectionError(err)) return { kind: 'deny', status: 503, reason: `LDAP server ${settings.address} unreachable: ${describe(err)}` };
-        return { kind: 'deny', status: 500, reason: `LDAP error from ${settings.address}: ${describe(err)}` };
+        if (isConnectionError(err)) return deny(503, `LDAP server ${settings.address} unreachable: ${describe(err)}`);
+        return deny(500, `LDAP error from ${settings.address}: ${describe(err)}`);
       }
     }
   }

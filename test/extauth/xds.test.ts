@@ -21,8 +21,8 @@ let xdsPort: number;
 let server: RunningExtauth;
 let check: Checker;
 
-function authConfig(name: string, address: string) {
-  return { name, configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }] };
+function authConfig(name: string, address: string, pool?: { initial_size: number; max_size: number }) {
+  return { name, configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')], ...(pool ? { pool } : {}) } }] };
 }
 
 function push(...configs: ReturnType<typeof authConfig>[]): void {
@@ -95,6 +95,14 @@ test('a later set replaces the whole set (state of the world)', async () => {
   expect(await reply).toBe('ack');
   expect(httpStatus(await check('default.other', alice))).toBe(200);
   expect(httpStatus(await check('default.users', alice))).toBe(500);
+});
+
+test('new pool settings for the same server replace its pool', async () => {
+  const reply = nextReply();
+  push(authConfig('default.other', slapd.url, { initial_size: 1, max_size: 1 }));
+  expect(await reply).toBe('ack');
+  await Promise.all([1, 2, 3].map(async () => expect(httpStatus(await check('default.other', alice))).toBe(200)));
+  expect(server.authorizer.poolStats()).toEqual([expect.objectContaining({ server: slapd.url, size: 1 })]);
 });
 
 test('reconnects when the control plane restarts and gets the current set', async () => {
