@@ -5,8 +5,11 @@
  * process so the server has its own event loop and RSS) subscribe to CDS,
  * EDS, LDS and RDS and ACK everything. Then one VirtualService changes:
  * recompile, and the time from the new snapshot to each client's ACK of the
- * new route version (p50, p99, all). Server RSS per client is the RSS growth
- * over the server with no client, divided by the number of clients.
+ * new route version (p50, p99, all). Both SotW and delta clients
+ * (`--protocol=sotw,delta`, `--clients=100,500`). Memory: V8 heap and
+ * buffers retained after a full GC with the clients connected, over the
+ * server with none; per client, the slope between the two client counts;
+ * plus the server's RSS and peak RSS.
  *
  * Peer (the floor): a bare grpc-js server on the same clients that encodes
  * the same RDS response once and writes it to every stream, waiting for the
@@ -14,11 +17,12 @@
  * Target: 500 clients all updated within 1 s, RSS under 1 GiB.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { pino } from 'pino';
@@ -35,6 +39,7 @@ const ROUNDS = 5;
 interface Plan {
   port: number;
   clients: number;
+  protocol: 'sotw' | 'delta';
   subscriptions: Array<{ type_url: string; resource_names: string[] }>;
 }
 
@@ -70,16 +75,22 @@ async function clientsMain(): Promise<void> {
         'grpc.max_receive_message_length': 64 << 20,
         'grpc-node.flow_control_window': 16 << 20,
       });
-      const call: grpc.ClientDuplexStream<object, any> = client.StreamAggregatedResources();
+      const delta = plan.protocol === 'delta';
+      const call: grpc.ClientDuplexStream<object, any> = delta ? client.DeltaAggregatedResources() : client.StreamAggregatedResources();
       const pending = new Set(plan.subscriptions.map((s) => s.type_url));
       const namesOf = new Map(plan.subscriptions.map((s) => [s.type_url, s.resource_names]));
       const node = { id: `bench-${i}`, cluster: 'bench' };
       call.on('data', (r: { type_url: string; version_info: string; nonce: string }) => {
-        call.write({ node, type_url: r.type_url, version_info: r.version_info, response_nonce: r.nonce, resource_names: namesOf.get(r.type_url) });
+        call.write(
+          delta
+            ? { type_url: r.type_url, response_nonce: r.nonce }
+            : { type_url: r.type_url, version_info: r.version_info, response_nonce: r.nonce, resource_names: namesOf.get(r.type_url) },
+        );
         if (pending.delete(r.type_url) && pending.size === 0 && ++synced === plan.clients) process.send!({ event: 'synced' });
       });
       call.on('error', () => undefined);
-      for (const s of plan.subscriptions) call.write({ node, type_url: s.type_url, resource_names: s.resource_names });
+      for (const s of plan.subscriptions)
+        call.write(delta ? { node, type_url: s.type_url, resource_names_subscribe: s.resource_names } : { node, type_url: s.type_url, resource_names: s.resource_names });
       open.push({ client, call });
     }
   });
@@ -193,8 +204,21 @@ function percentile(sorted: number[], p: number): number {
 
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 
+/**
+ * Memory after a full GC: RSS (what the OS sees; pages freed by one phase stay
+ * with the process for the next) and retained bytes (V8 heap + buffers), which
+ * give the per-client figure.
+ */
+function settledMemory(): { rss: number; retained: number } {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  const m = process.memoryUsage();
+  return { rss: m.rss, retained: m.heapUsed + m.external };
+}
+
 export async function run(args: string[]): Promise<void> {
   const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
+  const protocols = (args.find((a) => a.startsWith('--protocol='))?.slice(11) ?? 'sotw,delta').split(',') as Array<'sotw' | 'delta'>;
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-xds-'));
   const fleet = await ClientFleet.start();
   const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
@@ -222,12 +246,12 @@ export async function run(args: string[]): Promise<void> {
     const original = readFileSync(file, 'utf8');
     let edit = 0;
 
-    console.log('clients | all ACKed (median of rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | server RSS | RSS/client');
-    // RSS growth is measured from before any client: memory freed by one phase stays in the process for the next.
-    const rssBefore = process.memoryUsage().rss;
-    for (const n of counts) {
-      await fleet.connect({ port, clients: n, subscriptions });
-      const rssAfter = process.memoryUsage().rss;
+    console.log('protocol | clients | all ACKed (median of rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | server RSS | retained (over no client)');
+    const before = settledMemory();
+    const retainedBy = new Map<string, { n: number; bytes: number }>();
+    for (const [protocol, n] of protocols.flatMap((p) => counts.map((c) => [p, c] as const))) {
+      await fleet.connect({ port, clients: n, protocol, subscriptions });
+      const after = settledMemory();
 
       const allTimes: number[] = [];
       const perClient: number[] = [];
@@ -268,10 +292,17 @@ export async function run(args: string[]): Promise<void> {
       await fleet.disconnect();
 
       // The floor, on the same clients and the same bytes.
-      const body = control.snapshot!.bodies.get(`${TYPE_URL.route}\n${routeName}`)!;
+      // The floor encodes the current RDS response once: the same bytes sluice sends.
+      const { DiscoveryResponse } = discoveryTypes();
+      const route = control.snapshot!.type(TYPE_URL.route)!;
+      const body = Buffer.from(
+        DiscoveryResponse.encode(
+          DiscoveryResponse.fromObject({ version_info: route.version, type_url: TYPE_URL.route, resources: [{ type_url: TYPE_URL.route, value: route.resources.get(routeName)!.value }] }),
+        ).finish(),
+      );
       const floor = new FloorServer(body);
       await floor.listen();
-      await fleet.connect({ port: floor.port, clients: n, subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }] });
+      await fleet.connect({ port: floor.port, clients: n, protocol: 'sotw', subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }] });
       const floorTimes: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const t = performance.now();
@@ -285,9 +316,15 @@ export async function run(args: string[]): Promise<void> {
       const all = allTimes[Math.floor(ROUNDS / 2)];
       const floorAll = floorTimes[Math.floor(ROUNDS / 2)];
       console.log(
-        `${String(n).padStart(7)} | ${all.toFixed(0).padStart(8)} ms (max ${allTimes[ROUNDS - 1].toFixed(0)}) | ${percentile(perClient, 50).toFixed(0).padStart(6)} ms | ${percentile(perClient, 99).toFixed(0).padStart(4)} ms | ${floorAll.toFixed(0).padStart(8)} ms | ${(all / floorAll).toFixed(2)}x | ${recompiles[Math.floor(ROUNDS / 2)].toFixed(0)} ms | ${mib(rssAfter)} MiB | ${((rssAfter - rssBefore) / n / 1024).toFixed(0)} KiB`,
+        `${protocol.padStart(8)} | ${String(n).padStart(7)} | ${all.toFixed(0).padStart(8)} ms (max ${allTimes[ROUNDS - 1].toFixed(0)}) | ${percentile(perClient, 50).toFixed(0).padStart(6)} ms | ${percentile(perClient, 99).toFixed(0).padStart(4)} ms | ${floorAll.toFixed(0).padStart(8)} ms | ${(all / floorAll).toFixed(2)}x | ${recompiles[Math.floor(ROUNDS / 2)].toFixed(0)} ms | ${mib(after.rss)} MiB | ${mib(after.retained - before.retained)} MiB`,
       );
-      if (n >= 500) console.log(`target: ${n} clients all updated within 1 s: ${all < 1000 ? 'met' : 'NOT met'}; RSS under 1 GiB: ${rssAfter < 1 << 30 ? 'met' : 'NOT met'}`);
+      const peak = process.resourceUsage().maxRSS * 1024;
+      const previous = retainedBy.get(protocol);
+      retainedBy.set(protocol, { n, bytes: after.retained });
+      // Per client: the slope between two client counts, which cancels what any client at all costs (encoded bodies, code).
+      if (previous && n > previous.n)
+        console.log(`${protocol}: retained per additional client ${((after.retained - previous.bytes) / (n - previous.n) / 1024).toFixed(0)} KiB`);
+      if (n >= 500) console.log(`target (${protocol}): ${n} clients all updated within 1 s: ${all < 1000 ? 'met' : 'NOT met'}; peak server RSS so far ${mib(peak)} MiB, under 1 GiB: ${peak < 1 << 30 ? 'met' : 'NOT met'}`);
     }
   } finally {
     fleet.stop();

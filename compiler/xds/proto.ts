@@ -14,6 +14,7 @@ export function discoveryTypes() {
     DiscoveryResponse: lookupType('envoy.service.discovery.v3.DiscoveryResponse'),
     DeltaDiscoveryRequest: lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest'),
     DeltaDiscoveryResponse: lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse'),
+    Resource: lookupType('envoy.service.discovery.v3.Resource'),
   };
 }
 

@@ -28,7 +28,7 @@ import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
 import { LISTENER_PORT_KEY } from './bootstrap.js';
 import { discoveryTypes } from './proto.js';
 import { TYPE_ORDER, WILDCARD_TYPES } from './resources.js';
-import type { Snapshot, TypeSnapshot } from './snapshot.js';
+import type { Resource, Snapshot, TypeSnapshot } from './snapshot.js';
 
 const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 
@@ -85,14 +85,14 @@ export class XdsServer extends EventEmitter {
         responseStream: true,
         requestSerialize: (m: object) => Buffer.from(types.DeltaDiscoveryRequest.encode(types.DeltaDiscoveryRequest.fromObject(m)).finish()),
         requestDeserialize: decoder(types.DeltaDiscoveryRequest),
-        responseSerialize: (m: object) => Buffer.from(types.DeltaDiscoveryResponse.encode(types.DeltaDiscoveryResponse.fromObject(m)).finish()),
+        responseSerialize: (r: EncodedDeltaResponse) => Buffer.concat(r.parts),
         responseDeserialize: decoder(types.DeltaDiscoveryResponse),
       },
     };
     this.grpcServer.addService(definition, {
       StreamAggregatedResources: (call: grpc.ServerDuplexStream<Request, EncodedResponse>) =>
         this.track(new SotwStream(this.nextStreamId++, call, this)),
-      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<DeltaRequest, object>) =>
+      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<DeltaRequest, EncodedDeltaResponse>) =>
         this.track(new DeltaStream(this.nextStreamId++, call, this)),
     });
   }
@@ -146,6 +146,13 @@ export class XdsServer extends EventEmitter {
 
 /** Field 5 (nonce), wire type 2. */
 const NONCE_TAG = (5 << 3) | 2;
+/** Fields of DeltaDiscoveryResponse, wire type 2. */
+const DELTA_TAG = { systemVersionInfo: (1 << 3) | 2, resources: (2 << 3) | 2, typeUrl: (4 << 3) | 2, removed: (6 << 3) | 2, nonce: NONCE_TAG };
+
+/** A delta response as encoded pieces; the resource entries are shared across clients. */
+interface EncodedDeltaResponse {
+  parts: Uint8Array[];
+}
 
 /** A SotW response: the encoded DiscoveryResponse without its nonce (shared across clients), and the nonce. */
 interface EncodedResponse {
@@ -306,7 +313,8 @@ interface SotwTypeState {
   nonce?: string;
   sentVersion?: string;
   sentNamesKey?: string;
-  sentResources?: Map<string, string>;
+  /** The type snapshot of the last response (its resources: selected by sentNamesKey). */
+  sentType?: TypeSnapshot;
   /** version_info of the latest request: what the client has applied. */
   clientVersion: string;
   /** A request is waiting for a response. */
@@ -334,7 +342,7 @@ class SotwStream extends AdsStream {
       return;
     }
     if (st && req.response_nonce) {
-      if (req.error_detail) this.nacked(typeUrl, st.sentVersion ?? '', st.sentResources ?? new Map(), req.error_detail);
+      if (req.error_detail) this.nacked(typeUrl, st.sentVersion ?? '', sentResources(st), req.error_detail);
       else this.acked(typeUrl, req.version_info);
     }
     const names = req.resource_names.filter((n) => n !== '*');
@@ -365,10 +373,17 @@ class SotwStream extends AdsStream {
     st.nonce = nonce;
     st.sentVersion = type.version;
     st.sentNamesKey = key;
-    st.sentResources = new Map(resources.map((r) => [r.name, r.version]));
+    st.sentType = type;
     st.watchOpen = false;
     this.pushed(typeUrl, type.version);
   }
+}
+
+/** name -> version of what the last response held; computed only for a NACK, to keep streams small. */
+function sentResources(st: SotwTypeState): Map<string, string> {
+  const resources = st.sentType?.resources ?? new Map<string, Resource>();
+  const names = st.sentNamesKey === '*' ? [...resources.keys()] : (st.sentNamesKey ?? '').split('\n');
+  return new Map(names.flatMap((n) => (resources.has(n) ? [[n, resources.get(n)!.version] as const] : [])));
 }
 
 function namesKey(st: SotwTypeState): string {
@@ -471,17 +486,27 @@ class DeltaStream extends AdsStream {
       for (const name of st.known.keys()) if (!type.resources.has(name) && !wanted.has(name)) removed.push(name);
     if (changed.length === 0 && removed.length === 0) return;
     const nonce = this.nextNonce();
-    this.call.write({
-      system_version_info: type.version,
-      type_url: typeUrl,
-      nonce,
-      removed_resources: removed,
-      resources: changed.map((r) => ({ name: r.name, version: r.version, resource: { type_url: typeUrl, value: r.value } })),
-    });
+    const head = protobuf.Writer.create().uint32(DELTA_TAG.systemVersionInfo).string(type.version).uint32(DELTA_TAG.typeUrl).string(typeUrl);
+    for (const name of removed) head.uint32(DELTA_TAG.removed).string(name);
+    head.uint32(DELTA_TAG.nonce).string(nonce);
+    this.call.write({ parts: [head.finish(), ...changed.map((r) => deltaEntry(snapshot, typeUrl, r))] } satisfies EncodedDeltaResponse);
     for (const r of changed) st.known.set(r.name, r.version);
     for (const name of removed) st.known.delete(name);
     st.pending.set(nonce, { version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])) });
     if (st.pending.size > MAX_PENDING) st.pending.delete(st.pending.keys().next().value!);
     this.pushed(typeUrl, type.version);
   }
+}
+
+/** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per snapshot. */
+function deltaEntry(snapshot: Snapshot, typeUrl: string, r: Resource): Uint8Array {
+  const key = `${typeUrl}\n${r.name}`;
+  let entry = snapshot.deltaEntries.get(key);
+  if (!entry) {
+    const { Resource: ResourceType } = discoveryTypes();
+    const message = ResourceType.encode(ResourceType.fromObject({ name: r.name, version: r.version, resource: { type_url: typeUrl, value: r.value } })).finish();
+    entry = Buffer.from(protobuf.Writer.create().uint32(DELTA_TAG.resources).bytes(message).finish());
+    snapshot.deltaEntries.set(key, entry);
+  }
+  return entry;
 }

@@ -27,6 +27,8 @@ export class Snapshot {
   readonly version: string;
   /** Encoded SotW response bodies, shared by every client that gets the same one. */
   readonly bodies = new Map<string, Buffer>();
+  /** Encoded delta `resources` entries (field 2 of DeltaDiscoveryResponse), by type URL and name. */
+  readonly deltaEntries = new Map<string, Buffer>();
 
   constructor(readonly types: ReadonlyMap<string, TypeSnapshot>) {
     this.version = hash([...types].map(([url, t]) => `${url}=${t.version}`).join('\n'));

@@ -180,6 +180,7 @@ test('a NACK is recorded and the rejected version is never resent to that node',
   const record = (await nacked) as { node: string; typeUrl: string; version: string; errorDetail: { message: string } };
   expect(record).toMatchObject({ node: 'nacker', typeUrl: T.route, version: bad.version_info, errorDetail: { code: 3, message: 'route: unknown cluster' } });
   expect(cache.lastNack('nacker', T.route)?.version).toBe(bad.version_info);
+  expect([...cache.lastNack('nacker', T.route)!.resources]).toEqual([['http-8080', cache.current!.type(T.route)!.resources.get('http-8080')!.version]]);
   expect(server.status()[0].types[T.route].nacked?.errorDetail.message).toBe('route: unknown cluster');
 
   // A change elsewhere (CDS only) does not resend the rejected routes.
