@@ -219,7 +219,7 @@ abstract class AdsStream {
 
   abstract readonly protocol: 'sotw' | 'delta';
   protected abstract onRequest(msg: unknown): void;
-  /** Sends, in ADS order, whatever each subscribed type is due. */
+  /** Sends what `typeUrl` is due from `snapshot`, if anything. */
   protected abstract push(typeUrl: string, snapshot: Snapshot): void;
   protected abstract subscribedTypes(): Iterable<string>;
 
@@ -273,6 +273,7 @@ abstract class AdsStream {
     return this.node?.id ?? '';
   }
 
+  /** After a snapshot change: each subscribed type, in ADS order. */
   protected pushAll(): void {
     if (this.closed) return;
     const snapshot = this.server.cache.snapshotFor(this.nodeId());

@@ -1,0 +1,171 @@
+/**
+ * `sluice serve` driving a real Envoy over ADS (SotW and delta): the
+ * bootstrap from `adsBootstrap`, a route served, a file edited on disk and
+ * the new route live, a broken edit not applied. Runs when ENVOY_BIN or
+ * `envoy` on PATH exists; otherwise says so and skips. Loopback only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { accessSync, constants, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { serialize } from '../../compiler/emit/write.js';
+import { DEFAULT_OPTIONS, TYPE_URL } from '../../compiler/translate/output.js';
+import { verifyBootstrap } from '../../compiler/verify/verify.js';
+import { adsBootstrap } from '../../compiler/xds/bootstrap.js';
+import type { CompileOutcome } from '../../compiler/xds/control.js';
+import { startServe, type Serving } from '../../compiler/xds/run.js';
+import { closedPort } from '../extauth/helpers.js';
+
+function findEnvoy(): string | undefined {
+  const candidates = process.env.ENVOY_BIN
+    ? [process.env.ENVOY_BIN]
+    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'envoy'));
+  return candidates.find((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const ENVOY = findEnvoy();
+if (!ENVOY) console.log('test/xds/envoy.test.ts: skipping the Envoy run: no `envoy` on PATH and ENVOY_BIN is not set');
+const describeWithEnvoy = ENVOY ? describe : describe.skip;
+
+function resources(echoPort: number, prefix: string, upstream = 'echo'): string {
+  return `apiVersion: gloo.gateway.example/v1
+kind: Upstream
+metadata: {name: echo, namespace: default}
+spec:
+  static:
+    hosts: [{addr: 127.0.0.1, port: ${echoPort}}]
+---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: {name: echo, namespace: default}
+spec:
+  virtualHost:
+    domains: ['*']
+    routes:
+      - matchers: [{prefix: ${prefix}}]
+        routeAction:
+          single:
+            upstream: {name: ${upstream}}
+`;
+}
+
+function get(port: number, target: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: target }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (delta: $delta)', ({ delta }) => {
+  let dir: string;
+  let file: string;
+  let echo: Server;
+  let echoPort: number;
+  let serving: Serving;
+  let envoy: ChildProcess;
+  let listenerPort: number;
+  let log = '';
+
+  /** Resolves when Envoy has ACKed a route version other than `not`. */
+  function routeAcked(not?: string): Promise<string> {
+    return new Promise((resolve) => {
+      const on = (e: { typeUrl: string; version: string; node: string }) => {
+        if (e.typeUrl !== TYPE_URL.route || e.version === not || e.node !== 'e2e') return;
+        serving.xds.off('ack', on);
+        resolve(e.version);
+      };
+      serving.xds.on('ack', on);
+    });
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'sluice-xds-envoy-'));
+    echo = createServer((req, res) => res.end(`echo ${req.url}`));
+    echo.listen(0, '127.0.0.1');
+    await once(echo, 'listening');
+    echoPort = (echo.address() as AddressInfo).port;
+    file = path.join(dir, 'resources.yaml');
+    writeFileSync(file, resources(echoPort, '/one'));
+    listenerPort = await closedPort();
+    serving = await startServe({
+      paths: [dir],
+      compileOptions: { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort },
+      host: '127.0.0.1',
+      xdsPort: 0,
+      adminPort: 0,
+      logger: pino({ level: 'silent' }),
+      debounceMs: 20,
+    });
+    const adminPort = await closedPort();
+    const bootstrap = adsBootstrap({ xdsAddress: { host: '127.0.0.1', port: serving.xdsPort }, nodeId: 'e2e', nodeCluster: 'e2e', adminPort, delta, listenerPort });
+    expect(verifyBootstrap(bootstrap)).toEqual([]);
+    const config = path.join(dir, 'envoy.yaml');
+    writeFileSync(config, serialize(bootstrap, 'yaml'));
+    const acked = routeAcked();
+    envoy = spawn(ENVOY!, ['-c', config, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    envoy.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+    envoy.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    const exited = once(envoy, 'exit').then(([code]) => {
+      throw new Error(`envoy exited with ${String(code)}:\n${log}`);
+    });
+    await Promise.race([acked, exited]);
+    // The listener binds once warm; Envoy's /ready says when (no event to wait on from outside).
+    await Promise.race([
+      (async () => {
+        for (;;) {
+          const reply = await get(adminPort, '/ready').catch(() => undefined);
+          if (reply?.status === 200) return;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })(),
+      exited,
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (envoy && envoy.exitCode === null) {
+      envoy.kill('SIGTERM');
+      await once(envoy, 'exit');
+    }
+    await serving?.close();
+    echo?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('routes come over ADS; an edit on disk is live once ACKed; a broken edit is not applied', async () => {
+    expect(await get(listenerPort, '/one/x')).toEqual({ status: 200, body: 'echo /one/x' });
+    expect((await get(listenerPort, '/two')).status).toBe(404);
+    expect(serving.xds.status().find((s) => s.node?.id === 'e2e')?.types[TYPE_URL.cluster].nacked).toBeUndefined();
+
+    const current = serving.control.snapshot!.type(TYPE_URL.route)!.version;
+    const acked = routeAcked(current);
+    writeFileSync(`${file}.tmp`, resources(echoPort, '/two'));
+    renameSync(`${file}.tmp`, file);
+    await acked;
+    expect(await get(listenerPort, '/two/y')).toEqual({ status: 200, body: 'echo /two/y' });
+    expect((await get(listenerPort, '/one')).status).toBe(404);
+
+    const failed = new Promise<CompileOutcome>((resolve) => serving.control.on('compiled', (o: CompileOutcome) => !o.ok && resolve(o)));
+    writeFileSync(`${file}.tmp`, resources(echoPort, '/three', 'nowhere'));
+    renameSync(`${file}.tmp`, file);
+    await failed;
+    expect(await get(listenerPort, '/two/z')).toEqual({ status: 200, body: 'echo /two/z' });
+    expect(serving.control.cache.allNacks()).toEqual([]);
+  });
+});
