@@ -368,7 +368,7 @@ class SotwStream extends AdsStream {
     const key = namesKey(st);
     if (type.version === st.clientVersion && key === st.sentNamesKey) return;
     if (this.server.cache.lastNack(this.nodeId(), typeUrl)?.version === type.version) return;
-    const resources = st.wildcard ? [...type.resources.values()] : st.names.flatMap((n) => type.resources.get(n) ?? []);
+    const resources = st.wildcard ? [...type.resources.values()] : [...new Set(st.names)].flatMap((n) => type.resources.get(n) ?? []);
     const nonce = this.nextNonce();
     this.call.write({ body: sotwBody(snapshot, typeUrl, type, key, resources), nonce } satisfies EncodedResponse);
     st.nonce = nonce;
