@@ -57,7 +57,12 @@ export interface StreamStatus {
 
 /** Events: connect/disconnect/node (StreamStatus; node: once the first request named it), push ({node, typeUrl, version}), ack ({node, typeUrl, version}), nack (NackRecord), stale ({node, typeUrl, nonce}), request ({node, typeUrl}: handled, with any response it caused). */
 export class XdsServer extends EventEmitter {
-  private readonly grpcServer = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  private readonly grpcServer = new grpc.Server({
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    // HTTP/2 pings find clients that vanished without closing (node lost), so their streams and metrics go away.
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+  });
   private readonly streams = new Set<AdsStream>();
   private nextStreamId = 1;
 
@@ -415,6 +420,12 @@ interface DeltaTypeState {
   known: Map<string, string>;
   /** Responses awaiting ACK/NACK, by nonce. */
   pending: Map<string, { version: string; resources: Map<string, string> }>;
+  /**
+   * A fresh wildcard subscription is answered even when there is nothing in
+   * it, so the client knows the set is empty (Envoy would otherwise wait out
+   * its initial fetch timeout).
+   */
+  answerEmpty: boolean;
 }
 
 /** Unanswered delta responses kept per type; older ones can no longer be ACKed. */
@@ -434,12 +445,9 @@ class DeltaStream extends AdsStream {
     if (!typeUrl) return;
     let st = this.types.get(typeUrl);
     if (!st) {
-      st = {
-        subscribed: new Set(),
-        wildcard: req.resource_names_subscribe.length === 0 && WILDCARD_TYPES.has(typeUrl),
-        known: new Map(Object.entries(req.initial_resource_versions ?? {})),
-        pending: new Map(),
-      };
+      const known = new Map(Object.entries(req.initial_resource_versions ?? {}));
+      const wildcard = (req.resource_names_subscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) || req.resource_names_subscribe.includes('*');
+      st = { subscribed: new Set(), wildcard, known, pending: new Map(), answerEmpty: wildcard && known.size === 0 };
       this.types.set(typeUrl, st);
     }
     if (req.response_nonce) {
@@ -485,7 +493,8 @@ class DeltaStream extends AdsStream {
     }
     if (st.wildcard)
       for (const name of st.known.keys()) if (!type.resources.has(name) && !wanted.has(name)) removed.push(name);
-    if (changed.length === 0 && removed.length === 0) return;
+    if (changed.length === 0 && removed.length === 0 && !st.answerEmpty) return;
+    st.answerEmpty = false;
     const nonce = this.nextNonce();
     const head = protobuf.Writer.create().uint32(DELTA_TAG.systemVersionInfo).string(type.version).uint32(DELTA_TAG.typeUrl).string(typeUrl);
     for (const name of removed) head.uint32(DELTA_TAG.removed).string(name);

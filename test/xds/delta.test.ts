@@ -157,3 +157,12 @@ test('on a change, delta pushes in ADS order too: clusters, endpoints, listeners
   for (let i = 0; i < 4; i++) order.push((await c.next()).type_url);
   expect(order).toEqual([T.cluster, T.endpoint, T.listener, T.route]);
 });
+
+test('a fresh wildcard subscription to an empty type is answered, empty', async () => {
+  const c = client();
+  c.send({ type_url: T.graphqlApi });
+  const r = await c.expect(T.graphqlApi);
+  expect(r.resources).toEqual([]);
+  expect(r.removed_resources).toEqual([]);
+  expect(r.system_version_info).toBe(cache.current!.type(T.graphqlApi)!.version);
+});
