@@ -62,8 +62,25 @@ function toJwk(key: KeyObject, index: number): Jwk | string {
   }
 }
 
-/** Every PEM block of `pem` as one JWK (several blocks allow key rotation). */
+const conversions = new Map<string, PemConversion>();
+const MAX_CACHED = 4096;
+
+/**
+ * Every PEM block of `pem` as one JWK (several blocks allow key rotation).
+ * Memoised: one issuer's key is commonly pasted into many VirtualServices, and
+ * parsing keys is otherwise the costliest step of translation.
+ */
 export function pemToJwks(pem: string): PemConversion {
+  let conversion = conversions.get(pem);
+  if (!conversion) {
+    conversion = convert(pem);
+    if (conversions.size >= MAX_CACHED) conversions.clear();
+    conversions.set(pem, conversion);
+  }
+  return conversion;
+}
+
+function convert(pem: string): PemConversion {
   const blocks = [...pem.matchAll(BLOCK)];
   if (blocks.length === 0) return failure('is not a PEM public key (no "-----BEGIN ...-----" / "-----END ...-----" block)');
   const leftover = pem.replace(BLOCK, '').trim();
