@@ -25,14 +25,21 @@ export function register(program: Command): void {
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (flags: ServeFlags) => {
       const logger = pino({ name: 'sluice-serve', level: flags.logLevel });
-      const serving = await startServe({
-        paths: flags.filename,
-        compileOptions: compileOptionsFrom(flags),
-        host: flags.bind,
-        xdsPort: flags.xdsPort,
-        adminPort: flags.adminPort,
-        logger,
-      });
+      let serving: Awaited<ReturnType<typeof startServe>>;
+      try {
+        serving = await startServe({
+          paths: flags.filename,
+          compileOptions: compileOptionsFrom(flags),
+          host: flags.bind,
+          xdsPort: flags.xdsPort,
+          adminPort: flags.adminPort,
+          logger,
+        });
+      } catch (err) {
+        // e.g. a port already in use
+        logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
+        process.exit(1);
+      }
       const shutdown = (signal: string) => {
         logger.info({ signal }, 'shutting down: closing xDS streams');
         serving.close().then(
