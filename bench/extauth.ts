@@ -8,12 +8,15 @@
  * pool (max 5) at concurrency 64. Target: >= 80% of the floor's throughput,
  * p99 added latency < 2 ms. A third peer, a Check server in its own process
  * that answers OK without LDAP, shows what gRPC alone costs with the same
- * client on the same machine (the load generator shares the CPUs).
+ * client on the same machine (the load generator shares the CPUs). CPU per
+ * operation is the measured side's own: this process for the raw loop, the
+ * server process for the two Check servers.
  * Flags: --duration-ms=N (per measurement, default 3000).
  */
 import * as grpc from '@grpc/grpc-js';
 import { Client } from 'ldapts';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { authorizationClient, authorizationService } from '../extauth-server/protos.js';
@@ -28,6 +31,19 @@ interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time per operation of the measured side (the sidecar process, or this process for the raw loop), in µs. */
+  cpuPerOp: number;
+}
+
+/** CPU time (user + system) of process `pid` in µs, from /proc (Linux; clock ticks of 10 ms). */
+function processCpu(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function ownCpu(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -35,13 +51,14 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Runs `op` from `concurrency` workers for `ms` (after a short warm-up); latencies in ms. */
-async function measure(concurrency: number, ms: number, op: (worker: number) => Promise<boolean>): Promise<Figures> {
+async function measure(concurrency: number, ms: number, cpu: () => number, op: (worker: number) => Promise<boolean>): Promise<Figures> {
   const warmUntil = performance.now() + Math.min(500, ms / 4);
   await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
     while (performance.now() < warmUntil) await op(w);
   }));
   const latencies: number[] = [];
   let errors = 0;
+  const cpuStart = cpu();
   const start = performance.now();
   const end = start + ms;
   await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
@@ -53,8 +70,9 @@ async function measure(concurrency: number, ms: number, op: (worker: number) => 
     }
   }));
   const elapsed = (performance.now() - start) / 1000;
+  const cpuPerOp = (cpu() - cpuStart) / latencies.length;
   latencies.sort((a, b) => a - b);
-  return { perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuPerOp };
 }
 
 async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<Figures> {
@@ -62,7 +80,7 @@ async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<F
   const dn = userDn('alice');
   const allowed = groupDn('developers').toLowerCase();
   try {
-    return await measure(concurrency, ms, async (w) => {
+    return await measure(concurrency, ms, ownCpu, async (w) => {
       const c = clients[w]!;
       await c.bind(dn, 'alice-pw');
       const { searchEntries } = await c.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
@@ -88,7 +106,7 @@ if (process.env[NOOP_ENV] === '1') {
 }
 
 /** A Check server in its own process, as the sidecar runs next to Envoy; it prints `"port":N` when listening. */
-async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ port: number; stop(): Promise<void> }> {
+async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = once(child, 'exit');
   const port = await new Promise<number>((resolve, reject) => {
@@ -103,6 +121,7 @@ async function startProcess(script: string, args: string[], env: NodeJS.ProcessE
   });
   return {
     port,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       const [code] = await exited;
@@ -111,7 +130,7 @@ async function startProcess(script: string, args: string[], env: NodeJS.ProcessE
   };
 }
 
-async function checkLoop(port: number, concurrency: number, ms: number): Promise<Figures> {
+async function checkLoop(port: number, pid: number, concurrency: number, ms: number): Promise<Figures> {
   // One HTTP/2 connection, as Envoy multiplexes Check calls on its extauth cluster connection.
   const Ctor = authorizationClient();
   const client = new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as {
@@ -120,7 +139,7 @@ async function checkLoop(port: number, concurrency: number, ms: number): Promise
   };
   const request = envoyCheckRequest('bench.users', { authorization: basic('alice', 'alice-pw') });
   try {
-    return await measure(concurrency, ms, () =>
+    return await measure(concurrency, ms, () => processCpu(pid), () =>
       new Promise((resolve) => client.Check(request, (err, res) => resolve(!err && (res.status?.code ?? 0) === 0))),
     );
   } finally {
@@ -138,7 +157,7 @@ async function sidecar(slapd: Slapd, concurrency: number, poolMax: number, ms: n
   const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
   const server = await startProcess(main, ['--config', file, '--port', '0', '--admin-port', '0', '--host', '127.0.0.1']);
   try {
-    return await checkLoop(server.port, concurrency, ms);
+    return await checkLoop(server.port, server.pid, concurrency, ms);
   } finally {
     await server.stop();
   }
@@ -147,14 +166,14 @@ async function sidecar(slapd: Slapd, concurrency: number, poolMax: number, ms: n
 async function noopCheck(concurrency: number, ms: number): Promise<Figures> {
   const server = await startProcess(fileURLToPath(import.meta.url), [], { [NOOP_ENV]: '1' });
   try {
-    return await checkLoop(server.port, concurrency, ms);
+    return await checkLoop(server.port, server.pid, concurrency, ms);
   } finally {
     await server.stop();
   }
 }
 
 function fmt(f: Figures): string {
-  return `${f.perSecond.toFixed(0).padStart(7)}/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms${f.errors ? `  (${f.errors} failed)` : ''}`;
+  return `${f.perSecond.toFixed(0).padStart(7)}/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU ${f.cpuPerOp.toFixed(0).padStart(4)} µs/op${f.errors ? `  (${f.errors} failed)` : ''}`;
 }
 
 export async function run(args: string[]): Promise<void> {
