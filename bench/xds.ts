@@ -6,10 +6,10 @@
  * EDS, LDS and RDS and ACK everything. Then one VirtualService changes:
  * recompile, and the time from the new snapshot to each client's ACK of the
  * new route version (p50, p99, all). Both SotW and delta clients
- * (`--protocol=sotw,delta`, `--clients=100,500`). Memory: V8 heap and
- * buffers retained after a full GC with the clients connected, over the
- * server with none; per client, the slope between the two client counts;
- * plus the server's RSS and peak RSS.
+ * (`--protocol=sotw,delta`, `--clients=100,500`). Memory per client: V8
+ * heap and buffers retained after a full GC once the clients have synced,
+ * minus the same just before they connected, divided by their number; plus
+ * the server's RSS and peak RSS.
  *
  * Peer (the floor): a bare grpc-js server on the same clients that encodes
  * the same RDS response once and writes it to every stream, waiting for the
@@ -204,14 +204,31 @@ function percentile(sorted: number[], p: number): number {
 
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 
+/** Resolves once the server has seen every stream close, so one phase's connections do not weigh on the next. */
+function drained(server: XdsServer): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (server.connectedClients > 0) return;
+      server.off('disconnect', check);
+      resolve();
+    };
+    server.on('disconnect', check);
+    check();
+  });
+}
+
 /**
  * Memory after a full GC: RSS (what the OS sees; pages freed by one phase stay
  * with the process for the next) and retained bytes (V8 heap + buffers), which
  * give the per-client figure.
  */
-function settledMemory(): { rss: number; retained: number } {
+async function settledMemory(): Promise<{ rss: number; retained: number }> {
   v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
+  const gc = vm.runInNewContext('gc') as () => void;
+  // Twice, with a turn of the event loop between: the first pass lets finalizers release native buffers.
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
   const m = process.memoryUsage();
   return { rss: m.rss, retained: m.heapUsed + m.external };
 }
@@ -246,12 +263,11 @@ export async function run(args: string[]): Promise<void> {
     const original = readFileSync(file, 'utf8');
     let edit = 0;
 
-    console.log('protocol | clients | all ACKed (median of rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | server RSS | retained (over no client)');
-    const before = settledMemory();
-    const retainedBy = new Map<string, { n: number; bytes: number }>();
+    console.log('protocol | clients | all ACKed (median of rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | server RSS | retained per client');
     for (const [protocol, n] of protocols.flatMap((p) => counts.map((c) => [p, c] as const))) {
+      const before = await settledMemory();
       await fleet.connect({ port, clients: n, protocol, subscriptions });
-      const after = settledMemory();
+      const after = await settledMemory();
 
       const allTimes: number[] = [];
       const perClient: number[] = [];
@@ -290,6 +306,7 @@ export async function run(args: string[]): Promise<void> {
       allTimes.sort((a, b) => a - b);
       recompiles.sort((a, b) => a - b);
       await fleet.disconnect();
+      await drained(server);
 
       // The floor, on the same clients and the same bytes.
       // The floor encodes the current RDS response once: the same bytes sluice sends.
@@ -316,14 +333,9 @@ export async function run(args: string[]): Promise<void> {
       const all = allTimes[Math.floor(ROUNDS / 2)];
       const floorAll = floorTimes[Math.floor(ROUNDS / 2)];
       console.log(
-        `${protocol.padStart(8)} | ${String(n).padStart(7)} | ${all.toFixed(0).padStart(8)} ms (max ${allTimes[ROUNDS - 1].toFixed(0)}) | ${percentile(perClient, 50).toFixed(0).padStart(6)} ms | ${percentile(perClient, 99).toFixed(0).padStart(4)} ms | ${floorAll.toFixed(0).padStart(8)} ms | ${(all / floorAll).toFixed(2)}x | ${recompiles[Math.floor(ROUNDS / 2)].toFixed(0)} ms | ${mib(after.rss)} MiB | ${mib(after.retained - before.retained)} MiB`,
+        `${protocol.padStart(8)} | ${String(n).padStart(7)} | ${all.toFixed(0).padStart(8)} ms (max ${allTimes[ROUNDS - 1].toFixed(0)}) | ${percentile(perClient, 50).toFixed(0).padStart(6)} ms | ${percentile(perClient, 99).toFixed(0).padStart(4)} ms | ${floorAll.toFixed(0).padStart(8)} ms | ${(all / floorAll).toFixed(2)}x | ${recompiles[Math.floor(ROUNDS / 2)].toFixed(0)} ms | ${mib(after.rss)} MiB | ${((after.retained - before.retained) / n / 1024).toFixed(0)} KiB`,
       );
       const peak = process.resourceUsage().maxRSS * 1024;
-      const previous = retainedBy.get(protocol);
-      retainedBy.set(protocol, { n, bytes: after.retained });
-      // Per client: the slope between two client counts, which cancels what any client at all costs (encoded bodies, code).
-      if (previous && n > previous.n)
-        console.log(`${protocol}: retained per additional client ${((after.retained - previous.bytes) / (n - previous.n) / 1024).toFixed(0)} KiB`);
       if (n >= 500) console.log(`target (${protocol}): ${n} clients all updated within 1 s: ${all < 1000 ? 'met' : 'NOT met'}; peak server RSS so far ${mib(peak)} MiB, under 1 GiB: ${peak < 1 << 30 ? 'met' : 'NOT met'}`);
     }
   } finally {
