@@ -10,16 +10,19 @@
  * that answers OK without LDAP, shows what gRPC alone costs with the same
  * client on the same machine (the load generator shares the CPUs). CPU per
  * operation is the measured side's own: this process for the raw loop, the
- * server process for the two Check servers.
+ * server process for the two Check servers. A last peer runs the sidecar's
+ * decision path (Authorizer.check) in this process without gRPC.
  * Flags: --duration-ms=N (per measurement, default 3000).
  */
 import * as grpc from '@grpc/grpc-js';
 import { Client } from 'ldapts';
+import pino from 'pino';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { authorizationClient, authorizationService } from '../extauth-server/protos.js';
+import { Authorizer } from '../extauth-server/authorizer.js';
 import { DEFAULT_POOL } from '../extauth-server/config.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, type Slapd } from '../test/fixtures/slapd.js';
 import { basic, envoyCheckRequest, writeConfig } from '../test/extauth/helpers.js';
@@ -163,6 +166,23 @@ async function sidecar(slapd: Slapd, concurrency: number, poolMax: number, ms: n
   }
 }
 
+/** The sidecar's decision path without gRPC: Authorizer.check in this process, same pool size. */
+async function inProcess(slapd: Slapd, concurrency: number, poolMax: number, ms: number): Promise<Figures> {
+  const authorizer = new Authorizer({ logger: pino({ level: 'silent' }) });
+  authorizer.setConfigs([
+    {
+      name: 'bench.users',
+      ldap: [{ address: slapd.url, userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [groupDn('developers')], searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: { ...DEFAULT_POOL, initialSize: poolMax, maxSize: poolMax } }],
+    },
+  ]);
+  const header = basic('alice', 'alice-pw');
+  try {
+    return await measure(concurrency, ms, ownCpu, async () => (await authorizer.check('bench.users', header)).kind === 'ok');
+  } finally {
+    await authorizer.close();
+  }
+}
+
 async function noopCheck(concurrency: number, ms: number): Promise<Figures> {
   const server = await startProcess(fileURLToPath(import.meta.url), [], { [NOOP_ENV]: '1' });
   try {
@@ -188,11 +208,13 @@ export async function run(args: string[]): Promise<void> {
       const raw = await rawLoop(slapd, Math.min(c, poolMax), ms);
       const ours = await sidecar(slapd, c, poolMax, ms);
       const noop = await noopCheck(c, ms);
+      const core = await inProcess(slapd, c, poolMax, ms);
       const rawNote = poolMax < c ? ` (raw with ${poolMax} workers)` : '';
       console.log(`${label}${rawNote}`);
       console.log(`  raw ldapts     ${fmt(raw)}`);
       console.log(`  extauth        ${fmt(ours)}`);
       console.log(`  no-op Check    ${fmt(noop)}   (gRPC alone, no LDAP)`);
+      console.log(`  in-process     ${fmt(core)}   (Authorizer.check, no gRPC)`);
       console.log(
         `  ratio ${((100 * ours.perSecond) / raw.perSecond).toFixed(1)}% of raw throughput; added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
       );
