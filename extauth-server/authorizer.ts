@@ -128,6 +128,15 @@ export class Authorizer {
     }
   }
 
+  /** `allowedGroups` normalized once per configuration, not per request. */
+  private readonly normalizedGroups = new WeakMap<LdapSettings, ReadonlySet<string>>();
+
+  private allowedGroups(s: LdapSettings): ReadonlySet<string> {
+    let set = this.normalizedGroups.get(s);
+    if (!set) this.normalizedGroups.set(s, (set = new Set(s.allowedGroups.map(normalizeDn))));
+    return set;
+  }
+
   private async timed<T>(operation: 'bind' | 'search', fn: () => Promise<T>): Promise<T> {
     const end = this.opts.metrics?.ldapLatency.startTimer({ operation });
     try {
@@ -181,7 +190,7 @@ export class Authorizer {
     const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
     const raw = key ? entry[key] : [];
     const values = (Array.isArray(raw) ? raw : [raw]).map((v) => normalizeDn(Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
-    const allowed = new Set(s.allowedGroups.map(normalizeDn));
+    const allowed = this.allowedGroups(s);
     if (!values.some((v) => allowed.has(v))) return deny(403, 'not a member of an allowed group');
     return { kind: 'ok', userDn: entry.dn };
   }
