@@ -149,10 +149,8 @@ export class Authorizer {
     }
   }
 
-  private async bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
-    conn.boundAs = undefined;
-    await this.timed('bind', () => conn.client.bind(dn, password));
-    conn.boundAs = dn;
+  private bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
+    return this.timed('bind', () => conn.client.bind(dn, password));
   }
 
   private async run(conn: PooledConnection, s: LdapSettings, dn: string, username: string, password: string): Promise<Decision> {

@@ -10,8 +10,6 @@ import type { PoolSettings } from './config.js';
 
 export interface PooledConnection {
   readonly client: Client;
-  /** DN this connection is currently bound as, if any. */
-  boundAs?: string;
   /** Set when the connection must not be reused. */
   broken?: boolean;
 }
