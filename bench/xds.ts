@@ -5,18 +5,19 @@
  * process so the server has its own event loop and RSS) subscribe to CDS,
  * EDS, LDS and RDS and ACK everything. Then one VirtualService changes:
  * recompile, and the time from the new snapshot to each client's ACK of the
- * new route version (p50, p99, all). Both SotW and delta clients
- * (`--protocol=sotw,delta`, `--clients=100,500`). Memory per client: V8
- * heap and buffers retained after a full GC once the clients have synced,
- * minus the same just before they connected, divided by their number; plus
- * the server's RSS and peak RSS.
+ * new route version (p50, p99, all), over 5 rounds. SotW and delta
+ * (`--protocol=sotw,delta`, `--clients=100,500`); each protocol and count
+ * runs in a fresh server process, whose peak RSS is reported. Memory per
+ * client: V8 heap and buffers retained after a full GC once the clients have
+ * synced, minus the same just before they connected, divided by their number.
  *
- * Peer (the floor): a bare grpc-js server on the same clients that encodes
- * the same RDS response once and writes it to every stream, waiting for the
- * same ACKs; no protocol logic. Ratio = sluice / floor, for "all ACKed".
- * Target: 500 clients all updated within 1 s, RSS under 1 GiB.
+ * Peer (the floor), measured first in the same process on the same clients:
+ * a bare grpc-js server that encodes the same RDS response once and writes it
+ * to every stream, waiting for the same ACKs; no protocol logic. Ratio =
+ * sluice / floor, for "all ACKed". Target: 500 clients all updated within
+ * 1 s, RSS under 1 GiB.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,7 @@ import { XdsServer } from '../compiler/xds/server.js';
 import { generate } from './compile.js';
 
 const CHILD_FLAG = '--xds-clients';
+const PHASE_FLAG = '--xds-phase';
 const ROUNDS = 5;
 
 interface Plan {
@@ -101,7 +103,8 @@ class ClientFleet {
   private constructor(private readonly child: ChildProcess) {}
 
   static async start(): Promise<ClientFleet> {
-    const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG], { stdio: 'inherit' });
+    // stdout is the phase's JSON result: the clients must not write to it.
+    const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     await waitFor(child, 'ready');
     return new ClientFleet(child);
   }
@@ -204,19 +207,6 @@ function percentile(sorted: number[], p: number): number {
 
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 
-/** Resolves once the server has seen every stream close, so one phase's connections do not weigh on the next. */
-function drained(server: XdsServer): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (server.connectedClients > 0) return;
-      server.off('disconnect', check);
-      resolve();
-    };
-    server.on('disconnect', check);
-    check();
-  });
-}
-
 /**
  * Memory after a full GC: RSS (what the OS sees; pages freed by one phase stay
  * with the process for the next) and retained bytes (V8 heap + buffers), which
@@ -233,9 +223,23 @@ async function settledMemory(): Promise<{ rss: number; retained: number }> {
   return { rss: m.rss, retained: m.heapUsed + m.external };
 }
 
-export async function run(args: string[]): Promise<void> {
-  const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
-  const protocols = (args.find((a) => a.startsWith('--protocol='))?.slice(11) ?? 'sotw,delta').split(',') as Array<'sotw' | 'delta'>;
+interface Figures {
+  protocol: 'sotw' | 'delta';
+  clients: number;
+  summary: string;
+  /** Median over rounds of the time until every client ACKed. */
+  all: number;
+  allMax: number;
+  p50: number;
+  p99: number;
+  floor: number;
+  recompile: number;
+  peakRss: number;
+  retainedPerClient: number;
+}
+
+/** One protocol and client count, in a process of its own (run with PHASE_FLAG), so no phase inherits another's heap. */
+async function measurePhase(protocol: 'sotw' | 'delta', n: number): Promise<Figures> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-xds-'));
   const fleet = await ClientFleet.start();
   const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
@@ -247,97 +251,90 @@ export async function run(args: string[]): Promise<void> {
     if (!first.ok) throw new Error(`bench input did not compile: ${first.diagnostics[0]?.message}`);
     const port = await server.listen('127.0.0.1', 0);
     const snapshot = control.snapshot!;
-    const routeName = [...snapshot.type(TYPE_URL.route)!.resources.keys()][0];
+    const route = snapshot.type(TYPE_URL.route)!;
+    const routeName = [...route.resources.keys()][0];
     const edsNames = [...snapshot.type(TYPE_URL.endpoint)!.resources.keys()];
-    const routeBytes = snapshot.type(TYPE_URL.route)!.resources.get(routeName)!.value.length;
-    console.log(
-      `1000 virtual services: ${snapshot.type(TYPE_URL.cluster)!.resources.size} clusters, ${edsNames.length} EDS, RDS ${mib(routeBytes)} MiB; first compile ${first.durationMs.toFixed(0)} ms`,
+    const summary = `1000 virtual services: ${snapshot.type(TYPE_URL.cluster)!.resources.size} clusters, ${edsNames.length} EDS, RDS ${mib(route.resources.get(routeName)!.value.length)} MiB; first compile ${first.durationMs.toFixed(0)} ms`;
+
+    // The floor first, on the same clients: the RDS response encoded once, the same bytes sluice sends.
+    const { DiscoveryResponse } = discoveryTypes();
+    const body = Buffer.from(
+      DiscoveryResponse.encode(
+        DiscoveryResponse.fromObject({ version_info: route.version, type_url: TYPE_URL.route, resources: [{ type_url: TYPE_URL.route, value: route.resources.get(routeName)!.value }] }),
+      ).finish(),
     );
+    const floor = new FloorServer(body);
+    await floor.listen();
+    await fleet.connect({ port: floor.port, clients: n, protocol: 'sotw', subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }] });
+    const floorTimes: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const t = performance.now();
+      await floor.push(body, `f${round}`);
+      floorTimes.push(performance.now() - t);
+    }
+    await fleet.disconnect();
+    floor.close();
+
     const subscriptions = [
       { type_url: TYPE_URL.cluster, resource_names: [] },
       ...(edsNames.length ? [{ type_url: TYPE_URL.endpoint, resource_names: edsNames }] : []),
       { type_url: TYPE_URL.listener, resource_names: [] },
       { type_url: TYPE_URL.route, resource_names: [routeName] },
     ];
+    const before = await settledMemory();
+    await fleet.connect({ port, clients: n, protocol, subscriptions });
+    const after = await settledMemory();
+
     const file = path.join(dir, 'resources-0.yaml');
     const original = readFileSync(file, 'utf8');
-    let edit = 0;
-
-    console.log('protocol | clients | all ACKed (median of rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | server RSS | retained per client');
-    for (const [protocol, n] of protocols.flatMap((p) => counts.map((c) => [p, c] as const))) {
-      const before = await settledMemory();
-      await fleet.connect({ port, clients: n, protocol, subscriptions });
-      const after = await settledMemory();
-
-      const allTimes: number[] = [];
-      const perClient: number[] = [];
-      const recompiles: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        edit++;
-        writeFileSync(file, original.replace('prefix: /r0}', `prefix: /r0-edit${edit}}`));
-        let t0 = 0;
-        let expected = '';
-        const acks: number[] = [];
-        const allAcked = new Promise<void>((resolve) => {
-          const onAck = (e: { typeUrl: string; version: string }) => {
-            if (e.typeUrl !== TYPE_URL.route || e.version !== expected) return;
-            acks.push(performance.now() - t0);
-            if (acks.length === n) {
-              server.off('ack', onAck);
-              resolve();
-            }
-          };
-          server.on('ack', onAck);
-        });
-        // Registered before the streams' watchers are notified, so t0 precedes the first write.
-        const unwatch = control.cache.watch(() => {
-          t0 = performance.now();
-          expected = control.snapshot!.type(TYPE_URL.route)!.version;
-        });
-        const c0 = performance.now();
-        await control.recompile();
-        recompiles.push(performance.now() - c0);
-        unwatch();
-        await allAcked;
-        allTimes.push(Math.max(...acks));
-        perClient.push(...acks);
-      }
-      perClient.sort((a, b) => a - b);
-      allTimes.sort((a, b) => a - b);
-      recompiles.sort((a, b) => a - b);
-      await fleet.disconnect();
-      await drained(server);
-
-      // The floor, on the same clients and the same bytes.
-      // The floor encodes the current RDS response once: the same bytes sluice sends.
-      const { DiscoveryResponse } = discoveryTypes();
-      const route = control.snapshot!.type(TYPE_URL.route)!;
-      const body = Buffer.from(
-        DiscoveryResponse.encode(
-          DiscoveryResponse.fromObject({ version_info: route.version, type_url: TYPE_URL.route, resources: [{ type_url: TYPE_URL.route, value: route.resources.get(routeName)!.value }] }),
-        ).finish(),
-      );
-      const floor = new FloorServer(body);
-      await floor.listen();
-      await fleet.connect({ port: floor.port, clients: n, protocol: 'sotw', subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }] });
-      const floorTimes: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const t = performance.now();
-        await floor.push(body, `f${round}`);
-        floorTimes.push(performance.now() - t);
-      }
-      floorTimes.sort((a, b) => a - b);
-      await fleet.disconnect();
-      floor.close();
-
-      const all = allTimes[Math.floor(ROUNDS / 2)];
-      const floorAll = floorTimes[Math.floor(ROUNDS / 2)];
-      console.log(
-        `${protocol.padStart(8)} | ${String(n).padStart(7)} | ${all.toFixed(0).padStart(8)} ms (max ${allTimes[ROUNDS - 1].toFixed(0)}) | ${percentile(perClient, 50).toFixed(0).padStart(6)} ms | ${percentile(perClient, 99).toFixed(0).padStart(4)} ms | ${floorAll.toFixed(0).padStart(8)} ms | ${(all / floorAll).toFixed(2)}x | ${recompiles[Math.floor(ROUNDS / 2)].toFixed(0)} ms | ${mib(after.rss)} MiB | ${((after.retained - before.retained) / n / 1024).toFixed(0)} KiB`,
-      );
-      const peak = process.resourceUsage().maxRSS * 1024;
-      if (n >= 500) console.log(`target (${protocol}): ${n} clients all updated within 1 s: ${all < 1000 ? 'met' : 'NOT met'}; peak server RSS so far ${mib(peak)} MiB, under 1 GiB: ${peak < 1 << 30 ? 'met' : 'NOT met'}`);
+    const allTimes: number[] = [];
+    const perClient: number[] = [];
+    const recompiles: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      writeFileSync(file, original.replace('prefix: /r0}', `prefix: /r0-edit${round}}`));
+      let t0 = 0;
+      let expected = '';
+      const acks: number[] = [];
+      const allAcked = new Promise<void>((resolve) => {
+        const onAck = (e: { typeUrl: string; version: string }) => {
+          if (e.typeUrl !== TYPE_URL.route || e.version !== expected) return;
+          acks.push(performance.now() - t0);
+          if (acks.length === n) {
+            server.off('ack', onAck);
+            resolve();
+          }
+        };
+        server.on('ack', onAck);
+      });
+      // Registered before the streams' watchers are notified, so t0 precedes the first write.
+      const unwatch = control.cache.watch(() => {
+        t0 = performance.now();
+        expected = control.snapshot!.type(TYPE_URL.route)!.version;
+      });
+      const c0 = performance.now();
+      await control.recompile();
+      recompiles.push(performance.now() - c0);
+      unwatch();
+      await allAcked;
+      allTimes.push(Math.max(...acks));
+      perClient.push(...acks);
     }
+    await fleet.disconnect();
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    perClient.sort((a, b) => a - b);
+    return {
+      protocol,
+      clients: n,
+      summary,
+      all: median(allTimes),
+      allMax: Math.max(...allTimes),
+      p50: percentile(perClient, 50),
+      p99: percentile(perClient, 99),
+      floor: median(floorTimes),
+      recompile: median(recompiles),
+      peakRss: process.resourceUsage().maxRSS * 1024,
+      retainedPerClient: (after.retained - before.retained) / n,
+    };
   } finally {
     fleet.stop();
     await server.close();
@@ -345,4 +342,27 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-if (process.argv.includes(CHILD_FLAG)) await clientsMain();
+export async function run(args: string[]): Promise<void> {
+  const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
+  const protocols = (args.find((a) => a.startsWith('--protocol='))?.slice(11) ?? 'sotw,delta').split(',') as Array<'sotw' | 'delta'>;
+  const self = fileURLToPath(import.meta.url);
+  let header = false;
+  for (const protocol of protocols) {
+    for (const n of counts) {
+      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, protocol, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as Figures;
+      if (!header) {
+        console.log(f.summary);
+        console.log('protocol | clients | all ACKed (median of 5 rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | peak server RSS | retained per client');
+        header = true;
+      }
+      console.log(
+        `${protocol.padStart(8)} | ${String(n).padStart(7)} | ${f.all.toFixed(0).padStart(6)} ms (max ${f.allMax.toFixed(0)}) | ${f.p50.toFixed(0).padStart(6)} ms | ${f.p99.toFixed(0).padStart(4)} ms | ${f.floor.toFixed(0).padStart(6)} ms | ${(f.all / f.floor).toFixed(2)}x | ${f.recompile.toFixed(0)} ms | ${mib(f.peakRss)} MiB | ${(f.retainedPerClient / 1024).toFixed(0)} KiB`,
+      );
+      if (n >= 500)
+        console.log(`target (${protocol}): ${n} clients all updated within 1 s: ${f.all < 1000 ? 'met' : 'NOT met'}; peak server RSS under 1 GiB: ${f.peakRss < 1 << 30 ? 'met' : 'NOT met'}`);
+    }
+  }
+}
+
+if (process.argv[2] === CHILD_FLAG) await clientsMain();
+if (process.argv[2] === PHASE_FLAG) process.stdout.write(JSON.stringify(await measurePhase(process.argv[3] as 'sotw' | 'delta', Number(process.argv[4]))));
