@@ -66,8 +66,8 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
       .then((decision) => {
         const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
         metrics?.checks.inc({ result });
-        // Never the Authorization header or a password: only the outcome and where.
-        const fields = { configRef, result, host: http.host, path: http.path, method: http.method };
+        // Never the Authorization header or a password; the path without its query, which may carry tokens.
+        const fields = { configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method };
         if (decision.kind === 'ok') logger.debug({ ...fields, userDn: decision.userDn }, 'check allowed');
         else if (decision.status >= 500) logger.warn({ ...fields, status: decision.status, reason: decision.reason }, 'check failed');
         else logger.info({ ...fields, status: decision.status, reason: decision.reason }, 'check denied');

@@ -198,12 +198,13 @@ describe('LDAP injection corpus', () => {
   });
 });
 
-test('passwords and Authorization headers are never logged', async () => {
-  await check('default.users', { authorization: basic('alice', 'alice-pw') });
-  await check('default.users', { authorization: basic('alice', 'wrong-secret-pw') });
+test('passwords, Authorization headers and query strings are never logged', async () => {
+  await check('default.users', { authorization: basic('alice', 'alice-pw'), ':path': '/pets?access_token=tok-123' });
+  await check('default.users', { authorization: basic('alice', 'wrong-secret-pw'), ':path': '/pets?access_token=tok-123' });
   const text = logs.text();
   expect(text).toContain('check denied');
-  for (const secret of ['alice-pw', 'wrong-secret-pw', SERVICE_ACCOUNT.password, 'not-the-secret', basic('alice', 'alice-pw').slice(6)]) {
+  expect(text).toContain('"path":"/pets"');
+  for (const secret of ['alice-pw', 'wrong-secret-pw', SERVICE_ACCOUNT.password, 'not-the-secret', basic('alice', 'alice-pw').slice(6), 'tok-123']) {
     expect(text).not.toContain(secret);
   }
 });

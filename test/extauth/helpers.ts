@@ -22,6 +22,7 @@ export function basic(username: string, password: string): string {
 /** A CheckRequest shaped like Envoy's (envoy/extensions/filters/common/ext_authz/check_request_utils.cc). */
 export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>): unknown {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const path = lower[':path'] ?? '/pets';
   return {
     attributes: {
       source: { address: { socket_address: { address: '127.0.0.1', port_value: 51234 } } },
@@ -31,8 +32,8 @@ export function envoyCheckRequest(configRef: string | undefined, headers: Record
         http: {
           id: '1234567890',
           method: 'GET',
-          headers: { ':authority': 'api.example.org', ':method': 'GET', ':path': '/pets', ':scheme': 'http', 'x-request-id': 'abc', ...lower },
-          path: '/pets',
+          headers: { ':authority': 'api.example.org', ':method': 'GET', ':path': path, ':scheme': 'http', 'x-request-id': 'abc', ...lower },
+          path,
           host: 'api.example.org',
           scheme: 'http',
           protocol: 'HTTP/1.1',
