@@ -8,7 +8,7 @@ COPY protos ./protos
 COPY extauth-server ./extauth-server
 COPY graphql-server ./graphql-server
 COPY bench ./bench
-# `npm ci` builds dist/ (the prepare script); dev dependencies go afterwards.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
+# `npm install` builds dist/ (the prepare script); dev dependencies go afterwards.
+RUN npm install --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
 USER node
 ENTRYPOINT ["node"]

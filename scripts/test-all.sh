@@ -14,7 +14,9 @@ if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
 fi
 
 echo "== installing npm dependencies"
-npm ci --no-audit --no-fund
+# `npm install` rather than `npm ci`: lock files written with omit-lockfile-registry-resolved
+# (set on these machines) list only this platform's optional packages, which `npm ci` rejects.
+npm install --no-audit --no-fund
 
 echo "== type-checking"
 npm run --silent typecheck
