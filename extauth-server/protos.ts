@@ -46,14 +46,19 @@ export function adsClient(): grpc.ServiceClientConstructor {
   return lookup('envoy.service.discovery.v3.AggregatedDiscoveryService') as grpc.ServiceClientConstructor;
 }
 
+/** (De)serializer of a loaded message type, e.g. `envoy.service.auth.v3.CheckRequest`. */
+export function messageType(fullName: string): protoLoader.MessageTypeDefinition<unknown, unknown> {
+  const def = load().pkg[fullName];
+  if (!def || !('serialize' in def)) throw new Error(`message ${fullName} not loaded`);
+  return def as protoLoader.MessageTypeDefinition<unknown, unknown>;
+}
+
 /** Decodes the bytes of an Any holding a `sluice.extauth.v1.AuthConfig`. */
 export function decodeAuthConfig(bytes: Buffer): unknown {
-  const def = load().pkg[AUTHCONFIG_TYPE] as protoLoader.MessageTypeDefinition<unknown, unknown>;
-  return def.deserialize(bytes);
+  return messageType(AUTHCONFIG_TYPE).deserialize(bytes);
 }
 
 /** Encodes a `sluice.extauth.v1.AuthConfig` (snake_case object), for tests that serve one over ADS. */
 export function encodeAuthConfig(config: unknown): Buffer {
-  const def = load().pkg[AUTHCONFIG_TYPE] as protoLoader.MessageTypeDefinition<unknown, unknown>;
-  return def.serialize(config);
+  return messageType(AUTHCONFIG_TYPE).serialize(config);
 }
