@@ -9,7 +9,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { cleanUsername, normalizeDn, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
-import { LdapPool, isConnectionError, type PooledConnection } from './pool.js';
+import { LdapPool, isConnectionError, isRetryable, type PooledConnection } from './pool.js';
 import type { Metrics } from './metrics.js';
 
 export type Decision =
@@ -112,8 +112,8 @@ export class Authorizer {
     const username = cleanUsername(creds.username);
     if (!username) return deny(401, 'username empty after cleaning');
     const dn = userDn(settings.userDnTemplate, username);
-    // A connection error may just be a connection the server closed (restart, idle
-    // timeout): one retry on a fresh connection; binds and searches are idempotent.
+    // A connection the server closed (restart, idle timeout) gets one retry on a
+    // fresh connection; binds and searches are idempotent.
     for (let attempt = 0; ; attempt++) {
       // Looked up per attempt: a configuration change may have replaced the pool.
       const pool = this.pools.get(poolKey(settings));
@@ -121,7 +121,7 @@ export class Authorizer {
       try {
         return await pool.use((conn) => this.run(conn, settings, dn, username, creds.password));
       } catch (err) {
-        if (isConnectionError(err) && attempt === 0) continue;
+        if (isRetryable(err) && attempt === 0) continue;
         if (isConnectionError(err)) return deny(503, `LDAP server ${settings.address} unreachable: ${describe(err)}`);
         return deny(500, `LDAP error from ${settings.address}: ${describe(err)}`);
       }

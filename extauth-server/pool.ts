@@ -26,6 +26,15 @@ export function isConnectionError(err: unknown): boolean {
   return !(err instanceof ResultCodeError);
 }
 
+/**
+ * Worth one more try on a fresh connection: a socket the server closed (restart,
+ * idle timeout) fails fast. A timeout is not: the server is slow or gone, and
+ * waiting a second time would only double the client's wait.
+ */
+export function isRetryable(err: unknown): boolean {
+  return isConnectionError(err) && !(err instanceof LdapUnavailableError) && !/timed? ?out/i.test(err instanceof Error ? err.message : String(err));
+}
+
 const WHOAMI_OID = '1.3.6.1.4.1.4203.1.11.3';
 
 export class LdapPool {

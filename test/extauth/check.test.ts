@@ -2,12 +2,16 @@
  * sluice-extauth against a real slapd, called over gRPC exactly as Envoy
  * calls it: SPEC.md 5.3 order and every LDAP row of SPEC.md section 7.
  */
+import net from 'node:net';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../fixtures/slapd.js';
 import { basic, checker, closedPort, header, httpStatus, memoryLogger, writeConfig, type Checker } from './helpers.js';
 
 let slapd: Slapd;
 let server: RunningExtauth;
+/** A directory that accepts connections and never answers. */
+let silent: net.Server;
+let silentConnections = 0;
 let check: Checker;
 const logs = memoryLogger();
 
@@ -27,6 +31,9 @@ function ldap(extra: Record<string, unknown> = {}) {
 beforeAll(async () => {
   slapd = await startSlapd();
   const unreachable = `ldap://127.0.0.1:${await closedPort()}`;
+  silent = net.createServer(() => silentConnections++);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const hanging = `ldap://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
   const file = await writeConfig([
     { name: 'default.users', configs: [ldap()] },
     // Several allowed groups, written with other case and spaces than the directory returns.
@@ -36,6 +43,8 @@ beforeAll(async () => {
     { name: 'default.filter', configs: [ldap({ search_filter: '(&(objectClass=inetOrgPerson)(uid=%s))' })] },
     { name: 'default.attr', configs: [ldap({ membership_attribute_name: 'MEMBEROF' })] },
     { name: 'default.unreachable', configs: [ldap({ address: unreachable, pool: { connect_timeout_ms: 1000, operation_timeout_ms: 1000 } })] },
+    // No initial connections, so every connection to it is one a check opened.
+    { name: 'default.hanging', configs: [ldap({ address: hanging, pool: { max_size: 2, operation_timeout_ms: 300 } })] },
   ]);
   server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: logs.logger });
   check = checker(server.port);
@@ -45,6 +54,7 @@ afterAll(async () => {
   check?.close();
   await server?.close();
   await slapd?.close();
+  silent?.close();
 });
 
 function bindCount(): number {
@@ -213,6 +223,13 @@ test('LDAP unreachable -> 503, never OK', async () => {
   const res = await check('default.unreachable', { authorization: basic('alice', 'alice-pw') });
   expect(httpStatus(res)).toBe(503);
   expect(res.denied_response?.body ?? '').toBe('');
+});
+
+test('a directory that never answers -> 503 after the operation timeout, without a second attempt', async () => {
+  const res = await check('default.hanging', { authorization: basic('alice', 'alice-pw') });
+  expect(httpStatus(res)).toBe(503);
+  expect(res.status?.message).toContain('timed out');
+  expect(silentConnections).toBe(1);
 });
 
 test('slapd stopped -> 503; after it restarts the same pool recovers', async () => {
