@@ -1,8 +1,10 @@
 /**
  * Snapshot cache in the spirit of go-control-plane's: one snapshot for every
  * node, optionally overridden per node id; streams watch it. It also keeps
- * what each node NACKed, so a rejected version is never sent to that node
- * again (go-control-plane resends it on reconnect and loops).
+ * what each node NACKed, so a rejected version is not sent to that node
+ * again, on any stream, until the node ACKs another version of the type
+ * (go-control-plane resends it on reconnect; the client NACKs it again, in a
+ * loop).
  */
 import type { Snapshot } from './snapshot.js';
 
@@ -22,11 +24,16 @@ export interface NackRecord {
   at: Date;
 }
 
+const MAX_HISTORY = 256;
+
 export class SnapshotCache {
   private shared: Snapshot | undefined;
   private readonly perNode = new Map<string, Snapshot>();
   private readonly watchers = new Set<(node: string | undefined) => void>();
+  /** Per node and type: the NACK whose version is not to be sent again. */
   private readonly nacks = new Map<string, Map<string, NackRecord>>();
+  /** Every NACK, newest last, for /status. */
+  private readonly history: NackRecord[] = [];
 
   /** Sets the snapshot of `node`, or of every node without its own when `node` is omitted. */
   setSnapshot(snapshot: Snapshot, node?: string): void {
@@ -55,14 +62,27 @@ export class SnapshotCache {
     let byType = this.nacks.get(record.node);
     if (!byType) this.nacks.set(record.node, (byType = new Map()));
     byType.set(record.typeUrl, record);
+    this.history.push(record);
+    if (this.history.length > MAX_HISTORY) this.history.shift();
   }
 
-  /** The last NACK of `node` for `typeUrl`. */
+  /**
+   * The last NACK of `node` for `typeUrl`, until the node ACKs another
+   * version of the type: once it has moved on, the same content coming back
+   * later is a new push, not a loop.
+   */
   lastNack(node: string, typeUrl: string): NackRecord | undefined {
     return this.nacks.get(node)?.get(typeUrl);
   }
 
+  /** An ACK of `version`: forgets the node's NACK of the type unless it was of that very version. */
+  recordAck(node: string, typeUrl: string, version: string): void {
+    const byType = this.nacks.get(node);
+    if (byType?.get(typeUrl) && byType.get(typeUrl)!.version !== version) byType.delete(typeUrl);
+  }
+
+  /** The most recent NACKs of every node (at most MAX_HISTORY). */
   allNacks(): NackRecord[] {
-    return [...this.nacks.values()].flatMap((m) => [...m.values()]);
+    return [...this.history];
   }
 }

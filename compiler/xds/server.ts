@@ -290,6 +290,7 @@ abstract class AdsStream {
 
   protected acked(typeUrl: string, version: string): void {
     this.typeState(typeUrl).acked = version;
+    this.server.cache.recordAck(this.nodeId(), typeUrl, version);
     this.server.emit('ack', { node: this.nodeId(), typeUrl, version, stream: this.id });
   }
 

@@ -207,6 +207,15 @@ test('a NACK is recorded and the rejected version is never resent to that node',
   const fixed = await again.expect(T.route);
   expect(fixed.version_info).not.toBe(bad.version_info);
   expect(fixed.resources[0].virtual_hosts[0].routes[0].match.prefix).toBe('/v2');
+
+  // Once the node has ACKed another version, the content it once rejected is a new push, not a loop.
+  const ackHandled = handled(server);
+  again.ack(fixed, ['http-8080']);
+  await ackHandled;
+  expect(cache.lastNack('nacker', T.route)).toBeUndefined();
+  expect(cache.allNacks()).toHaveLength(1);
+  cache.setSnapshot(snapshotOf(withCluster));
+  expect((await again.expect(T.route)).version_info).toBe(bad.version_info);
 });
 
 test('a late client gets the current snapshot; a reconnecting client with the current version is held, with an old one updated', async () => {
