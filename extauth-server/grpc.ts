@@ -35,6 +35,8 @@ export function checkResponse(decision: Decision, configRef: string | undefined)
       ok_response: {
         // Overwrite: a client-sent x-user-id never reaches the upstream next to ours.
         headers: [{ header: { key: USER_ID_HEADER, value: asciiDn(decision.userDn) }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+        // The user's LDAP password stays at the gateway, as a JWT does (jwt_authn's forward: false).
+        headers_to_remove: ['authorization'],
       },
     };
   }

@@ -83,7 +83,7 @@ spec:
     - ldap:
         address: ldap://openldap:389
         userDnTemplate: uid=%s,ou=people,dc=example,dc=org
-        allowedGroups: [cn=admins,ou=groups,dc=example,dc=org]
+        allowedGroups: ['cn=admins,ou=groups,dc=example,dc=org']
         groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: ldap-sa}}
 ---
 apiVersion: gateway.gateway.example/v1

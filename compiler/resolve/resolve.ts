@@ -194,6 +194,13 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
   };
   if (!LDAP_ADDRESS.test(spec.address)) fail('address', `"${spec.address}" is not an LDAP server URL`, 'use ldap://host:port or ldaps://host:port');
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
+  spec.allowedGroups.forEach((group, i) => {
+    // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
+    if (!/[^\\],/.test(group)) {
+      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
+      ok = false;
+    }
+  });
   const pool = { ...LDAP_DEFAULTS.pool, ...spec.pool };
   if (pool.initialSize > pool.maxSize) fail('pool', `initialSize ${pool.initialSize} is larger than maxSize ${pool.maxSize}`, 'lower initialSize or raise maxSize');
 

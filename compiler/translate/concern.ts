@@ -13,6 +13,8 @@ export interface ConcernResult {
   httpFilter?: Json;
   /** `typed_per_filter_config` value for each virtual host, by virtual host name, keyed by the filter name by the caller. */
   perVirtualHost: Map<string, Json>;
+  /** Headers a virtual host removes from every request it sends upstream, by virtual host name. */
+  requestHeadersToRemove?: Map<string, string[]>;
   /** Extra clusters (sidecars); upstream clusters come from the model. */
   clusters: Json[];
   authConfigs?: Json[];

@@ -16,11 +16,12 @@ function routeAction(route: RouteIR): Json {
   };
 }
 
-export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>): Json {
+export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, headersToRemove: string[]): Json {
   return {
     name: vh.name,
     domains: vh.domains,
     routes: vh.routes.map((r) => ({ name: r.name, match: { prefix: r.prefix }, ...routeAction(r) })),
+    ...(headersToRemove.length > 0 ? { request_headers_to_remove: headersToRemove } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };
 }

@@ -18,6 +18,7 @@ export function translate(model: Model, options: CompileOptions, concerns: reado
   const diagnostics: Diagnostic[] = [];
   const httpFilters: Json[] = [];
   const perVirtualHost = new Map<string, Map<string, Json>>(model.virtualHosts.map((vh) => [vh.name, new Map()]));
+  const headersToRemove = new Map<string, string[]>(model.virtualHosts.map((vh) => [vh.name, []]));
   const clusters = model.upstreams.map(upstreamCluster);
   const authConfigs: Json[] = [];
   const graphqlApis: Json[] = [];
@@ -28,6 +29,7 @@ export function translate(model: Model, options: CompileOptions, concerns: reado
     clusters.push(...result.clusters);
     authConfigs.push(...(result.authConfigs ?? []));
     graphqlApis.push(...(result.graphqlApis ?? []));
+    for (const [vhName, headers] of result.requestHeadersToRemove ?? []) headersToRemove.get(vhName)?.push(...headers);
     if (!result.httpFilter) continue;
     httpFilters.push(result.httpFilter);
     for (const [vhName, config] of result.perVirtualHost) perVirtualHost.get(vhName)?.set(concern.filterName, config);
@@ -35,7 +37,7 @@ export function translate(model: Model, options: CompileOptions, concerns: reado
 
   const routeConfig = routeConfiguration(
     listenerName(options.listenerPort),
-    model.virtualHosts.map((vh) => virtualHost(vh, perVirtualHost.get(vh.name)!)),
+    model.virtualHosts.map((vh) => virtualHost(vh, perVirtualHost.get(vh.name)!, headersToRemove.get(vh.name)!)),
   );
   return {
     output: {

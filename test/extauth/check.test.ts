@@ -93,9 +93,10 @@ describe('SPEC.md section 7, LDAP rows', () => {
     }
   });
 
-  test('member of an allowed group -> OK with x-user-id set (overwriting a client-sent one)', async () => {
+  test('member of an allowed group -> OK with x-user-id set (overwriting a client-sent one) and the credentials removed', async () => {
     const res = await check('default.users', { authorization: basic('alice', 'alice-pw'), 'x-user-id': 'uid=admin,dc=example,dc=org' });
     expect(httpStatus(res)).toBe(200);
+    expect(res.ok_response?.headers_to_remove).toEqual(['authorization']);
     expect(res.ok_response?.headers).toEqual([
       { header: { key: 'x-user-id', value: userDn('alice') }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
     ]);

@@ -11,7 +11,7 @@ import { authorizationClient } from '../../extauth-server/protos.js';
 
 export interface CheckResponse {
   status?: { code?: number; message?: string };
-  ok_response?: { headers?: { header: { key: string; value: string }; append_action?: string }[] };
+  ok_response?: { headers?: { header: { key: string; value: string }; append_action?: string }[]; headers_to_remove?: string[] };
   denied_response?: { status?: { code?: string }; headers?: { header: { key: string; value: string } }[]; body?: string };
 }
 

@@ -42,6 +42,13 @@ describe('extauthConcern', () => {
     expect(result.diagnostics).toEqual([]);
   });
 
+  test('hosts without extauth drop a client-sent x-user-id; extauth hosts leave it to the sidecar', () => {
+    const withNone = extauthConcern.translate(model([host('default', 'open')], []), DEFAULT_OPTIONS);
+    expect([...(withNone.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
+    const mixed = extauthConcern.translate(model([host('default', 'api', 'default.ldap'), host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    expect([...(mixed.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
+  });
+
   test('filter: gRPC to the extauth cluster, V3, fail closed, timeout, 503 on error; valid against Envoy protos', () => {
     const result = extauthConcern.translate(model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
     expect(result.diagnostics).toEqual([]);

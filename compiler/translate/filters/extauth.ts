@@ -18,6 +18,8 @@ import type { CompileOptions, Json } from '../output.js';
 
 export const EXTAUTH_FILTER_NAME = 'envoy.filters.http.ext_authz';
 export const EXTAUTH_CLUSTER = 'extauth';
+/** Set by sluice-extauth on allowed requests (extauth-server/grpc.ts); nobody else may set it. */
+export const USER_ID_HEADER = 'x-user-id';
 /** Room for a bind, a service-account bind and a search on a slow directory. */
 export const EXTAUTH_TIMEOUT = '5s';
 
@@ -48,6 +50,9 @@ export const extauthConcern: HttpFilterConcern = {
   translate(model: Model, options: CompileOptions): ConcernResult {
     const result = emptyResult();
     result.authConfigs = model.authConfigs.map(compileAuthConfig);
+    // Only the sidecar may vouch for a user: elsewhere a client-sent x-user-id is dropped.
+    // (Not on extauth hosts: Envoy applies route header removals after ext_authz added it.)
+    result.requestHeadersToRemove = new Map(model.virtualHosts.filter((vh) => !vh.extauth).map((vh) => [vh.name, [USER_ID_HEADER]]));
     if (!model.virtualHosts.some((vh) => vh.extauth)) return result;
     const known = new Set(model.authConfigs.map((a) => a.name));
     for (const vh of model.virtualHosts) {
