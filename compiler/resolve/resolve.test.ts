@@ -43,7 +43,7 @@ test('service-account credentials are read from the Secret (stringData over base
       '\n  password: ' +
       Buffer.from('wrong').toString('base64') +
       '\nstringData:\n  password: s3cret\n---\n' +
-      'apiVersion: enterprise.gateway.example/v1\nkind: AuthConfig\nmetadata: {name: ldap, namespace: auth}\nspec:\n  configs:\n    - ldap:\n        address: ldap://h:389\n        userDnTemplate: uid=%s,dc=example,dc=org\n        allowedGroups: ['cn=g,dc=example,dc=org']\n        groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: sa}}\n',
+      'apiVersion: enterprise.gateway.example/v1\nkind: AuthConfig\nmetadata: {name: ldap, namespace: auth}\nspec:\n  configs:\n    - ldap:\n        address: ldap://h:389\n        userDnTemplate: uid=%s,dc=example,dc=org\n        allowedGroups: ["cn=g,dc=example,dc=org"]\n        groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: sa}}\n',
   );
   expect(diagnostics).toEqual([]);
   expect(model.authConfigs[0]).toMatchObject({
