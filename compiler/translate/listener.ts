@@ -26,6 +26,13 @@ export function httpListener(address: string, port: number, httpFilters: Json[],
               stat_prefix: listenerName(port),
               // Never trust client-supplied x-envoy-* headers (e.g. x-envoy-original-path).
               use_remote_address: true,
+              // RBAC permissions and route prefixes match the path as Envoy sees it; without these,
+              // `/public/../admin` or `//admin` would pass a `/public` policy and reach the upstream,
+              // which resolves it to /admin (Envoy's edge best practices: path normalization).
+              normalize_path: true,
+              merge_slashes: true,
+              // %2F and %5C could hide a `/` from the checks above; clients are redirected to the decoded path.
+              path_with_escaped_slashes_action: 'UNESCAPE_AND_REDIRECT',
               route_config: routeConfig,
               http_filters: [...httpFilters, ROUTER_FILTER],
             },

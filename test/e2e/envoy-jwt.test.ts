@@ -354,6 +354,17 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says
       expectLocalReply(reply, 403, 'RBAC: access denied');
     });
 
+    test('a path that only looks like it is under the prefix (normalize_path): 403', async () => {
+      const reply = await send(port, host, 'GET', '/pets/../owners/1', { authorization: `Bearer ${await token()}` });
+      expectLocalReply(reply, 403, 'RBAC: access denied');
+    });
+
+    test('an escaped slash is redirected to the decoded path, never passed to the upstream', async () => {
+      const reply = await send(port, host, 'GET', '/pets%2F..%2Fowners/1', { authorization: `Bearer ${await token()}` });
+      expect(reply.status).toBe(307);
+      expect(reply.headers.location).not.toMatch(/%2f/i);
+    });
+
     test('claims not matching: 403 "RBAC: access denied"', async () => {
       const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Bearer ${await token({ sub: 'mallory' })}` });
       expectLocalReply(reply, 403, 'RBAC: access denied');
