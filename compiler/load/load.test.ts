@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadPaths, MAX_FILE_BYTES, parseText } from './load.js';
@@ -59,6 +59,21 @@ test('directories are walked in sorted order; empty ones, missing paths, binary 
     'binary file, not YAML or JSON',
     `file is ${MAX_FILE_BYTES + 1} bytes, larger than the ${MAX_FILE_BYTES}-byte limit`,
   ]);
+});
+
+test('symbolic links are followed (a ConfigMap volume), a link loop is read once, a dangling link is skipped', async () => {
+  const dir = tempDir();
+  // The layout the kubelet writes: visible names link through the hidden ..data to a timestamped directory.
+  mkdirSync(path.join(dir, 'cm', '..2026_11_22'), { recursive: true });
+  writeFileSync(path.join(dir, 'cm', '..2026_11_22', 'svc.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: linked}\n');
+  symlinkSync('..2026_11_22', path.join(dir, 'cm', '..data'));
+  symlinkSync(path.join('..data', 'svc.yaml'), path.join(dir, 'cm', 'svc.yaml'));
+  symlinkSync('..', path.join(dir, 'cm', 'loop'));
+  symlinkSync('nowhere.yaml', path.join(dir, 'cm', 'dangling.yaml'));
+
+  const { documents, diagnostics } = await loadPaths([path.join(dir, 'cm')]);
+  expect(diagnostics).toEqual([]);
+  expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/linked']);
 });
 
 test('no input at all is an error', async () => {

@@ -65,15 +65,25 @@ async function listResourceFiles(p: string, diagnostics: Diagnostic[]): Promise<
   return found;
 }
 
-async function walk(dir: string): Promise<string[]> {
+/**
+ * Files under `dir`, sorted. Symbolic links are followed: a Kubernetes
+ * ConfigMap volume is made of them (`resources.yaml -> ..data/resources.yaml`).
+ * A directory reached twice (a link loop) is read once.
+ */
+async function walk(dir: string, visited = new Set<string>()): Promise<string[]> {
+  const real = await fs.realpath(dir);
+  if (visited.has(real)) return [];
+  visited.add(real);
   const entries = await fs.readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const out: string[] = [];
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await walk(full)));
-    else if (entry.isFile() && RESOURCE_FILE.test(entry.name)) out.push(full);
+    // A dangling link is skipped like any other non-file.
+    const target = entry.isSymbolicLink() ? await fs.stat(full).catch(() => undefined) : entry;
+    if (target?.isDirectory()) out.push(...(await walk(full, visited)));
+    else if (target?.isFile() && RESOURCE_FILE.test(entry.name)) out.push(full);
   }
   return out;
 }
