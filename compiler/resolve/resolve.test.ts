@@ -59,3 +59,13 @@ test('domains are unique across virtual services, case-insensitively, and the er
     'in.yaml:13: error[resolve]: VirtualService default/b: spec.virtualHost.domains[0]: domain "example.COM" is claimed twice: VirtualService default/a (in.yaml:6) already claims it — a domain may belong to one virtual host only; Envoy rejects duplicates',
   ]);
 });
+
+test('two VirtualServices whose JWT providers would share one jwt_authn entry: an error, never one host using the other host\'s keys', () => {
+  const vs = (name: string, provider: string, issuer: string) =>
+    `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: x}\nspec:\n  virtualHost:\n    domains: [${name}.example]\n    options:\n      jwt:\n        providers:\n          ${provider}:\n            issuer: ${issuer}\n            jwks: {local: {key: k}}\n---\n`;
+  const { model, diagnostics } = resolveText(vs('a', 'b.c', 'https://a.example') + vs('a.b', 'c', 'https://evil.example'));
+  expect(diagnostics.map(formatDiagnostic)).toEqual([
+    'in.yaml:23: error[resolve]: VirtualService x/a.b: spec.virtualHost.options.jwt.providers.c: JWT provider name "x.a.b.c" is also produced by VirtualService x/a — rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique',
+  ]);
+  expect(model.virtualHosts.map((vh) => vh.jwt!.providers.map((p) => p.issuer))).toEqual([['https://a.example'], []]);
+});

@@ -88,6 +88,8 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
 
   const virtualHosts: VirtualHostIR[] = [];
   const domainOwners = new Map<string, Resource>();
+  // Envoy's jwt_authn holds the providers of all virtual hosts in one map.
+  const providerOwners = new Map<string, Resource>();
   for (const vs of index.all('VirtualService')) {
     const spec = vs.spec as unknown as VirtualServiceSpec;
     const host = spec.virtualHost;
@@ -143,6 +145,14 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
       for (const [pname, p] of Object.entries(opts.jwt.providers)) {
         const path = [...base, 'options', 'jwt', 'providers', pname];
         const common = { name: `${name}.${pname}`, issuer: p.issuer, origin: vs.origin, path };
+        // Names may contain dots: VirtualService `a` with provider `b.c` and VirtualService `a.b` with
+        // provider `c` would share one entry, and one host would verify tokens with the other's keys.
+        const owner = providerOwners.get(common.name);
+        if (owner) {
+          diagnostics.push(fieldError('resolve', vs.origin, path, `JWT provider name "${common.name}" is also produced by VirtualService ${owner.namespace}/${owner.name}`, 'rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique'));
+          continue;
+        }
+        providerOwners.set(common.name, vs);
         if (p.jwks.local) {
           providers.push({ ...common, jwks: { kind: 'local', pem: p.jwks.local.key } });
         } else {
