@@ -190,10 +190,6 @@ function lazyPositions(text: string, lineOffset: number): (docInChunk: number, p
   };
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0];
-}
-
 /** `Kind namespace/name`, best effort before validation. */
 export function describeResource(value: Record<string, unknown>): string {
   const kind = typeof value.kind === 'string' ? value.kind : '<no kind>';
