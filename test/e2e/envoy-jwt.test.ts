@@ -7,10 +7,9 @@
  * Everything runs on 127.0.0.1: Envoy, an upstream echo server, and a static
  * file server for the remote key set. Tokens are signed here with jose.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { once } from 'node:events';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,29 +24,10 @@ import { keyId } from '../../compiler/translate/filters/pem.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 // Envoy cannot report an ephemeral port back, so it gets ports that were free a moment ago.
 import { closedPort } from '../extauth/helpers.js';
-
-function findEnvoy(): string | undefined {
-  const candidates = process.env.ENVOY_BIN
-    ? [process.env.ENVOY_BIN]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'envoy'));
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
 
 const ENVOY = findEnvoy();
-if (!ENVOY) {
-  console.log(
-    process.env.ENVOY_BIN
-      ? `test/e2e/envoy-jwt.test.ts: skipping the Envoy run: ENVOY_BIN=${process.env.ENVOY_BIN} is not an executable file`
-      : 'test/e2e/envoy-jwt.test.ts: skipping the Envoy run: no `envoy` on PATH and ENVOY_BIN is not set',
-  );
-}
+if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-jwt.test.ts'));
 const describeWithEnvoy = ENVOY ? describe : describe.skip;
 
 const LOCAL_ISSUER = 'https://local.issuer.test';
@@ -227,8 +207,7 @@ test('the end-to-end configuration compiles and passes the verifier (with or wit
 describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says', () => {
   let dir: string;
   let keys: Keys;
-  let envoy: ChildProcess | undefined;
-  let envoyLog = '';
+  let envoy: RunningEnvoy | undefined;
   const servers: Server[] = [];
   let port = 0;
   let localPem = '';
@@ -263,28 +242,12 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says
     const config = path.join(dir, 'envoy.yaml');
     writeFileSync(config, serialize(bootstrap, 'yaml'));
 
-    envoy = spawn(ENVOY!, ['-c', config, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    envoy.stdout!.on('data', (d: Buffer) => (envoyLog += d.toString()));
-    envoy.stderr!.on('data', (d: Buffer) => (envoyLog += d.toString()));
-    const exited = once(envoy, 'exit').then(([code]) => {
-      throw new Error(`envoy exited with ${String(code)} before it was ready:\n${envoyLog}`);
-    });
     // LIVE only after the initial remote key set fetch (async_fetch without fast_listener).
-    const ready = (async () => {
-      for (;;) {
-        const reply = await send(ports.admin, '127.0.0.1', 'GET', '/ready').catch(() => undefined);
-        if (reply?.status === 200) return;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
-    await Promise.race([ready, exited]);
+    envoy = await startEnvoy(ENVOY!, config, ports.admin);
   }, 60_000);
 
   afterAll(async () => {
-    if (envoy && envoy.exitCode === null) {
-      envoy.kill('SIGTERM');
-      await once(envoy, 'exit');
-    }
+    await envoy?.stop();
     for (const server of servers) server.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
