@@ -4,9 +4,8 @@
  * the new route live, a broken edit not applied. Runs when ENVOY_BIN or
  * `envoy` on PATH exists; otherwise says so and skips. Loopback only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, constants, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,23 +18,10 @@ import { adsBootstrap } from '../../compiler/xds/bootstrap.js';
 import type { CompileOutcome } from '../../compiler/xds/control.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { closedPort } from '../extauth/helpers.js';
-
-function findEnvoy(): string | undefined {
-  const candidates = process.env.ENVOY_BIN
-    ? [process.env.ENVOY_BIN]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'envoy'));
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
 
 const ENVOY = findEnvoy();
-if (!ENVOY) console.log('test/xds/envoy.test.ts: skipping the Envoy run: no `envoy` on PATH and ENVOY_BIN is not set');
+if (!ENVOY) console.log(noEnvoyReason('test/xds/envoy.test.ts'));
 const describeWithEnvoy = ENVOY ? describe : describe.skip;
 
 function resources(echoPort: number, prefix: string, upstream = 'echo'): string {
@@ -78,9 +64,8 @@ describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (del
   let echo: Server;
   let echoPort: number;
   let serving: Serving;
-  let envoy: ChildProcess;
+  let envoy: RunningEnvoy | undefined;
   let listenerPort: number;
-  let log = '';
 
   /** Resolves when Envoy has ACKed a route version other than `not`. */
   function routeAcked(not?: string): Promise<string> {
@@ -118,31 +103,13 @@ describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (del
     const config = path.join(dir, 'envoy.yaml');
     writeFileSync(config, serialize(bootstrap, 'yaml'));
     const acked = routeAcked();
-    envoy = spawn(ENVOY!, ['-c', config, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    envoy.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-    envoy.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    const exited = once(envoy, 'exit').then(([code]) => {
-      throw new Error(`envoy exited with ${String(code)}:\n${log}`);
-    });
-    await Promise.race([acked, exited]);
-    // The listener binds once warm; Envoy's /ready says when (no event to wait on from outside).
-    await Promise.race([
-      (async () => {
-        for (;;) {
-          const reply = await get(adminPort, '/ready').catch(() => undefined);
-          if (reply?.status === 200) return;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      })(),
-      exited,
-    ]);
+    // Ready (/ready 200) means the initial fetches are done and the listener is bound.
+    envoy = await startEnvoy(ENVOY!, config, adminPort);
+    await acked;
   }, 60_000);
 
   afterAll(async () => {
-    if (envoy && envoy.exitCode === null) {
-      envoy.kill('SIGTERM');
-      await once(envoy, 'exit');
-    }
+    await envoy?.stop();
     await serving?.close();
     echo?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
