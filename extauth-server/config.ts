@@ -4,6 +4,7 @@
  * Any). Defaults the compiler may leave unset are applied here.
  */
 import { readFile } from 'node:fs/promises';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
   initialSize: number;
@@ -28,9 +29,7 @@ export interface AuthConfig {
   ldap: LdapSettings[];
 }
 
-export const DEFAULT_POOL: PoolSettings = { initialSize: 2, maxSize: 5, connectTimeoutMs: 2000, operationTimeoutMs: 5000 };
-export const DEFAULT_SEARCH_FILTER = '(uid=*)';
-export const DEFAULT_MEMBERSHIP_ATTRIBUTE = 'memberOf';
+export const DEFAULT_POOL: PoolSettings = { ...DEFAULT_POOL_SIZE, connectTimeoutMs: 2000, operationTimeoutMs: 5000 };
 
 const ADDRESS_RE = /^ldaps?:\/\/[^/:\s]+:\d{1,5}$/;
 

@@ -10,8 +10,7 @@ import type { Logger } from 'pino';
 import type { Authorizer, Decision } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
 import { authorizationService } from './protos.js';
-
-export const USER_ID_HEADER = 'x-user-id';
+import { USER_ID_HEADER } from '../protos/extauth-contract.js';
 
 /** google.rpc.Code values carried in CheckResponse.status. */
 const RPC = { OK: 0, INTERNAL: 13, UNAVAILABLE: 14, PERMISSION_DENIED: 7, UNAUTHENTICATED: 16 } as const;

@@ -2,6 +2,7 @@
  * Resolve: validated resources -> the typed Model. Every reference is looked
  * up here; a dangling or conflicting one is an error on the resource that holds it.
  */
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER } from '../../protos/extauth-contract.js';
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
@@ -51,7 +52,7 @@ interface GraphQLApiSpec {
   stitchedSchema?: { subschemas: { name: string; namespace?: string; typeMerge?: Record<string, { selectionSet: string; queryName: string; args?: Record<string, string> }> }[] };
 }
 
-export const LDAP_DEFAULTS = { searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: { initialSize: 2, maxSize: 5 } } as const;
+export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
 const LDAP_ADDRESS = /^ldaps?:\/\/[^\s/:]+:\d{1,5}$/;
 
 export function resolve(resources: Resource[], options: ResolveOptions): { model: Model; diagnostics: Diagnostic[] } {

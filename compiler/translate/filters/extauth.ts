@@ -10,6 +10,7 @@
  * or does not answer in time gives 503 (status_on_error) instead of Envoy's
  * default 403, so clients can tell an outage from a denial.
  */
+import { USER_ID_HEADER } from '../../../protos/extauth-contract.js';
 import { fieldError } from '../../diagnostics.js';
 import type { AuthConfigIR, LdapIR, Model } from '../../resolve/model.js';
 import { sidecarCluster } from '../clusters.js';
@@ -18,8 +19,6 @@ import type { CompileOptions, Json } from '../output.js';
 
 export const EXTAUTH_FILTER_NAME = 'envoy.filters.http.ext_authz';
 export const EXTAUTH_CLUSTER = 'extauth';
-/** Set by sluice-extauth on allowed requests (extauth-server/grpc.ts); nobody else may set it. */
-export const USER_ID_HEADER = 'x-user-id';
 /** Room for a bind, a service-account bind and a search on a slow directory. */
 export const EXTAUTH_TIMEOUT = '5s';
 
