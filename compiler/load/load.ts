@@ -55,7 +55,7 @@ async function listResourceFiles(p: string, diagnostics: Diagnostic[]): Promise<
   }
   if (stat.isFile()) return [p];
   if (!stat.isDirectory()) {
-    diagnostics.push({ stage: 'load', file: p, message: 'not a regular file or directory' });
+    diagnostics.push({ stage: 'load', file: p, message: 'not a regular file or directory', hint: 'pass resource files or directories with -f PATH' });
     return [];
   }
   const found = await walk(p);
@@ -98,7 +98,7 @@ export async function loadFile(file: string): Promise<LoadResult> {
     }
     bytes = await fs.readFile(file);
   } catch (err) {
-    return { documents: [], diagnostics: [{ stage: 'load', file, message: `cannot read file: ${(err as Error).message}` }] };
+    return { documents: [], diagnostics: [{ stage: 'load', file, message: `cannot read file: ${(err as Error).message}`, hint: 'make it readable by this user, or leave it out of -f' }] };
   }
   if (bytes.subarray(0, 8192).includes(0)) {
     return { documents: [], diagnostics: [{ stage: 'load', file, message: 'binary file, not YAML or JSON', hint: 'remove it from the input or pass only resource files' }] };

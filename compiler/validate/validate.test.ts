@@ -40,6 +40,18 @@ test('exactly-one choices are reported once, in words', () => {
   expect(diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual(['spec: exactly one of "kube", "static" must be set']);
 });
 
+test('every validation error says what to do', () => {
+  const both = validate('apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: u}\nspec:\n  kube: {serviceName: a, servicePort: "80", selector: {app: true}}\n  static: {hosts: [{addr: 1.2.3.4, port: 80}]}\n');
+  const neither = validate(vs('    domains: []\n    routes:\n      - matchers: [{prefix: /}]\n'));
+  expect([...both.diagnostics, ...neither.diagnostics].map((d) => `${d.field}: ${d.hint}`)).toEqual([
+    'spec: keep one of kube, static and remove the others',
+    'spec.kube.selector.app: quote it: "true"',
+    'spec.kube.servicePort: remove the quotes: 80',
+    'spec.virtualHost.domains: list at least 1 item',
+    'spec.virtualHost.routes[0]: add one of them',
+  ]);
+});
+
 test('Kubernetes metadata and status are accepted; namespace defaults to "default"', () => {
   const { resources, diagnostics } = validate(
     'apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  labels: {a: b}\n  annotations: {c: d}\n  uid: x\n  resourceVersion: "1"\n  generation: 2\n  creationTimestamp: now\n  ownerReferences: []\n  managedFields: []\nspec:\n  ports: [{port: 80}]\nstatus: {loadBalancer: {}}\n',

@@ -100,6 +100,15 @@ function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[]
   return [...out.values()];
 }
 
+const TYPE_NAMES: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', integer: 'a whole number', number: 'a number', boolean: 'true or false' };
+
+function typeHint(expected: string, data: unknown): string {
+  // `admin: true` or `port: "80"`: YAML read a scalar as another type than meant.
+  if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) return `quote it: "${String(data)}"`;
+  if (expected === 'integer' && typeof data === 'string' && /^\d+$/.test(data)) return `remove the quotes: ${data}`;
+  return `give ${expected.split(',').map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
+}
+
 function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string | undefined] {
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
@@ -108,23 +117,48 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       return [[...path, String(p.additionalProperty)], `unknown field "${p.additionalProperty}"`, allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'];
     }
     case 'required':
-      return [path, `missing required field "${p.missingProperty}"`, undefined];
+      return [path, `missing required field "${p.missingProperty}"`, `add ${p.missingProperty}`];
     case 'oneOf': {
       const branches = ((err.schema as { required: string[] }[]) ?? []).map((s) => s.required?.[0]).filter(Boolean);
-      return [path, `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`, undefined];
+      const data = err.data as Record<string, unknown> | null;
+      const present = branches.filter((b) => data && typeof data === 'object' && b in data);
+      return [path, `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`, present.length === 0 ? 'add one of them' : `keep one of ${present.join(', ')} and remove the others`];
     }
     case 'type':
-      return [path, `must be of type ${p.type}`, undefined];
+      return [path, `must be of type ${p.type}`, typeHint(String(p.type), err.data)];
     case 'const':
-      return [path, `must be "${p.allowedValue}"`, undefined];
+      return [path, `must be "${p.allowedValue}"`, `set it to ${p.allowedValue}`];
     case 'enum':
-      return [path, `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, undefined];
+      return [path, `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, 'use one of these values, spelled exactly so'];
     case 'pattern':
       return [path, `does not match the required form ${p.pattern}`, patternHint(String(p.pattern))];
     case 'propertyNames':
-      return [path, `has an invalid key "${p.propertyName}"`, undefined];
+      return [path, `has an invalid key "${p.propertyName}"`, 'rename or remove that key'];
     default:
-      return [path, err.message ?? `fails ${err.keyword}`, undefined];
+      return [path, err.message ?? `fails ${err.keyword}`, limitHint(err)];
+  }
+}
+
+/** What to do about a broken bound (ajv's message already says which bound). */
+function limitHint(err: ErrorObject): string | undefined {
+  const schema = err.parentSchema as { minimum?: number; maximum?: number } | undefined;
+  const limit = (err.params as { limit?: number }).limit;
+  switch (err.keyword) {
+    case 'minimum':
+    case 'maximum':
+      return schema?.minimum !== undefined && schema.maximum !== undefined ? `use a value from ${schema.minimum} to ${schema.maximum}` : undefined;
+    case 'minLength':
+      return limit === 1 ? 'give a non-empty value' : `give at least ${limit} characters`;
+    case 'maxLength':
+      return `shorten it to at most ${limit} characters`;
+    case 'minItems':
+      return `list at least ${limit} item${limit === 1 ? '' : 's'}`;
+    case 'minProperties':
+      return `add at least ${limit} entr${limit === 1 ? 'y' : 'ies'}`;
+    case 'uniqueItems':
+      return 'remove the duplicate';
+    default:
+      return undefined;
   }
 }
 
