@@ -58,6 +58,18 @@ test('bad flags are usage errors (exit 2)', async () => {
   expect((await sluice('frobnicate')).code).toBe(2);
 });
 
+test('create refuses what validate would reject: names, namespaces, ports that are not plain digits (exit 2)', async () => {
+  const secret = (name: string, ns: string) => sluice('create', 'secret', 'authcredentials', '--name', name, '-n', ns, '--username', 'cn=a', '--password', 'p');
+  const upstream = (port: string) => sluice('create', 'upstream', 'kube', '--name', 'u', '--kube-service', 's', '--kube-service-namespace', 'd', '--kube-service-port', port);
+  const bad = await secret('Bad_Name', 'auth');
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('"Bad_Name" is not a valid name');
+  expect(bad.stdout).toBe('');
+  expect((await secret('ok', 'a.b')).code).toBe(2);
+  for (const port of ['1e3', '0x50', ' 80', '0']) expect((await upstream(port)).code).toBe(2);
+  expect((await upstream('80')).code).toBe(0);
+});
+
 test('create secret authcredentials and create upstream kube round-trip through validate', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
   const secret = await sluice('create', 'secret', 'authcredentials', '--name', 'ldap-sa', '-n', 'auth', '--username', 'cn=reader,dc=example,dc=org', '--password', 'p@ss:word');

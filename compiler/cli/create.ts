@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { serialize } from '../emit/write.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
-import { parsePort } from './options.js';
+import { parseNamespace, parsePort, parseResourceName } from './options.js';
 
 export function authCredentialsSecret(name: string, namespace: string, username: string, password: string): Record<string, unknown> {
   const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -27,8 +27,8 @@ export function register(program: Command): void {
     .description('print a Secret')
     .command('authcredentials')
     .description('an authentication-credentials Secret for AuthConfig groupLookupSettings.credentialsSecretRef')
-    .requiredOption('--name <name>', 'name of the Secret')
-    .option('-n, --namespace <ns>', 'namespace of the Secret', ns)
+    .requiredOption('--name <name>', 'name of the Secret', parseResourceName)
+    .option('-n, --namespace <ns>', 'namespace of the Secret', parseNamespace, ns)
     .requiredOption('--username <dn>', 'service account DN')
     .requiredOption('--password <password>', 'service account password')
     .action((flags) => {
@@ -40,10 +40,10 @@ export function register(program: Command): void {
     .description('print an Upstream')
     .command('kube')
     .description('an Upstream for a cluster service')
-    .requiredOption('--name <name>', 'name of the Upstream')
-    .option('-n, --namespace <ns>', 'namespace of the Upstream', ns)
-    .requiredOption('--kube-service <service>', 'name of the service')
-    .requiredOption('--kube-service-namespace <ns>', 'namespace of the service')
+    .requiredOption('--name <name>', 'name of the Upstream', parseResourceName)
+    .option('-n, --namespace <ns>', 'namespace of the Upstream', parseNamespace, ns)
+    .requiredOption('--kube-service <service>', 'name of the service', parseResourceName)
+    .requiredOption('--kube-service-namespace <ns>', 'namespace of the service', parseNamespace)
     .requiredOption('--kube-service-port <port>', 'port of the service', parsePort)
     .action((flags) => {
       process.stdout.write(serialize(kubeUpstream(flags.name, flags.namespace, flags.kubeService, flags.kubeServiceNamespace, flags.kubeServicePort), 'yaml'));

@@ -1,16 +1,33 @@
 /** Flags shared by every command that compiles (compile, validate, serve). */
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../translate/output.js';
+import { namespaceName, resourceName, type Schema } from '../validate/schemas/common.js';
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
 export function parsePort(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port (1-65535)`);
+  // Digits only: Number() would also take "1e3", "0x50" and " 80".
+  const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= 65535)) throw new InvalidArgumentError(`"${value}" is not a port (1-65535)`);
   return n;
 }
+
+function schemaParser(schema: Schema, what: string): (value: string) => string {
+  const pattern = new RegExp(schema.pattern as string);
+  const max = schema.maxLength as number;
+  return (value) => {
+    if (value.length > max || !pattern.test(value)) {
+      throw new InvalidArgumentError(`"${value}" is not a valid ${what}: use at most ${max} lower-case letters, digits and "-"${what === 'name' ? ' or "."' : ''}, starting and ending with a letter or digit`);
+    }
+    return value;
+  };
+}
+
+/** Names and namespaces the validator accepts, so what `sluice create` prints passes `sluice validate`. */
+export const parseResourceName = schemaParser(resourceName, 'name');
+export const parseNamespace = schemaParser(namespaceName, 'namespace');
 
 export function parseHostPort(value: string): { host: string; port: number } {
   const m = /^(.+):(\d+)$/.exec(value);
