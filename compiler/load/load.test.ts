@@ -76,6 +76,12 @@ test('symbolic links are followed (a ConfigMap volume), a link loop is read once
   expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/linked']);
 });
 
+test('a document nested deeper than the parser can go is a clear error, not a stack trace', () => {
+  const { documents, diagnostics } = parseText('deep.yaml', `apiVersion: v1\nkind: Service\n---\nspec: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`);
+  expect(documents).toHaveLength(1);
+  expect(diagnostics.map((d) => [d.line, d.message])).toEqual([[3, 'document is nested too deeply to read']]);
+});
+
 test('no input at all is an error', async () => {
   expect((await loadPaths([])).diagnostics[0].message).toBe('no input given');
 });

@@ -154,6 +154,11 @@ function parseChunk(file: string, text: string, lineOffset: number, firstIndex: 
     values = loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
   } catch (err) {
     const e = err as YAMLException;
+    // js-yaml recurses per nesting level; the engine's stack limit is its only bound.
+    if (err instanceof RangeError) {
+      out.diagnostics.push({ stage: 'load', file, line: lineOffset + 1, message: 'document is nested too deeply to read', hint: 'no resource nests more than a few dozen levels; check for runaway brackets or indentation' });
+      return firstIndex;
+    }
     out.diagnostics.push({ stage: 'load', file, line: lineOffset + (e.mark?.line ?? 0) + 1, message: `malformed YAML: ${e.reason ?? e.message}`, hint: 'fix the syntax; every document must be a mapping' });
     return firstIndex;
   }
