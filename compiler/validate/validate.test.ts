@@ -45,11 +45,17 @@ test('every validation error says what to do', () => {
   const neither = validate(vs('    domains: []\n    routes:\n      - matchers: [{prefix: /}]\n'));
   expect([...both.diagnostics, ...neither.diagnostics].map((d) => `${d.field}: ${d.hint}`)).toEqual([
     'spec: keep one of kube, static and remove the others',
-    'spec.kube.selector.app: quote it: "true"',
-    'spec.kube.servicePort: remove the quotes: 80',
+    'spec.kube.selector.app: quote the value (unquoted, YAML reads it as a number or boolean)',
+    'spec.kube.servicePort: remove the quotes around the number',
     'spec.virtualHost.domains: list at least 1 item',
     'spec.virtualHost.routes[0]: add one of them',
   ]);
+});
+
+test('a Secret value of the wrong type is reported without echoing it', () => {
+  const { diagnostics } = validate('apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {username: cn=a, password: 987654321}\n');
+  expect(diagnostics).toHaveLength(1);
+  expect(formatDiagnostic(diagnostics[0])).not.toContain('987654321');
 });
 
 test('Kubernetes metadata and status are accepted; namespace defaults to "default"', () => {

@@ -102,10 +102,11 @@ function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[]
 
 const TYPE_NAMES: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', integer: 'a whole number', number: 'a number', boolean: 'true or false' };
 
+/** Never echoes the value: it may be a Secret's password. */
 function typeHint(expected: string, data: unknown): string {
   // `admin: true` or `port: "80"`: YAML read a scalar as another type than meant.
-  if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) return `quote it: "${String(data)}"`;
-  if (expected === 'integer' && typeof data === 'string' && /^\d+$/.test(data)) return `remove the quotes: ${data}`;
+  if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) return 'quote the value (unquoted, YAML reads it as a number or boolean)';
+  if (expected === 'integer' && typeof data === 'string' && /^\d+$/.test(data)) return 'remove the quotes around the number';
   return `give ${expected.split(',').map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
 }
 
