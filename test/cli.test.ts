@@ -1,6 +1,6 @@
 /** The real `sluice` binary (built by the global setup), as a user runs it. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -115,4 +115,6 @@ spec:
   expect(compiled.code).toBe(0);
   const authConfig = JSON.parse(readFileSync(path.join(dir, 'extauth.json'), 'utf8')).resources[0];
   expect(JSON.stringify(authConfig)).toContain('p@ss:word');
+  // It holds a password: nobody but its owner may read it.
+  expect(statSync(path.join(dir, 'extauth.json')).mode & 0o077).toBe(0);
 });

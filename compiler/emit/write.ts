@@ -26,13 +26,16 @@ export function renderOutput(bootstrap: Json, authConfigs: Json[], graphqlApis: 
   };
 }
 
+/** Files that carry secrets (the LDAP service-account passwords): readable by their owner only. */
+const SECRET_FILES = new Set(['extauth.json']);
+
 export async function writeFiles(dir: string, files: EmittedFiles): Promise<string[]> {
   await fs.mkdir(dir, { recursive: true });
   const written: string[] = [];
   for (const [name, text] of Object.entries(files)) {
     const target = path.join(dir, name);
     const tmp = `${target}.tmp-${process.pid}`;
-    await fs.writeFile(tmp, text);
+    await fs.writeFile(tmp, text, { mode: SECRET_FILES.has(name) ? 0o600 : 0o644 });
     await fs.rename(tmp, target);
     written.push(target);
   }
