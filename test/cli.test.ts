@@ -52,6 +52,14 @@ test('errors: every one listed with file:line, exit 1, nothing written', async (
   expect(() => readFileSync(path.join(out, 'envoy.yaml'))).toThrow();
 });
 
+test('an output path that cannot be a directory is a one-line error (exit 1), not a stack trace', async () => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sluice-cli-')), 'taken');
+  writeFileSync(file, '');
+  const { code, stderr } = await sluice('compile', '-f', 'golden/single-route/input', '-o', file);
+  expect(code).toBe(1);
+  expect(stderr).toBe(`${file}: error[emit]: cannot write the output: EEXIST — give -o a directory this user can create and write\n`);
+});
+
 test('bad flags are usage errors (exit 2)', async () => {
   expect((await sluice('compile', '-f', 'examples', '--listener-port', '70000')).code).toBe(2);
   expect((await sluice('compile', '-f', 'examples', '--format', 'toml')).code).toBe(2);

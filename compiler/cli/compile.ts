@@ -35,7 +35,14 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
     process.stdout.write(files[`envoy.${flags.format}`]);
     return 0;
   }
-  const written = await writeFiles(flags.output, files);
+  let written: string[];
+  try {
+    written = await writeFiles(flags.output, files);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    process.stderr.write(`${e.path ?? flags.output}: error[emit]: cannot write the output: ${e.code ?? e.message} — give -o a directory this user can create and write\n`);
+    return 1;
+  }
   process.stderr.write(`compiled ${counts}\nwrote ${written.join(', ')}\n`);
   return 0;
 }
