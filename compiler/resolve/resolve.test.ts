@@ -69,3 +69,21 @@ test('two VirtualServices whose JWT providers would share one jwt_authn entry: a
   ]);
   expect(model.virtualHosts.map((vh) => vh.jwt!.providers.map((p) => p.issuer))).toEqual([['https://a.example'], []]);
 });
+
+test('Services whose discovered names collide (a-b/c and a/b-c, port 80): each route reaches its own Service; both in one output is an error, a by-name reference is ambiguous', () => {
+  const route = (name: string, ns: string, action: string) =>
+    `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [${name}.${ns}]\n    routes:\n      - routeAction: {single: ${action}}\n---\n`;
+  const services = service('c', 'a-b', [80]) + service('b-c', 'a', [80]);
+
+  for (const [ns, svc] of [['a', 'b-c'], ['a-b', 'c']]) {
+    const one = resolveText(services + route('v', ns, `{kube: {ref: {name: ${svc}}, port: 80}}`));
+    expect(one.diagnostics).toEqual([]);
+    expect(one.model.upstreams.map((u) => u.target)).toEqual([{ kind: 'dns', host: `${svc}.${ns}.svc.cluster.local`, port: 80 }]);
+  }
+
+  const both = resolveText(services + route('v', 'a-b', '{kube: {ref: {name: c}, port: 80}}') + route('w', 'a', '{kube: {ref: {name: b-c}, port: 80}}'));
+  expect(both.diagnostics.map((d) => d.message)).toEqual(['upstream sluice-system/a-b-c-80 and sluice-system/a-b-c-80 would both become cluster "a-b-c-80"']);
+
+  const byName = resolveText(services + route('v', 'sluice-system', '{upstream: {name: a-b-c-80}}'));
+  expect(byName.diagnostics.map((d) => d.message)).toEqual(['Upstream name "a-b-c-80" is discovered from more than one Service (b-c.a.svc.cluster.local and c.a-b.svc.cluster.local)']);
+});

@@ -73,6 +73,11 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
   const upstreamRef = (from: Resource, path: FieldPath, raw: Ref): string | undefined => {
     const ref = refOf(raw, from);
     const upstream = catalog.lookup(ref);
+    if (Array.isArray(upstream)) {
+      const services = upstream.map((u) => u.target.kind === 'dns' ? u.target.host : u.name).join(' and ');
+      diagnostics.push(fieldError('resolve', from.origin, path, `Upstream name "${ref.name}" is discovered from more than one Service (${services})`, `route to the Service with routeAction.single.kube, or define an Upstream named "${ref.name}" in namespace "${options.controlPlaneNamespace}"`));
+      return undefined;
+    }
     if (!upstream) {
       diagnostics.push(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`));
       return undefined;

@@ -19,8 +19,8 @@ interface ServiceSpec {
 }
 
 export interface UpstreamCatalog {
-  /** The upstream a `{name, namespace}` reference names, if any. */
-  lookup(ref: NamespacedName): UpstreamIR | undefined;
+  /** The upstream a `{name, namespace}` reference names, if any; a list when the name is ambiguous. */
+  lookup(ref: NamespacedName): UpstreamIR | UpstreamIR[] | undefined;
   /** The cluster for a route's `kube: {ref, port}` (a Service port). */
   servicePort(ref: NamespacedName, port: number): { upstream?: UpstreamIR; knownPorts?: number[] };
 }
@@ -37,27 +37,31 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
     explicit.set(`${r.namespace}/${r.name}`, explicitUpstream(r, dnsName));
   }
 
-  /** Discovered upstreams by `<namespace>-<service>-<port>`; each also knows its Service's namespace. */
-  const discovered = new Map<string, { upstream: UpstreamIR; serviceNamespace: string }>();
+  /**
+   * Discovered upstreams by `<namespace>-<service>-<port>`. Names can collide
+   * (Service `c` in `a-b` and Service `b-c` in `a` both give `a-b-c-80`), so a
+   * name maps to every Service port that produces it, and routes find theirs
+   * by Service, never by name.
+   */
+  const discovered = new Map<string, { upstream: UpstreamIR; serviceNamespace: string }[]>();
+  const byServicePort = new Map<string, UpstreamIR>();
   const servicePorts = new Map<string, number[]>();
   for (const svc of index.all('Service')) {
     const ports = ((svc.spec as ServiceSpec).ports ?? []).map((p) => p.port);
     servicePorts.set(`${svc.namespace}/${svc.name}`, ports);
     for (const port of ports) {
       const name = discoveredUpstreamName(svc.namespace, svc.name, port);
-      discovered.set(name, {
-        serviceNamespace: svc.namespace,
-        upstream: { name, namespace: controlPlaneNamespace, origin: svc.origin, target: { kind: 'dns', host: dnsName(svc.name, svc.namespace), port } },
-      });
+      const upstream: UpstreamIR = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: { kind: 'dns', host: dnsName(svc.name, svc.namespace), port } };
+      byServicePort.set(`${svc.namespace}/${svc.name}/${port}`, upstream);
+      discovered.set(name, [...(discovered.get(name) ?? []), { upstream, serviceNamespace: svc.namespace }]);
     }
   }
 
-  const lookup = (ref: NamespacedName): UpstreamIR | undefined => {
+  const lookup = (ref: NamespacedName): UpstreamIR | UpstreamIR[] | undefined => {
     const own = explicit.get(`${ref.namespace}/${ref.name}`);
     if (own) return own;
-    const found = discovered.get(ref.name);
-    if (found && (ref.namespace === controlPlaneNamespace || ref.namespace === found.serviceNamespace)) return found.upstream;
-    return undefined;
+    const found = (discovered.get(ref.name) ?? []).filter((d) => ref.namespace === controlPlaneNamespace || ref.namespace === d.serviceNamespace).map((d) => d.upstream);
+    return found.length > 1 ? found : found[0];
   };
 
   return {
@@ -68,7 +72,7 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
       if (!ports.includes(port)) return { knownPorts: ports };
       const name = discoveredUpstreamName(ref.namespace, ref.name, port);
       // An explicit Upstream of the discovered name (in the control plane namespace) overrides discovery.
-      return { upstream: explicit.get(`${controlPlaneNamespace}/${name}`) ?? discovered.get(name)!.upstream, knownPorts: ports };
+      return { upstream: explicit.get(`${controlPlaneNamespace}/${name}`) ?? byServicePort.get(`${ref.namespace}/${ref.name}/${port}`)!, knownPorts: ports };
     },
   };
 }
