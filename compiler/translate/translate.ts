@@ -3,7 +3,7 @@
  * The core builds listener, routes and upstream clusters; each concern adds
  * its filter, per-virtual-host config, clusters and sidecar resources.
  */
-import type { Diagnostic } from '../diagnostics.js';
+import { fieldError, type Diagnostic } from '../diagnostics.js';
 import type { Model } from '../resolve/model.js';
 import { upstreamCluster } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
@@ -26,6 +26,13 @@ export function translate(model: Model, options: CompileOptions, concerns: reado
   for (const concern of concerns) {
     const result = concern.translate(model, options);
     diagnostics.push(...result.diagnostics);
+    for (const sidecar of result.clusters) {
+      // A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair.
+      const taken = model.upstreams.find((u) => u.name === sidecar.name);
+      if (taken) {
+        diagnostics.push(fieldError('translate', taken.origin, ['metadata', 'name'], `"${taken.name}" is the name of a sidecar cluster in this output`, 'rename the Upstream (and the references to it)'));
+      }
+    }
     clusters.push(...result.clusters);
     authConfigs.push(...(result.authConfigs ?? []));
     graphqlApis.push(...(result.graphqlApis ?? []));
