@@ -4,15 +4,18 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_POOL } from './config.js';
 import type { ExtauthOptions } from './server.js';
 
+// Digits only: Number() would also take "1e3", "0x50" and " 80".
+const digits = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
+
 function port(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('not a port number');
+  const n = digits(v);
+  if (!(n >= 0 && n <= 65535)) throw new InvalidArgumentError('not a port number');
   return n;
 }
 
 function positive(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('not a positive integer');
+  const n = digits(v);
+  if (!(n >= 1)) throw new InvalidArgumentError('not a positive integer');
   return n;
 }
 

@@ -82,6 +82,8 @@ describe('command line', () => {
       expect(() => parseArgs([])).toThrow();
       expect(() => parseArgs(['--config', 'a', '--xds', 'b:1'])).toThrow();
       expect(() => parseArgs(['--config', 'a', '--port', 'x'])).toThrow();
+      for (const bad of ['1e3', '0x50', ' 80']) expect(() => parseArgs(['--config', 'a', '--port', bad])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--ldap-pool-max', '1e1'])).toThrow();
     } finally {
       quiet.mockRestore();
     }
