@@ -1,8 +1,9 @@
+import { HCM_TYPE } from '../translate/listener.js';
 import { compileFiles } from '../pipeline.js';
 import { DEFAULT_OPTIONS, TYPE_URL, type CompiledOutput, type Json } from '../translate/output.js';
 import { checkMessage } from '../verify/proto-json.js';
 import { verifyOutput } from '../verify/verify.js';
-import { HCM_TYPE_URL, toXdsResources } from './resources.js';
+import { toXdsResources } from './resources.js';
 import { buildSnapshot, inconsistencies } from './snapshot.js';
 
 async function compiled(dir: string): Promise<CompiledOutput> {
@@ -19,7 +20,7 @@ test('real compiler output: HCM goes to RDS over ADS, static clusters to EDS; ev
 
   const hcm = (set[TYPE_URL.listener][0].filter_chains as Json[])[0].filters as Json[];
   const tc = hcm[0].typed_config as Json;
-  expect(tc['@type']).toBe(HCM_TYPE_URL);
+  expect(tc['@type']).toBe(HCM_TYPE);
   expect(tc.route_config).toBeUndefined();
   expect(tc.rds).toEqual({ config_source: { ads: {}, resource_api_version: 'V3' }, route_config_name: (output.routes[0] as Json).name });
   expect(set[TYPE_URL.route]).toEqual(output.routes);
@@ -54,7 +55,7 @@ test('snapshot versions are content hashes: same input, same versions; one chang
 
 test('an inconsistent set is refused: RDS name without routes, EDS cluster without assignment', () => {
   const set = toXdsResources({
-    listeners: [{ name: 'l', filter_chains: [{ filters: [{ name: 'hcm', typed_config: { '@type': HCM_TYPE_URL, stat_prefix: 'l', rds: { route_config_name: 'missing', config_source: { ads: {} } } } }] }] }],
+    listeners: [{ name: 'l', filter_chains: [{ filters: [{ name: 'hcm', typed_config: { '@type': HCM_TYPE, stat_prefix: 'l', rds: { route_config_name: 'missing', config_source: { ads: {} } } } }] }] }],
     routes: [],
     clusters: [{ name: 'e', type: 'EDS', eds_cluster_config: { eds_config: { ads: {} } } }],
     authConfigs: [],

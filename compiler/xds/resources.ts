@@ -12,10 +12,9 @@
  *   STRICT_DNS and LOGICAL_DNS clusters keep their inline assignment (Envoy
  *   resolves those itself).
  */
+import { HCM_TYPE } from '../translate/listener.js';
 import { TYPE_URL, type CompiledOutput, type Json } from '../translate/output.js';
 
-export const HCM_TYPE_URL =
-  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
 /** ADS order (make before break): clusters, endpoints, listeners, routes, then the sidecars' types. */
 export const TYPE_ORDER: readonly string[] = [
@@ -82,7 +81,7 @@ function withRds(listener: Json, routes: Map<string, Json>): Json {
       ...chain,
       filters: ((chain.filters as Json[] | undefined) ?? []).map((filter) => {
         const hcm = filter.typed_config as Json | undefined;
-        if (!hcm || hcm['@type'] !== HCM_TYPE_URL || !hcm.route_config) return filter;
+        if (!hcm || hcm['@type'] !== HCM_TYPE || !hcm.route_config) return filter;
         const { route_config, ...rest } = hcm;
         const routeConfig = route_config as Json;
         const name = resourceName(TYPE_URL.route, routeConfig);

@@ -4,9 +4,10 @@
  * recompiling unchanged inputs changes no version and pushes nothing.
  */
 import { createHash } from 'node:crypto';
+import { HCM_TYPE } from '../translate/listener.js';
 import { TYPE_URL, type Json } from '../translate/output.js';
 import { encodeResource } from './proto.js';
-import { HCM_TYPE_URL, TYPE_ORDER, resourceName, type ResourceSet } from './resources.js';
+import { TYPE_ORDER, resourceName, type ResourceSet } from './resources.js';
 
 export interface Resource {
   name: string;
@@ -81,7 +82,7 @@ export function inconsistencies(set: ResourceSet): string[] {
     for (const chain of (listener.filter_chains as Json[] | undefined) ?? []) {
       for (const filter of (chain.filters as Json[] | undefined) ?? []) {
         const hcm = filter.typed_config as Json | undefined;
-        const rds = hcm?.['@type'] === HCM_TYPE_URL ? (hcm.rds as Json | undefined) : undefined;
+        const rds = hcm?.['@type'] === HCM_TYPE ? (hcm.rds as Json | undefined) : undefined;
         const name = rds?.route_config_name;
         if (typeof name === 'string' && !routeNames.has(name))
           problems.push(`listener "${String(listener.name)}" uses route configuration "${name}", which does not exist`);
