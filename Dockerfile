@@ -6,7 +6,6 @@ COPY bin ./bin
 COPY compiler ./compiler
 COPY protos ./protos
 COPY extauth-server ./extauth-server
-COPY graphql-server ./graphql-server
 COPY bench ./bench
 # `npm install` builds dist/ (the prepare script); dev dependencies go afterwards.
 RUN npm install --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
