@@ -7,6 +7,8 @@ COPY compiler ./compiler
 COPY protos ./protos
 COPY extauth-server ./extauth-server
 COPY bench ./bench
+# The benchmarks reuse the test fixtures (slapd), so the build needs them.
+COPY test ./test
 # `npm install` builds dist/ (the prepare script); dev dependencies go afterwards.
 RUN npm install --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
 USER node
