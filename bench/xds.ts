@@ -25,9 +25,8 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { pino } from 'pino';
-import { INCLUDE_DIRS } from '../protos/envoy.js';
+import { AdsClient } from '../test/xds/ads-client.js';
 import { DEFAULT_OPTIONS, TYPE_URL } from '../compiler/translate/output.js';
 import { ControlPlane } from '../compiler/xds/control.js';
 import { discoveryTypes } from '../compiler/xds/proto.js';
@@ -48,15 +47,6 @@ interface Plan {
 // ------------------------------------------------------------------ clients (child process)
 
 async function clientsMain(): Promise<void> {
-  const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', {
-    includeDirs: [...INCLUDE_DIRS],
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    arrays: true,
-  });
-  const Ads = (grpc.loadPackageDefinition(definition) as any).envoy.service.discovery.v3.AggregatedDiscoveryService;
   const open: Array<{ client: grpc.Client; call: grpc.ClientDuplexStream<object, any> }> = [];
   process.on('message', (msg: { cmd: 'connect'; plan: Plan } | { cmd: 'close' }) => {
     if (msg.cmd === 'close') {
@@ -72,7 +62,7 @@ async function clientsMain(): Promise<void> {
     for (let i = 0; i < plan.clients; i++) {
       // A local subchannel pool: one HTTP/2 connection per client, as separate Envoys have. A large
       // HTTP/2 window, as Envoy advertises (256 MiB by default), instead of Node's 64 KiB.
-      const client = new Ads(`127.0.0.1:${plan.port}`, grpc.credentials.createInsecure(), {
+      const client = new AdsClient(`127.0.0.1:${plan.port}`, grpc.credentials.createInsecure(), {
         'grpc.use_local_subchannel_pool': 1,
         'grpc.max_receive_message_length': 64 << 20,
         'grpc-node.flow_control_window': 16 << 20,

@@ -16,12 +16,13 @@ const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', 
   defaults: true,
   arrays: true,
 });
-type ClientCtor = new (address: string, credentials: grpc.ChannelCredentials) => grpc.Client & {
+type ClientCtor = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => grpc.Client & {
   StreamAggregatedResources(): grpc.ClientDuplexStream<object, RawResponse>;
   DeltaAggregatedResources(): grpc.ClientDuplexStream<object, RawDeltaResponse>;
 };
 const pkg = grpc.loadPackageDefinition(definition) as any;
-const AdsClient: ClientCtor = pkg.envoy.service.discovery.v3.AggregatedDiscoveryService;
+/** The generated ADS client class (the benchmark's clients use it too). */
+export const AdsClient: ClientCtor = pkg.envoy.service.discovery.v3.AggregatedDiscoveryService;
 
 interface RawAny {
   type_url: string;
