@@ -192,8 +192,10 @@ interface DeltaRequest {
   error_detail?: ErrorDetail | null;
 }
 
-abstract class AdsStream {
+abstract class AdsStream<TypeState = unknown> {
   protected node: NodeInfo | undefined;
+  /** Protocol state of each type the client subscribed to. */
+  protected readonly types = new Map<string, TypeState>();
   protected readonly typeStatus = new Map<string, TypeStatus>();
   private nonceCounter = 0;
   private closed = false;
@@ -226,7 +228,6 @@ abstract class AdsStream {
   protected abstract onRequest(msg: unknown): void;
   /** Sends what `typeUrl` is due from `snapshot`, if anything. */
   protected abstract push(typeUrl: string, snapshot: Snapshot): void;
-  protected abstract subscribedTypes(): Iterable<string>;
 
   end(): void {
     if (!this.closed) this.call.end();
@@ -283,7 +284,7 @@ abstract class AdsStream {
     if (this.closed) return;
     const snapshot = this.server.cache.snapshotFor(this.nodeId());
     if (!snapshot) return;
-    const subscribed = new Set(this.subscribedTypes());
+    const subscribed = new Set(this.types.keys());
     for (const typeUrl of TYPE_ORDER) if (subscribed.has(typeUrl)) this.push(typeUrl, snapshot);
     for (const typeUrl of [...subscribed].sort()) if (!TYPE_ORDER.includes(typeUrl)) this.push(typeUrl, snapshot);
   }
@@ -328,13 +329,8 @@ interface SotwTypeState {
   watchOpen: boolean;
 }
 
-class SotwStream extends AdsStream {
+class SotwStream extends AdsStream<SotwTypeState> {
   readonly protocol = 'sotw' as const;
-  private readonly types = new Map<string, SotwTypeState>();
-
-  protected subscribedTypes(): Iterable<string> {
-    return this.types.keys();
-  }
 
   protected onRequest(req: Request): void {
     this.adoptNode(req.node);
@@ -434,13 +430,8 @@ interface DeltaTypeState {
 /** Unanswered delta responses kept per type; older ones can no longer be ACKed. */
 const MAX_PENDING = 32;
 
-class DeltaStream extends AdsStream {
+class DeltaStream extends AdsStream<DeltaTypeState> {
   readonly protocol = 'delta' as const;
-  private readonly types = new Map<string, DeltaTypeState>();
-
-  protected subscribedTypes(): Iterable<string> {
-    return this.types.keys();
-  }
 
   protected onRequest(req: DeltaRequest): void {
     this.adoptNode(req.node);

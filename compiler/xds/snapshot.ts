@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { HCM_TYPE } from '../translate/listener.js';
 import { TYPE_URL, type Json } from '../translate/output.js';
-import { encodeResource } from './proto.js';
+import { encodeMessage } from '../verify/proto-json.js';
 import { TYPE_ORDER, resourceName, type ResourceSet } from './resources.js';
 
 export interface Resource {
@@ -51,7 +51,7 @@ function hash(data: string | Uint8Array): string {
 }
 
 /** Encodes every resource; throws when the set is not self-consistent (see `inconsistencies`). */
-export function buildSnapshot(set: ResourceSet, encode: (typeUrl: string, json: Json) => Uint8Array = encodeResource): Snapshot {
+export function buildSnapshot(set: ResourceSet, encode: (typeUrl: string, json: Json) => Uint8Array = encodeMessage): Snapshot {
   const problems = inconsistencies(set);
   if (problems.length) throw new Error(`inconsistent snapshot: ${problems.join('; ')}`);
   const types = new Map<string, TypeSnapshot>();
