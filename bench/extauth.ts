@@ -1,41 +1,54 @@
 /**
- * `npm run bench -- extauth`: Check calls per second and p50/p99 latency over
- * gRPC at concurrency 1, 16 and 64 against a real slapd, next to a raw ldapts
- * bind + base search loop doing the same LDAP work at the same concurrency
- * (the floor). Both sides get the same number of LDAP connections (the
- * sidecar's pool max is set to the concurrency), so the ratio is the cost of
- * the sidecar itself: gRPC, parsing, pooling. A last row shows the default
- * pool (max 5) at concurrency 64. Target: >= 80% of the floor's throughput,
- * p99 added latency < 2 ms. A third peer, a Check server in its own process
- * that answers OK without LDAP, shows what gRPC alone costs with the same
- * client on the same machine (the load generator shares the CPUs). CPU per
- * operation is the measured side's own: this process for the raw loop, the
- * server process for the two Check servers. A last peer runs the sidecar's
- * decision path (Authorizer.check) in this process without gRPC.
- * Flags: --duration-ms=N (per measurement, default 3000).
+ * `npm run bench -- extauth`: Check calls per second and p50/p99 latency at
+ * concurrency 1, 16 and 64 against a real slapd, next to a raw ldapts bind +
+ * base search loop doing the same LDAP work at the same concurrency (the
+ * floor of the issue's target). Both sides get the same number of LDAP
+ * connections (the sidecar's pool max is set to the concurrency); a last row
+ * shows the default pool (max 5) at concurrency 64.
+ *
+ * Load generator: h2load (nghttp2, Debian's `nghttp2-client`) over one HTTP/2
+ * connection with N concurrent streams, as Envoy's C++ client calls its
+ * ext_authz cluster; without h2load, a hand-framed node:http2 client, which
+ * costs the shared CPUs far more per call. Every Check is verified: a call
+ * the client saw fail, or any decision other than OK in the sidecar's
+ * checks_total, is counted as failed.
+ *
+ * Two more peers, each in its own process: "grpc-js + ldapts" is the least
+ * any server on the project's stack can do (the same bind + search in a bare
+ * grpc-js handler: no configuration, pool, metrics or checks), and "no-op
+ * Check" is gRPC alone without LDAP. Rounds are interleaved and the median
+ * round is shown, as this machine's speed drifts during a run. CPU per
+ * operation is the measured side's own (user + system, all threads).
+ * Flags: --duration-ms=N (per round, default 2000), --rounds=N (default 3).
  */
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
 import { Client } from 'ldapts';
-import pino from 'pino';
-import { spawn } from 'node:child_process';
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { authorizationService, messageType } from '../extauth-server/protos.js';
-import { Authorizer } from '../extauth-server/authorizer.js';
 import { DEFAULT_POOL } from '../extauth-server/config.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, type Slapd } from '../test/fixtures/slapd.js';
 import { basic, envoyCheckRequest, writeConfig } from '../test/extauth/helpers.js';
 
+const execFileP = promisify(execFile);
 const CONCURRENCY = [1, 16, 64];
+const USER = 'alice';
+const PASSWORD = 'alice-pw';
+const CHECK_PATH = '/envoy.service.auth.v3.Authorization/Check';
 
 interface Figures {
   perSecond: number;
   p50: number;
   p99: number;
   errors: number;
-  /** CPU time per operation of the measured side (the sidecar process, or this process for the raw loop), in µs. */
+  /** CPU time per operation of the measured side, in µs. */
   cpuPerOp: number;
 }
 
@@ -45,48 +58,57 @@ function processCpu(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+}
+
+function figures(latencies: number[], seconds: number, errors: number, cpuMicros: number): Figures {
+  latencies.sort((a, b) => a - b);
+  const n = latencies.length;
+  return { perSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuPerOp: cpuMicros / n };
+}
+
+/**
+ * Runs `op` from `concurrency` workers for `ms` after a short warm-up (a
+ * closed loop, as the raw peer and the node:http2 client both are).
+ * `cpu` reads the measured side's CPU time in µs; latencies in ms.
+ */
+async function closedLoop(concurrency: number, ms: number, cpu: () => number, op: (worker: number) => Promise<boolean>): Promise<Figures> {
+  const loop = async (until: number, latencies: number[]): Promise<number> => {
+    let errors = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, w) => {
+        while (performance.now() < until) {
+          const t = performance.now();
+          if (!(await op(w))) errors++;
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    return errors;
+  };
+  await loop(performance.now() + Math.min(500, ms / 4), []);
+  const latencies: number[] = [];
+  const cpuStart = cpu();
+  const start = performance.now();
+  const errors = await loop(start + ms, latencies);
+  return figures(latencies, (performance.now() - start) / 1000, errors, cpu() - cpuStart);
+}
+
 function ownCpu(): number {
   const u = process.cpuUsage();
   return u.user + u.system;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
-}
-
-/** Runs `op` from `concurrency` workers for `ms` (after a short warm-up); latencies in ms. */
-async function measure(concurrency: number, ms: number, cpu: () => number, op: (worker: number) => Promise<boolean>): Promise<Figures> {
-  const warmUntil = performance.now() + Math.min(500, ms / 4);
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (performance.now() < warmUntil) await op(w);
-  }));
-  const latencies: number[] = [];
-  let errors = 0;
-  const cpuStart = cpu();
-  const start = performance.now();
-  const end = start + ms;
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (performance.now() < end) {
-      const t = performance.now();
-      const ok = await op(w);
-      latencies.push(performance.now() - t);
-      if (!ok) errors++;
-    }
-  }));
-  const elapsed = (performance.now() - start) / 1000;
-  const cpuPerOp = (cpu() - cpuStart) / latencies.length;
-  latencies.sort((a, b) => a - b);
-  return { perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuPerOp };
-}
-
+/** The raw loop: `concurrency` ldapts clients doing bind + base search back to back, in this process. */
 async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<Figures> {
   const clients = Array.from({ length: concurrency }, () => new Client({ url: slapd.url, timeout: 5000, connectTimeout: 2000 }));
-  const dn = userDn('alice');
+  const dn = userDn(USER);
   const allowed = groupDn('developers').toLowerCase();
   try {
-    return await measure(concurrency, ms, ownCpu, async (w) => {
+    return await closedLoop(concurrency, ms, ownCpu, async (w) => {
       const c = clients[w]!;
-      await c.bind(dn, 'alice-pw');
+      await c.bind(dn, PASSWORD);
       const { searchEntries } = await c.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
       const groups = searchEntries[0]?.memberOf;
       return (Array.isArray(groups) ? groups : [groups]).some((g) => String(g).toLowerCase() === allowed);
@@ -96,80 +118,186 @@ async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<F
   }
 }
 
-const NOOP_ENV = 'SLUICE_BENCH_NOOP_CHECK';
+const PEER_ENV = 'SLUICE_BENCH_PEER';
 
-/** The no-op peer: this module run as a child process with NOOP_ENV set. */
-if (process.env[NOOP_ENV] === '1') {
+/**
+ * The peers, when this module runs as a child process with PEER_ENV set:
+ * `noop` answers OK at once; `floor` does the raw loop's bind + search in a
+ * bare grpc-js handler (LDAP URL in argv[2], one client per stream). Both
+ * print `{"port":N}` when listening and `{"failed":N}` on SIGTERM.
+ */
+function runPeer(kind: string): void {
+  let failed = 0;
+  const idle: Client[] = [];
+  const dn = userDn(USER);
+  const floor: grpc.handleUnaryCall<{ attributes: { request: { http: { headers: Record<string, string> } } } }, unknown> = (call, cb) => {
+    const client = idle.pop() ?? new Client({ url: process.argv[2]! });
+    const password = Buffer.from(call.request.attributes.request.http.headers.authorization!.slice('Basic '.length), 'base64').toString().split(':')[1]!;
+    client
+      .bind(dn, password)
+      .then(() => client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 }))
+      .then(({ searchEntries }) => {
+        idle.push(client);
+        if (!searchEntries.length) failed++;
+        cb(null, { status: { code: searchEntries.length ? 0 : 7 } });
+      })
+      .catch((err: Error) => {
+        failed++;
+        cb(err);
+      });
+  };
+  const noop: grpc.handleUnaryCall<unknown, unknown> = (_call, cb) => cb(null, { status: { code: 0 } });
   const server = new grpc.Server();
-  server.addService(authorizationService(), { Check: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, { status: { code: 0 } }) });
+  server.addService(authorizationService(), { Check: kind === 'floor' ? floor : noop });
   server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
     if (err) throw err;
     console.log(JSON.stringify({ port }));
   });
-  process.on('SIGTERM', () => server.tryShutdown(() => process.exit(0)));
+  process.on('SIGTERM', () => {
+    console.log(JSON.stringify({ failed }));
+    process.exit(0);
+  });
+}
+
+if (process.env[PEER_ENV]) runPeer(process.env[PEER_ENV]!);
+
+interface ServerProcess {
+  port: number;
+  pid: number;
+  /** The rest of what it printed on stdout when listening (the sidecar's log line carries adminPort). */
+  banner: string;
+  /** Stops it with SIGTERM; resolves to what it printed after listening. */
+  stop(): Promise<string>;
 }
 
 /** A Check server in its own process, as the sidecar runs next to Envoy; it prints `"port":N` when listening. */
-async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
+async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = once(child, 'exit');
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (d: string) => (out += d));
   const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (d: string) => {
-      out += d;
+    child.stdout!.on('data', () => {
       const m = /"port":(\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
     });
     void exited.then(() => reject(new Error(`${script} exited before listening:\n${out}`)));
   });
+  const banner = out;
   return {
     port,
     pid: child.pid!,
+    banner,
     async stop() {
       child.kill('SIGTERM');
       const [code] = await exited;
       if (code !== 0) throw new Error(`${script} exited with ${code} on SIGTERM`);
+      return out.slice(banner.length);
     },
   };
 }
 
-/**
- * Check calls over one HTTP/2 connection with gRPC framing done by hand: the
- * request is encoded once, as Envoy's C++ client is far cheaper per call than
- * a grpc-js client would be on the CPUs this process shares with the server.
- */
-async function checkLoop(port: number, pid: number, concurrency: number, ms: number): Promise<Figures> {
-  const session = http2.connect(`http://127.0.0.1:${port}`);
-  await once(session, 'connect');
-  const message = messageType('envoy.service.auth.v3.CheckRequest').serialize(envoyCheckRequest('bench.users', { authorization: basic('alice', 'alice-pw') }));
-  const body = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), message]);
-  body.writeUInt32BE(message.length, 1);
-  const responseType = messageType('envoy.service.auth.v3.CheckResponse');
-  const call = () =>
-    new Promise<boolean>((resolve) => {
-      const req = session.request({ ':method': 'POST', ':path': '/envoy.service.auth.v3.Authorization/Check', 'content-type': 'application/grpc', te: 'trailers' });
-      const chunks: Buffer[] = [];
-      let grpcStatus: string | undefined;
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('trailers', (t) => (grpcStatus = String(t['grpc-status'])));
-      req.on('error', () => resolve(false));
-      req.on('end', () => {
-        const data = Buffer.concat(chunks);
-        if (grpcStatus !== '0' || data.length < 5) return resolve(false);
-        const res = responseType.deserialize(data.subarray(5)) as { status?: { code?: number } };
-        resolve((res.status?.code ?? 0) === 0);
-      });
-      req.end(body);
-    });
-  try {
-    return await measure(concurrency, ms, () => processCpu(pid), call);
-  } finally {
-    session.close();
-  }
+/** The gRPC frame of the CheckRequest Envoy sends for alice (encoded once). */
+function checkFrame(): Buffer {
+  const message = messageType('envoy.service.auth.v3.CheckRequest').serialize(envoyCheckRequest('bench.users', { authorization: basic(USER, PASSWORD) }));
+  const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), message]);
+  frame.writeUInt32BE(message.length, 1);
+  return frame;
 }
 
-async function sidecar(slapd: Slapd, concurrency: number, poolMax: number, ms: number): Promise<Figures> {
+interface LoadGenerator {
+  name: string;
+  /** `concurrency` Check calls in flight on one HTTP/2 connection for `ms`; `errors` counts what the client itself saw fail. */
+  run(port: number, pid: number, concurrency: number, ms: number): Promise<Figures>;
+}
+
+async function h2load(): Promise<LoadGenerator | undefined> {
+  try {
+    await execFileP('h2load', ['--version']);
+  } catch {
+    return undefined;
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-'));
+  const body = path.join(dir, 'check.bin');
+  const log = path.join(dir, 'requests.log');
+  await writeFile(body, checkFrame());
+  const args = (port: number, concurrency: number): string[] => [
+    '-c1',
+    `-m${concurrency}`,
+    `--data=${body}`,
+    '--header=content-type: application/grpc',
+    '--header=te: trailers',
+    `http://127.0.0.1:${port}${CHECK_PATH}`,
+  ];
+  return {
+    name: 'h2load (nghttp2: one HTTP/2 connection, N streams, as Envoy)',
+    async run(port, pid, concurrency, ms) {
+      await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(200, concurrency * 20)}`]);
+      await rm(log, { force: true }); // h2load appends
+      const cpu = processCpu(pid);
+      const { stdout } = await execFileP('h2load', [...args(port, concurrency), `--duration=${ms}ms`, `--log-file=${log}`]);
+      const used = processCpu(pid) - cpu;
+      const seconds = Number(/finished in ([\d.]+)s/.exec(stdout)?.[1]);
+      const notOk = /(\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout)!.slice(1).reduce((n, x) => n + Number(x), 0);
+      // Tab-separated: start (µs since epoch), HTTP status, µs until the end of the response.
+      const latencies = (await readFile(log, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => Number(line.split('\t')[2]) / 1000);
+      return figures(latencies, seconds, notOk, used);
+    },
+  };
+}
+
+/** Without h2load: Check calls over one node:http2 connection with gRPC framing done by hand (request encoded once). */
+function nodeClient(): LoadGenerator {
+  const body = checkFrame();
+  const responseType = messageType('envoy.service.auth.v3.CheckResponse');
+  return {
+    name: 'node:http2 (install nghttp2-client for h2load, far cheaper per call)',
+    async run(port, pid, concurrency, ms) {
+      const session = http2.connect(`http://127.0.0.1:${port}`);
+      await once(session, 'connect');
+      const call = () =>
+        new Promise<boolean>((resolve) => {
+          const req = session.request({ ':method': 'POST', ':path': CHECK_PATH, 'content-type': 'application/grpc', te: 'trailers' });
+          const chunks: Buffer[] = [];
+          let grpcStatus: string | undefined;
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('trailers', (t) => (grpcStatus = String(t['grpc-status'])));
+          req.on('error', () => resolve(false));
+          req.on('end', () => {
+            const data = Buffer.concat(chunks);
+            if (grpcStatus !== '0' || data.length < 5) return resolve(false);
+            const res = responseType.deserialize(data.subarray(5)) as { status?: { code?: number } };
+            resolve((res.status?.code ?? 0) === 0);
+          });
+          req.end(body);
+        });
+      try {
+        return await closedLoop(concurrency, ms, () => processCpu(pid), call);
+      } finally {
+        session.close();
+      }
+    },
+  };
+}
+
+/** The sidecar's count of decisions other than OK, from its /metrics. */
+async function deniedChecks(adminPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+  return [...text.matchAll(/^sluice_extauth_checks_total\{result="(\w+)"\} (\d+)$/gm)].reduce((n, [, result, count]) => (result === 'ok' ? n : n + Number(count)), 0);
+}
+
+interface Peer {
+  label: string;
+  /** One measurement round. */
+  round(ms: number): Promise<Figures>;
+  stop(): Promise<void>;
+}
+
+async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: number, poolMax: number): Promise<Peer> {
   const file = await writeConfig([
     {
       name: 'bench.users',
@@ -178,37 +306,35 @@ async function sidecar(slapd: Slapd, concurrency: number, poolMax: number, ms: n
   ]);
   const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
   const server = await startProcess(main, ['--config', file, '--port', '0', '--admin-port', '0', '--host', '127.0.0.1']);
-  try {
-    return await checkLoop(server.port, server.pid, concurrency, ms);
-  } finally {
-    await server.stop();
-  }
-}
-
-/** The sidecar's decision path without gRPC: Authorizer.check in this process, same pool size. */
-async function inProcess(slapd: Slapd, concurrency: number, poolMax: number, ms: number): Promise<Figures> {
-  const authorizer = new Authorizer({ logger: pino({ level: 'silent' }) });
-  authorizer.setConfigs([
-    {
-      name: 'bench.users',
-      ldap: [{ address: slapd.url, userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [groupDn('developers')], searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: { ...DEFAULT_POOL, initialSize: poolMax, maxSize: poolMax } }],
+  const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
+  return {
+    label: 'extauth',
+    async round(ms) {
+      const before = await deniedChecks(adminPort);
+      const f = await load.run(server.port, server.pid, concurrency, ms);
+      // What the client saw fail, and every check the sidecar did not allow.
+      return { ...f, errors: f.errors + (await deniedChecks(adminPort)) - before };
     },
-  ]);
-  const header = basic('alice', 'alice-pw');
-  try {
-    return await measure(concurrency, ms, ownCpu, async () => (await authorizer.check('bench.users', header)).kind === 'ok');
-  } finally {
-    await authorizer.close();
-  }
+    async stop() {
+      await server.stop();
+    },
+  };
 }
 
-async function noopCheck(concurrency: number, ms: number): Promise<Figures> {
-  const server = await startProcess(fileURLToPath(import.meta.url), [], { [NOOP_ENV]: '1' });
-  try {
-    return await checkLoop(server.port, server.pid, concurrency, ms);
-  } finally {
-    await server.stop();
-  }
+async function childPeer(label: string, kind: 'noop' | 'floor', load: LoadGenerator, concurrency: number, args: string[] = []): Promise<Peer> {
+  const server = await startProcess(fileURLToPath(import.meta.url), args, { [PEER_ENV]: kind });
+  return {
+    label,
+    round: (ms) => load.run(server.port, server.pid, concurrency, ms),
+    async stop() {
+      const failed = Number(/"failed":(\d+)/.exec(await server.stop())?.[1] ?? 0);
+      if (failed) throw new Error(`${label} peer: ${failed} checks failed`);
+    },
+  };
+}
+
+function median(rounds: Figures[]): Figures {
+  return [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)]!;
 }
 
 function fmt(f: Figures): string {
@@ -216,26 +342,36 @@ function fmt(f: Figures): string {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const flag = args.find((a) => a.startsWith('--duration-ms='));
-  const ms = flag ? Number(flag.split('=')[1]) : 3000;
+  const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  const ms = flag('duration-ms', 2000);
+  const rounds = flag('rounds', 3);
+  const load = (await h2load()) ?? nodeClient();
   const slapd = await startSlapd({ statsLog: false });
   try {
-    console.log(`slapd ${slapd.url}; ${ms} ms per measurement; Check over gRPC vs raw ldapts bind+search, same LDAP connection count`);
+    console.log(`slapd ${slapd.url}; load generator ${load.name}; ${rounds} interleaved rounds of ${ms} ms, median round shown`);
     const rows: [string, number, number][] = CONCURRENCY.map((c) => [`c=${c}`, c, c]);
     rows.push([`c=64, default pool (max ${DEFAULT_POOL.maxSize})`, 64, DEFAULT_POOL.maxSize]);
     for (const [label, c, poolMax] of rows) {
-      const raw = await rawLoop(slapd, Math.min(c, poolMax), ms);
-      const ours = await sidecar(slapd, c, poolMax, ms);
-      const noop = await noopCheck(c, ms);
-      const core = await inProcess(slapd, c, poolMax, ms);
-      const rawNote = poolMax < c ? ` (raw with ${poolMax} workers)` : '';
-      console.log(`${label}${rawNote}`);
-      console.log(`  raw ldapts     ${fmt(raw)}`);
-      console.log(`  extauth        ${fmt(ours)}`);
-      console.log(`  no-op Check    ${fmt(noop)}   (gRPC alone, no LDAP)`);
-      console.log(`  in-process     ${fmt(core)}   (Authorizer.check, no gRPC)`);
+      const peers = [
+        await sidecarPeer(slapd, load, c, poolMax),
+        await childPeer('grpc-js + ldapts', 'floor', load, c, [slapd.url]),
+        await childPeer('no-op Check', 'noop', load, c),
+      ];
+      const results = new Map<string, Figures[]>([['raw ldapts', []], ...peers.map((p): [string, Figures[]] => [p.label, []])]);
+      try {
+        for (let r = 0; r < rounds; r++) {
+          results.get('raw ldapts')!.push(await rawLoop(slapd, Math.min(c, poolMax), ms));
+          for (const p of peers) results.get(p.label)!.push(await p.round(ms));
+        }
+      } finally {
+        for (const p of peers) await p.stop();
+      }
+      const [raw, ours, floor] = ['raw ldapts', 'extauth', 'grpc-js + ldapts'].map((k) => median(results.get(k)!)) as [Figures, Figures, Figures];
+      console.log(`${label}${poolMax < c ? ` (raw with ${poolMax} workers)` : ''}`);
+      const notes: Record<string, string> = { 'grpc-js + ldapts': '(bare handler, same LDAP work)', 'no-op Check': '(gRPC alone, no LDAP)' };
+      for (const [k, v] of results) console.log(`  ${k.padEnd(17)}${fmt(median(v))}   ${notes[k] ?? ''}`);
       console.log(
-        `  ratio ${((100 * ours.perSecond) / raw.perSecond).toFixed(1)}% of raw throughput; added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
+        `  extauth: ${((100 * ours.perSecond) / raw.perSecond).toFixed(1)}% of raw throughput (bare grpc-js + ldapts: ${((100 * floor.perSecond) / raw.perSecond).toFixed(1)}%); added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
       );
     }
   } finally {
