@@ -123,28 +123,41 @@ const PEER_ENV = 'SLUICE_BENCH_PEER';
 /**
  * The peers, when this module runs as a child process with PEER_ENV set:
  * `noop` answers OK at once; `floor` does the raw loop's bind + search in a
- * bare grpc-js handler (LDAP URL in argv[2], one client per stream). Both
- * print `{"port":N}` when listening and `{"failed":N}` on SIGTERM.
+ * bare grpc-js handler (LDAP URL in argv[2], at most argv[3] clients, calls
+ * beyond that wait for one). Both print `{"port":N}` when listening and
+ * `{"failed":N}` on SIGTERM.
  */
 function runPeer(kind: string): void {
   let failed = 0;
+  let clients = 0;
   const idle: Client[] = [];
+  const waiting: ((c: Client) => void)[] = [];
+  const acquire = (): Promise<Client> => {
+    const free = idle.pop();
+    if (free) return Promise.resolve(free);
+    if (clients < Number(process.argv[3])) {
+      clients++;
+      return Promise.resolve(new Client({ url: process.argv[2]! }));
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (c: Client) => (waiting.length ? waiting.shift()!(c) : idle.push(c));
   const dn = userDn(USER);
   const floor: grpc.handleUnaryCall<{ attributes: { request: { http: { headers: Record<string, string> } } } }, unknown> = (call, cb) => {
-    const client = idle.pop() ?? new Client({ url: process.argv[2]! });
     const password = Buffer.from(call.request.attributes.request.http.headers.authorization!.slice('Basic '.length), 'base64').toString().split(':')[1]!;
-    client
-      .bind(dn, password)
-      .then(() => client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 }))
-      .then(({ searchEntries }) => {
-        idle.push(client);
+    void acquire().then(async (client) => {
+      try {
+        await client.bind(dn, password);
+        const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
         if (!searchEntries.length) failed++;
         cb(null, { status: { code: searchEntries.length ? 0 : 7 } });
-      })
-      .catch((err: Error) => {
+      } catch (err) {
         failed++;
-        cb(err);
-      });
+        cb(err as Error);
+      } finally {
+        release(client);
+      }
+    });
   };
   const noop: grpc.handleUnaryCall<unknown, unknown> = (_call, cb) => cb(null, { status: { code: 0 } });
   const server = new grpc.Server();
@@ -354,7 +367,7 @@ export async function run(args: string[]): Promise<void> {
     for (const [label, c, poolMax] of rows) {
       const peers = [
         await sidecarPeer(slapd, load, c, poolMax),
-        await childPeer('grpc-js + ldapts', 'floor', load, c, [slapd.url]),
+        await childPeer('grpc-js + ldapts', 'floor', load, c, [slapd.url, String(poolMax)]),
         await childPeer('no-op Check', 'noop', load, c),
       ];
       const results = new Map<string, Figures[]>([['raw ldapts', []], ...peers.map((p): [string, Figures[]] => [p.label, []])]);
