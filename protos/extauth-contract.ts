@@ -2,6 +2,7 @@
  * What the compiler and sluice-extauth must agree on beyond sluice/extauth/v1/authconfig.proto's
  * fields: one definition, so the two can never drift apart.
  */
+import { FilterParser } from 'ldapts';
 
 /**
  * Set by sluice-extauth on allowed requests with the user's DN. The compiler
@@ -14,3 +15,30 @@ export const USER_ID_HEADER = 'x-user-id';
 export const DEFAULT_SEARCH_FILTER = '(uid=*)';
 export const DEFAULT_MEMBERSHIP_ATTRIBUTE = 'memberOf';
 export const DEFAULT_POOL_SIZE = { initialSize: 2, maxSize: 5 } as const;
+
+/**
+ * Why `address` is not an LDAP server URL the sidecar can open, or undefined:
+ * `ldap://host:port` or `ldaps://host:port`, port 1-65535. Checked by the
+ * compiler (an error on the AuthConfig) and again by the sidecar on load.
+ */
+export function ldapAddressProblem(address: string): string | undefined {
+  const m = /^ldaps?:\/\/[^\s/:]+:(\d{1,5})$/.exec(address);
+  if (!m) return 'is not ldap://host:port or ldaps://host:port';
+  const port = Number(m[1]);
+  if (port < 1 || port > 65535) return `has port ${port}, outside 1-65535`;
+  return undefined;
+}
+
+/**
+ * Why `filter` is not an RFC 4515 search filter once `%s` is replaced by a
+ * username, or undefined. Parsed with ldapts' own parser, the one that runs on
+ * every request: a filter that cannot parse would fail every check.
+ */
+export function searchFilterProblem(filter: string): string | undefined {
+  try {
+    FilterParser.parseString(filter.split('%s').join('user'));
+    return undefined;
+  } catch (err) {
+    return `is not an LDAP search filter (${(err as Error).message.split('. Full string')[0]})`;
+  }
+}
