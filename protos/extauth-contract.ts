@@ -39,6 +39,8 @@ export function searchFilterProblem(filter: string): string | undefined {
     FilterParser.parseString(filter.split('%s').join('user'));
     return undefined;
   } catch (err) {
-    return `is not an LDAP search filter (${(err as Error).message.split('. Full string')[0]})`;
+    // ldapts' messages quote the filter after a colon; the caller shows it already.
+    const reason = (err as Error).message.split(':')[0]!;
+    return `is not an LDAP search filter (${reason.charAt(0).toLowerCase()}${reason.slice(1)})`;
   }
 }

@@ -2,7 +2,7 @@
  * Resolve: validated resources -> the typed Model. Every reference is looked
  * up here; a dangling or conflicting one is an error on the resource that holds it.
  */
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER } from '../../protos/extauth-contract.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
@@ -53,7 +53,6 @@ interface GraphQLApiSpec {
 }
 
 export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
-const LDAP_ADDRESS = /^ldaps?:\/\/[^\s/:]+:\d{1,5}$/;
 
 export function resolve(resources: Resource[], options: ResolveOptions): { model: Model; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
@@ -208,7 +207,10 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
     diagnostics.push(fieldError('resolve', ac.origin, [...path, field], message, hint));
     ok = false;
   };
-  if (!LDAP_ADDRESS.test(spec.address)) fail('address', `"${spec.address}" is not an LDAP server URL`, 'use ldap://host:port or ldaps://host:port');
+  const addressProblem = ldapAddressProblem(spec.address);
+  if (addressProblem) fail('address', `"${spec.address}" ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
+  const filterProblem = spec.searchFilter === undefined ? undefined : searchFilterProblem(spec.searchFilter);
+  if (filterProblem) fail('searchFilter', `"${spec.searchFilter}" ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
   spec.allowedGroups.forEach((group, i) => {
     // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
@@ -246,6 +248,12 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
     const missing = [username === undefined ? 'username' : '', password === undefined ? 'password' : ''].filter(Boolean);
     if (missing.length > 0) {
       diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} has no ${missing.join(' or ')} key`, 'an authcredentials Secret holds "username" (a DN) and "password"'));
+      return undefined;
+    }
+    // An empty password would be an unauthenticated bind, which LDAP servers accept as anonymous.
+    const empty = [username === '' ? 'username' : '', password === '' ? 'password' : ''].filter(Boolean);
+    if (empty.length > 0) {
+      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} has an empty ${empty.join(' and ')}`, 'set the service account DN and its password in the Secret'));
       return undefined;
     }
     ldap.serviceAccount = { username: username!, password: password! };
