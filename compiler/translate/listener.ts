@@ -33,6 +33,9 @@ export function httpListener(address: string, port: number, httpFilters: Json[],
               merge_slashes: true,
               // %2F and %5C could hide a `/` from the checks above; clients are redirected to the decoded path.
               path_with_escaped_slashes_action: 'UNESCAPE_AND_REDIRECT',
+              // Many upstreams read `x_user_id` and `x-user-id` as one name (CGI's HTTP_X_USER_ID), so a
+              // client's underscore spelling could pose as the identity sluice-extauth sets. Dropped, as nginx does.
+              common_http_protocol_options: { headers_with_underscores_action: 'DROP_HEADER' },
               route_config: routeConfig,
               http_filters: [...httpFilters, ROUTER_FILTER],
             },
