@@ -128,12 +128,15 @@ export class Authorizer {
     }
   }
 
-  /** `allowedGroups` normalized once per configuration, not per request. */
+  /** `allowedGroups` normalized once per configuration, not per request; one that is not a DN matches nothing. */
   private readonly normalizedGroups = new WeakMap<LdapSettings, ReadonlySet<string>>();
 
   private allowedGroups(s: LdapSettings): ReadonlySet<string> {
     let set = this.normalizedGroups.get(s);
-    if (!set) this.normalizedGroups.set(s, (set = new Set(s.allowedGroups.map(normalizeDn))));
+    if (!set) {
+      set = new Set(s.allowedGroups.map(normalizeDn).filter((g): g is string => g !== undefined));
+      this.normalizedGroups.set(s, set);
+    }
     return set;
   }
 
@@ -189,7 +192,7 @@ export class Authorizer {
     const raw = key ? entry[key] : [];
     const values = (Array.isArray(raw) ? raw : [raw]).map((v) => normalizeDn(Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
     const allowed = this.allowedGroups(s);
-    if (!values.some((v) => allowed.has(v))) return deny(403, 'not a member of an allowed group');
+    if (!values.some((v) => v !== undefined && allowed.has(v))) return deny(403, 'not a member of an allowed group');
     return { kind: 'ok', userDn: entry.dn };
   }
 }

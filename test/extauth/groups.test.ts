@@ -1,0 +1,51 @@
+/**
+ * Group DNs are compared as DNs, against a real slapd: spelling variants of
+ * one DN match, and a group whose DN differs only by an escaped separator
+ * (`cn=admins\,ou=groups,<root>`, an entry directly under the root) is a
+ * different group.
+ */
+import pino from 'pino';
+import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
+import { startSlapd, groupDn, userDn, BASE_DN, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
+import { basic, checker, httpStatus, writeConfig, type Checker } from './helpers.js';
+
+/** cn is "admins,ou=groups": one RDN under the root, not the admins group under ou=groups. */
+const LOOK_ALIKE = `cn=admins\\,ou=groups,${BASE_DN}`;
+
+let slapd: Slapd;
+let server: RunningExtauth;
+let check: Checker;
+
+const config = (name: string, allowedGroups: string[]) => ({
+  name,
+  configs: [{ ldap: { address: slapd.url, user_dn_template: USER_DN_TEMPLATE, allowed_groups: allowedGroups } }],
+});
+
+beforeAll(async () => {
+  slapd = await startSlapd();
+  // dave is in no group of the fixture; here he joins the look-alike only.
+  await slapd.add([{ dn: LOOK_ALIKE, objectClass: 'groupOfNames', cn: 'admins,ou=groups', member: userDn('dave') }]);
+  const file = await writeConfig([
+    config('default.admins', [groupDn('admins')]),
+    config('default.look-alike', [`CN=Admins\\2cou=Groups , DC=Example, DC=org`]),
+  ]);
+  server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  check = checker(server.port);
+});
+
+afterAll(async () => {
+  check?.close();
+  await server?.close();
+  await slapd?.close();
+});
+
+const dave = { authorization: basic('dave', 'dave-pw') };
+
+test('a member of cn=admins\\,ou=groups,<root> is not a member of cn=admins,ou=groups,<root> -> 403', async () => {
+  expect(httpStatus(await check('default.admins', dave))).toBe(403);
+});
+
+test('the look-alike group itself, allowed with another spelling of its DN (hex escape, case, spaces) -> OK', async () => {
+  expect(httpStatus(await check('default.look-alike', dave))).toBe(200);
+  expect(httpStatus(await check('default.look-alike', { authorization: basic('alice', 'alice-pw') }))).toBe(403);
+});
