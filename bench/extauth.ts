@@ -13,10 +13,12 @@
  * the client saw fail, or any decision other than OK in the sidecar's
  * checks_total, is counted as failed.
  *
- * Two more peers, each in its own process: "grpc-js + ldapts" is the least
- * any server on the project's stack can do (the same bind + search in a bare
- * grpc-js handler: no configuration, pool, metrics or checks), and "no-op
- * Check" is gRPC alone without LDAP. Rounds are interleaved and the median
+ * Three more peers, each in its own process: "grpc-js + ldapts" is the
+ * least any server on the project's stack can do (the same bind + search in
+ * a bare grpc-js handler: no configuration, pool, metrics or checks);
+ * "http2 + ldapts" is the same without grpc-js (node:http2, gRPC framing by
+ * hand), the least any Node server can do; "no-op Check" is gRPC alone
+ * without LDAP. Rounds are interleaved and the median
  * round is shown, as this machine's speed drifts during a run. CPU per
  * operation is the measured side's own (user + system, all threads).
  * Flags: --duration-ms=N (per round, default 2000), --rounds=N (default 3).
@@ -120,55 +122,97 @@ async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<F
 
 const PEER_ENV = 'SLUICE_BENCH_PEER';
 
+type CheckRequestShape = { attributes: { request: { http: { headers: Record<string, string> } } } };
+
 /**
- * The peers, when this module runs as a child process with PEER_ENV set:
- * `noop` answers OK at once; `floor` does the raw loop's bind + search in a
- * bare grpc-js handler (LDAP URL in argv[2], at most argv[3] clients, calls
- * beyond that wait for one). Both print `{"port":N}` when listening and
- * `{"failed":N}` on SIGTERM.
+ * The raw loop's bind + search for one CheckRequest, for the bare peers: at
+ * most `limit` ldapts clients, calls beyond that wait for one.
  */
-function runPeer(kind: string): void {
-  let failed = 0;
+function bareLdapCheck(url: string, limit: number): (request: CheckRequestShape) => Promise<boolean> {
   let clients = 0;
   const idle: Client[] = [];
   const waiting: ((c: Client) => void)[] = [];
   const acquire = (): Promise<Client> => {
     const free = idle.pop();
     if (free) return Promise.resolve(free);
-    if (clients < Number(process.argv[3])) {
+    if (clients < limit) {
       clients++;
-      return Promise.resolve(new Client({ url: process.argv[2]! }));
+      return Promise.resolve(new Client({ url }));
     }
     return new Promise((resolve) => waiting.push(resolve));
   };
   const release = (c: Client) => (waiting.length ? waiting.shift()!(c) : idle.push(c));
   const dn = userDn(USER);
-  const floor: grpc.handleUnaryCall<{ attributes: { request: { http: { headers: Record<string, string> } } } }, unknown> = (call, cb) => {
-    const password = Buffer.from(call.request.attributes.request.http.headers.authorization!.slice('Basic '.length), 'base64').toString().split(':')[1]!;
-    void acquire().then(async (client) => {
-      try {
-        await client.bind(dn, password);
-        const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
-        if (!searchEntries.length) failed++;
-        cb(null, { status: { code: searchEntries.length ? 0 : 7 } });
-      } catch (err) {
-        failed++;
-        cb(err as Error);
-      } finally {
-        release(client);
-      }
-    });
+  return async (request) => {
+    const password = Buffer.from(request.attributes.request.http.headers.authorization!.slice('Basic '.length), 'base64').toString().split(':')[1]!;
+    const client = await acquire();
+    try {
+      await client.bind(dn, password);
+      const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
+      return searchEntries.length > 0;
+    } finally {
+      release(client);
+    }
   };
-  const noop: grpc.handleUnaryCall<unknown, unknown> = (_call, cb) => cb(null, { status: { code: 0 } });
-  const server = new grpc.Server();
-  server.addService(authorizationService(), { Check: kind === 'floor' ? floor : noop });
-  server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
-    if (err) throw err;
-    console.log(JSON.stringify({ port }));
-  });
+}
+
+/**
+ * The peers, when this module runs as a child process with PEER_ENV set
+ * (LDAP URL in argv[2], connection limit in argv[3]):
+ * - `noop`: grpc-js, answers OK at once;
+ * - `grpc`: grpc-js handler doing the bare LDAP check;
+ * - `http2`: node:http2 without grpc-js, gRPC framing by hand (the response is
+ *   encoded once), the same LDAP check.
+ * Each prints `{"port":N}` when listening and `{"failed":N}` on SIGTERM.
+ */
+function runPeer(kind: string): void {
+  let failed = 0;
+  const check = bareLdapCheck(process.argv[2]!, Number(process.argv[3]));
+  const listening = (port: number) => console.log(JSON.stringify({ port }));
   process.on('SIGTERM', () => {
     console.log(JSON.stringify({ failed }));
     process.exit(0);
+  });
+  if (kind === 'http2') {
+    const requestType = messageType('envoy.service.auth.v3.CheckRequest');
+    const ok = grpcFrame(messageType('envoy.service.auth.v3.CheckResponse').serialize({ status: { code: 0 } }));
+    const server = http2.createServer();
+    server.on('stream', (stream) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        check(requestType.deserialize(Buffer.concat(chunks).subarray(5)) as CheckRequestShape)
+          .catch(() => false)
+          .then((allowed) => {
+            if (!allowed) failed++;
+            if (stream.destroyed) return; // the client gave up (h2load's duration ended)
+            stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+            stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': allowed ? '0' : '13' }));
+            stream.end(ok);
+          });
+      });
+    });
+    server.listen(0, '127.0.0.1', () => listening((server.address() as { port: number }).port));
+    return;
+  }
+  const grpcCheck: grpc.handleUnaryCall<CheckRequestShape, unknown> = (call, cb) => {
+    check(call.request).then(
+      (allowed) => {
+        if (!allowed) failed++;
+        cb(null, { status: { code: allowed ? 0 : 7 } });
+      },
+      (err: Error) => {
+        failed++;
+        cb(err);
+      },
+    );
+  };
+  const noop: grpc.handleUnaryCall<unknown, unknown> = (_call, cb) => cb(null, { status: { code: 0 } });
+  const server = new grpc.Server();
+  server.addService(authorizationService(), { Check: kind === 'grpc' ? grpcCheck : noop });
+  server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
+    if (err) throw err;
+    listening(port);
   });
 }
 
@@ -211,12 +255,16 @@ async function startProcess(script: string, args: string[], env: NodeJS.ProcessE
   };
 }
 
-/** The gRPC frame of the CheckRequest Envoy sends for alice (encoded once). */
-function checkFrame(): Buffer {
-  const message = messageType('envoy.service.auth.v3.CheckRequest').serialize(envoyCheckRequest('bench.users', { authorization: basic(USER, PASSWORD) }));
+/** A gRPC length-prefixed message: flag 0 (not compressed), 4-byte length, the bytes. */
+function grpcFrame(message: Buffer): Buffer {
   const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), message]);
   frame.writeUInt32BE(message.length, 1);
   return frame;
+}
+
+/** The gRPC frame of the CheckRequest Envoy sends for alice (encoded once). */
+function checkFrame(): Buffer {
+  return grpcFrame(messageType('envoy.service.auth.v3.CheckRequest').serialize(envoyCheckRequest('bench.users', { authorization: basic(USER, PASSWORD) })));
 }
 
 interface LoadGenerator {
@@ -334,7 +382,7 @@ async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: numbe
   };
 }
 
-async function childPeer(label: string, kind: 'noop' | 'floor', load: LoadGenerator, concurrency: number, args: string[] = []): Promise<Peer> {
+async function childPeer(label: string, kind: 'noop' | 'grpc' | 'http2', load: LoadGenerator, concurrency: number, args: string[] = []): Promise<Peer> {
   const server = await startProcess(fileURLToPath(import.meta.url), args, { [PEER_ENV]: kind });
   return {
     label,
@@ -367,8 +415,9 @@ export async function run(args: string[]): Promise<void> {
     for (const [label, c, poolMax] of rows) {
       const peers = [
         await sidecarPeer(slapd, load, c, poolMax),
-        await childPeer('grpc-js + ldapts', 'floor', load, c, [slapd.url, String(poolMax)]),
-        await childPeer('no-op Check', 'noop', load, c),
+        await childPeer('grpc-js + ldapts', 'grpc', load, c, [slapd.url, String(poolMax)]),
+        await childPeer('http2 + ldapts', 'http2', load, c, [slapd.url, String(poolMax)]),
+        await childPeer('no-op Check', 'noop', load, c, [slapd.url, String(poolMax)]),
       ];
       const results = new Map<string, Figures[]>([['raw ldapts', []], ...peers.map((p): [string, Figures[]] => [p.label, []])]);
       try {
@@ -379,12 +428,17 @@ export async function run(args: string[]): Promise<void> {
       } finally {
         for (const p of peers) await p.stop();
       }
-      const [raw, ours, floor] = ['raw ldapts', 'extauth', 'grpc-js + ldapts'].map((k) => median(results.get(k)!)) as [Figures, Figures, Figures];
+      const [raw, ours, bareGrpc, bareHttp2] = ['raw ldapts', 'extauth', 'grpc-js + ldapts', 'http2 + ldapts'].map((k) => median(results.get(k)!)) as [Figures, Figures, Figures, Figures];
+      const share = (f: Figures) => `${((100 * f.perSecond) / raw.perSecond).toFixed(1)}%`;
       console.log(`${label}${poolMax < c ? ` (raw with ${poolMax} workers)` : ''}`);
-      const notes: Record<string, string> = { 'grpc-js + ldapts': '(bare handler, same LDAP work)', 'no-op Check': '(gRPC alone, no LDAP)' };
+      const notes: Record<string, string> = {
+        'grpc-js + ldapts': '(bare handler, same LDAP work)',
+        'http2 + ldapts': '(no grpc-js, same LDAP work)',
+        'no-op Check': '(gRPC alone, no LDAP)',
+      };
       for (const [k, v] of results) console.log(`  ${k.padEnd(17)}${fmt(median(v))}   ${notes[k] ?? ''}`);
       console.log(
-        `  extauth: ${((100 * ours.perSecond) / raw.perSecond).toFixed(1)}% of raw throughput (bare grpc-js + ldapts: ${((100 * floor.perSecond) / raw.perSecond).toFixed(1)}%); added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
+        `  extauth: ${share(ours)} of raw throughput (bare grpc-js: ${share(bareGrpc)}, bare http2: ${share(bareHttp2)}); added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
       );
     }
   } finally {
