@@ -58,27 +58,37 @@ export class Authorizer {
     return this.loaded;
   }
 
-  /** Replaces the whole set (xDS state of the world); pools of servers no longer used are closed. */
+  /**
+   * Replaces the whole set (xDS state of the world); pools of servers no
+   * longer used are closed. All or nothing: when a new pool cannot be made,
+   * this throws and the previous configuration stays in force.
+   */
   setConfigs(configs: AuthConfig[]): void {
-    this.configs = new Map(configs.map((c) => [c.name, c]));
-    this.loaded = true;
     const wanted = new Map<string, LdapSettings>();
     for (const c of configs) for (const l of c.ldap) if (!wanted.has(poolKey(l))) wanted.set(poolKey(l), l);
+    const created = new Map<string, LdapPool>();
+    try {
+      for (const [key, l] of wanted) {
+        const current = this.pools.get(key);
+        if (current && JSON.stringify(l.pool) === JSON.stringify(current.settings)) continue;
+        const pool = new LdapPool(l.address, l.pool, this.opts.tlsOptions);
+        created.set(key, pool);
+        pool.warm();
+      }
+    } catch (err) {
+      for (const pool of created.values()) void pool.close();
+      throw err;
+    }
     for (const [key, pool] of this.pools) {
-      const next = wanted.get(key);
       // Gone, or its pool settings changed: in-flight checks finish on the old pool.
-      if (!next || JSON.stringify(next.pool) !== JSON.stringify(pool.settings)) {
+      if (!wanted.has(key) || created.has(key)) {
         this.pools.delete(key);
         void pool.close();
       }
     }
-    for (const [key, l] of wanted) {
-      if (!this.pools.has(key)) {
-        const pool = new LdapPool(l.address, l.pool, this.opts.tlsOptions);
-        this.pools.set(key, pool);
-        pool.warm();
-      }
-    }
+    for (const [key, pool] of created) this.pools.set(key, pool);
+    this.configs = new Map(configs.map((c) => [c.name, c]));
+    this.loaded = true;
     this.opts.logger.info({ authConfigs: [...this.configs.keys()], ldapServers: [...wanted.keys()] }, 'configuration applied');
   }
 

@@ -40,6 +40,9 @@ test('lowerCamelCase proto JSON names are accepted too, and pool settings are re
 test.each([
   [{ resources: [{ configs: [{ ldap }] }] }, 'name: required'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, address: 'ldap://host' } }] }] }, 'is not ldap://host:port'],
+  // ldapts cannot open these (its constructor throws); they must never reach a pool.
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, address: 'ldap://ldap:99999' } }] }] }, 'address: "ldap://ldap:99999" has port 99999, outside 1-65535'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, address: 'ldaps://ldap:0' } }] }] }, 'outside 1-65535'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, user_dn_template: 'uid=x' } }] }] }, 'must contain %s'],
   [{ resources: [{ name: 'a', configs: [{ oauth: {} }] }] }, 'only ldap configs'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa' } } }] }] }, 'service_account.password: required'],

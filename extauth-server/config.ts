@@ -4,7 +4,7 @@
  * Any). Defaults the compiler may leave unset are applied here.
  */
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER } from '../protos/extauth-contract.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
   initialSize: number;
@@ -30,8 +30,6 @@ export interface AuthConfig {
 }
 
 export const DEFAULT_POOL: PoolSettings = { ...DEFAULT_POOL_SIZE, connectTimeoutMs: 2000, operationTimeoutMs: 5000 };
-
-const ADDRESS_RE = /^ldaps?:\/\/[^/:\s]+:\d{1,5}$/;
 
 export class ConfigError extends Error {}
 
@@ -76,7 +74,8 @@ function list(o: Obj, name: string, where: string): unknown[] {
 
 function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSettings {
   const address = str(raw, 'address', where, true);
-  if (!ADDRESS_RE.test(address)) throw new ConfigError(`${where}.address: "${address}" is not ldap://host:port or ldaps://host:port`);
+  const addressProblem = ldapAddressProblem(address);
+  if (addressProblem) throw new ConfigError(`${where}.address: "${address}" ${addressProblem}`);
   const userDnTemplate = str(raw, 'user_dn_template', where, true);
   if (!userDnTemplate.includes('%s')) throw new ConfigError(`${where}.user_dn_template: must contain %s`);
   const allowedGroups = list(raw, 'allowed_groups', where).map((g, i) => {

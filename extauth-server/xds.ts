@@ -2,7 +2,7 @@
  * ADS client (state of the world) for `sluice.extauth.v1.AuthConfig`
  * resources served by `sluice serve`: subscribes with a wildcard request,
  * ACKs each response it applies, NACKs (error_detail, previous version kept)
- * one it cannot parse, and reconnects with backoff when the stream ends.
+ * one it cannot parse or apply, and reconnects with backoff when the stream ends.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -26,6 +26,7 @@ export interface XdsClientOptions {
   nodeId: string;
   logger: Logger;
   poolDefaults: PoolSettings;
+  /** Applies a set that parsed, all or nothing; throwing NACKs it. */
   onConfigs(configs: AuthConfig[]): void;
 }
 
@@ -95,17 +96,16 @@ export class XdsClient {
   private onResponse(stream: grpc.ClientDuplexStream<unknown, DiscoveryResponse>, resp: DiscoveryResponse): void {
     if (resp.type_url !== AUTHCONFIG_TYPE_URL) return;
     this.backoffMs = 250;
-    let configs: AuthConfig[];
     try {
-      configs = decodeResources(resp.resources ?? [], this.opts.poolDefaults);
+      // onConfigs applies all or nothing: when it throws, the previous set is still in force.
+      this.opts.onConfigs(decodeResources(resp.resources ?? [], this.opts.poolDefaults));
     } catch (err) {
-      const message = (err as Error).message;
+      const message = err instanceof Error ? err.message : String(err);
       this.opts.logger.error({ version: resp.version_info, err: message }, 'rejected AuthConfigs from xDS');
       stream.write(this.request({ response_nonce: resp.nonce, error_detail: { code: grpc.status.INVALID_ARGUMENT, message } }));
       return;
     }
     this.version = resp.version_info ?? '';
-    this.opts.onConfigs(configs);
     stream.write(this.request({ response_nonce: resp.nonce }));
   }
 }

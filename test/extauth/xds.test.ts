@@ -10,6 +10,8 @@ import { XdsServer } from '../../compiler/xds/server.js';
 import { buildSnapshot } from '../../compiler/xds/snapshot.js';
 import { TYPE_URL } from '../../compiler/translate/output.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
+import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';
+import { XdsClient } from '../../extauth-server/xds.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
 import { basic, checker, httpStatus, type Checker } from './helpers.js';
 
@@ -34,11 +36,11 @@ async function startXds(port: number): Promise<void> {
   xdsPort = await xds.listen('127.0.0.1', port);
 }
 
-/** Resolves on the next ACK or NACK of the AuthConfig type by our node. */
-function nextReply(): Promise<'ack' | 'nack'> {
+/** Resolves on the next ACK or NACK of the AuthConfig type by a node (ours by default). */
+function nextReply(node = NODE): Promise<'ack' | 'nack'> {
   return new Promise((resolve) => {
-    const onAck = (e: { node: string; typeUrl: string }) => e.node === NODE && e.typeUrl === TYPE_URL.authConfig && done('ack');
-    const onNack = (e: { node: string; typeUrl: string }) => e.node === NODE && e.typeUrl === TYPE_URL.authConfig && done('nack');
+    const onAck = (e: { node: string; typeUrl: string }) => e.node === node && e.typeUrl === TYPE_URL.authConfig && done('ack');
+    const onNack = (e: { node: string; typeUrl: string }) => e.node === node && e.typeUrl === TYPE_URL.authConfig && done('nack');
     const done = (r: 'ack' | 'nack') => {
       xds.off('ack', onAck);
       xds.off('nack', onNack);
@@ -87,6 +89,54 @@ test('NACKs a response it cannot use and keeps the previous configuration', asyn
   expect(cache.lastNack(NODE, TYPE_URL.authConfig)?.errorDetail.message).toContain('is not ldap://host:port');
   expect(httpStatus(await check('default.users', alice))).toBe(200);
   expect(httpStatus(await check('default.other', alice))).toBe(500);
+});
+
+test('NACKs an address ldapts cannot open (port out of range) instead of crashing, and keeps the previous configuration', async () => {
+  const reply = nextReply();
+  push(authConfig('default.users', 'ldap://127.0.0.1:99999'), authConfig('default.other', slapd.url));
+  expect(await reply).toBe('nack');
+  expect(cache.lastNack(NODE, TYPE_URL.authConfig)?.errorDetail.message).toContain('outside 1-65535');
+  expect(httpStatus(await check('default.users', alice))).toBe(200);
+  expect(httpStatus(await check('default.other', alice))).toBe(500);
+});
+
+test('a set the authorizer cannot apply changes nothing: previous AuthConfigs and pools stay', async () => {
+  const pools = server.authorizer.poolStats();
+  // Past config parsing (which refuses it), as only a defect could deliver it.
+  const bad: AuthConfig = { name: 'default.bad', ldap: [{ address: 'ldap://127.0.0.1:99999', userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [], searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: DEFAULT_POOL }] };
+  expect(() => server.authorizer.setConfigs([bad])).toThrow();
+  expect(server.authorizer.poolStats().map((p) => p.server)).toEqual(pools.map((p) => p.server));
+  expect(httpStatus(await check('default.users', alice))).toBe(200);
+});
+
+test('a response whose configuration fails to apply is NACKed with the reason, and the stream lives on', async () => {
+  const node = 'extauth-test-throwing';
+  const applied: string[][] = [];
+  let fail = true;
+  const client = new XdsClient({
+    address: `127.0.0.1:${xdsPort}`,
+    nodeId: node,
+    logger: pino({ level: 'silent' }),
+    poolDefaults: DEFAULT_POOL,
+    onConfigs: (c) => {
+      if (fail) throw new Error('cannot apply');
+      applied.push(c.map((x) => x.name));
+    },
+  });
+  push(authConfig('default.other', slapd.url));
+  try {
+    const first = nextReply(node);
+    client.start();
+    expect(await first).toBe('nack');
+    expect(cache.lastNack(node, TYPE_URL.authConfig)?.errorDetail.message).toContain('cannot apply');
+    fail = false;
+    const second = nextReply(node);
+    push(authConfig('default.users', slapd.url));
+    expect(await second).toBe('ack');
+    expect(applied).toEqual([['default.users']]);
+  } finally {
+    client.stop();
+  }
 });
 
 test('a later set replaces the whole set (state of the world)', async () => {
