@@ -9,7 +9,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { cleanUsername, normalizeDn, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
-import { LdapPool, isConnectionError, isRetryable, type PooledConnection } from './pool.js';
+import { LdapPool, PoolClosedError, isConnectionError, isRetryable, type PooledConnection } from './pool.js';
 import type { Metrics } from './metrics.js';
 
 export type Decision =
@@ -26,6 +26,9 @@ const BIND_REJECTED = new Set([
   50, // insufficientAccessRights
   53, // unwillingToPerform (e.g. disabled account)
 ]);
+
+/** Pool replacements one check follows before giving up (503): configuration changes in a row. */
+const MAX_POOL_CHANGES = 3;
 
 function deny(status: 401 | 403 | 500 | 503, reason: string): Decision {
   return { kind: 'deny', status, reason };
@@ -124,14 +127,20 @@ export class Authorizer {
     const dn = userDn(settings.userDnTemplate, username);
     // A connection the server closed (restart, idle timeout) gets one retry on a
     // fresh connection; binds and searches are idempotent.
-    for (let attempt = 0; ; attempt++) {
+    let retried = false;
+    for (let poolChanges = 0; ; ) {
       // Looked up per attempt: a configuration change may have replaced the pool.
       const pool = this.pools.get(poolKey(settings));
       if (!pool) return deny(500, `no connection pool for ${settings.address}`);
       try {
         return await pool.use((conn) => this.run(conn, settings, dn, username, creds.password));
       } catch (err) {
-        if (isRetryable(err) && attempt === 0) continue;
+        // Replaced while this check waited for a connection: nothing was sent, so wait on the new pool.
+        if (err instanceof PoolClosedError && poolChanges++ < MAX_POOL_CHANGES) continue;
+        if (isRetryable(err) && !retried) {
+          retried = true;
+          continue;
+        }
         if (isConnectionError(err)) return deny(503, `LDAP server ${settings.address} unreachable: ${describe(err)}`);
         return deny(500, `LDAP error from ${settings.address}: ${describe(err)}`);
       }

@@ -22,6 +22,14 @@ export class LdapUnavailableError extends Error {
   }
 }
 
+/** The pool was closed (configuration change, shutdown) before the caller got a connection: nothing was sent. */
+export class PoolClosedError extends LdapUnavailableError {
+  constructor(url: string) {
+    super(`pool for ${url} closed`);
+    this.name = 'PoolClosedError';
+  }
+}
+
 export function isConnectionError(err: unknown): boolean {
   return !(err instanceof ResultCodeError);
 }
@@ -86,7 +94,7 @@ export class LdapPool {
     this.closed = true;
     for (const w of this.waiters.splice(0)) {
       clearTimeout(w.timer);
-      w.reject(new LdapUnavailableError(`pool for ${this.url} closed`));
+      w.reject(new PoolClosedError(this.url));
     }
     await Promise.all(this.idle.splice(0).map((c) => this.destroy(c)));
   }
@@ -105,7 +113,7 @@ export class LdapPool {
   }
 
   private acquire(): Promise<PooledConnection> {
-    if (this.closed) return Promise.reject(new LdapUnavailableError(`pool for ${this.url} closed`));
+    if (this.closed) return Promise.reject(new PoolClosedError(this.url));
     const conn = this.idle.pop() ?? (this.size < this.settings.maxSize ? this.create() : undefined);
     if (conn) {
       this.inUse++;

@@ -103,3 +103,85 @@ export function closedPort(): Promise<number> {
     });
   });
 }
+
+/** Resolves once `condition` holds, looking again every few milliseconds (the test's own timeout bounds it). */
+export async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 5));
+}
+
+export interface LdapProxy {
+  readonly url: string;
+  /** Keeps the server's replies until release(). */
+  hold(): void;
+  release(): void;
+  /**
+   * Called for each LDAP message from the server with its protocolOp tag
+   * (0x61 BindResponse, 0x64 SearchResultEntry, ...) and the number of its
+   * connection (0 for the first); 'cut' closes that connection instead of
+   * forwarding the message, as a server or network failing mid-operation.
+   */
+  onReply?: (op: number, connection: number) => 'forward' | 'cut';
+  close(): Promise<void>;
+}
+
+/** The length of the BER element at the start of `buf`, or undefined when it is not all there yet. */
+function berLength(buf: Buffer): number | undefined {
+  if (buf.length < 2) return undefined;
+  if (buf[1] < 0x80) return buf.length >= 2 + buf[1] ? 2 + buf[1] : undefined;
+  const n = buf[1] & 0x7f;
+  if (buf.length < 2 + n) return undefined;
+  const total = 2 + n + buf.subarray(2, 2 + n).reduce((len, b) => len * 256 + b, 0);
+  return buf.length >= total ? total : undefined;
+}
+
+/** A TCP proxy on 127.0.0.1 in front of an LDAP server, reading the server's replies message by message. */
+export async function ldapProxy(targetPort: number): Promise<LdapProxy> {
+  let held = false;
+  const pending: (() => void)[] = [];
+  let connections = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const connection = connections++;
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const s of [client, upstream]) s.on('error', end).on('close', end);
+    client.pipe(upstream);
+    let buf = Buffer.alloc(0);
+    const forward = () => {
+      for (let len = berLength(buf); len !== undefined && !client.destroyed; len = berLength(buf)) {
+        const message = buf.subarray(0, len);
+        buf = buf.subarray(len);
+        // LDAPMessage: SEQUENCE { messageID INTEGER, protocolOp, ... }; skip the two headers.
+        const header = message[1] < 0x80 ? 2 : 2 + (message[1] & 0x7f);
+        const op = message[header + 2 + message[header + 1]];
+        if (proxy.onReply?.(op, connection) === 'cut') return end();
+        client.write(message);
+      }
+    };
+    upstream.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (held) pending.push(forward);
+      else forward();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const proxy: LdapProxy = {
+    url: `ldap://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    hold: () => {
+      held = true;
+    },
+    release: () => {
+      held = false;
+      for (const f of pending.splice(0)) f();
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+  return proxy;
+}

@@ -13,7 +13,7 @@ import { startExtauth, type RunningExtauth } from '../../extauth-server/server.j
 import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';
 import { XdsClient } from '../../extauth-server/xds.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, type Checker } from './helpers.js';
+import { basic, checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
 
 const NODE = 'extauth-test';
 let slapd: Slapd;
@@ -153,6 +153,28 @@ test('new pool settings for the same server replace its pool', async () => {
   expect(await reply).toBe('ack');
   await Promise.all([1, 2, 3].map(async () => expect(httpStatus(await check('default.other', alice))).toBe(200)));
   expect(server.authorizer.poolStats()).toEqual([expect.objectContaining({ server: slapd.url, size: 1 })]);
+});
+
+test('checks waiting for a connection when the pool settings change are served by the new pool', async () => {
+  // The proxy holds slapd's replies, so the one connection of max_size 1 stays busy and the other checks wait.
+  const proxy = await ldapProxy(slapd.port);
+  const waiting = () => server.authorizer.poolStats().reduce((n, p) => n + (p.server === proxy.url ? p.waiting : 0), 0);
+  try {
+    let reply = nextReply();
+    push(authConfig('default.proxied', proxy.url, { initial_size: 1, max_size: 1 }));
+    expect(await reply).toBe('ack');
+    proxy.hold();
+    const checks = Array.from({ length: 6 }, () => check('default.proxied', alice));
+    await until(() => waiting() >= 5);
+    reply = nextReply();
+    push(authConfig('default.proxied', proxy.url, { initial_size: 1, max_size: 2 }));
+    expect(await reply).toBe('ack');
+    proxy.release();
+    expect((await Promise.all(checks)).map(httpStatus)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(server.authorizer.poolStats()).toEqual([expect.objectContaining({ server: proxy.url, size: 2 })]);
+  } finally {
+    await proxy.close();
+  }
 });
 
 test('reconnects when the control plane restarts and gets the current set', async () => {
