@@ -55,6 +55,7 @@ export class LdapPool {
   constructor(
     readonly url: string,
     readonly settings: PoolSettings,
+    /** For ldaps:// only. */
     private readonly tlsOptions?: ConnectionOptions,
   ) {}
 
@@ -107,7 +108,8 @@ export class LdapPool {
         connectTimeout: this.settings.connectTimeoutMs,
         timeout: this.settings.operationTimeoutMs,
         strictDN: true,
-        ...(this.tlsOptions ? { tlsOptions: this.tlsOptions } : {}),
+        // ldapts speaks TLS to any URL it gets TLS options for, ldap:// too.
+        ...(this.tlsOptions && this.url.startsWith('ldaps://') ? { tlsOptions: this.tlsOptions } : {}),
       }),
     };
   }

@@ -21,21 +21,25 @@ afterAll(async () => {
 });
 
 async function sidecar(extraFlags: string[]): Promise<RunningExtauth> {
-  const file = await writeConfig([
-    { name: 'default.tls', configs: [{ ldap: { address: slapd.ldapsUrl, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }] },
-  ]);
+  const config = (name: string, address: string | undefined) => ({
+    name,
+    configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }],
+  });
+  const file = await writeConfig([config('default.tls', slapd.ldapsUrl), config('default.plain', slapd.url)]);
   const opts = parseArgs(['--config', file, '--port', '0', '--admin-port', '0', '--host', '127.0.0.1', '--ldap-connect-timeout-ms', '2000', ...extraFlags]);
   const r = await startExtauth({ ...opts, logger: pino({ level: 'silent' }) });
   running.push(r);
   return r;
 }
 
-test('with the CA given by --ldap-ca: binds and searches over TLS', async () => {
+test('with the CA given by --ldap-ca: binds and searches over TLS; ldap:// servers stay plain', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-ca-'));
   await writeFile(path.join(dir, 'ca.pem'), slapd.caPem!);
   const check = checker((await sidecar(['--ldap-ca', path.join(dir, 'ca.pem')])).port);
   expect(httpStatus(await check('default.tls', { authorization: basic('alice', 'alice-pw') }))).toBe(200);
   expect(httpStatus(await check('default.tls', { authorization: basic('alice', 'wrong') }))).toBe(401);
+  // ldapts speaks TLS to any URL it gets TLS options for; a plain listener then fails the handshake.
+  expect(httpStatus(await check('default.plain', { authorization: basic('alice', 'alice-pw') }))).toBe(200);
   check.close();
 });
 
