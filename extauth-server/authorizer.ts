@@ -9,7 +9,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { cleanUsername, normalizeDn, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
-import { LdapPool, PoolClosedError, isConnectionError, isRetryable, type PooledConnection } from './pool.js';
+import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
 import type { Metrics } from './metrics.js';
 
 export type Decision =
@@ -126,7 +126,7 @@ export class Authorizer {
     if (!username) return deny(401, 'username empty after cleaning');
     const dn = userDn(settings.userDnTemplate, username);
     // A connection the server closed (restart, idle timeout) gets one retry on a
-    // fresh connection; binds and searches are idempotent.
+    // fresh connection, unless a bind's reply was lost (see bind()).
     let retried = false;
     for (let poolChanges = 0; ; ) {
       // Looked up per attempt: a configuration change may have replaced the pool.
@@ -171,8 +171,15 @@ export class Authorizer {
     }
   }
 
-  private bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
-    return this.timed('bind', () => conn.client.bind(dn, password));
+  private async bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
+    try {
+      await this.timed('bind', () => conn.client.bind(dn, password));
+    } catch (err) {
+      // The directory may have processed this bind and, if it failed, counted it
+      // towards a lockout: never send the password again for this check (503).
+      if (socketFailure(err) === 'unanswered') throw new LdapUnavailableError(`bind sent, connection closed before its reply: ${describe(err)}`, { cause: err });
+      throw err;
+    }
   }
 
   private async run(conn: PooledConnection, s: LdapSettings, dn: string, username: string, password: string): Promise<Decision> {
@@ -193,7 +200,7 @@ export class Authorizer {
     }
     // ldapts reconnects a dropped socket silently and unauthenticated; a search
     // on such a connection would run anonymously. Treat it as a connection error.
-    if (!conn.client.isBound) throw new Error('connection lost after bind');
+    if (!conn.client.isBound) throw new ConnectionLostError('connection lost after bind');
     const attribute = s.membershipAttributeName;
     let entries;
     try {

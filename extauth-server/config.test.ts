@@ -44,6 +44,8 @@ test.each([
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, address: 'ldap://ldap:99999' } }] }] }, 'address: "ldap://ldap:99999" has port 99999, outside 1-65535'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, address: 'ldaps://ldap:0' } }] }] }, 'outside 1-65535'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, user_dn_template: 'uid=x' } }] }] }, 'must contain %s'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, search_filter: '(uid=%s' } }] }] }, 'search_filter: "(uid=%s" is not an LDAP search filter'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, search_filter: '(uid=%s)(cn=x)' } }] }] }, 'is not an LDAP search filter'],
   [{ resources: [{ name: 'a', configs: [{ oauth: {} }] }] }, 'only ldap configs'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa' } } }] }] }, 'service_account.password: required'],
   [{ resources: [{ name: 'a' }, { name: 'a' }] }, 'defined twice'],

@@ -4,7 +4,7 @@
  * Any). Defaults the compiler may leave unset are applied here.
  */
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem } from '../protos/extauth-contract.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, searchFilterProblem } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
   initialSize: number;
@@ -102,11 +102,14 @@ function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSet
     operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, pw),
   };
   if (pool.initialSize > pool.maxSize) pool.initialSize = pool.maxSize;
+  const searchFilter = str(raw, 'search_filter', where) || DEFAULT_SEARCH_FILTER;
+  const filterProblem = searchFilterProblem(searchFilter);
+  if (filterProblem) throw new ConfigError(`${where}.search_filter: "${searchFilter}" ${filterProblem}`);
   return {
     address,
     userDnTemplate,
     allowedGroups,
-    searchFilter: str(raw, 'search_filter', where) || DEFAULT_SEARCH_FILTER,
+    searchFilter,
     membershipAttributeName: str(raw, 'membership_attribute_name', where) || DEFAULT_MEMBERSHIP_ATTRIBUTE,
     ...(serviceAccount ? { serviceAccount } : {}),
     pool,

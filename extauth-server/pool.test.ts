@@ -1,6 +1,8 @@
 /** Pool bookkeeping; connections are only created here, never connected (ldapts connects on first use). */
-import { InvalidCredentialsError } from 'ldapts';
-import { LdapPool, LdapUnavailableError } from './pool.js';
+import net from 'node:net';
+import { Client, InvalidCredentialsError } from 'ldapts';
+import { closedPort } from '../test/extauth/helpers.js';
+import { LdapPool, LdapUnavailableError, isConnectionError, isRetryable, socketFailure } from './pool.js';
 
 const settings = { initialSize: 0, maxSize: 2, connectTimeoutMs: 1000, operationTimeoutMs: 200 };
 
@@ -27,7 +29,9 @@ test('a connection error drops the connection; an LDAP result error keeps it', a
   const pool = new LdapPool('ldap://127.0.0.1:1', settings);
   await expect(pool.use(async () => Promise.reject(new InvalidCredentialsError('no')))).rejects.toThrow(InvalidCredentialsError);
   expect(pool.stats().size).toBe(1);
-  await expect(pool.use(async () => Promise.reject(new Error('socket closed')))).rejects.toThrow('socket closed');
+  // The shape of Node's system errors, as ldapts passes them on from a failed connect.
+  const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+  await expect(pool.use(async () => Promise.reject(reset))).rejects.toThrow('ECONNRESET');
   expect(pool.stats().size).toBe(0);
   await pool.close();
 });
@@ -41,4 +45,52 @@ test('waiting longer than the operation timeout for a connection is LdapUnavaila
   await held;
   await pool.close();
   await expect(pool.use(async () => undefined)).rejects.toThrow('closed');
+});
+
+describe('connection failures, from the errors ldapts raises on real sockets', () => {
+  const servers: net.Server[] = [];
+  afterAll(() => servers.forEach((s) => s.close()));
+
+  /** A loopback server; `onData` decides what happens to what the client sends. */
+  async function listen(onData: (socket: net.Socket) => void): Promise<string> {
+    const server = net.createServer((socket) => socket.on('data', () => onData(socket)).on('error', () => undefined));
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return `ldap://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  }
+
+  async function failure(url: string, op: (c: Client) => Promise<unknown>): Promise<unknown> {
+    const client = new Client({ url, timeout: 200, connectTimeout: 1000 });
+    try {
+      await op(client);
+    } catch (err) {
+      return err;
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+    throw new Error('the operation succeeded');
+  }
+
+  test('connection refused: nothing was sent; a connection error worth one retry', async () => {
+    const err = await failure(`ldap://127.0.0.1:${await closedPort()}`, (c) => c.bind('cn=x', 'pw'));
+    expect(socketFailure(err)).toBe('unsent');
+    expect([isConnectionError(err), isRetryable(err)]).toEqual([true, true]);
+  });
+
+  test('connection closed after the request was sent: unanswered', async () => {
+    const err = await failure(await listen((s) => s.destroy()), (c) => c.bind('cn=x', 'pw'));
+    expect(socketFailure(err)).toBe('unanswered');
+    expect(isConnectionError(err)).toBe(true);
+  });
+
+  test('a filter ldapts cannot parse fails before anything is sent: not a connection error, never retried', async () => {
+    let received = 0;
+    const err = await failure(await listen(() => received++), (c) => c.search('dc=x', { filter: '(uid=x' }));
+    expect([isConnectionError(err), isRetryable(err), received]).toEqual([false, false, 0]);
+  });
+
+  test('no answer within the operation timeout: a connection error, not retried', async () => {
+    const err = await failure(await listen(() => undefined), (c) => c.bind('cn=x', 'pw'));
+    expect([isConnectionError(err), isRetryable(err), socketFailure(err)]).toEqual([true, false, undefined]);
+  });
 });

@@ -30,17 +30,69 @@ export class PoolClosedError extends LdapUnavailableError {
   }
 }
 
-export function isConnectionError(err: unknown): boolean {
-  return !(err instanceof ResultCodeError);
+/** The connection dropped between two operations of a check (ldapts would reconnect unauthenticated). */
+export class ConnectionLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConnectionLostError';
+  }
+}
+
+/** Node's system errors of a connection the server refused or dropped: fast, and worth another connection. */
+const FAST_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+/** ldapts' messages for a request written to a socket that then closed or failed (src/Client.ts). */
+const UNANSWERED_RE = /^(?:Connection closed before message response was received|Socket error\. Message type)/;
+/** ldapts' connect and operation timeouts. */
+const TIMEOUT_RE = /^Connection timeout$|: Operation timed out$/;
+
+/**
+ * A fast socket-level failure (connection refused, reset or closed), or
+ * undefined for anything else: `unsent` when the request never reached the
+ * socket, `unanswered` when it was written and the connection closed before
+ * the reply (the server may or may not have processed it).
+ */
+export function socketFailure(err: unknown): 'unsent' | 'unanswered' | undefined {
+  if (err instanceof ConnectionLostError) return 'unsent';
+  const e = plainError(err);
+  if (!e) return undefined;
+  // ldapts passes on the socket's own error only while connecting, before anything is written.
+  if (typeof e.code === 'string') return FAST_SOCKET_CODES.has(e.code) ? 'unsent' : undefined;
+  if (e.message === 'Socket connection not established') return 'unsent';
+  return UNANSWERED_RE.test(e.message) ? 'unanswered' : undefined;
 }
 
 /**
- * Worth one more try on a fresh connection: a socket the server closed (restart,
- * idle timeout) fails fast. A timeout is not: the server is slow or gone, and
- * waiting a second time would only double the client's wait.
+ * An error that is not an LDAP result, by shape: Node's socket errors may come
+ * from another realm than this module (e.g. under a test runner's VM), where
+ * `instanceof Error` is false.
+ */
+function plainError(err: unknown): { message: string; code?: unknown } | undefined {
+  if (typeof err !== 'object' || err === null || err instanceof ResultCodeError) return undefined;
+  const e = err as { message?: unknown; code?: unknown };
+  return typeof e.message === 'string' ? { message: e.message, code: e.code } : undefined;
+}
+
+/**
+ * An error below LDAP: the server could not be reached (refused, reset, DNS,
+ * TLS), did not answer in time, or dropped the connection; or no pooled
+ * connection was free. Not an LDAP result, and not an error ldapts raises
+ * before sending anything (a filter it cannot parse): those are 500s.
+ */
+export function isConnectionError(err: unknown): boolean {
+  if (err instanceof LdapUnavailableError || socketFailure(err)) return true;
+  const e = plainError(err);
+  return !!e && (typeof e.code === 'string' || TIMEOUT_RE.test(e.message));
+}
+
+/**
+ * Worth one more try on a fresh connection: a socket the server closed
+ * (restart, idle timeout) fails fast. A timeout is not: the server is slow or
+ * gone, and waiting a second time would only double the client's wait. Nor is
+ * a TLS or DNS failure, which a second connection repeats. The caller must
+ * not retry an unanswered bind (see Authorizer).
  */
 export function isRetryable(err: unknown): boolean {
-  return isConnectionError(err) && !(err instanceof LdapUnavailableError) && !/timed? ?out/i.test(err instanceof Error ? err.message : String(err));
+  return socketFailure(err) !== undefined;
 }
 
 const WHOAMI_OID = '1.3.6.1.4.1.4203.1.11.3';
