@@ -1,7 +1,7 @@
 /** Command line of `sluice-extauth`. */
 import { Command, InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { DEFAULT_POOL } from './config.js';
+import { DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS } from './config.js';
 import type { ExtauthOptions } from './server.js';
 
 // Digits only: Number() would also take "1e3", "0x50" and " 80".
@@ -13,10 +13,13 @@ function port(v: string): number {
   return n;
 }
 
-function positive(v: string): number {
-  const n = digits(v);
-  if (!(n >= 1)) throw new InvalidArgumentError('not a positive integer');
-  return n;
+/** A parser of integers 1..max, with the same limits as the config file's pool settings. */
+function upTo(max: number): (v: string) => number {
+  return (v) => {
+    const n = digits(v);
+    if (!(n >= 1 && n <= max)) throw new InvalidArgumentError(`not an integer from 1 to ${max}`);
+    return n;
+  };
 }
 
 export function parseArgs(argv: string[]): ExtauthOptions {
@@ -28,10 +31,10 @@ export function parseArgs(argv: string[]): ExtauthOptions {
     .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json)')
     .option('--xds <host:port>', 'xDS server (`sluice serve`) to get AuthConfigs from')
     .option('--node-id <id>', 'xDS node id', 'sluice-extauth')
-    .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', positive, DEFAULT_POOL.initialSize)
-    .option('--ldap-pool-max <n>', 'LDAP connections per server at most', positive, DEFAULT_POOL.maxSize)
-    .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', positive, DEFAULT_POOL.connectTimeoutMs)
-    .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', positive, DEFAULT_POOL.operationTimeoutMs)
+    .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', upTo(MAX_POOL_SIZE), DEFAULT_POOL.initialSize)
+    .option('--ldap-pool-max <n>', 'LDAP connections per server at most', upTo(MAX_POOL_SIZE), DEFAULT_POOL.maxSize)
+    .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', upTo(MAX_TIMEOUT_MS), DEFAULT_POOL.connectTimeoutMs)
+    .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', upTo(MAX_TIMEOUT_MS), DEFAULT_POOL.operationTimeoutMs)
     .option('--ldap-ca <file>', 'PEM CA bundle trusted for ldaps:// servers (default: the system CAs)')
     .exitOverride()
     .parse(argv, { from: 'user' });

@@ -29,10 +29,10 @@ test('defaults fill what the compiled config leaves out', () => {
 
 test('lowerCamelCase proto JSON names are accepted too, and pool settings are read', () => {
   const [c] = parseAuthConfigSet({
-    resources: [{ name: 'ns.a', configs: [{ ldap: { address: 'ldaps://ldap:636', userDnTemplate: 'uid=%s', serviceAccount: { username: 'cn=sa', password: 'pw' }, pool: { maxSize: 9, initialSize: 12 } } }] }],
+    resources: [{ name: 'ns.a', configs: [{ ldap: { address: 'ldaps://ldap:636', userDnTemplate: 'uid=%s', serviceAccount: { username: 'cn=sa', password: 'pw' }, pool: { maxSize: 9, initialSize: 7 } } }] }],
   });
   expect(c.ldap[0].serviceAccount).toEqual({ username: 'cn=sa', password: 'pw' });
-  expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 9, initialSize: 9 });
+  expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 9, initialSize: 7 });
   const [d] = parseAuthConfigSet({ resources: [{ name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 4 } } }] }] });
   expect(d.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 4, initialSize: 0 });
 });
@@ -49,9 +49,25 @@ test.each([
   [{ resources: [{ name: 'a', configs: [{ oauth: {} }] }] }, 'only ldap configs'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa' } } }] }] }, 'service_account.password: required'],
   [{ resources: [{ name: 'a' }, { name: 'a' }] }, 'defined twice'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: '', password: 'pw' } } }] }] }, 'service_account.username: required'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa', password: '' } } }] }] }, 'service_account.password: required'],
+  // Node's timers fire after 1 ms above 2^31-1 ms: every check would be a 503.
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { operation_timeout_ms: 2 ** 31 } } }] }] }, 'pool.operation_timeout_ms: 2147483648 is above the limit of 300000'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { connect_timeout_ms: 300_001 } } }] }] }, 'pool.connect_timeout_ms: 300001 is above'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { max_size: 1001 } } }] }] }, 'pool.max_size: 1001 is above the limit of 1000'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 1001, max_size: 1000 } } }] }] }, 'pool.initial_size: 1001 is above'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 12, max_size: 9 } } }] }] }, 'pool.initial_size: 12 is larger than max_size 9'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 6 } } }] }] }, 'pool.initial_size: 6 is larger than max_size 5'],
 ])('invalid config %# -> ConfigError', (raw, message) => {
   expect(() => parseAuthConfigSet(raw)).toThrow(ConfigError);
   expect(() => parseAuthConfigSet(raw)).toThrow(message);
+});
+
+test('pool settings at their limits are accepted', () => {
+  const [c] = parseAuthConfigSet({
+    resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 1000, max_size: 1000, connect_timeout_ms: 300_000, operation_timeout_ms: 300_000 } } }] }],
+  });
+  expect(c.ldap[0].pool).toEqual({ initialSize: 1000, maxSize: 1000, connectTimeoutMs: 300_000, operationTimeoutMs: 300_000 });
 });
 
 test('loadConfigFile names the file in its errors', async () => {
@@ -89,6 +105,10 @@ describe('command line', () => {
       expect(() => parseArgs(['--config', 'a', '--port', 'x'])).toThrow();
       for (const bad of ['1e3', '0x50', ' 80']) expect(() => parseArgs(['--config', 'a', '--port', bad])).toThrow();
       expect(() => parseArgs(['--config', 'a', '--ldap-pool-max', '1e1'])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--ldap-pool-max', '1001'])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--ldap-pool-initial', '1001'])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--ldap-timeout-ms', '300001'])).toThrow();
+      expect(() => parseArgs(['--config', 'a', '--ldap-connect-timeout-ms', '300001'])).toThrow();
     } finally {
       quiet.mockRestore();
     }

@@ -31,6 +31,14 @@ export interface AuthConfig {
 
 export const DEFAULT_POOL: PoolSettings = { ...DEFAULT_POOL_SIZE, connectTimeoutMs: 2000, operationTimeoutMs: 5000 };
 
+/**
+ * Upper bounds of the pool settings. Node's timers fire after 1 ms for any
+ * delay above 2^31-1 ms (every check would time out); 5 minutes is already
+ * far beyond Envoy's wait for a Check. A pool is one LDAP connection each.
+ */
+export const MAX_TIMEOUT_MS = 300_000;
+export const MAX_POOL_SIZE = 1000;
+
 export class ConfigError extends Error {}
 
 type Obj = Record<string, unknown>;
@@ -52,11 +60,12 @@ function str(o: Obj, name: string, where: string, required = false): string {
   return v;
 }
 
-function num(o: Obj, name: string, fallback: number, where: string): number {
+function num(o: Obj, name: string, fallback: number, max: number, where: string): number {
   const v = field(o, name);
   if (v === undefined || v === null || v === 0 || v === '0') return fallback;
   const n = typeof v === 'string' ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
+  if (n > max) throw new ConfigError(`${where}.${name}: ${n} is above the limit of ${max}`);
   return n;
 }
 
@@ -96,12 +105,12 @@ function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSet
   const po = p === undefined || p === null ? {} : obj(p, pw);
   const pool: PoolSettings = {
     // A present pool message with no initial_size means 0 (proto3 drops zeros); an absent one means the default.
-    initialSize: p === undefined || p === null ? poolDefaults.initialSize : num(po, 'initial_size', 0, pw),
-    maxSize: num(po, 'max_size', poolDefaults.maxSize, pw),
-    connectTimeoutMs: num(po, 'connect_timeout_ms', poolDefaults.connectTimeoutMs, pw),
-    operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, pw),
+    initialSize: p === undefined || p === null ? poolDefaults.initialSize : num(po, 'initial_size', 0, MAX_POOL_SIZE, pw),
+    maxSize: num(po, 'max_size', poolDefaults.maxSize, MAX_POOL_SIZE, pw),
+    connectTimeoutMs: num(po, 'connect_timeout_ms', poolDefaults.connectTimeoutMs, MAX_TIMEOUT_MS, pw),
+    operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, MAX_TIMEOUT_MS, pw),
   };
-  if (pool.initialSize > pool.maxSize) pool.initialSize = pool.maxSize;
+  if (pool.initialSize > pool.maxSize) throw new ConfigError(`${pw}.initial_size: ${pool.initialSize} is larger than max_size ${pool.maxSize}`);
   const searchFilter = str(raw, 'search_filter', where) || DEFAULT_SEARCH_FILTER;
   const filterProblem = searchFilterProblem(searchFilter);
   if (filterProblem) throw new ConfigError(`${where}.search_filter: "${searchFilter}" ${filterProblem}`);
