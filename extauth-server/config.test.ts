@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet } from './config.js';
+import { ConfigError, DEFAULT_POOL, jsonSyntaxError, loadConfigFile, parseAuthConfigSet } from './config.js';
 import { parseArgs } from './cli.js';
 import { decodeResources } from './xds.js';
 import { AUTHCONFIG_TYPE_URL, encodeAuthConfig } from './protos.js';
@@ -78,6 +78,49 @@ test('loadConfigFile names the file in its errors', async () => {
   await writeFile(file, JSON.stringify({ resources: [{ name: 'ns.a', configs: [{ ldap }] }] }));
   expect((await loadConfigFile(file)).map((c) => c.name)).toEqual(['ns.a']);
   await expect(loadConfigFile(path.join(dir, 'missing.json'))).rejects.toThrow('cannot read');
+});
+
+describe('a file that is not JSON', () => {
+  const secret = 'hunter2-s3cret';
+  /** An AuthConfigSet file with the service-account password written as `broken` instead of a JSON string. */
+  const withPassword = (broken: string) =>
+    JSON.stringify({ resources: [{ name: 'ns.a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa', password: 'PW' } } }] }] }, null, 2).replace('"PW"', broken);
+
+  test.each([
+    ['unquoted', secret, 'unexpected character'],
+    ['unterminated', `"${secret}`, 'control character in a string'],
+    ['single-quoted', `'${secret}'`, 'unexpected character'],
+  ])('%s password: the error names the file and the position, never the text', async (_name, broken, reason) => {
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'extauth-config-')), 'extauth.json');
+    const text = withPassword(broken);
+    await writeFile(file, text);
+    const err = await loadConfigFile(file).then(() => undefined, (e: Error) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err?.message).not.toContain('hunter2');
+    expect(err?.message).not.toContain('s3cret');
+    // Where the scan stops: at the value, or (unterminated) at the line break that ends it.
+    const at = reason === 'control character in a string' ? text.indexOf('\n', text.indexOf(secret)) : text.indexOf(broken);
+    const before = text.slice(0, at);
+    expect(err?.message).toBe(`${file}: not JSON: ${reason} at line ${before.split('\n').length}, column ${at - before.lastIndexOf('\n')}`);
+  });
+
+  test('the scan agrees with JSON.parse on every one-character deletion and insertion of a config', () => {
+    const text = withPassword('"pw \\u00e9\\n"').replace('"ns.a"', '"ns.a", "n": [-1.5e3, true, false, null, {}, []]');
+    const variants = [text];
+    for (let i = 0; i < text.length; i++) {
+      variants.push(text.slice(0, i) + text.slice(i + 1));
+      for (const c of ['"', ',', '}', ']', 'x', '\\', '\u0001']) variants.push(text.slice(0, i) + c + text.slice(i));
+    }
+    for (const v of variants) {
+      let parses = true;
+      try {
+        JSON.parse(v);
+      } catch {
+        parses = false;
+      }
+      expect([v, jsonSyntaxError(v) === undefined]).toEqual([v, parses]);
+    }
+  });
 });
 
 test('xDS resources: the binary AuthConfig round-trips; another type URL is refused', () => {
