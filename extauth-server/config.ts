@@ -4,6 +4,7 @@
  * Any). Defaults the compiler may leave unset are applied here.
  */
 import { readFile } from 'node:fs/promises';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, searchFilterProblem } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
@@ -174,89 +175,17 @@ export async function loadConfigFile(file: string, poolDefaults: PoolSettings = 
   }
 }
 
-/** Thrown inside jsonSyntaxError's scan at the first error. */
-class JsonStop {
-  constructor(readonly reason: string) {}
-}
-
-const JSON_LITERAL_RE = /true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-
 /**
  * Where and why `text` is not JSON (RFC 8259), as line and column (1-based),
- * naming no part of the text; undefined when the scan finds no error.
+ * naming no part of the text; undefined when the parser finds no error.
+ * jsonc-parser reports error codes and offsets, never excerpts.
  */
 export function jsonSyntaxError(text: string): { line: number; column: number; reason: string } | undefined {
-  let i = 0;
-  const fail = (reason: string): never => {
-    throw new JsonStop(reason);
-  };
-  const ws = () => {
-    while (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r') i++;
-  };
-  const string = () => {
-    const start = i++;
-    for (;;) {
-      const c = text[i];
-      if (c === undefined) {
-        i = start;
-        fail('unterminated string');
-      }
-      if (c === '"') break;
-      if (c < ' ') fail('control character in a string');
-      if (c !== '\\') i++;
-      else if (text[i + 1] === 'u') {
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('bad \\u escape');
-        i += 6;
-      } else if ('"\\/bfnrt'.includes(text[i + 1] ?? 'x')) i += 2;
-      else fail('bad escape');
-    }
-    i++;
-  };
-  const value = (): void => {
-    ws();
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      i++;
-      ws();
-      if (text[i] === close) {
-        i++;
-        return;
-      }
-      for (;;) {
-        if (c === '{') {
-          ws();
-          if (text[i] !== '"') fail('expected a property name in double quotes');
-          string();
-          ws();
-          if (text[i] !== ':') fail("expected ':'");
-          i++;
-        }
-        value();
-        ws();
-        if (text[i] === close) break;
-        if (text[i] !== ',') fail(`expected ',' or '${close}'`);
-        i++;
-      }
-      i++;
-    } else if (c === '"') string();
-    else if (c === undefined) fail('unexpected end of the file');
-    else {
-      JSON_LITERAL_RE.lastIndex = i;
-      if (!JSON_LITERAL_RE.test(text)) fail('unexpected character');
-      i = JSON_LITERAL_RE.lastIndex;
-    }
-  };
-  try {
-    value();
-    ws();
-    if (i < text.length) fail('unexpected character after the JSON value');
-    return undefined;
-  } catch (err) {
-    // RangeError: nesting deeper than the stack; no position then.
-    if (!(err instanceof JsonStop)) return undefined;
-    const before = text.slice(0, i);
-    const line = before.split('\n').length;
-    return { line, column: i - before.lastIndexOf('\n'), reason: err.reason };
-  }
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return undefined;
+  const before = text.slice(0, first.offset);
+  const reason = printParseErrorCode(first.error).replace(/[A-Z]/g, (c, i: number) => `${i ? ' ' : ''}${c.toLowerCase()}`);
+  return { line: before.split('\n').length, column: first.offset - before.lastIndexOf('\n'), reason };
 }
