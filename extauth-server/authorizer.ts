@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
-import { cleanUsername, normalizeDn, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
+import { normalizeDn } from '../protos/ldap-dn.js';
+import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
 import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
 import type { Metrics } from './metrics.js';
 

@@ -3,6 +3,7 @@
  * up here; a dangling or conflicting one is an error on the resource that holds it.
  */
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, searchFilterProblem } from '../../protos/extauth-contract.js';
+import { normalizeDn } from '../../protos/ldap-dn.js';
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
@@ -213,8 +214,12 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
   if (filterProblem) fail('searchFilter', `"${spec.searchFilter}" ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
   spec.allowedGroups.forEach((group, i) => {
-    // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
-    if (!/[^\\],/.test(group)) {
+    // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
+    if (normalizeDn(group) === undefined) {
+      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is not a DN`, 'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash'));
+      ok = false;
+    } else if (!/[^\\],/.test(group)) {
+      // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
       diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
       ok = false;
     }
