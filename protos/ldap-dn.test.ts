@@ -8,6 +8,11 @@ describe('normalizeDn', () => {
     ['cn=x+sn=y,dc=z', 'sn=Y + cn=X,dc=z'],
     ['cn=jos\\c3\\a9,dc=x', 'cn=JOSÉ,dc=x'],
     ['cn="a,b",dc=x', 'cn=a\\,b,dc=x'],
+    // Other names and OIDs of an attribute type are the short name slapd returns.
+    ['commonName=x,organizationalUnitName=y,domainComponent=z', 'cn=x,ou=y,dc=z'],
+    ['2.5.4.3=x,0.9.2342.19200300.100.1.25=z', 'cn=x,dc=z'],
+    // Canonically equivalent Unicode (NFD against NFC), as slapd compares.
+    ['cn=Cafe\u0301,dc=x', 'cn=café,dc=x'],
   ])('%s equals %s', (a, b) => {
     expect(normalizeDn(a)).toBe(normalizeDn(b));
   });
@@ -26,6 +31,11 @@ describe('normalizeDn', () => {
     ['cn=a\\\\,b=c,dc=x', 'cn=a\\,b\\=c,dc=x'],
     // A BER value (`#` + hex) is not the string of its hex digits.
     ['cn=#0403616263,dc=x', 'cn=\\#0403616263,dc=x'],
+    // Only U+0020 is folded: slapd keeps these in a value, so a look-alike group could be made with them.
+    ['cn=developers\ufeff,dc=x', 'cn=developers,dc=x'],
+    ['cn=a\ufeffb,dc=x', 'cn=a b,dc=x'],
+    ['cn=a\u00a0b,dc=x', 'cn=a b,dc=x'],
+    ['cn=a\tb,dc=x', 'cn=a b,dc=x'],
   ])('%s differs from %s', (a, b) => {
     expect(normalizeDn(a)).not.toBe(normalizeDn(b));
   });

@@ -8,6 +8,42 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** An attribute type: a name (`cn`, `memberOf`) or a numeric OID (`2.5.4.3`). */
 const ATTRIBUTE_TYPE_RE = /^(?:[a-z][a-z0-9-]*|\d+(?:\.\d+)*)$/;
+
+/**
+ * Other names and the OIDs of the attribute types DNs use (RFC 4519), to the
+ * short name slapd writes in the DNs it returns (memberOf values).
+ */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  commonname: 'cn',
+  '2.5.4.3': 'cn',
+  organizationalunitname: 'ou',
+  '2.5.4.11': 'ou',
+  domaincomponent: 'dc',
+  '0.9.2342.19200300.100.1.25': 'dc',
+  userid: 'uid',
+  '0.9.2342.19200300.100.1.1': 'uid',
+  organizationname: 'o',
+  '2.5.4.10': 'o',
+  countryname: 'c',
+  '2.5.4.6': 'c',
+  localityname: 'l',
+  '2.5.4.7': 'l',
+  stateorprovincename: 'st',
+  '2.5.4.8': 'st',
+  streetaddress: 'street',
+  '2.5.4.9': 'street',
+};
+
+/**
+ * A decoded value in the form compared: canonical Unicode equivalence (NFC),
+ * case, and U+0020 spaces at the ends and in runs folded; nothing more. Every
+ * folding must be one slapd makes too, or a look-alike entry would pass as an
+ * allowed group: JavaScript's \s and trim() also take U+FEFF and U+00A0,
+ * which slapd keeps in a value.
+ */
+function foldValue(value: string): string {
+  return value.normalize('NFC').replace(/^ +| +$/g, '').replace(/ {2,}/g, ' ').toLowerCase().normalize('NFC');
+}
 const HEX_PAIR_RE = /^[0-9a-fA-F]{2}$/;
 
 /**
@@ -22,9 +58,9 @@ function escapeCanonical(value: string): string {
  * A DN in a canonical form for comparison, or undefined when `dn` does not
  * parse as one (it then equals nothing). The DN is parsed into RDNs and
  * attribute-value pairs (RFC 4514, plus the quoted values of RFC 1779 and `;`
- * between RDNs): attribute types and values lowercased, escapes decoded,
- * spaces around `,` `=` `+` and at the ends of values dropped and runs inside
- * values made one (RFC 4518), multi-valued RDNs sorted; then each value is
+ * between RDNs): attribute types lowercased and their aliases and OIDs
+ * mapped to the short name, escapes decoded, values folded (`foldValue`),
+ * spaces around `,` `=` `+` dropped, multi-valued RDNs sorted; then each value is
  * escaped again (`escapeCanonical`). So spellings of one DN give one string,
  * and DNs of different structure (`cn=a\,ou=b` against `cn=a,ou=b`) never
  * do. Good for the DNs a directory returns and administrators type; not a
@@ -93,14 +129,15 @@ export function normalizeDn(dn: string): string | undefined {
       i++;
     }
     if (!flushBytes()) return undefined;
-    return escapeCanonical(value.trim().replace(/\s+/g, ' ').toLowerCase());
+    return escapeCanonical(foldValue(value));
   };
 
   for (;;) {
     const eq = dn.indexOf('=', i);
     if (eq < 0) return undefined;
-    const type = dn.slice(i, eq).trim().toLowerCase();
-    if (!ATTRIBUTE_TYPE_RE.test(type)) return undefined;
+    const written = dn.slice(i, eq).replace(/^ +| +$/g, '').toLowerCase();
+    if (!ATTRIBUTE_TYPE_RE.test(written)) return undefined;
+    const type = TYPE_ALIASES[written] ?? written;
     i = eq + 1;
     skipSpaces();
     const value = readValue();

@@ -11,6 +11,8 @@ import { basic, checker, httpStatus, writeConfig, type Checker } from './helpers
 
 /** cn is "admins,ou=groups": one RDN under the root, not the admins group under ou=groups. */
 const LOOK_ALIKE = `cn=admins\\,ou=groups,${BASE_DN}`;
+/** "admins" with a zero-width no-break space: slapd keeps it apart from cn=admins. */
+const INVISIBLE_LOOK_ALIKE = groupDn('admins\ufeff');
 
 let slapd: Slapd;
 let server: RunningExtauth;
@@ -24,7 +26,10 @@ const config = (name: string, allowedGroups: string[]) => ({
 beforeAll(async () => {
   slapd = await startSlapd();
   // dave is in no group of the fixture; here he joins the look-alike only.
-  await slapd.add([{ dn: LOOK_ALIKE, objectClass: 'groupOfNames', cn: 'admins,ou=groups', member: userDn('dave') }]);
+  await slapd.add([
+    { dn: LOOK_ALIKE, objectClass: 'groupOfNames', cn: 'admins,ou=groups', member: userDn('dave') },
+    { dn: INVISIBLE_LOOK_ALIKE, objectClass: 'groupOfNames', cn: 'admins\ufeff', member: userDn('bob') },
+  ]);
   const file = await writeConfig([
     config('default.admins', [groupDn('admins')]),
     config('default.look-alike', [`CN=Admins\\2cou=Groups , DC=Example, DC=org`]),
@@ -48,4 +53,8 @@ test('a member of cn=admins\\,ou=groups,<root> is not a member of cn=admins,ou=g
 test('the look-alike group itself, allowed with another spelling of its DN (hex escape, case, spaces) -> OK', async () => {
   expect(httpStatus(await check('default.look-alike', dave))).toBe(200);
   expect(httpStatus(await check('default.look-alike', { authorization: basic('alice', 'alice-pw') }))).toBe(403);
+});
+
+test('a member of cn=admins<U+FEFF>,ou=groups is not a member of cn=admins,ou=groups -> 403', async () => {
+  expect(httpStatus(await check('default.admins', { authorization: basic('bob', 'bob-pw') }))).toBe(403);
 });
