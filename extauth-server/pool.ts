@@ -153,17 +153,17 @@ export class LdapPool {
   }
 
   private create(): PooledConnection {
+    const client = new Client({
+      url: this.url,
+      connectTimeout: this.settings.connectTimeoutMs,
+      timeout: this.settings.operationTimeoutMs,
+      strictDN: true,
+      // ldapts speaks TLS to any URL it gets TLS options for, ldap:// too.
+      ...(this.tlsOptions && this.url.startsWith('ldaps://') ? { tlsOptions: this.tlsOptions } : {}),
+    });
+    // Counted once it exists: a URL ldapts refuses must not use up a slot for good.
     this.size++;
-    return {
-      client: new Client({
-        url: this.url,
-        connectTimeout: this.settings.connectTimeoutMs,
-        timeout: this.settings.operationTimeoutMs,
-        strictDN: true,
-        // ldapts speaks TLS to any URL it gets TLS options for, ldap:// too.
-        ...(this.tlsOptions && this.url.startsWith('ldaps://') ? { tlsOptions: this.tlsOptions } : {}),
-      }),
-    };
+    return { client };
   }
 
   private acquire(): Promise<PooledConnection> {

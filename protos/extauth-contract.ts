@@ -18,15 +18,29 @@ export const DEFAULT_POOL_SIZE = { initialSize: 2, maxSize: 5 } as const;
 
 /**
  * Why `address` is not an LDAP server URL the sidecar can open, or undefined:
- * `ldap://host:port` or `ldaps://host:port`, port 1-65535. Checked by the
- * compiler (an error on the AuthConfig) and again by the sidecar on load.
+ * `ldap://host:port` or `ldaps://host:port` with a DNS name, IPv4 or
+ * bracketed IPv6 address and a port in 1-65535, read by ldapts (through
+ * `new URL`) as exactly that host and port. Checked by the compiler (an
+ * error on the AuthConfig) and again by the sidecar on load.
  */
 export function ldapAddressProblem(address: string): string | undefined {
-  const m = /^ldaps?:\/\/[^\s/:]+:(\d{1,5})$/.exec(address);
+  const m = /^ldaps?:\/\/([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(address);
   if (!m) return 'is not ldap://host:port or ldaps://host:port';
-  const port = Number(m[1]);
+  const port = Number(m[2]);
   if (port < 1 || port > 65535) return `has port ${port}, outside 1-65535`;
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.hostname.toLowerCase() !== m[1]!.toLowerCase() || url.port !== m[2]) return 'is not read as the host and port it names';
   return undefined;
+}
+
+/** `address` fit to quote in an error: a user:password@ part (never valid here) is not repeated. */
+export function quotableAddress(address: string): string {
+  return address.replace(/\/\/[^/@]*@/, '//<user info removed>@');
 }
 
 /**

@@ -2,7 +2,7 @@
  * Resolve: validated resources -> the typed Model. Every reference is looked
  * up here; a dangling or conflicting one is an error on the resource that holds it.
  */
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, searchFilterProblem } from '../../protos/extauth-contract.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { normalizeDn } from '../../protos/ldap-dn.js';
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
@@ -209,7 +209,7 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
     ok = false;
   };
   const addressProblem = ldapAddressProblem(spec.address);
-  if (addressProblem) fail('address', `"${spec.address}" ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
+  if (addressProblem) fail('address', `"${quotableAddress(spec.address)}" ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
   const filterProblem = spec.searchFilter === undefined ? undefined : searchFilterProblem(spec.searchFilter);
   if (filterProblem) fail('searchFilter', `"${spec.searchFilter}" ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
