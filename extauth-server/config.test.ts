@@ -58,9 +58,22 @@ test.each([
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 1001, max_size: 1000 } } }] }] }, 'pool.initial_size: 1001 is above'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 12, max_size: 9 } } }] }] }, 'pool.initial_size: 12 is larger than max_size 9'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 6 } } }] }] }, 'pool.initial_size: 6 is larger than max_size 5'],
+  // Proto3 JSON writes numbers as numbers or decimal strings, nothing else.
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { max_size: '' } } }] }] }, 'pool.max_size: must be a non-negative integer'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { max_size: ' ' } } }] }] }, 'pool.max_size: must be a non-negative integer'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { operation_timeout_ms: '0.0' } } }] }] }, 'pool.operation_timeout_ms: must be a non-negative integer'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { connect_timeout_ms: '-0' } } }] }] }, 'pool.connect_timeout_ms: must be a non-negative integer'],
 ])('invalid config %# -> ConfigError', (raw, message) => {
   expect(() => parseAuthConfigSet(raw)).toThrow(ConfigError);
   expect(() => parseAuthConfigSet(raw)).toThrow(message);
+});
+
+test.each([[0], ['0'], ['00'], [-0]])('max_size and timeouts of %j are unset (proto3): the defaults, never a pool of 0 or no timeout', (zero) => {
+  const [c] = parseAuthConfigSet({
+    resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: zero, max_size: zero, connect_timeout_ms: zero, operation_timeout_ms: zero } } }] }],
+  });
+  // initial_size 0 is a real setting: open connections only when checks need them.
+  expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, initialSize: 0 });
 });
 
 test('pool settings at their limits are accepted', () => {

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, searchFilterProblem } from '../protos/extauth-contract.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
   initialSize: number;
@@ -63,9 +63,12 @@ function str(o: Obj, name: string, where: string, required = false): string {
 
 function num(o: Obj, name: string, fallback: number, max: number, where: string): number {
   const v = field(o, name);
-  if (v === undefined || v === null || v === 0 || v === '0') return fallback;
-  const n = typeof v === 'string' ? Number(v) : v;
+  if (v === undefined || v === null) return fallback;
+  // Proto3 JSON writes a uint32 as a number or a decimal string.
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
+  // 0 is proto3's "not set", however it is written ("00", -0): the default, never a pool of 0 or no timeout.
+  if (n === 0) return fallback;
   if (n > max) throw new ConfigError(`${where}.${name}: ${n} is above the limit of ${max}`);
   return n;
 }
@@ -85,7 +88,7 @@ function list(o: Obj, name: string, where: string): unknown[] {
 function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSettings {
   const address = str(raw, 'address', where, true);
   const addressProblem = ldapAddressProblem(address);
-  if (addressProblem) throw new ConfigError(`${where}.address: "${address}" ${addressProblem}`);
+  if (addressProblem) throw new ConfigError(`${where}.address: "${quotableAddress(address)}" ${addressProblem}`);
   const userDnTemplate = str(raw, 'user_dn_template', where, true);
   if (!userDnTemplate.includes('%s')) throw new ConfigError(`${where}.user_dn_template: must contain %s`);
   const allowedGroups = list(raw, 'allowed_groups', where).map((g, i) => {
