@@ -13,6 +13,12 @@ describe('normalizeDn', () => {
     ['2.5.4.3=x,0.9.2342.19200300.100.1.25=z', 'cn=x,dc=z'],
     // Canonically equivalent Unicode (NFD against NFC), as slapd compares.
     ['cn=Cafe\u0301,dc=x', 'cn=café,dc=x'],
+    // slapd's matching treats these as spaces; its DN parser drops unescaped tabs and line ends at the ends.
+    ['cn=a\u00a0b,dc=x', 'cn=a b,dc=x'],
+    ['cn=a\u3000b,dc=x', 'cn=a b,dc=x'],
+    ['cn=ops team\t,dc=x', 'cn=ops team,dc=x'],
+    ['cn=\n ops team,dc=x', 'cn=ops team,dc=x'],
+    ['cn=\u039f\u0394\u039f\u03a3,dc=x', 'cn=\u03bf\u03b4\u03bf\u03c3,dc=x'],
   ])('%s equals %s', (a, b) => {
     expect(normalizeDn(a)).toBe(normalizeDn(b));
   });
@@ -31,11 +37,16 @@ describe('normalizeDn', () => {
     ['cn=a\\\\,b=c,dc=x', 'cn=a\\,b\\=c,dc=x'],
     // A BER value (`#` + hex) is not the string of its hex digits.
     ['cn=#0403616263,dc=x', 'cn=\\#0403616263,dc=x'],
-    // Only U+0020 is folded: slapd keeps these in a value, so a look-alike group could be made with them.
+    // slapd keeps these in a value, so a look-alike group could be made with them.
     ['cn=developers\ufeff,dc=x', 'cn=developers,dc=x'],
+    ['cn=developers\\ef\\bb\\bf,dc=x', 'cn=developers,dc=x'],
     ['cn=a\ufeffb,dc=x', 'cn=a b,dc=x'],
-    ['cn=a\u00a0b,dc=x', 'cn=a b,dc=x'],
     ['cn=a\tb,dc=x', 'cn=a b,dc=x'],
+    ['cn=ops\\20team\\09,dc=x', 'cn=ops team,dc=x'],
+    // Case pairs slapd does not fold, though JavaScript's toLowerCase does.
+    ['cn=\u039f\u0394\u039f\u03a3,dc=x', 'cn=\u03bf\u03b4\u03bf\u03c2,dc=x'],
+    ['cn=STRA\u1e9eE,dc=x', 'cn=stra\u00dfe,dc=x'],
+    ['cn=d\u0130r,dc=x', 'cn=dI\u0307r,dc=x'],
   ])('%s differs from %s', (a, b) => {
     expect(normalizeDn(a)).not.toBe(normalizeDn(b));
   });

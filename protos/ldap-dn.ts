@@ -4,7 +4,8 @@
  * an error on the AuthConfig, not a group that silently matches nobody).
  */
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a decoder strips a leading U+FEFF by default, and `\EF\BB\BF` is part of a value.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** An attribute type: a name (`cn`, `memberOf`) or a numeric OID (`2.5.4.3`). */
 const ATTRIBUTE_TYPE_RE = /^(?:[a-z][a-z0-9-]*|\d+(?:\.\d+)*)$/;
@@ -34,16 +35,39 @@ const TYPE_ALIASES: Readonly<Record<string, string>> = {
   '2.5.4.9': 'street',
 };
 
+/** Unescaped whitespace that slapd's DN parser drops around separators and at the ends of a value. */
+const DN_SPACE_RE = /[ \t\n\r]/;
+/** Characters slapd's matching rules treat as a space (U+0020) inside a value. */
+const OTHER_SPACES_RE = /[\u00a0\u2000-\u200a\u202f\u205f\u3000]/g;
 /**
- * A decoded value in the form compared: canonical Unicode equivalence (NFC),
- * case, and U+0020 spaces at the ends and in runs folded; nothing more. Every
- * folding must be one slapd makes too, or a look-alike entry would pass as an
- * allowed group: JavaScript's \s and trim() also take U+FEFF and U+00A0,
- * which slapd keeps in a value.
+ * Values made only of these code points get Unicode NFC: slapd's tables do
+ * not know later compositions, and it folds U+0130 to i, not to what I +
+ * U+0307 (left out) would compose to.
+ */
+const OLD_SCRIPTS_RE = /^[\u0000-\u0306\u0308-\u058f]*$/;
+/** Capital letters of Latin, Greek and Cyrillic (Unicode 1.1): the only ones lowercased, as slapd's tables surely fold them. */
+const OLD_CAPITALS_RE = /[A-Z\u00c0-\u00de\u0100-\u017f\u0386-\u03ab\u0400-\u042f]/g;
+
+/**
+ * A decoded value in the form compared. Every folding must be one slapd makes
+ * too, or a look-alike entry would pass as an allowed group (JavaScript's
+ * trim() and \s take U+FEFF, toLowerCase() folds final sigma, U+0130 and
+ * scripts slapd does not, NFC composes scripts slapd does not know); when in
+ * doubt a value is left as it is, which can only deny. Checked against slapd
+ * by test/extauth/dn-differential.test.ts.
  */
 function foldValue(value: string): string {
-  return value.normalize('NFC').replace(/^ +| +$/g, '').replace(/ {2,}/g, ' ').toLowerCase().normalize('NFC');
+  const spaced = value.replace(OTHER_SPACES_RE, ' ');
+  const composed = OLD_SCRIPTS_RE.test(spaced) ? spaced.normalize('NFC') : spaced;
+  return composed
+    .replace(/^ +| +$/g, '')
+    .replace(/ {2,}/g, ' ')
+    .replace(OLD_CAPITALS_RE, (c) => {
+      const lower = c.toLowerCase();
+      return lower.length === 1 ? lower : c;
+    });
 }
+
 const HEX_PAIR_RE = /^[0-9a-fA-F]{2}$/;
 
 /**
@@ -71,7 +95,7 @@ export function normalizeDn(dn: string): string | undefined {
   let avas: string[] = [];
   let i = 0;
   const skipSpaces = () => {
-    while (dn[i] === ' ') i++;
+    while (i < dn.length && DN_SPACE_RE.test(dn[i]!)) i++;
   };
   const atSeparator = () => i >= dn.length || dn[i] === ',' || dn[i] === '+' || dn[i] === ';';
 
@@ -87,6 +111,8 @@ export function normalizeDn(dn: string): string | undefined {
     const quoted = dn[i] === '"';
     if (quoted) i++;
     let value = '';
+    // value[0, escapedEnd) ends with an escaped character: the DN parser keeps whitespace before it.
+    let escapedEnd = 0;
     const bytes: number[] = [];
     const flushBytes = (): boolean => {
       if (!bytes.length) return true;
@@ -95,6 +121,7 @@ export function normalizeDn(dn: string): string | undefined {
       } catch {
         return false;
       }
+      escapedEnd = value.length;
       bytes.length = 0;
       return true;
     };
@@ -114,6 +141,7 @@ export function normalizeDn(dn: string): string | undefined {
         if (i + 1 >= dn.length) return undefined;
         if (!flushBytes()) return undefined;
         value += dn[i + 1];
+        escapedEnd = value.length;
         i += 2;
         continue;
       }
@@ -129,13 +157,14 @@ export function normalizeDn(dn: string): string | undefined {
       i++;
     }
     if (!flushBytes()) return undefined;
+    if (!quoted) value = value.slice(0, escapedEnd) + value.slice(escapedEnd).replace(/[ \t\n\r]+$/, '');
     return escapeCanonical(foldValue(value));
   };
 
   for (;;) {
     const eq = dn.indexOf('=', i);
     if (eq < 0) return undefined;
-    const written = dn.slice(i, eq).replace(/^ +| +$/g, '').toLowerCase();
+    const written = dn.slice(i, eq).replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '').toLowerCase();
     if (!ATTRIBUTE_TYPE_RE.test(written)) return undefined;
     const type = TYPE_ALIASES[written] ?? written;
     i = eq + 1;
