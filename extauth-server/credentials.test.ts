@@ -10,6 +10,10 @@ describe('parseBasic', () => {
     expect(parseBasic(`BASIC ${b64('josé:pässwörd')}`)).toEqual({ username: 'josé', password: 'pässwörd' });
   });
 
+  test('a leading U+FEFF stays in the username (it is not the user without it)', () => {
+    expect(parseBasic(`Basic ${b64('\ufeffalice:alice-pw')}`)).toEqual({ username: '\ufeffalice', password: 'alice-pw' });
+  });
+
   test.each([
     ['absent', undefined],
     ['empty', ''],

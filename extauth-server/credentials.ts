@@ -15,7 +15,8 @@ export interface Credentials {
 export const MAX_AUTHORIZATION_LENGTH = 4096;
 
 const BASIC_RE = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the username, as the client sent it.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Credentials from an `Authorization: Basic` header, or undefined when the
