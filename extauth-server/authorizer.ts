@@ -132,7 +132,8 @@ export class Authorizer {
     for (let poolChanges = 0; ; ) {
       // Looked up per attempt: a configuration change may have replaced the pool.
       const pool = this.pools.get(poolKey(settings));
-      if (!pool) return deny(500, `no connection pool for ${settings.address}`);
+      // Shutting down, or a configuration change dropped this server mid-check: transient, like a server that is down.
+      if (!pool) return deny(503, `no connection pool for ${settings.address}`);
       try {
         return await pool.use((conn) => this.run(conn, settings, dn, username, creds.password));
       } catch (err) {

@@ -118,3 +118,12 @@ test('the search reply is lost after the binds succeeded: one retry on a fresh c
   await logSettled();
   expect(binds(userDn('alice')) - before).toBe(2);
 });
+
+test('a check after the sidecar closed its pools (shutdown): 503, unavailable, and nothing sent', async () => {
+  configure();
+  await authorizer.close();
+  const before = binds(userDn('alice'));
+  expect(await authorizer.check('default.t', alice)).toMatchObject({ kind: 'deny', status: 503 });
+  await logSettled();
+  expect(binds(userDn('alice')) - before).toBe(0);
+});
