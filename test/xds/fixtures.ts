@@ -4,11 +4,10 @@ import { SnapshotCache } from '../../compiler/xds/cache.js';
 import { toXdsResources } from '../../compiler/xds/resources.js';
 import { XdsServer } from '../../compiler/xds/server.js';
 import { buildSnapshot, type Snapshot } from '../../compiler/xds/snapshot.js';
+import { httpListener } from '../../compiler/translate/listener.js';
 import type { CompiledOutput, Json } from '../../compiler/translate/output.js';
 
 export { TYPE_URL } from '../../compiler/translate/output.js';
-
-const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
 export interface Shape {
   /** virtual host name -> [prefix, cluster] */
@@ -29,25 +28,7 @@ export function compiled(shape: Shape): CompiledOutput {
       routes: [{ match: { prefix }, route: { cluster } }],
     })),
   };
-  const listener: Json = {
-    name: 'http-8080',
-    address: { socket_address: { address: '0.0.0.0', port_value: shape.port ?? 8080 } },
-    filter_chains: [
-      {
-        filters: [
-          {
-            name: 'envoy.filters.network.http_connection_manager',
-            typed_config: {
-              '@type': HCM,
-              stat_prefix: 'http-8080',
-              route_config: routeConfig,
-              http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
-            },
-          },
-        ],
-      },
-    ],
-  };
+  const listener = httpListener('0.0.0.0', shape.port ?? 8080, [], routeConfig);
   const clusters = Object.entries(shape.clusters)
     .sort()
     .map(([name, target]) => {
