@@ -43,6 +43,7 @@ const execFileP = promisify(execFile);
 const CONCURRENCY = [1, 16, 64];
 const USER = 'alice';
 const PASSWORD = 'alice-pw';
+const ALLOWED_GROUP = groupDn('developers').toLowerCase();
 const CHECK_PATH = '/envoy.service.auth.v3.Authorization/Check';
 
 interface Figures {
@@ -102,19 +103,20 @@ function ownCpu(): number {
   return u.user + u.system;
 }
 
+/** The LDAP work of one check, the same for the raw loop and the bare peers: user bind, base search, membership. */
+async function bindAndSearch(client: Client, password: string): Promise<boolean> {
+  const dn = userDn(USER);
+  await client.bind(dn, password);
+  const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
+  const groups = searchEntries[0]?.memberOf;
+  return (Array.isArray(groups) ? groups : [groups]).some((g) => String(g).toLowerCase() === ALLOWED_GROUP);
+}
+
 /** The raw loop: `concurrency` ldapts clients doing bind + base search back to back, in this process. */
 async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<Figures> {
   const clients = Array.from({ length: concurrency }, () => new Client({ url: slapd.url, timeout: 5000, connectTimeout: 2000 }));
-  const dn = userDn(USER);
-  const allowed = groupDn('developers').toLowerCase();
   try {
-    return await closedLoop(concurrency, ms, ownCpu, async (w) => {
-      const c = clients[w]!;
-      await c.bind(dn, PASSWORD);
-      const { searchEntries } = await c.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
-      const groups = searchEntries[0]?.memberOf;
-      return (Array.isArray(groups) ? groups : [groups]).some((g) => String(g).toLowerCase() === allowed);
-    });
+    return await closedLoop(concurrency, ms, ownCpu, (w) => bindAndSearch(clients[w]!, PASSWORD));
   } finally {
     await Promise.all(clients.map((c) => c.unbind().catch(() => undefined)));
   }
@@ -142,14 +144,11 @@ function bareLdapCheck(url: string, limit: number): (request: CheckRequestShape)
     return new Promise((resolve) => waiting.push(resolve));
   };
   const release = (c: Client) => (waiting.length ? waiting.shift()!(c) : idle.push(c));
-  const dn = userDn(USER);
   return async (request) => {
     const password = Buffer.from(request.attributes.request.http.headers.authorization!.slice('Basic '.length), 'base64').toString().split(':')[1]!;
     const client = await acquire();
     try {
-      await client.bind(dn, password);
-      const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
-      return searchEntries.length > 0;
+      return await bindAndSearch(client, password);
     } finally {
       release(client);
     }
