@@ -298,7 +298,9 @@ async function h2load(): Promise<LoadGenerator | undefined> {
       const cpu = processCpu(pid);
       const { stdout } = await execFileP('h2load', [...args(port, concurrency), `--duration=${ms}ms`, `--log-file=${log}`]);
       const used = processCpu(pid) - cpu;
-      const seconds = Number(/finished in ([\d.]+)s/.exec(stdout)?.[1]);
+      // "finished in 2.00s", or in ms for a run under a second.
+      const [, amount, unit] = /finished in ([\d.]+)(m?s)/.exec(stdout)!;
+      const seconds = Number(amount) / (unit === 'ms' ? 1000 : 1);
       const notOk = /(\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout)!.slice(1).reduce((n, x) => n + Number(x), 0);
       // Tab-separated: start (µs since epoch), HTTP status, µs until the end of the response.
       const latencies = (await readFile(log, 'utf8'))
