@@ -58,6 +58,7 @@ test.each([
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 1001, max_size: 1000 } } }] }] }, 'pool.initial_size: 1001 is above'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 12, max_size: 9 } } }] }] }, 'pool.initial_size: 12 is larger than max_size 9'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 6 } } }] }] }, 'pool.initial_size: 6 is larger than max_size 5'],
+  [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, allowed_groups: ['developers'] } }] }] }, 'allowed_groups[0]: "developers" is not a DN'],
   // Proto3 JSON writes numbers as numbers or decimal strings, nothing else.
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { max_size: '' } } }] }] }, 'pool.max_size: must be a non-negative integer'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { max_size: ' ' } } }] }] }, 'pool.max_size: must be a non-negative integer'],

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { normalizeDn } from '../protos/ldap-dn.js';
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
@@ -93,6 +94,8 @@ function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSet
   if (!userDnTemplate.includes('%s')) throw new ConfigError(`${where}.user_dn_template: must contain %s`);
   const allowedGroups = list(raw, 'allowed_groups', where).map((g, i) => {
     if (typeof g !== 'string') throw new ConfigError(`${where}.allowed_groups[${i}]: must be a string`);
+    // The compiler's rule too: a group that does not parse would match nobody.
+    if (normalizeDn(g) === undefined) throw new ConfigError(`${where}.allowed_groups[${i}]: "${g}" is not a DN`);
     return g;
   });
   const sa = field(raw, 'service_account');
