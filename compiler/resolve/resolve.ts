@@ -215,10 +215,11 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
   spec.allowedGroups.forEach((group, i) => {
     // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
-    if (normalizeDn(group) === undefined) {
+    const canonical = normalizeDn(group);
+    if (canonical === undefined) {
       diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is not a DN`, 'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash'));
       ok = false;
-    } else if (!/[^\\],/.test(group)) {
+    } else if (!canonical.includes(',')) {
       // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
       diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
       ok = false;
