@@ -1,0 +1,119 @@
+/**
+ * The seams inside sluice-graphql. The server (server.ts, http.ts) parses,
+ * validates and limits an operation, then hands it to an ExecutableApi; how
+ * an API executes (local resolvers, a remote GraphQL upstream, a stitched
+ * plan) is hidden behind that one interface. Resolver factories for gRPC and
+ * REST build field resolvers from compiled resolutions.
+ */
+import type { DocumentNode, ExecutionResult, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+
+/** Compiled configuration (protos/sluice/graphql/v1/graphql.proto), as parsed by config.ts. */
+export interface HostPort {
+  address: string;
+  port: number;
+}
+
+export interface Target {
+  cluster: string;
+  hosts: HostPort[];
+}
+
+export interface GrpcResolverConfig {
+  kind: 'grpc';
+  serviceName: string;
+  methodName: string;
+  /** JSON with templates in its strings (templates.ts). */
+  outgoingMessageJson: unknown;
+  target: Target;
+  /** 0: the server's default deadline. */
+  timeoutMs: number;
+  requestMetadata: Record<string, string>;
+}
+
+export interface RestResolverConfig {
+  kind: 'rest';
+  target: Target;
+  headers: Record<string, string>;
+  queryParams: Record<string, string>;
+  /** undefined: no body. */
+  body?: unknown;
+  resultRoot: string;
+  setters: Record<string, string>;
+  timeoutMs: number;
+}
+
+export type ResolutionConfig = GrpcResolverConfig | RestResolverConfig;
+
+export interface RemoteExecutorConfig {
+  target: Target;
+  headers: Record<string, string>;
+  queryParams: Record<string, string>;
+  spanName: string;
+}
+
+export interface ExecutableSchemaConfig {
+  schemaDefinition: string;
+  enableIntrospection: boolean;
+  resolutions: Record<string, ResolutionConfig>;
+  remote?: RemoteExecutorConfig;
+  /** FileDescriptorSet bytes; undefined: gRPC server reflection. */
+  protoDescriptorBin?: Uint8Array;
+  /** 0: the server's limit. */
+  maxDepth: number;
+}
+
+export interface TypeMergeConfig {
+  selectionSet: string;
+  queryName: string;
+  args: Record<string, string>;
+}
+
+export interface StitchedSchemaConfig {
+  subschemas: { api: string; typeMerge: Record<string, TypeMergeConfig> }[];
+  enableIntrospection: boolean;
+}
+
+export interface GraphQLApiConfig {
+  /** `<namespace>.<name>` */
+  name: string;
+  logSensitiveInfo: boolean;
+  executable?: ExecutableSchemaConfig;
+  stitched?: StitchedSchemaConfig;
+}
+
+/** Per request: what resolvers and executors may read. */
+export interface RequestContext {
+  /** Client request headers, lower-case names (for `{$headers.x}` templates). */
+  headers: Record<string, string | string[] | undefined>;
+  /**
+   * Calls made within this operation, by a key naming the call and its
+   * request: identical calls (same method, same message) are made once.
+   */
+  calls: Map<string, Promise<unknown>>;
+  logger: Logger;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+}
+
+export interface ExecuteArgs {
+  document: DocumentNode;
+  /** The document's text as the client sent it (a remote executor forwards it as is). */
+  query: string;
+  variableValues?: Record<string, unknown> | null;
+  operationName?: string | null;
+  context: RequestContext;
+}
+
+/** One served API. */
+export interface ExecutableApi {
+  name: string;
+  /** The client-facing schema: documents are validated against it. */
+  schema: GraphQLSchema;
+  enableIntrospection: boolean;
+  execute(args: ExecuteArgs): Promise<ExecutionResult>;
+  /** Releases channels and pools that no other API shares. */
+  close?(): Promise<void>;
+}
+
+export type FieldResolver = (parent: unknown, args: Record<string, unknown>, context: RequestContext, info: GraphQLResolveInfo) => unknown;
