@@ -5,7 +5,7 @@
  * plan) is hidden behind that one interface. Resolver factories for gRPC and
  * REST build field resolvers from compiled resolutions.
  */
-import type { DocumentNode, ExecutionResult, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLArgument, GraphQLOutputType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 
 /** Compiled configuration (protos/sluice/graphql/v1/graphql.proto), as parsed by config.ts. */
@@ -117,3 +117,39 @@ export interface ExecutableApi {
 }
 
 export type FieldResolver = (parent: unknown, args: Record<string, unknown>, context: RequestContext, info: GraphQLResolveInfo) => unknown;
+
+/** The schema field a resolver factory builds a resolver for (local.ts passes it). */
+export interface ResolverField {
+  typeName: string;
+  fieldName: string;
+  returnType: GraphQLOutputType;
+  args: readonly GraphQLArgument[];
+}
+
+/** A service shared by every API of one server; closed when the server stops. */
+export interface SharedService {
+  close?(): unknown;
+}
+
+/**
+ * What resolver factories (createGrpcResolver, createRestResolver) and API
+ * builders (buildRemoteApi, buildStitchedApi) get besides their config. One
+ * object per API being built (registry.ts); `shared` spans the whole server.
+ */
+export interface ResolverDeps {
+  /** `<namespace>.<name>` of the API being built (for logs and metrics). */
+  api: string;
+  /** Child logger with the API's name. */
+  logger: Logger;
+  /** The API's logSensitiveInfo: variables and upstream bodies may be logged at debug level. */
+  logSensitiveInfo: boolean;
+  /** Deadline of an upstream call whose config says 0 (`--upstream-timeout-ms`). */
+  defaultTimeoutMs: number;
+  /**
+   * Server-wide services (gRPC channel pool, descriptor sources, HTTP pools),
+   * created by the first caller of a key and reused by every API and every
+   * reconfiguration after; the server closes them on shutdown. Use a key per
+   * kind of service, e.g. 'grpc.channels', 'rest.pools'.
+   */
+  shared<T extends SharedService>(key: string, create: () => T): T;
+}
