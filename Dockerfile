@@ -1,15 +1,16 @@
-# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`).
-FROM node:20-bookworm-slim
+# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`, `sluice-graphql`).
+FROM node:20.20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY compiler ./compiler
 COPY protos ./protos
 COPY extauth-server ./extauth-server
+COPY graphql-server ./graphql-server
 COPY bench ./bench
 # The benchmarks reuse the test fixtures (slapd), so the build needs them.
 COPY test ./test
-# `npm install` builds dist/ (the prepare script); dev dependencies go afterwards.
-RUN npm install --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
+# `npm ci` installs the committed lock file and builds dist/ (the prepare script); dev dependencies go afterwards.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
 USER node
 ENTRYPOINT ["node"]

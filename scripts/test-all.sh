@@ -13,10 +13,10 @@ if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slapd ldap-utils >/dev/null
 fi
 
-echo "== installing npm dependencies"
-# `npm install` rather than `npm ci`: lock files written with omit-lockfile-registry-resolved
-# (set on these machines) list only this platform's optional packages, which `npm ci` rejects.
-npm install --no-audit --no-fund
+echo "== installing npm dependencies (npm ci: exactly the committed lock file)"
+# The lock file holds every platform's optional packages (scripts/lock-all-platforms.mjs),
+# so `npm ci` works on any machine; it fails here if the lock and package.json disagree.
+npm ci --no-audit --no-fund
 
 echo "== type-checking"
 npm run --silent typecheck
