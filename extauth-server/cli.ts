@@ -1,6 +1,7 @@
 /** Command line of `sluice-extauth`. */
 import { Command, InvalidArgumentError } from 'commander';
 import { readFileSync } from 'node:fs';
+import { VERSION } from '../protos/version.js';
 import { DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS } from './config.js';
 import type { ExtauthOptions } from './server.js';
 
@@ -24,6 +25,7 @@ function upTo(max: number): (v: string) => number {
 
 export function parseArgs(argv: string[]): ExtauthOptions {
   const program = new Command('sluice-extauth')
+    .version(VERSION, '-V, --version', 'print the version')
     .description('LDAP authentication for Envoy (envoy.service.auth.v3.Authorization/Check)')
     .option('--port <port>', 'Check gRPC port', port, 8083)
     .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', port, 8093)

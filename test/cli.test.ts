@@ -1,6 +1,6 @@
 /** The real `sluice` binary (built by the global setup), as a user runs it. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -35,6 +35,38 @@ test('compile -o writes the bootstrap and the sidecar configs; the examples comp
   expect(bootstrap.static_resources.listeners[0].address.socket_address.port_value).toBe(8080);
   expect(JSON.parse(readFileSync(path.join(out, 'extauth.json'), 'utf8'))).toHaveProperty('resources');
   expect(JSON.parse(readFileSync(path.join(out, 'graphql.json'), 'utf8'))).toHaveProperty('resources');
+});
+
+test('--version and -V print the package version, for sluice and both sidecars', async () => {
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+  for (const bin of ['bin/sluice.js', 'bin/sluice-extauth.js']) {
+    for (const flag of ['--version', '-V']) {
+      const { stdout } = await run(process.execPath, [bin, flag]);
+      expect(stdout).toBe(`${version}\n`);
+    }
+  }
+});
+
+test('--help shows host:port defaults as they are written on the command line', async () => {
+  const { stdout } = await sluice('compile', '--help');
+  expect(stdout).toContain('(default: extauth:8083)');
+  expect(stdout).toContain('(default: graphql:8084)');
+});
+
+test("a bad --format is compile's own usage error (exit 2), naming the choices", async () => {
+  const { code, stderr } = await sluice('compile', '-f', 'examples', '--format', 'xml');
+  expect(code).toBe(2);
+  expect(stderr).toContain("option '--format <format>' argument 'xml' is invalid. Allowed choices are yaml, json.");
+  expect(stderr).toContain('Usage: sluice compile');
+});
+
+test('compile -o with another --format replaces the bootstrap: no stale envoy.yaml next to envoy.json', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  expect((await sluice('compile', '-f', 'golden/single-route/input', '-o', out)).code).toBe(0);
+  expect(readFileSync(path.join(out, 'envoy.yaml'), 'utf8')).toMatch(/\n$/);
+  expect((await sluice('compile', '-f', 'golden/single-route/input', '-o', out, '--format', 'json')).code).toBe(0);
+  expect(readdirSync(out).sort()).toEqual(['envoy.json', 'extauth.json', 'graphql.json']);
+  for (const file of readdirSync(out)) expect(readFileSync(path.join(out, file), 'utf8')).toMatch(/\n$/);
 });
 
 test('compile --format json prints a JSON bootstrap honouring the listener port flag', async () => {
@@ -117,7 +149,7 @@ spec:
 `,
   );
   const validated = await sluice('validate', '-f', dir);
-  expect(validated.stderr).toBe('valid: 1 virtual hosts, 1 clusters, 1 auth configs, 0 GraphQL APIs\n');
+  expect(validated.stderr).toBe('valid: 1 virtual host, 1 cluster, 1 auth config, 0 GraphQL APIs\n');
   expect(validated.code).toBe(0);
   const compiled = await sluice('compile', '-f', dir, '-o', dir);
   expect(compiled.code).toBe(0);

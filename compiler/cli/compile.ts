@@ -1,15 +1,20 @@
 /** `sluice compile` and `sluice validate`. */
-import type { Command } from 'commander';
-import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
+import { Option, type Command } from 'commander';
+import { formatDiagnostic, isError, type Diagnostic } from '../diagnostics.js';
 import { staticBootstrap } from '../emit/bootstrap.js';
 import { renderOutput, writeFiles, type OutputFormat } from '../emit/write.js';
 import { compileFiles } from '../pipeline.js';
 import { verifyBootstrap } from '../verify/verify.js';
 import { addCompileOptions, compileOptionsFrom, type CompileFlags } from './options.js';
 
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function reportDiagnostics(diagnostics: Diagnostic[]): void {
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  process.stderr.write(`${diagnostics.length} error${diagnostics.length === 1 ? '' : 's'}; nothing was written\n`);
+  const errors = diagnostics.filter(isError).length;
+  process.stderr.write(`${errors} error${errors === 1 ? '' : 's'}; nothing was written\n`);
 }
 
 async function run(flags: CompileFlags & { output?: string; format: OutputFormat }, write: boolean): Promise<number> {
@@ -19,13 +24,21 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
     reportDiagnostics(result.diagnostics);
     return 1;
   }
+  // Warnings: the compile succeeded, but something is likely not what the user meant.
+  for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
   const bootstrap = staticBootstrap(result.output, options);
   const bootstrapErrors = verifyBootstrap(bootstrap);
   if (bootstrapErrors.length > 0) {
     reportDiagnostics(bootstrapErrors);
     return 1;
   }
-  const counts = `${result.output.routes[0]?.virtual_hosts ? (result.output.routes[0].virtual_hosts as unknown[]).length : 0} virtual hosts, ${result.output.clusters.length} clusters, ${result.output.authConfigs.length} auth configs, ${result.output.graphqlApis.length} GraphQL APIs`;
+  const virtualHosts = result.output.routes[0]?.virtual_hosts ? (result.output.routes[0].virtual_hosts as unknown[]).length : 0;
+  const counts = [
+    plural(virtualHosts, 'virtual host'),
+    plural(result.output.clusters.length, 'cluster'),
+    plural(result.output.authConfigs.length, 'auth config'),
+    plural(result.output.graphqlApis.length, 'GraphQL API'),
+  ].join(', ');
   if (!write) {
     process.stderr.write(`valid: ${counts}\n`);
     return 0;
@@ -37,7 +50,8 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
   }
   let written: string[];
   try {
-    written = await writeFiles(flags.output, files);
+    // One bootstrap per directory: the other format's file would be a stale copy.
+    written = await writeFiles(flags.output, files, [`envoy.${flags.format === 'yaml' ? 'json' : 'yaml'}`]);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     process.stderr.write(`${e.path ?? flags.output}: error[emit]: cannot write the output: ${e.code ?? e.message} — give -o a directory this user can create and write\n`);
@@ -52,10 +66,9 @@ export function register(program: Command): void {
     program
       .command('compile')
       .description('compile resources into a static Envoy bootstrap (and the sidecar configs with -o)')
-      .option('-o, --output <dir>', 'write envoy.yaml, extauth.json and graphql.json into DIR (default: print the bootstrap)')
-      .option('--format <format>', 'bootstrap format: yaml or json', 'yaml'),
+      .option('-o, --output <dir>', 'write envoy.yaml (envoy.json with --format json; the other one is removed), extauth.json and graphql.json into DIR (default: print the bootstrap)')
+      .addOption(new Option('--format <format>', 'bootstrap format').choices(['yaml', 'json']).default('yaml')),
   ).action(async (flags) => {
-    if (flags.format !== 'yaml' && flags.format !== 'json') program.error(`--format must be yaml or json, not "${flags.format}"`, { exitCode: 2 });
     process.exitCode = await run(flags, true);
   });
 

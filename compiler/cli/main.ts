@@ -1,5 +1,6 @@
 /** The `sluice` command line. Each command lives in its own module and registers itself. */
 import { Command } from 'commander';
+import { VERSION } from '../../protos/version.js';
 import { register as registerCompile } from './compile.js';
 import { register as registerCreate } from './create.js';
 import { register as registerServe } from './serve.js';
@@ -7,6 +8,7 @@ import { register as registerBootstrap } from './bootstrap.js';
 
 const program = new Command('sluice')
   .description('Sluice: a declarative gateway for Envoy. Compiles VirtualService, Upstream, AuthConfig and GraphQLApi resources into Envoy configuration.')
+  .version(VERSION, '-V, --version', 'print the version')
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 

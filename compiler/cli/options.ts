@@ -1,5 +1,5 @@
 /** Flags shared by every command that compiles (compile, validate, serve). */
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../translate/output.js';
 import { namespaceName, resourceName, type Schema } from '../validate/schemas/common.js';
 
@@ -35,6 +35,11 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host: m[1].replace(/^\[(.*)\]$/, '$1'), port: parsePort(m[2]) };
 }
 
+/** A HOST:PORT flag whose help shows its default as it would be typed (`extauth:8083`). */
+function hostPortOption(flags: string, description: string, fallback: { host: string; port: number }): Option {
+  return new Option(flags, description).argParser(parseHostPort).default(fallback, `${fallback.host}:${fallback.port}`);
+}
+
 export function addCompileOptions(cmd: Command): Command {
   const d = DEFAULT_OPTIONS;
   return cmd
@@ -43,8 +48,8 @@ export function addCompileOptions(cmd: Command): Command {
     .option('--listener-port <port>', 'port of the HTTP listener', parsePort, d.listenerPort)
     .option('--cluster-domain <domain>', 'cluster DNS domain of kube services', d.clusterDomain)
     .option('--namespace <ns>', 'namespace of discovered Upstreams (the control plane namespace)', d.controlPlaneNamespace)
-    .option('--extauth-address <host:port>', 'address of sluice-extauth as Envoy reaches it', parseHostPort, d.extauthAddress)
-    .option('--graphql-address <host:port>', 'address of sluice-graphql as Envoy reaches it', parseHostPort, d.graphqlAddress)
+    .addOption(hostPortOption('--extauth-address <host:port>', 'address of sluice-extauth as Envoy reaches it', d.extauthAddress))
+    .addOption(hostPortOption('--graphql-address <host:port>', 'address of sluice-graphql as Envoy reaches it', d.graphqlAddress))
     .option('--envoy-admin-port <port>', 'admin port of the static bootstrap (bound to 127.0.0.1)', parsePort, d.adminPort);
 }
 

@@ -29,8 +29,10 @@ export function renderOutput(bootstrap: Json, authConfigs: Json[], graphqlApis: 
 /** Files that carry secrets (the LDAP service-account passwords): readable by their owner only. */
 const SECRET_FILES = new Set(['extauth.json']);
 
-export async function writeFiles(dir: string, files: EmittedFiles): Promise<string[]> {
+/** Writes `files` into `dir`, and removes the files named in `stale` when present. */
+export async function writeFiles(dir: string, files: EmittedFiles, stale: string[] = []): Promise<string[]> {
   await fs.mkdir(dir, { recursive: true });
+  for (const name of stale) await fs.rm(path.join(dir, name), { force: true });
   const written: string[] = [];
   for (const [name, text] of Object.entries(files)) {
     const target = path.join(dir, name);
