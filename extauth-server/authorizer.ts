@@ -1,5 +1,5 @@
 /**
- * SPEC.md 5.3 in order, for one request: Basic credentials, user bind,
+ * The LDAP check in its documented order (docs/extauth.md), for one request: Basic credentials, user bind,
  * optional service-account bind, base-scope search on the user entry, group
  * membership. Holds the current AuthConfigs and one connection pool per LDAP
  * server. Never logs passwords or the Authorization header.

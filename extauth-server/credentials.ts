@@ -44,7 +44,7 @@ export function parseBasic(header: string | undefined): Credentials | undefined 
 }
 
 /**
- * SPEC.md 5.3: special characters are removed from the username before it
+ * Special characters are removed from the username before it
  * enters the DN. Removed: the DN specials of RFC 4514 (`,+"\<>;=#`), the
  * filter specials of RFC 4515 (`*()\` and NUL), every control character; then
  * surrounding spaces. Letters of any script stay (`josé` is a valid uid).

@@ -11,7 +11,7 @@ import { FilterParser } from 'ldapts';
  */
 export const USER_ID_HEADER = 'x-user-id';
 
-/** Defaults of LdapConfig fields the AuthConfig may leave unset (DESIGN.md). */
+/** Defaults of LdapConfig fields the AuthConfig may leave unset (documented in docs/extauth.md). */
 export const DEFAULT_SEARCH_FILTER = '(uid=*)';
 export const DEFAULT_MEMBERSHIP_ATTRIBUTE = 'memberOf';
 export const DEFAULT_POOL_SIZE = { initialSize: 2, maxSize: 5 } as const;

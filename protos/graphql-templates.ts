@@ -1,7 +1,7 @@
 /**
  * Value templates of GraphQL resolvers, as Gloo writes them: `{$args.id}`,
  * `{$parent.user.name}`, `{$headers.authorization}`, `{$body.items[0].id}`,
- * and SPEC's own spelling of an argument, `{$the service.id}`. Parsed here
+ * and the spelling of an argument some GraphQLApi references use, `{$the service.id}`. Parsed here
  * once for both sides: the compiler checks them (syntax, argument names) and
  * sluice-graphql renders them.
  */
@@ -98,6 +98,16 @@ export function compileTemplate(template: string): Rendered {
     return typeof only === 'string' ? () => only : (scope) => lookup(scope, only);
   }
   return (scope) => parts.map((p) => (typeof p === 'string' ? p : asText(lookup(scope, p)))).join('');
+}
+
+/**
+ * A renderer that always yields text (header values, paths, query values):
+ * a missing value is empty, an object its JSON; `encode` is applied to each
+ * value written in (encodeURIComponent in a path), never to literal text.
+ */
+export function compileTextTemplate(template: string, encode: (text: string) => string = (text) => text): (scope: TemplateScope) => string {
+  const parts = parseTemplate(template);
+  return (scope) => parts.map((p) => (typeof p === 'string' ? p : encode(asText(lookup(scope, p))))).join('');
 }
 
 /** A renderer for a JSON value whose strings may hold templates (keys are literal). */

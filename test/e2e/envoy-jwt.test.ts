@@ -1,6 +1,6 @@
 /**
- * End to end against a real Envoy: SPEC.md section 7's JWT and RBAC rows and
- * the cases SPEC.md leaves open (docs/envoy-behaviour.md). Runs when ENVOY_BIN
+ * End to end against a real Envoy: the JWT and RBAC answers of
+ * docs/envoy-behaviour.md, including the cases the resource reference leaves open. Runs when ENVOY_BIN
  * or `envoy` on PATH exists; otherwise says so and skips. The compiled
  * configuration itself is checked either way.
  *
@@ -204,7 +204,7 @@ test('the end-to-end configuration compiles and passes the verifier (with or wit
   }
 });
 
-describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says', () => {
+describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.md says', () => {
   let dir: string;
   let keys: Keys;
   let envoy: RunningEnvoy | undefined;
@@ -221,7 +221,7 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as SPEC.md section 7 says
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ upstream: 'echo', method: req.method, url: req.url, authorization: req.headers.authorization ?? null }));
     });
-    // Static file server for the key set document (SPEC.md 4.3).
+    // Static file server for the key set document (a plain static file server is enough).
     const jwk: JWK = { ...(await exportJWK(keys.remote.publicKey)), kid: REMOTE_KID, alg: 'ES256', use: 'sig' };
     writeFileSync(path.join(dir, 'keys.json'), JSON.stringify({ keys: [jwk] }));
     const jwks = createServer((req, res) => {

@@ -1,6 +1,6 @@
 /**
  * sluice-extauth against a real slapd, called over gRPC exactly as Envoy
- * calls it: SPEC.md 5.3 order and every LDAP row of SPEC.md section 7.
+ * calls it: the documented order of the LDAP check and every LDAP status of docs/extauth.md.
  */
 import net from 'node:net';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
@@ -61,7 +61,7 @@ function bindCount(): number {
   return (slapd.log().match(/ BIND dn=/g) ?? []).length;
 }
 
-describe('SPEC.md section 7, LDAP rows', () => {
+describe('LDAP answers (docs/extauth.md)', () => {
   test('no Basic Authorization header -> 401, empty body, no bind', async () => {
     const before = bindCount();
     const res = await check('default.users', {});
@@ -203,7 +203,7 @@ describe('LDAP injection corpus', () => {
   });
 
   test('cleaning removes specials, so the remaining uid must still prove its own password', async () => {
-    // "#alice" is cleaned to "alice" (SPEC.md 5.3 removes special characters): that is alice's bind.
+    // "#alice" is cleaned to "alice" (special characters are removed from usernames): that is alice's bind.
     expect(httpStatus(await check('default.users', { authorization: basic('#alice', 'alice-pw') }))).toBe(200);
     expect(httpStatus(await check('default.users', { authorization: basic('#alice', 'bob-pw') }))).toBe(401);
   });

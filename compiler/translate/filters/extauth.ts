@@ -1,5 +1,5 @@
 /**
- * `options.extauth.configRef` -> envoy.filters.http.ext_authz (SPEC.md 5.3),
+ * `options.extauth.configRef` -> envoy.filters.http.ext_authz,
  * calling the sluice-extauth sidecar over gRPC (envoy.service.auth.v3).
  *
  * The filter itself is on for every request; each virtual host that refers to

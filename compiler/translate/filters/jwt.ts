@@ -1,5 +1,5 @@
 /**
- * `options.jwt` -> envoy.filters.http.jwt_authn (SPEC.md 2.3, 5.1).
+ * `options.jwt` -> envoy.filters.http.jwt_authn.
  *
  * One filter holds the providers of every virtual host; each virtual host
  * names its requirement in `requirement_map` and selects it with a
@@ -65,7 +65,7 @@ function provider(p: JwtProviderIR, diagnostics: Diagnostic[]): Json {
   return {
     issuer: p.issuer,
     ...jwksSource(p, diagnostics),
-    // SPEC.md 4.1: `Authorization: Bearer <token>` or `?access_token=<token>`.
+    // Tokens come in `Authorization: Bearer <token>` or `?access_token=<token>`.
     from_headers: [{ name: 'Authorization', value_prefix: 'Bearer ' }],
     from_params: ['access_token'],
     payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,

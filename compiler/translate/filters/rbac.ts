@@ -1,5 +1,5 @@
 /**
- * `options.rbac` -> envoy.filters.http.rbac (SPEC.md 2.4, 5.2).
+ * `options.rbac` -> envoy.filters.http.rbac.
  *
  * The filter's own config has no rules, which Envoy treats as "no enforcement"
  * (rbac.proto: "If absent, no enforcing RBAC policy will be applied"); each
