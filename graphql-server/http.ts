@@ -1,0 +1,267 @@
+/**
+ * GraphQL over HTTP (https://graphql.github.io/graphql-over-http/) on every
+ * path: the API is the one named by the `x-sluice-graphql-api` header, which
+ * Envoy sets on each route to a GraphQLApi.
+ *
+ * - POST with `Content-Type: application/json` (charset utf-8 or none) and a
+ *   body `{query, variables, operationName, extensions}`; GET with the same
+ *   as query parameters (variables and extensions JSON-encoded), queries only.
+ * - The response is `application/graphql-response+json` when the Accept
+ *   header prefers it, `application/json` when the header is absent, names it
+ *   or a wildcard; 406 when it names neither.
+ * - Status codes: a request that is not a GraphQL request (bad JSON, missing
+ *   query) is 400; with application/graphql-response+json a response without
+ *   `data` (parse, validation, limit or variable errors) is 400, with
+ *   application/json it is 200, as the spec asks for each media type.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
+import type { Logger } from 'pino';
+import type { RequestContext } from './api.js';
+import type { DocumentCache } from './documents.js';
+import type { Limits } from './limits.js';
+import type { Metrics, Outcome } from './metrics.js';
+import type { ApiRegistry } from './registry.js';
+
+/** Set by Envoy on every route to a GraphQLApi: `<namespace>.<name>`. */
+export const GRAPHQL_API_HEADER = 'x-sluice-graphql-api';
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+const JSON_TYPE = 'application/json';
+type MediaType = typeof GRAPHQL_RESPONSE | typeof JSON_TYPE;
+
+export interface GraphQLHttpOptions {
+  registry: ApiRegistry;
+  documents: DocumentCache;
+  metrics: Metrics;
+  logger: Logger;
+  limits: Limits;
+  /** The 503 message while no configuration is applied. */
+  notReadyMessage: string;
+}
+
+interface Params {
+  query: string;
+  variables: Record<string, unknown> | null;
+  operationName: string | null;
+}
+
+/** A request refused before GraphQL sees it: an HTTP status and a message. */
+class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function mediaRange(text: string): { type: string; params: Map<string, string> } {
+  const [type = '', ...rest] = text.split(';');
+  const params = new Map<string, string>();
+  for (const p of rest) {
+    const eq = p.indexOf('=');
+    if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+  }
+  return { type: type.trim().toLowerCase(), params };
+}
+
+/**
+ * The response media type for an Accept header, or undefined (406). The
+ * highest q wins; on a tie graphql-response+json named outright beats
+ * application/json, which beats a wildcard (answered as application/json).
+ */
+export function negotiate(accept: string | undefined): MediaType | undefined {
+  if (accept === undefined || accept.trim() === '') return JSON_TYPE;
+  let best: { type: MediaType; q: number; rank: number } | undefined;
+  for (const part of accept.split(',')) {
+    const { type, params } = mediaRange(part);
+    const q = params.has('q') ? Number(params.get('q')) : 1;
+    if (!(q > 0)) continue;
+    const charset = params.get('charset');
+    if (charset !== undefined && charset.toLowerCase() !== 'utf-8') continue;
+    const match: [MediaType, number] | undefined =
+      type === GRAPHQL_RESPONSE ? [GRAPHQL_RESPONSE, 3] : type === JSON_TYPE ? [JSON_TYPE, 2] : type === 'application/*' || type === '*/*' ? [JSON_TYPE, 1] : undefined;
+    if (!match) continue;
+    if (!best || q > best.q || (q === best.q && match[1] > best.rank)) best = { type: match[0], q, rank: match[1] };
+  }
+  return best?.type;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A GET parameter: one string, or undefined. */
+function queryParam(query: Record<string, unknown>, name: string): string | undefined {
+  const v = query[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new RequestError(400, `the ${name} parameter is given more than once`);
+  return v;
+}
+
+function jsonParam(text: string | undefined, name: string): unknown {
+  if (text === undefined || text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RequestError(400, `the ${name} parameter is not JSON`);
+  }
+}
+
+/** {query, variables, operationName, extensions} from a GET's query string or a POST's JSON body. */
+function readParams(req: FastifyRequest): Params {
+  let raw: Record<string, unknown>;
+  if (req.method === 'GET') {
+    const q = req.query as Record<string, unknown>;
+    raw = {
+      query: queryParam(q, 'query'),
+      operationName: queryParam(q, 'operationName'),
+      variables: jsonParam(queryParam(q, 'variables'), 'variables'),
+      extensions: jsonParam(queryParam(q, 'extensions'), 'extensions'),
+    };
+  } else {
+    const { type, params } = mediaRange(String(req.headers['content-type'] ?? ''));
+    const charset = params.get('charset');
+    if (type !== JSON_TYPE || (charset !== undefined && charset.toLowerCase() !== 'utf-8'))
+      throw new RequestError(415, `send the request as Content-Type: ${JSON_TYPE} (charset utf-8); got ${type || 'none'}`);
+    const body = req.body as string | undefined;
+    if (body === undefined || body.trim() === '') throw new RequestError(400, 'the request body is empty; send {"query": "..."}');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw new RequestError(400, 'the request body is not JSON');
+    }
+    if (!isObject(parsed)) throw new RequestError(400, 'the request body is not a JSON object; send {"query": "..."}');
+    raw = parsed;
+  }
+  const { query, variables, operationName, extensions } = raw;
+  if (query === undefined || query === null || query === '') throw new RequestError(400, 'the request has no query');
+  if (typeof query !== 'string') throw new RequestError(400, 'query must be a string');
+  if (variables !== undefined && variables !== null && !isObject(variables)) throw new RequestError(400, 'variables must be an object');
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new RequestError(400, 'operationName must be a string');
+  if (extensions !== undefined && extensions !== null && !isObject(extensions)) throw new RequestError(400, 'extensions must be an object');
+  return { query, variables: (variables as Record<string, unknown> | null | undefined) ?? null, operationName: (operationName as string | null | undefined) ?? null };
+}
+
+function send(reply: FastifyReply, type: MediaType, status: number, body: unknown): FastifyReply {
+  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(JSON.stringify(body));
+}
+
+function errorBody(message: string, code?: string): { errors: unknown[] } {
+  return { errors: [{ message, ...(code ? { extensions: { code } } : {}) }] };
+}
+
+/** What a result counts as in metrics. */
+function outcomeOf(result: ExecutionResult): Outcome {
+  if (!result.errors?.length) return 'ok';
+  if (result.data === undefined) return 'invalid';
+  return result.data === null ? 'error' : 'partial';
+}
+
+export function graphqlHttpServer(opts: GraphQLHttpOptions): FastifyInstance {
+  const { registry, documents, metrics, limits } = opts;
+  const app = Fastify({ logger: false, bodyLimit: limits.maxBodyBytes, exposeHeadRoutes: false });
+  // The body is read as text and parsed by readParams, which owns the errors (and the 415 rule).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const type = negotiate(req.headers.accept) ?? JSON_TYPE;
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return send(reply, type, 413, errorBody(`the request body is larger than the limit of ${limits.maxBodyBytes} bytes (set by --max-body-bytes)`, 'LIMIT_EXCEEDED'));
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) opts.logger.error({ err: err.message }, 'GraphQL request failed');
+    return send(reply, type, status, errorBody(status === 500 ? 'internal error' : err.message));
+  });
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'],
+    url: '*',
+    handler: async (req, reply) => {
+      const started = process.hrtime.bigint();
+      let api = '(none)';
+      const finish = (outcome: Outcome) => {
+        metrics.requests.inc({ api, outcome });
+        metrics.duration.observe({ api, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+      };
+      if (req.method !== 'GET' && req.method !== 'POST') {
+        finish('invalid');
+        return send(reply.header('allow', 'GET, POST'), JSON_TYPE, 405, errorBody(`method ${req.method} is not allowed; use POST (or GET for queries)`));
+      }
+      const type = negotiate(req.headers.accept);
+      if (!type) {
+        finish('invalid');
+        return send(reply, JSON_TYPE, 406, errorBody(`none of the media types in Accept is served; accept ${GRAPHQL_RESPONSE} or ${JSON_TYPE}`));
+      }
+      if (!registry.ready) {
+        finish('unavailable');
+        return send(reply, type, 503, errorBody(opts.notReadyMessage, 'NOT_READY'));
+      }
+      const name = req.headers[GRAPHQL_API_HEADER];
+      const lease = typeof name === 'string' && name !== '' ? registry.acquire(name) : undefined;
+      if (!lease) {
+        api = '(unknown)';
+        finish('not_found');
+        const message =
+          typeof name === 'string' && name !== ''
+            ? `no GraphQL API named ${name}`
+            : `the request has no ${GRAPHQL_API_HEADER} header naming a GraphQL API (Envoy sets it on routes to a GraphQLApi)`;
+        return send(reply, type, 404, errorBody(message, 'API_NOT_FOUND'));
+      }
+      api = lease.api.name;
+      try {
+        let params: Params;
+        try {
+          params = readParams(req);
+        } catch (err) {
+          if (!(err instanceof RequestError)) throw err;
+          finish('invalid');
+          return send(reply, type, err.status, errorBody(err.message, 'BAD_REQUEST'));
+        }
+        const prepared = documents.prepare(lease.api, lease.config.executable?.maxDepth ?? 0, params.query);
+        const refuse = (errors: readonly GraphQLError[]) => {
+          finish('invalid');
+          return send(reply, type, type === GRAPHQL_RESPONSE ? 400 : 200, { errors });
+        };
+        if (!prepared.document) return refuse(prepared.errors);
+        const operation = getOperationAST(prepared.document, params.operationName);
+        if (req.method === 'GET' && operation && operation.operation !== 'query') {
+          finish('invalid');
+          return send(reply.header('allow', 'POST'), type, 405, errorBody(`a ${operation.operation} cannot be sent with GET; use POST`, 'METHOD_NOT_ALLOWED'));
+        }
+        if (prepared.errors.length) return refuse(prepared.errors);
+        if (operation?.operation === 'subscription') return refuse([new GraphQLError('subscriptions are not supported', { nodes: operation })]);
+
+        const controller = new AbortController();
+        reply.raw.on('close', () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        });
+        const context: RequestContext = { headers: req.headers, calls: new Map(), logger: opts.logger.child({ api }), signal: controller.signal };
+        let result: ExecutionResult;
+        try {
+          result = await lease.api.execute({
+            document: prepared.document,
+            query: params.query,
+            variableValues: params.variables,
+            operationName: params.operationName,
+            context,
+          });
+        } catch (err) {
+          finish('error');
+          throw err;
+        }
+        const outcome = outcomeOf(result);
+        finish(outcome);
+        // Variables only where the API allows it (logSensitiveInfo).
+        context.logger.debug({ operationName: params.operationName, outcome, ...(lease.config.logSensitiveInfo ? { variables: params.variables } : {}) }, 'GraphQL request');
+        // Without data the request never ran (e.g. variables that do not coerce): a request error.
+        return send(reply, type, type === GRAPHQL_RESPONSE && result.data === undefined ? 400 : 200, result);
+      } finally {
+        lease.release();
+      }
+    },
+  });
+  return app;
+}

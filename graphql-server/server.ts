@@ -1,0 +1,119 @@
+/**
+ * One sluice-graphql instance: the GraphQL HTTP server, the admin HTTP
+ * server (/healthz, /readyz, /metrics) and the configuration source (a
+ * watched file or xDS).
+ */
+import pino, { type Logger } from 'pino';
+import { AdsClient, decodeAnys } from '../protos/ads-client.js';
+import { TYPE_URL } from '../protos/contract.js';
+import { adminServer } from './admin.js';
+import type { GraphQLApiConfig } from './api.js';
+import { checkApiSet, parseGraphQLApi } from './config.js';
+import { DocumentCache } from './documents.js';
+import { graphqlHttpServer } from './http.js';
+import { DEFAULT_LIMITS, type Limits } from './limits.js';
+import { Metrics } from './metrics.js';
+import { ApiRegistry } from './registry.js';
+import { watchConfigFile, type FileSource } from './source.js';
+
+/** How long SIGTERM waits for requests in flight; Kubernetes' default grace period is 30 s. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export const DEFAULT_DOCUMENT_CACHE_SIZE = 1000;
+/** Deadline of an upstream call whose resolver sets none: below Envoy's default route timeout (15 s), so the client gets the GraphQL error. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
+
+const NOT_READY = 'not ready: no configuration from the control plane yet';
+
+export interface GraphqlOptions {
+  /** GraphQL HTTP port (0: ephemeral). */
+  port: number;
+  adminPort: number;
+  /** Address both servers listen on. */
+  host: string;
+  /** GraphQLApiSet JSON file, or */
+  config?: string;
+  /** host:port of the xDS (ADS) server. */
+  xds?: string;
+  nodeId: string;
+  limits?: Limits;
+  documentCacheSize?: number;
+  upstreamTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface RunningGraphql {
+  port: number;
+  adminPort: number;
+  registry: ApiRegistry;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql> {
+  if (!!opts.config === !!opts.xds) throw new Error('give exactly one of --config FILE and --xds HOST:PORT');
+  const logger =
+    opts.logger ??
+    pino({ name: 'sluice-graphql', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'] });
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+  const metrics = new Metrics();
+  const registry = new ApiRegistry({ logger, defaultTimeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS });
+  const apply = async (configs: GraphQLApiConfig[]) => {
+    try {
+      await registry.apply(configs);
+      metrics.configApplies.inc({ result: 'applied' });
+    } catch (err) {
+      metrics.configApplies.inc({ result: 'rejected' });
+      throw err;
+    }
+  };
+  const documents = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE, limits, metrics);
+  const app = graphqlHttpServer({ registry, documents, metrics, logger, limits, notReadyMessage: NOT_READY });
+  const admin = adminServer(registry, metrics);
+
+  let file: FileSource | undefined;
+  let xds: AdsClient<GraphQLApiConfig[]> | undefined;
+  try {
+    if (opts.config) file = await watchConfigFile(opts.config, apply, logger);
+    await app.listen({ port: opts.port, host: opts.host });
+    await admin.listen({ port: opts.adminPort, host: opts.host });
+    if (opts.xds) {
+      xds = new AdsClient<GraphQLApiConfig[]>({
+        address: opts.xds,
+        node: { id: opts.nodeId, cluster: 'sluice-graphql' },
+        typeUrl: TYPE_URL.graphqlApi,
+        logger,
+        // A set that does not parse or build is NACKed; the previous one stays.
+        decode: (resources) => checkApiSet(decodeAnys('sluice.graphql.v1.GraphQLApi', resources).map((r, i) => parseGraphQLApi(r, `resource ${i}`))),
+        apply,
+      });
+      xds.start();
+    }
+  } catch (err) {
+    file?.close();
+    xds?.stop();
+    await app.close();
+    await admin.close();
+    await registry.close();
+    throw err;
+  }
+  const port = (app.server.address() as { port: number }).port;
+  const adminPort = (admin.server.address() as { port: number }).port;
+  logger.info({ port, adminPort, source: opts.config ?? `xds://${opts.xds}` }, 'sluice-graphql listening');
+  return {
+    port,
+    adminPort,
+    registry,
+    metrics,
+    async close() {
+      file?.close();
+      xds?.stop();
+      // Requests in flight finish (bounded: a slow upstream must not hold the shutdown), then upstream pools close.
+      const timer = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await app.close();
+      clearTimeout(timer);
+      await admin.close();
+      await registry.close();
+    },
+  };
+}
