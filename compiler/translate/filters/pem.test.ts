@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createLocalJWKSet, exportSPKI, generateKeyPair, jwtVerify, SignJWT, type JWK } from 'jose';
+import { createLocalJWKSet, exportJWK, exportSPKI, generateKeyPair, jwtVerify, SignJWT, type JWK } from 'jose';
 import { keyId, pemToJwks } from './pem.js';
 
 const ISSUER = 'https://issuer.example';
@@ -125,5 +125,59 @@ describe('pemToJwks rejects what Envoy cannot use', () => {
   test('a key-agreement key (X25519)', () => {
     const { publicKey } = generateKeyPairSync('x25519');
     reject(publicKey.export({ type: 'spki', format: 'pem' }) as string, /x25519 key/);
+  });
+});
+
+describe('a JWK Set or a single JWK in jwks.local.key (as Gloo accepts)', () => {
+  test('each key verifies tokens of its private key; the given kid and alg are kept', async () => {
+    const rsa = await generateKeyPair('PS384', { extractable: true });
+    const ec = await generateKeyPair('ES256', { extractable: true });
+    const other = await generateKeyPair('ES256', { extractable: true });
+    const given = {
+      keys: [
+        { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-2026', alg: 'PS384', use: 'sig' },
+        { ...(await exportJWK(ec.publicKey)), kid: 'ec-2026' },
+      ],
+    };
+    const jwks = jwksOf(JSON.stringify(given));
+    expect(jwks.keys.map((k) => [k.kid, k.alg])).toEqual([
+      ['rsa-2026', 'PS384'],
+      ['ec-2026', 'ES256'],
+    ]);
+    const keySet = createLocalJWKSet(jwks);
+    await expect(jwtVerify(await sign(rsa.privateKey, 'PS384', 'rsa-2026'), keySet, { issuer: ISSUER })).resolves.toBeDefined();
+    await expect(jwtVerify(await sign(ec.privateKey, 'ES256', 'ec-2026'), keySet, { issuer: ISSUER })).resolves.toBeDefined();
+    await expect(jwtVerify(await sign(other.privateKey, 'ES256', 'ec-2026'), keySet, { issuer: ISSUER })).rejects.toThrow(/signature verification failed/);
+  });
+
+  test('one JWK without kid gets the same kid its PEM form gets', async () => {
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const fromJwk = jwksOf(JSON.stringify(publicKey.export({ format: 'jwk' })));
+    const fromPem = jwksOf(publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    expect(fromJwk).toEqual(fromPem);
+    expect(fromJwk.keys[0]!.kid).toBe(keyId(publicKey));
+  });
+
+  const reject = (text: string, message: RegExp) => {
+    const result = pemToJwks(text);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toMatch(message);
+    return result;
+  };
+
+  test('a private JWK is refused without echoing it', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = privateKey.export({ format: 'jwk' });
+    const result = reject(JSON.stringify({ keys: [jwk] }), /private or symmetric key \(it has "d"\)/);
+    if (!result.ok) expect(`${result.message} ${result.hint}`).not.toContain(jwk.d!);
+  });
+
+  test('what Envoy cannot use is refused as in the PEM form', () => {
+    reject('{"keys": []}', /without keys/);
+    reject('{"keys": [', /not JSON/);
+    reject('{"kty": "RSA", "n": "AQAB"}', /not a valid public JWK/);
+    reject(JSON.stringify(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ format: 'jwk' })), /curve secp256k1/);
+    reject(JSON.stringify({ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), alg: 'RS256' }), /an OKP key with "alg" "RS256"/);
+    reject(JSON.stringify({ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), use: 'enc' }), /"use" "enc"/);
   });
 });
