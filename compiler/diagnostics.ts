@@ -17,6 +17,8 @@ export interface Diagnostic {
   message: string;
   /** What the user should do about it. */
   hint?: string;
+  /** A warning is shown but does not fail the compile; absent: an error. */
+  severity?: 'warning';
 }
 
 /** Where a resource came from, so later stages can point back at file:line of any field. */
@@ -43,13 +45,22 @@ export function fieldError(stage: Stage, origin: Origin, path: FieldPath, messag
   return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: formatPath(path), message, hint };
 }
 
-/** `file:line: error[stage]: Kind ns/name: field: message — hint` — one line per diagnostic, stable for golden files. */
+/** The same diagnostic as a warning: shown, but the compile still succeeds. */
+export function asWarning(d: Diagnostic): Diagnostic {
+  return { ...d, severity: 'warning' };
+}
+
+export function isError(d: Diagnostic): boolean {
+  return d.severity !== 'warning';
+}
+
+/** `file:line: error[stage]: Kind ns/name: field: message — hint` (or `warning[stage]`) — one line per diagnostic, stable for golden files. */
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.file ? `${d.file}${d.line ? `:${d.line}` : ''}: ` : '';
   const what = d.resource ? `${d.resource}: ` : '';
   const field = d.field ? `${d.field}: ` : '';
   const hint = d.hint ? ` — ${d.hint}` : '';
-  return `${where}error[${d.stage}]: ${what}${field}${d.message}${hint}`;
+  return `${where}${d.severity ?? 'error'}[${d.stage}]: ${what}${field}${d.message}${hint}`;
 }
 
 export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {

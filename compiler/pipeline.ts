@@ -1,8 +1,9 @@
 /**
  * The whole compiler: load -> validate -> resolve -> translate -> verify.
  * A run with any error yields no output: a broken resource never reaches Envoy.
+ * Warnings alone do not stop it; they come back with the output.
  */
-import { sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import { loadPaths } from './load/load.js';
 import { resolve } from './resolve/resolve.js';
 import type { Model } from './resolve/model.js';
@@ -14,6 +15,7 @@ import { verifyOutput } from './verify/verify.js';
 export interface CompileResult {
   output?: CompiledOutput;
   model?: Model;
+  /** With output: warnings only. Without: at least one error. */
   diagnostics: Diagnostic[];
 }
 
@@ -25,8 +27,9 @@ export async function compileFiles(paths: string[], options: CompileOptions): Pr
   // Translation still runs on what resolved, so one run reports every error it can.
   const translated = translate(resolved.model, options);
   const diagnostics = sortDiagnostics([...inputErrors, ...translated.diagnostics]);
-  if (diagnostics.length > 0) return { diagnostics };
+  if (diagnostics.some(isError)) return { diagnostics };
   const verifyErrors = verifyOutput(translated.output);
   if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
-  return { output: translated.output, model: resolved.model, diagnostics: [] };
+  // Only warnings are left: the output is good, and they are shown with it.
+  return { output: translated.output, model: resolved.model, diagnostics };
 }

@@ -1,7 +1,8 @@
 /**
  * Golden cases: each `golden/<case>/input/` is compiled with the default
  * options and compared with `golden/<case>/expected/`: the bootstrap and the
- * sidecar configs, or `errors.txt` when the input is meant to fail.
+ * sidecar configs (and `warnings.txt` if there are any), or `errors.txt` when
+ * the input is meant to fail.
  * `npm run golden:update` rewrites the expected files; review the diff.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,8 @@ async function render(caseName: string): Promise<Record<string, string>> {
   // Sidecar files only where the case has sidecar resources, to keep goldens small.
   if (result.output.authConfigs.length === 0) delete files['extauth.json'];
   if (result.output.graphqlApis.length === 0) delete files['graphql.json'];
+  // Warnings do not stop the compile; the case records them next to its output.
+  if (result.diagnostics.length > 0) files['warnings.txt'] = `${result.diagnostics.map(formatDiagnostic).join('\n')}\n`;
   return files;
 }
 

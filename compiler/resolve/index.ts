@@ -2,9 +2,15 @@
  * The resource index: every validated resource by kind/namespace/name, with
  * duplicates reported. Resolvers look references up here.
  */
-import { fieldError, type Diagnostic } from '../diagnostics.js';
+import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
-import type { NamespacedName } from './model.js';
+import type { NamespacedName, UpstreamIR } from './model.js';
+
+/** A reference as written: `{name, namespace?}`. */
+export type Ref = { name: string; namespace?: string };
+
+/** Looks up the upstream a reference at `path` of `from` names; reports and returns undefined if there is none. */
+export type FindUpstream = (from: Resource, path: FieldPath, raw: Ref) => UpstreamIR | undefined;
 
 export class ResourceIndex {
   private readonly byKey = new Map<string, Resource>();
@@ -39,7 +45,7 @@ export class ResourceIndex {
 }
 
 /** A `{name, namespace?}` reference; the namespace defaults to the referring resource's. */
-export function refOf(raw: { name: string; namespace?: string }, from: Resource): NamespacedName {
+export function refOf(raw: Ref, from: Resource): NamespacedName {
   return { name: raw.name, namespace: raw.namespace ?? from.namespace };
 }
 

@@ -91,33 +91,76 @@ export interface AuthConfigIR {
   ldap: LdapIR[];
 }
 
-export interface GrpcResolutionIR {
-  name: string;
+/** Where sluice-graphql dials an upstream itself (it never goes through Envoy). */
+export interface TargetIR {
+  /** The upstream's cluster name, for the sidecar's logs and metrics. */
+  cluster: string;
+  hosts: { address: string; port: number }[];
+}
+
+export interface GrpcResolverIR {
+  kind: 'grpc';
   serviceName: string;
   methodName: string;
-  outgoingMessageJson: Record<string, string>;
-  cluster: string;
+  /** JSON with templates in its strings; undefined: an empty request message. */
+  outgoingMessageJson?: unknown;
+  requestMetadata: Record<string, string>;
+  target: TargetIR;
+  /** 0: the sidecar's default. */
+  timeoutMs: number;
+}
+
+export interface RestResolverIR {
+  kind: 'rest';
+  target: TargetIR;
+  headers: Record<string, string>;
+  queryParams: Record<string, string>;
+  /** undefined: no body. */
+  body?: unknown;
+  resultRoot: string;
+  setters: Record<string, string>;
+  timeoutMs: number;
+}
+
+export type ResolutionIR = GrpcResolverIR | RestResolverIR;
+
+export interface RemoteExecutorIR {
+  target: TargetIR;
+  headers: Record<string, string>;
+  queryParams: Record<string, string>;
+  spanName: string;
+}
+
+export interface ExecutableSchemaIR {
+  schemaDefinition: string;
+  enableIntrospection: boolean;
+  /** Empty for a remote executor. */
+  resolutions: Record<string, ResolutionIR>;
+  remote?: RemoteExecutorIR;
+  /** A FileDescriptorSet, base64 as written; undefined: gRPC server reflection. */
+  protoDescriptorBin?: string;
+  /** 0: the sidecar's limit. */
+  maxDepth: number;
 }
 
 export interface TypeMergeIR {
-  typeName: string;
   selectionSet: string;
   queryName: string;
   args: Record<string, string>;
+}
+
+export interface StitchedSchemaIR {
+  /** `<namespace>.<name>` of each merged GraphQLApi, with its type merging by type name. */
+  subschemas: { api: string; typeMerge: Record<string, TypeMergeIR> }[];
 }
 
 export interface GraphQLApiIR {
   /** `<namespace>.<name>` */
   name: string;
   origin: Origin;
-  executable?: {
-    schemaDefinition: string;
-    enableIntrospection: boolean;
-    resolutions: GrpcResolutionIR[];
-  };
-  stitched?: {
-    subschemas: { api: string; typeMerge: TypeMergeIR[] }[];
-  };
+  logSensitiveInfo: boolean;
+  executable?: ExecutableSchemaIR;
+  stitched?: StitchedSchemaIR;
 }
 
 export interface Model {

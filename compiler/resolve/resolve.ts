@@ -6,8 +6,9 @@ import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER,
 import { normalizeDn } from '../../protos/ldap-dn.js';
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
-import { ResourceIndex, refOf, showRef } from './index.js';
-import type { AuthConfigIR, GraphQLApiIR, JwtProviderIR, LdapIR, Model, NamespacedName, RbacPolicyIR, RouteIR, UpstreamIR, VirtualHostIR } from './model.js';
+import { resolveGraphQLApis } from './graphql.js';
+import { ResourceIndex, refOf, showRef, type FindUpstream, type Ref } from './index.js';
+import type { AuthConfigIR, JwtProviderIR, LdapIR, Model, NamespacedName, RbacPolicyIR, RouteIR, UpstreamIR, VirtualHostIR } from './model.js';
 import { buildUpstreamCatalog, type UpstreamCatalog } from './upstreams.js';
 
 export interface ResolveOptions {
@@ -15,7 +16,6 @@ export interface ResolveOptions {
   controlPlaneNamespace: string;
 }
 
-type Ref = { name: string; namespace?: string };
 
 interface VirtualServiceSpec {
   displayName?: string;
@@ -44,15 +44,6 @@ interface LdapSpec {
   pool?: { initialSize?: number; maxSize?: number };
 }
 
-interface GraphQLApiSpec {
-  executableSchema?: {
-    executor?: { local?: { enableIntrospection?: boolean } };
-    resolutions?: Record<string, { grpcResolver: { requestTransform: { methodName: string; serviceName: string; outgoingMessageJson?: Record<string, string> }; upstreamRef: Ref } }>;
-    schemaDefinition: string;
-  };
-  stitchedSchema?: { subschemas: { name: string; namespace?: string; typeMerge?: Record<string, { selectionSet: string; queryName: string; args?: Record<string, string> }> }[] };
-}
-
 export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
 
 export function resolve(resources: Resource[], options: ResolveOptions): { model: Model; diagnostics: Diagnostic[] } {
@@ -70,7 +61,8 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
     return upstream.name;
   };
 
-  const upstreamRef = (from: Resource, path: FieldPath, raw: Ref): string | undefined => {
+  /** The upstream a reference names; a dangling or ambiguous one is an error on `path`. */
+  const findUpstream: FindUpstream = (from, path, raw) => {
     const ref = refOf(raw, from);
     const upstream = catalog.lookup(ref);
     if (Array.isArray(upstream)) {
@@ -82,7 +74,13 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
       diagnostics.push(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`));
       return undefined;
     }
-    return useUpstream(from, path, upstream);
+    return upstream;
+  };
+
+  /** An upstream Envoy itself sends to: it becomes a cluster. */
+  const upstreamRef = (from: Resource, path: FieldPath, raw: Ref): string | undefined => {
+    const upstream = findUpstream(from, path, raw);
+    return upstream && useUpstream(from, path, upstream);
   };
 
   const requireRef = (from: Resource, path: FieldPath, kind: string, raw: Ref, hint: string): NamespacedName | undefined => {
@@ -196,7 +194,8 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
     }),
   }));
 
-  const graphqlApis: GraphQLApiIR[] = index.all('GraphQLApi').map((api) => resolveGraphQLApi(api, index, upstreamRef, diagnostics));
+  // sluice-graphql dials its upstreams itself: they are looked up, but are no Envoy clusters.
+  const graphqlApis = resolveGraphQLApis(index, findUpstream, diagnostics);
 
   const upstreams = [...used.values()].sort((a, b) => a.name.localeCompare(b.name));
   return { model: { virtualHosts, upstreams, authConfigs, graphqlApis }, diagnostics };
@@ -246,7 +245,7 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
     const ref = refOf(lookup.credentialsSecretRef, ac);
     const secret = index.get('Secret', ref);
     if (!secret) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, 'create it with `sluice create secret authcredentials --name N --username DN --password P`'));
+      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`));
       return undefined;
     }
     const username = secretValue(secret, 'username');
@@ -273,40 +272,4 @@ function secretValue(secret: Resource, key: string): string | undefined {
   if (stringData && typeof stringData[key] === 'string') return stringData[key];
   if (data && typeof data[key] === 'string') return Buffer.from(data[key], 'base64').toString('utf8');
   return undefined;
-}
-
-function resolveGraphQLApi(
-  api: Resource,
-  index: ResourceIndex,
-  upstreamRef: (from: Resource, path: FieldPath, raw: Ref) => string | undefined,
-  diagnostics: Diagnostic[],
-): GraphQLApiIR {
-  const spec = api.spec as GraphQLApiSpec;
-  const name = `${api.namespace}.${api.name}`;
-  if (spec.executableSchema) {
-    const exe = spec.executableSchema;
-    const resolutions = Object.entries(exe.resolutions ?? {}).flatMap(([key, r]) => {
-      const path = ['spec', 'executableSchema', 'resolutions', key, 'grpcResolver'];
-      const cluster = upstreamRef(api, [...path, 'upstreamRef'], r.grpcResolver.upstreamRef);
-      if (!cluster) return [];
-      const t = r.grpcResolver.requestTransform;
-      return [{ name: key, serviceName: t.serviceName, methodName: t.methodName, outgoingMessageJson: t.outgoingMessageJson ?? {}, cluster }];
-    });
-    return { name, origin: api.origin, executable: { schemaDefinition: exe.schemaDefinition, enableIntrospection: exe.executor?.local?.enableIntrospection ?? false, resolutions } };
-  }
-  const subschemas = spec.stitchedSchema!.subschemas.flatMap((s, i) => {
-    const path = ['spec', 'stitchedSchema', 'subschemas', i];
-    const ref = refOf(s, api);
-    if (ref.namespace === api.namespace && ref.name === api.name) {
-      diagnostics.push(fieldError('resolve', api.origin, path, 'a stitched GraphQLApi cannot include itself', 'list the GraphQLApis to merge'));
-      return [];
-    }
-    if (!index.get('GraphQLApi', ref)) {
-      diagnostics.push(fieldError('resolve', api.origin, path, `GraphQLApi ${showRef(ref)} not found`, 'each subschema names a GraphQLApi resource by name and namespace'));
-      return [];
-    }
-    const typeMerge = Object.entries(s.typeMerge ?? {}).map(([typeName, m]) => ({ typeName, selectionSet: m.selectionSet, queryName: m.queryName, args: m.args ?? {} }));
-    return [{ api: `${ref.namespace}.${ref.name}`, typeMerge }];
-  });
-  return { name, origin: api.origin, stitched: { subschemas } };
 }

@@ -87,6 +87,7 @@ export class ControlPlane extends EventEmitter {
     try {
       const result = await (this.options.compile ?? compileFiles)(this.options.paths, this.options.compileOptions);
       if (!result.output) throw new CompileFailed(result.diagnostics);
+      for (const d of result.diagnostics) logger.warn({ file: d.file, line: d.line, resource: d.resource, field: d.field }, formatDiagnostic(d));
       let snapshot: Snapshot;
       try {
         snapshot = buildSnapshot(toXdsResources(result.output));

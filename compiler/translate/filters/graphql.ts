@@ -3,40 +3,59 @@
  * ../routes.ts); this concern adds its cluster and the compiled APIs. It needs
  * no HTTP filter of its own.
  */
-import type { GraphQLApiIR, Model, UpstreamIR } from '../../resolve/model.js';
+import type { ExecutableSchemaIR, GraphQLApiIR, Model, ResolutionIR, TargetIR } from '../../resolve/model.js';
 import { sidecarCluster } from '../clusters.js';
 import { emptyResult, type HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 import { GRAPHQL_CLUSTER } from '../routes.js';
 
-function target(upstream: UpstreamIR): Json {
-  const hosts = upstream.target.kind === 'dns' ? [{ address: upstream.target.host, port: upstream.target.port }] : upstream.target.hosts;
-  return { cluster: upstream.name, hosts };
+/** JSON of sluice.graphql.v1.Target. */
+function target(t: TargetIR): Json {
+  return { cluster: t.cluster, hosts: t.hosts };
 }
 
-function compileApi(api: GraphQLApiIR, upstreams: Map<string, UpstreamIR>): Json {
-  if (api.executable) {
-    const resolutions = Object.fromEntries(
-      api.executable.resolutions.map((r) => [
-        r.name,
-        { service_name: r.serviceName, method_name: r.methodName, outgoing_message_json: r.outgoingMessageJson, target: target(upstreams.get(r.cluster)!) },
-      ]),
-    );
-    return { name: api.name, executable: { schema_definition: api.executable.schemaDefinition, enable_introspection: api.executable.enableIntrospection, resolutions } };
+/** JSON of sluice.graphql.v1.Resolution; google.protobuf.Value fields stay plain JSON. */
+function resolution(r: ResolutionIR): Json {
+  if (r.kind === 'grpc') {
+    const message = r.outgoingMessageJson === undefined ? {} : { outgoing_message_json: r.outgoingMessageJson };
+    return { grpc: { service_name: r.serviceName, method_name: r.methodName, ...message, request_metadata: r.requestMetadata, target: target(r.target), timeout_ms: r.timeoutMs } };
   }
-  const subschemas = api.stitched!.subschemas.map((s) => ({
-    api: s.api,
-    type_merge: Object.fromEntries(s.typeMerge.map((m) => [m.typeName, { selection_set: m.selectionSet, query_name: m.queryName, args: m.args }])),
-  }));
-  return { name: api.name, stitched: { subschemas } };
+  const body = r.body === undefined ? {} : { body: r.body };
+  return { rest: { target: target(r.target), headers: r.headers, query_params: r.queryParams, ...body, result_root: r.resultRoot, setters: r.setters, timeout_ms: r.timeoutMs } };
+}
+
+function executable(e: ExecutableSchemaIR): Json {
+  const out: Json = {
+    schema_definition: e.schemaDefinition,
+    enable_introspection: e.enableIntrospection,
+    resolutions: Object.fromEntries(Object.entries(e.resolutions).map(([name, r]) => [name, resolution(r)])),
+    max_depth: e.maxDepth,
+  };
+  if (e.remote) out.remote = { target: target(e.remote.target), headers: e.remote.headers, query_params: e.remote.queryParams, span_name: e.remote.spanName };
+  if (e.protoDescriptorBin !== undefined) out.proto_descriptor_bin = e.protoDescriptorBin;
+  return out;
+}
+
+/** JSON of sluice.graphql.v1.GraphQLApi (protos/sluice/graphql/v1/graphql.proto). */
+function compileApi(api: GraphQLApiIR): Json {
+  const out: Json = { name: api.name, log_sensitive_info: api.logSensitiveInfo };
+  if (api.executable) out.executable = executable(api.executable);
+  else {
+    const subschemas = api.stitched!.subschemas.map((s) => ({
+      api: s.api,
+      type_merge: Object.fromEntries(Object.entries(s.typeMerge).map(([type, m]) => [type, { selection_set: m.selectionSet, query_name: m.queryName, args: m.args }])),
+    }));
+    // Stitched APIs answer introspection, as Gloo's do.
+    out.stitched = { subschemas, enable_introspection: true };
+  }
+  return out;
 }
 
 export const graphqlConcern: HttpFilterConcern = {
   filterName: 'sluice.graphql',
   translate(model: Model, options) {
     const result = emptyResult();
-    const upstreams = new Map(model.upstreams.map((u) => [u.name, u]));
-    result.graphqlApis = model.graphqlApis.map((api) => compileApi(api, upstreams));
+    result.graphqlApis = model.graphqlApis.map(compileApi);
     const routed = model.virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql'));
     if (routed) result.clusters.push(sidecarCluster(GRAPHQL_CLUSTER, options.graphqlAddress, false));
     return result;

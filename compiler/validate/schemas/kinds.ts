@@ -112,6 +112,48 @@ export const upstream = resource(
 
 const typeMerge = object({ selectionSet: nonEmptyString, queryName: nonEmptyString, args: stringMap }, ['selectionSet', 'queryName']);
 
+/**
+ * Gloo fields sluice-graphql does not implement are typed loosely here and
+ * refused by resolve with the reason (never accepted and ignored).
+ */
+const refused: Schema = {};
+
+/** A proto3 JSON duration such as "5s"; its form is checked by resolve, which says what to write. */
+const duration: Schema = string;
+
+const grpcResolver = object(
+  {
+    upstreamRef: resourceRef,
+    requestTransform: object(
+      {
+        serviceName: nonEmptyString,
+        methodName: nonEmptyString,
+        // A map of strings (as SPEC writes it) or any JSON value (Gloo's google.protobuf.Value).
+        outgoingMessageJson: {},
+        requestMetadata: stringMap,
+      },
+      ['serviceName', 'methodName'],
+    ),
+    timeout: duration,
+    spanName: refused,
+  },
+  ['upstreamRef', 'requestTransform'],
+);
+
+const restResolver = object(
+  {
+    upstreamRef: resourceRef,
+    request: object({ headers: stringMap, queryParams: stringMap, body: {} }),
+    response: object({ resultRoot: string, setters: stringMap }),
+    timeout: duration,
+    spanName: refused,
+  },
+  ['upstreamRef'],
+);
+
+// Exactly one resolver per resolution is checked by resolve, which also explains mockResolver.
+const resolutions = mapOf(object({ grpcResolver, restResolver, mockResolver: refused, statPrefix: refused }));
+
 export const graphqlApi = resource(
   'graphql.gateway.example/v1beta1',
   'GraphQLApi',
@@ -119,22 +161,18 @@ export const graphqlApi = resource(
     ...object({
       executableSchema: object(
         {
-          executor: object({ local: object({ enableIntrospection: boolean }) }),
-          resolutions: mapOf(
-            object(
-              {
-                grpcResolver: object(
-                  {
-                    requestTransform: object({ methodName: nonEmptyString, serviceName: nonEmptyString, outgoingMessageJson: stringMap }, ['methodName', 'serviceName']),
-                    upstreamRef: resourceRef,
-                  },
-                  ['requestTransform', 'upstreamRef'],
-                ),
-              },
-              ['grpcResolver'],
-            ),
-          ),
           schemaDefinition: nonEmptyString,
+          // Both executors, or resolutions in both places, are reported by resolve with the reason.
+          executor: object({
+            local: object({
+              resolutions,
+              enableIntrospection: boolean,
+              options: object({ maxDepth: { type: 'integer', minimum: 0, maximum: 4294967295 } }),
+            }),
+            remote: object({ upstreamRef: resourceRef, headers: stringMap, queryParams: stringMap, spanName: string }, ['upstreamRef']),
+          }),
+          resolutions,
+          grpcDescriptorRegistry: object({ protoDescriptorBin: string, protoDescriptor: refused, protoRefsList: refused }),
         },
         ['schemaDefinition'],
       ),
@@ -148,6 +186,10 @@ export const graphqlApi = resource(
         },
         ['subschemas'],
       ),
+      options: object({ logSensitiveInfo: boolean }),
+      statPrefix: refused,
+      persistedQueryCacheConfig: refused,
+      allowedQueryHashes: refused,
     }),
     ...exactlyOne('executableSchema', 'stitchedSchema'),
   },
