@@ -158,3 +158,35 @@ spec:
   // It holds a password: nobody but its owner may read it.
   expect(statSync(path.join(dir, 'extauth.json')).mode & 0o077).toBe(0);
 });
+
+test('the missing-Secret hint, followed as written, fixes the error (namespace included)', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  writeFileSync(
+    path.join(dir, 'resources.yaml'),
+    `apiVersion: enterprise.gateway.example/v1
+kind: AuthConfig
+metadata: {name: ldap, namespace: team-a}
+spec:
+  configs:
+    - ldap:
+        address: ldap://openldap:389
+        userDnTemplate: uid=%s,ou=people,dc=example,dc=org
+        allowedGroups: ['cn=admins,ou=groups,dc=example,dc=org']
+        groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: ldap-reader}}
+`,
+  );
+  const broken = await sluice('validate', '-f', dir);
+  expect(broken.code).toBe(1);
+  const hint = /`sluice (create secret authcredentials [^`]+)`/.exec(broken.stderr);
+  expect(hint).not.toBeNull();
+  const args = hint![1]!
+    .replace('<service account DN>', 'cn=reader,dc=example,dc=org')
+    .replace('<password>', 'reader-pw')
+    .split(' ');
+  const created = await sluice(...args);
+  expect(created.code).toBe(0);
+  writeFileSync(path.join(dir, 'secret.yaml'), created.stdout);
+  const fixed = await sluice('validate', '-f', dir);
+  expect(fixed.stderr).toBe('valid: 0 virtual hosts, 0 clusters, 1 auth config, 0 GraphQL APIs\n');
+  expect(fixed.code).toBe(0);
+});
