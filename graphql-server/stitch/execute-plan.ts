@@ -1,0 +1,192 @@
+/**
+ * Runs a Plan: the root requests at once, then for each answer one batched
+ * follow-up per subschema (distinct objects once, each under its own alias),
+ * merging the JSON answers into the objects they complete. A last walk puts
+ * fields in the client's order, drops key fields and applies non-null rules;
+ * there is no second GraphQL execution. Errors keep the client's paths: a
+ * request that fails gives one error per field it was to answer.
+ */
+import { GraphQLError, isListType, isNonNullType, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import type { RequestContext } from '../api.js';
+import { argVariables, groupDocument, mergeAlias, type Boundary, type Fetch, type Group, type Plan, type ShapeField, type Walk } from './plan.js';
+import { buildMergeArgs, valueAt } from './subschema.js';
+
+type Path = readonly (string | number)[];
+type Obj = Record<string, unknown>;
+
+interface Target {
+  object: Obj;
+  path: Path;
+}
+
+/** Distinct objects of one boundary, by their merge arguments. */
+type Collected = Map<Boundary, Map<string, { args: Obj; targets: Target[] }>>;
+
+interface Run {
+  context: RequestContext;
+  variables: Obj;
+  errors: GraphQLError[];
+}
+
+export async function executePlan(plan: Plan, context: RequestContext, variables: Obj): Promise<ExecutionResult> {
+  const run: Run = { context, variables, errors: [] };
+  const root: Obj = {};
+  await Promise.all(plan.fetches.map((f) => runFetch(run, f, root)));
+  for (const key of plan.typenameKeys) root[key] = plan.rootTypeName;
+  const data = completeObject(root, plan.shape);
+  return run.errors.length ? { data: data === BUBBLE ? null : data, errors: run.errors } : { data: data === BUBBLE ? null : data };
+}
+
+async function runFetch(run: Run, fetch: Fetch, root: Obj): Promise<void> {
+  let result: ExecutionResult;
+  try {
+    result = await fetch.subschema.api.execute({
+      document: fetch.document,
+      query: fetch.query,
+      variableValues: pick(run.variables, fetch.variables),
+      operationName: fetch.operationName,
+      context: run.context,
+    });
+  } catch (err) {
+    for (const key of fetch.keys) run.errors.push(failure(fetch.subschema.name, err, [key]));
+    return;
+  }
+  if (!result.data) {
+    // No data: every field of the request failed, each with the error(s) of the request.
+    const errors = result.errors?.length ? result.errors : [new GraphQLError('answered no data')];
+    for (const key of fetch.keys) for (const e of errors) run.errors.push(e.path ? copyError(e, e.path) : failure(fetch.subschema.name, e, [key]));
+    return;
+  }
+  for (const e of result.errors ?? []) run.errors.push(copyError(e, e.path ?? undefined));
+  Object.assign(root, result.data);
+  const collected: Collected = new Map();
+  collect(root, fetch.walk, [], collected);
+  await runGroups(run, fetch.groups, collected);
+}
+
+function runGroups(run: Run, groups: Group[], collected: Collected): Promise<unknown> {
+  return Promise.all(groups.map((g) => runGroup(run, g, collected)));
+}
+
+async function runGroup(run: Run, group: Group, collected: Collected): Promise<void> {
+  const perBoundary = group.boundaries.map((b) => [...(collected.get(b)?.values() ?? [])]);
+  const counts = perBoundary.map((entries) => entries.length);
+  if (counts.every((n) => n === 0)) return;
+  const { document, query } = groupDocument(group, counts);
+  const variableValues = pick(
+    run.variables,
+    group.variables.map((d) => d.variable.name.value),
+  );
+  group.boundaries.forEach((b, i) =>
+    perBoundary[i]!.forEach((entry, j) => {
+      const names = argVariables(i, j, b);
+      b.argTypes.forEach((a, k) => (variableValues[names[k]!] = entry.args[a.name]));
+    }),
+  );
+  const everyField = (err: unknown) =>
+    group.boundaries.forEach((b, i) => perBoundary[i]!.forEach((entry) => entry.targets.forEach((t) => b.keys.forEach((key) => run.errors.push(failure(group.target.name, err, [...t.path, key]))))));
+  let result: ExecutionResult;
+  try {
+    result = await group.target.api.execute({ document, query, variableValues, context: run.context });
+  } catch (err) {
+    return everyField(err);
+  }
+  for (const e of result.errors ?? []) {
+    const m = /^_b(\d+)_(\d+)$/.exec(String(e.path?.[0] ?? ''));
+    const entry = m ? perBoundary[Number(m[1])]?.[Number(m[2])] : undefined;
+    if (!entry) {
+      // An error of the whole request (no data, or no path we sent): every field it was to answer failed.
+      if (!result.data) return everyField(e);
+      run.errors.push(copyError(e, undefined));
+      continue;
+    }
+    for (const t of entry.targets) run.errors.push(copyError(e, [...t.path, ...e.path!.slice(1)]));
+  }
+  if (!result.data) return;
+  const next: Collected = new Map();
+  group.boundaries.forEach((b, i) =>
+    perBoundary[i]!.forEach((entry, j) => {
+      const answer = result.data![mergeAlias(i, j)];
+      if (answer === null || typeof answer !== 'object') return;
+      for (const t of entry.targets) {
+        Object.assign(t.object, answer);
+        collect(t.object, b.walk, t.path, next);
+      }
+    }),
+  );
+  await runGroups(run, group.next, next);
+}
+
+/** Finds, in an answer, the objects of each boundary under `walk`, once per distinct merge arguments. */
+function collect(value: unknown, walk: Walk, path: Path, into: Collected): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => collect(item, walk, [...path, i], into));
+    return;
+  }
+  const object = value as Obj;
+  for (const b of walk.boundaries) {
+    // An object without its key cannot be fetched (and would fail the whole batch); its merged fields stay null.
+    if (b.args.some((a) => valueAt(object, a.from) == null)) continue;
+    const args = buildMergeArgs(b, object);
+    const id = JSON.stringify(args);
+    if (!into.has(b)) into.set(b, new Map());
+    const byArgs = into.get(b)!;
+    const entry = byArgs.get(id);
+    if (entry) entry.targets.push({ object, path });
+    else byArgs.set(id, { args, targets: [{ object, path }] });
+  }
+  for (const c of walk.children) collect(object[c.key], c.walk, [...path, c.key], into);
+}
+
+/** Marks a null in a non-null position: the nearest nullable parent becomes null. */
+const BUBBLE = Symbol('null in a non-null position');
+
+function completeObject(object: Obj, shape: ShapeField[]): Obj | typeof BUBBLE {
+  const out: Obj = {};
+  for (const f of shape) {
+    const v = complete(object[f.key], f.type, f.sub);
+    if (v === BUBBLE) return BUBBLE;
+    out[f.key] = v;
+  }
+  return out;
+}
+
+function complete(value: unknown, type: ShapeField['type'], sub: ShapeField[] | undefined): unknown {
+  if (isNonNullType(type)) {
+    const v = complete(value, type.ofType, sub);
+    return v === null || v === BUBBLE ? BUBBLE : v;
+  }
+  if (value === null || value === undefined) return null;
+  if (isListType(type)) {
+    if (!Array.isArray(value)) return null;
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = complete(value[i], type.ofType, sub);
+      if (v === BUBBLE) return null;
+      out[i] = v;
+    }
+    return out;
+  }
+  if (sub) {
+    const v = completeObject(value as Obj, sub);
+    return v === BUBBLE ? null : v;
+  }
+  return value;
+}
+
+function pick(values: Obj, names: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const n of names) if (values[n] !== undefined) out[n] = values[n];
+  return out;
+}
+
+function copyError(e: GraphQLFormattedError, path: Path | undefined): GraphQLError {
+  return new GraphQLError(e.message, { path, extensions: e.extensions });
+}
+
+/** A field that failed with its whole request: the request's error, at the field. */
+function failure(subschema: string, err: unknown, path: Path): GraphQLError {
+  const { message, extensions } = err as Partial<GraphQLFormattedError>;
+  return new GraphQLError(`subschema ${subschema} failed: ${message ?? String(err)}`, { path, extensions });
+}
