@@ -91,7 +91,7 @@ test('a file that is not JSON is refused with the position and without quoting t
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-graphql-config-'));
   const file = path.join(dir, 'graphql.json');
   await writeFile(file, '{"resources": [{"name": "secret-token-123"');
-  const err = await loadConfigFile(file).catch((e: unknown) => e as Error);
+  const err = (await loadConfigFile(file).catch((e: unknown) => e)) as Error;
   expect(err).toBeInstanceOf(ConfigError);
   expect(err.message).toMatch(/graphql\.json: not JSON: .* at line 1, column \d+/);
   expect(err.message).not.toContain('secret-token-123');

@@ -14,6 +14,7 @@ import type { ExecutableApi, GraphQLApiConfig, ResolverDeps, SharedService } fro
 import { ConfigError } from './config.js';
 import { buildLocalApi } from './local.js';
 import { buildRemoteApi } from './remote.js';
+import { buildStitchedApi } from './stitch/index.js';
 
 interface Entry {
   api: ExecutableApi;
@@ -122,8 +123,7 @@ export class ApiRegistry {
       return buildRemoteApi(config.name, { schemaDefinition, enableIntrospection, remote, logSensitiveInfo: config.logSensitiveInfo }, deps);
     }
     if (config.executable) return buildLocalApi(config.name, config.executable, deps);
-    void subs;
-    throw new ConfigError(`GraphQLApi ${config.name}: stitched schemas are not supported yet by this sidecar`);
+    return buildStitchedApi(config.name, config.stitched!, new Map(subs.map((e) => [e.api.name, e.api])), deps);
   }
 
   private async applyNow(configs: GraphQLApiConfig[]): Promise<void> {

@@ -58,9 +58,10 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const metrics = new Metrics();
   const registry = new ApiRegistry({ logger, defaultTimeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS });
-  const apply = async (configs: GraphQLApiConfig[]) => {
+  // Every set, from the file or xDS, is parsed and built here, so each rejection is counted whatever its cause.
+  const apply = async (load: () => GraphQLApiConfig[] | Promise<GraphQLApiConfig[]>) => {
     try {
-      await registry.apply(configs);
+      await registry.apply(await load());
       metrics.configApplies.inc({ result: 'applied' });
     } catch (err) {
       metrics.configApplies.inc({ result: 'rejected' });
@@ -72,20 +73,20 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
   const admin = adminServer(registry, metrics);
 
   let file: FileSource | undefined;
-  let xds: AdsClient<GraphQLApiConfig[]> | undefined;
+  let xds: AdsClient<unknown[]> | undefined;
   try {
     if (opts.config) file = await watchConfigFile(opts.config, apply, logger);
     await app.listen({ port: opts.port, host: opts.host });
     await admin.listen({ port: opts.adminPort, host: opts.host });
     if (opts.xds) {
-      xds = new AdsClient<GraphQLApiConfig[]>({
+      xds = new AdsClient<unknown[]>({
         address: opts.xds,
         node: { id: opts.nodeId, cluster: 'sluice-graphql' },
         typeUrl: TYPE_URL.graphqlApi,
         logger,
+        decode: (resources) => decodeAnys('sluice.graphql.v1.GraphQLApi', resources),
         // A set that does not parse or build is NACKed; the previous one stays.
-        decode: (resources) => checkApiSet(decodeAnys('sluice.graphql.v1.GraphQLApi', resources).map((r, i) => parseGraphQLApi(r, `resource ${i}`))),
-        apply,
+        apply: (raw) => apply(() => checkApiSet(raw.map((r, i) => parseGraphQLApi(r, `resource ${i}`)))),
       });
       xds.start();
     }

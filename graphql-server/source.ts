@@ -19,12 +19,13 @@ export interface FileSource {
 
 /**
  * Applies `file` now (throws when it cannot be read, parsed or applied), then
- * on every change. The directory is watched, not the file: an editor or a
+ * on every change; `apply` runs `load` and counts the outcome. The directory is watched, not the file: an editor or a
  * compile that replaces the file by renaming would end a watch on the file.
  */
-export async function watchConfigFile(file: string, apply: (configs: GraphQLApiConfig[]) => Promise<void>, logger: Logger): Promise<FileSource> {
+export async function watchConfigFile(file: string, apply: (load: () => Promise<GraphQLApiConfig[]>) => Promise<void>, logger: Logger): Promise<FileSource> {
+  const load = () => loadConfigFile(file);
   let lastText = await readFile(file, 'utf8').catch(() => undefined);
-  await apply(await loadConfigFile(file));
+  await apply(load);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const reload = async () => {
@@ -33,7 +34,7 @@ export async function watchConfigFile(file: string, apply: (configs: GraphQLApiC
     if (closed || text === undefined || text === lastText) return;
     lastText = text;
     try {
-      await apply(await loadConfigFile(file));
+      await apply(load);
       logger.info({ file }, 'configuration file applied');
     } catch (err) {
       logger.error({ file, err: (err as Error).message }, 'configuration file rejected; the previous configuration stays in force');
