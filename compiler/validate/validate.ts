@@ -34,8 +34,22 @@ function validatorFor(apiVersion: string, kind: string): ValidateFunction | unde
   return validators.get(`${apiVersion}|${kind}`);
 }
 
-export function validateDocuments(documents: LoadedDocument[]): { resources: Resource[]; diagnostics: Diagnostic[] } {
+/** A document that failed its schema but is named: its other fields can still be checked for references. */
+export interface InvalidResource {
+  resource: Resource;
+  /** Formatted paths of its schema errors; nothing under them is read. */
+  errorFields: string[];
+}
+
+export interface Validated {
+  resources: Resource[];
+  invalid: InvalidResource[];
+  diagnostics: Diagnostic[];
+}
+
+export function validateDocuments(documents: LoadedDocument[]): Validated {
   const resources: Resource[] = [];
+  const invalid: InvalidResource[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const doc of documents) {
     const { apiVersion, kind } = doc.value;
@@ -44,22 +58,25 @@ export function validateDocuments(documents: LoadedDocument[]): { resources: Res
       diagnostics.push(unknownKind(doc));
       continue;
     }
-    if (!validate(doc.value)) {
-      diagnostics.push(...toDiagnostics(validate.errors ?? [], doc));
-      continue;
-    }
-    const meta = doc.value.metadata as { name: string; namespace?: string };
-    resources.push({
+    const valid = validate(doc.value);
+    const errors = valid ? [] : toDiagnostics(validate.errors ?? [], doc);
+    diagnostics.push(...errors);
+    const meta = doc.value.metadata as { name?: unknown; namespace?: unknown } | undefined;
+    const named = typeof meta?.name === 'string' && (meta.namespace === undefined || typeof meta.namespace === 'string');
+    if (!valid && (!named || errors.some((e) => e.field === '' || e.field === 'metadata' || e.field?.startsWith('metadata.')))) continue;
+    const resource: Resource = {
       apiVersion: apiVersion as string,
       kind: kind as string,
-      name: meta.name,
-      namespace: meta.namespace ?? DEFAULT_NAMESPACE,
+      name: meta!.name as string,
+      namespace: (meta!.namespace as string | undefined) ?? DEFAULT_NAMESPACE,
       spec: (doc.value.spec ?? {}) as Record<string, unknown>,
       value: doc.value,
       origin: doc.origin,
-    });
+    };
+    if (valid) resources.push(resource);
+    else invalid.push({ resource, errorFields: errors.map((e) => e.field ?? '') });
   }
-  return { resources, diagnostics };
+  return { resources, invalid, diagnostics };
 }
 
 function unknownKind(doc: LoadedDocument): Diagnostic {
