@@ -57,7 +57,7 @@ function sender(
   deps: ResolverDeps,
   { spanName = '', logSensitiveInfo = deps.logSensitiveInfo } = {},
 ): Send {
-  const where = `${deps.api}: remote executor`;
+  const where = `GraphQLApi ${deps.api}: remote executor`;
   const pools = httpPools(deps);
   const method = (headers[':method'] ?? 'POST').toUpperCase();
   if (method !== 'POST' && method !== 'GET') throw new Error(`${where}: :method "${headers[':method']}" must be POST or GET`);
@@ -159,7 +159,7 @@ export function buildRemoteApi(
   try {
     schema = buildSchema(api.schemaDefinition);
   } catch (err) {
-    throw new Error(`${name}: schemaDefinition: ${(err as Error).message}`);
+    throw new Error(`GraphQLApi ${name}: executable.schema_definition: ${(err as Error).message}`);
   }
   const { target, headers, queryParams, spanName } = api.remote;
   const send = sender(target, headers, queryParams, deps, { spanName, logSensitiveInfo: api.logSensitiveInfo });

@@ -27,7 +27,8 @@ function rootTemplate(resultRoot: string): Rendered {
 }
 
 export function createRestResolver(config: RestResolverConfig, field: ResolverField, deps: ResolverDeps): FieldResolver {
-  const where = `${deps.api}: REST resolver of ${field.typeName}.${field.fieldName}`;
+  // The caller (local.ts) prefixes errors with the API, the field and the resolution.
+  const where = 'REST resolver';
   const compile = <T>(what: string, build: () => T): T => {
     try {
       return build();
