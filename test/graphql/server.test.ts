@@ -11,6 +11,7 @@ import { serverAudits } from 'graphql-http';
 import pino from 'pino';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import { startGraphQLUpstream, type GraphQLUpstream } from '../fixtures/graphql-upstream.js';
+import { startRestUpstream, type RestUpstream } from '../fixtures/rest-upstream.js';
 
 const HEADER = 'x-sluice-graphql-api';
 const SCHEMA = 'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';
@@ -19,6 +20,7 @@ let dir: string;
 let file: string;
 let server: RunningGraphql;
 let upstream: GraphQLUpstream;
+let rest: RestUpstream;
 /** Resolves the upstream's `slow` field; set by the test that holds a request in flight. */
 let releaseSlow: (() => void) | undefined;
 
@@ -30,14 +32,27 @@ function remote(name: string) {
   return {
     name,
     executable: {
-      schema_definition: 'type Query { greeting(name: String!): String slow: String }',
+      schema_definition: 'type Query { greeting(name: String!): String slow: String fail: String }',
       remote: { target: { cluster: 'default.up', hosts: [{ address: '127.0.0.1', port: upstream.port }] } },
+    },
+  };
+}
+
+/** A local API whose one field is resolved by REST (graphql-server/rest.ts). */
+function restApi(name: string) {
+  const target = { cluster: 'default.rest', hosts: [{ address: '127.0.0.1', port: rest.port }] };
+  return {
+    name,
+    executable: {
+      schema_definition: 'type Query { user(id: ID!): User @resolve(name: "user") } type User { id: ID name: String }',
+      resolutions: { user: { rest: { target, headers: { ':path': '/users/{$args.id}' } } } },
     },
   };
 }
 
 function baseSet(): unknown[] {
   return [
+    restApi('default.rest'),
     local('default.pets'),
     local('default.closed', { enable_introspection: false, max_depth: 3 }),
     remote('default.remote'),
@@ -76,14 +91,18 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 
 beforeAll(async () => {
   upstream = await startGraphQLUpstream({
-    typeDefs: 'type Query { greeting(name: String!): String slow: String }',
+    typeDefs: 'type Query { greeting(name: String!): String slow: String fail: String }',
     resolvers: {
       Query: {
         greeting: (_: unknown, args: { name: string }) => `hello ${args.name}`,
+        fail: () => {
+          throw new Error('boom');
+        },
         slow: () => new Promise<string>((resolve) => (releaseSlow = () => resolve('finally'))),
       },
     },
   });
+  rest = await startRestUpstream();
   dir = await mkdtemp(path.join(tmpdir(), 'sluice-graphql-'));
   file = path.join(dir, 'graphql.json');
   await writeSet(baseSet());
@@ -93,6 +112,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await upstream?.close();
+  await rest?.close();
 });
 
 test('passes every MUST audit of graphql-http (GraphQL over HTTP)', async () => {
@@ -115,6 +135,8 @@ test('the header picks the API on any path; no header or an unknown API is a 404
   expect(ok.status).toBe(200);
   expect(await ok.json()).toEqual({ data: { greeting: 'hello ann' } });
 
+  // A local API whose field has @resolve: its REST resolver calls the upstream.
+  expect((await post('default.rest', { query: '{ user(id: "2") { id name } }' })).json).toEqual({ data: { user: { id: '2', name: 'Grace' } } });
   // A stitched API over the two others, built after them.
   expect((await post('default.both', { query: '{ greeting(name: "s") hello }' })).json).toEqual({ data: { greeting: 'hello s', hello: null } });
 
@@ -170,6 +192,9 @@ test('variables and operationName; errors carry message, locations, path and ext
   expect(res.json).toEqual({ data: { greeting: 'hello zoe' } });
   const b = await post('default.remote', { query: 'query A($n: String!) { greeting(name: $n) } query B { g: greeting(name: "b") }', operationName: 'B' });
   expect(b.json).toEqual({ data: { g: 'hello b' } });
+  const failed = await post('default.remote', { query: '{ greeting(name: "p")\n fail }' });
+  expect(failed.json).toEqual({ data: { greeting: 'hello p', fail: null }, errors: [{ message: 'boom', locations: [{ line: 2, column: 2 }], path: ['fail'] }] });
+  expect(await metric('sluice_graphql_requests_total', 'api="default.remote",outcome="partial"')).toBeGreaterThan(0);
   const depth = await post('default.pets', { query: '{ a: pet(id: 1) { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { id } } } } } } } } } } } } } } } }' });
   expect(depth.json.errors).toEqual([
     { message: 'the operation nests fields 16 deep, above the limit of 15 (set by --max-depth)', locations: [{ line: 1, column: 1 }], extensions: { code: 'LIMIT_EXCEEDED', limit: 'max-depth' } },
