@@ -77,9 +77,16 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
 
   async function send(call: Call, context: RequestContext): Promise<unknown> {
     const req: HttpRequest = { ...call, timeoutMs, signal: context.signal };
-    const res = await pools.request(config.target, req);
+    const log = { api: deps.api, field: `${field.typeName}.${field.fieldName}`, cluster: config.target.cluster, method: call.method };
+    let res;
+    try {
+      res = await pools.request(config.target, req);
+    } catch (err) {
+      if (err instanceof UpstreamError) context.logger.warn({ ...log, code: err.code }, err.message);
+      throw err;
+    }
     const failed = (what: string): UpstreamError => {
-      context.logger.warn({ api: deps.api, field: `${field.typeName}.${field.fieldName}`, cluster: config.target.cluster, method: call.method, status: res.status }, `REST upstream ${what}`);
+      context.logger.warn({ ...log, status: res.status }, `REST upstream ${what}`);
       if (deps.logSensitiveInfo) context.logger.debug({ api: deps.api, path: call.path, body: res.body.slice(0, LOGGED_BODY_CHARS) }, 'REST upstream answer');
       return new UpstreamError('UPSTREAM_HTTP_ERROR', `REST upstream ${config.target.cluster} ${what}`, res.status);
     };
