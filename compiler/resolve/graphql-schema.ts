@@ -82,7 +82,7 @@ export function buildSdl(doc: DocumentNode): { schema?: GraphQLSchema; problems:
 export function argumentPathProblem(args: readonly GraphQLArgument[], path: readonly (string | number)[]): string | undefined {
   const [first, ...rest] = path;
   const arg = args.find((a) => a.name === first);
-  if (!arg) return `"${String(first)}" is not an argument (${args.length ? `arguments: ${args.map((a) => a.name).join(', ')}` : 'it takes none'})`;
+  if (!arg) return `no argument "${String(first)}" (${args.length ? `its arguments: ${args.map((a) => a.name).join(', ')}` : 'it takes none'})`;
   let type: GraphQLInputType = arg.type;
   let where = arg.name;
   for (const step of rest) {

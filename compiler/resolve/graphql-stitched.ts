@@ -41,6 +41,8 @@ export interface ApiSchemaEntry {
 export type ApiSchemas = Map<string, ApiSchemaEntry>;
 
 const keyOf = (r: { name: string; namespace: string }) => `${r.namespace}.${r.name}`;
+/** `<namespace>/<name>` of a `<namespace>.<name>` key, as diagnostics name resources (namespaces hold no dots). */
+const shown = (key: string) => key.replace('.', '/');
 
 export function resolveStitched(api: Resource, spec: StitchedSpec, index: ResourceIndex, schemas: ApiSchemas, diagnostics: Diagnostic[]): StitchedSchemaIR {
   const self = keyOf(api);
@@ -67,7 +69,7 @@ export function resolveStitched(api: Resource, spec: StitchedSpec, index: Resour
     }
     const cycle = pathBetween(name, self, schemas, new Set());
     if (cycle) {
-      error(path, `GraphQLApi ${showRef(ref)} stitches this API back (${[self, ...cycle].join(' -> ')}): stitched APIs cannot form a cycle`, 'remove one of the subschemas on the cycle');
+      error(path, `GraphQLApi ${showRef(ref)} stitches this API back (${[self, ...cycle].map(shown).join(' -> ')}): stitched APIs cannot form a cycle`, 'remove one of the subschemas on the cycle');
       complete = false;
       return;
     }
@@ -145,7 +147,7 @@ function conflicts(known: { index: number; api: string; schema: GraphQLSchema }[
       for (const earlier of known.slice(0, j)) {
         const other = earlier.schema.getType(type.name);
         if (!other) continue;
-        const where = `GraphQLApi ${earlier.api.replace('.', '/')} (subschemas[${earlier.index}])`;
+        const where = `GraphQLApi ${shown(earlier.api)} (subschemas[${earlier.index}])`;
         if (kindOf(type) !== kindOf(other)) {
           report(later.index, `${type.name} is ${kindOf(type)} here but ${kindOf(other)} in ${where}`);
           break;
@@ -212,7 +214,7 @@ function checkTypeMerge(
   path: FieldPath,
   error: (path: FieldPath, message: string, hint?: string) => void,
 ): void {
-  const where = `GraphQLApi ${sub.api.replace('.', '/')}`;
+  const where = `GraphQLApi ${shown(sub.api)}`;
   const type = sub.schema.getType(typeName);
   if (!isObjectType(type)) {
     error(path, type ? `${typeName} is ${kindOf(type)} in ${where}, not an object type` : `${where} has no type ${typeName}`, 'merge a type this subschema defines (type names are case-sensitive)');
@@ -242,7 +244,7 @@ function checkTypeMerge(
   const args = m.args ?? {};
   for (const [setter, from] of Object.entries(args)) {
     const problem = argumentPathProblem(field.args, setter.split('.'));
-    if (problem) error([...path, 'args', setter], `${problem} of Query.${m.queryName}`, 'each key is an argument of queryName (a dotted key sets a field of an input argument)');
+    if (problem) error([...path, 'args', setter], `Query.${m.queryName} of ${where}: ${problem}`, 'each key is an argument of queryName (a dotted key sets a field of an input argument)');
     if (typeof selection !== 'string' && unselected(selection, from.split('.'))) {
       error([...path, 'args', setter], `"${from}" is not in selectionSet ${m.selectionSet}`, `each value is a field of selectionSet; add ${from} to it`);
     }

@@ -144,7 +144,7 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   const local = exe.executor?.local;
   const remote = exe.executor?.remote;
 
-  // Resolutions sit under executableSchema (SPEC) or under executor.local (Gloo), never both.
+  // Resolutions sit under executableSchema or under executor.local (where Gloo puts them), never both.
   let resolutionsPath: FieldPath = [...base, 'resolutions'];
   let resolutionSpecs = exe.resolutions;
   if (local?.resolutions) {
@@ -207,7 +207,7 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
     if (upstream) executable.remote = { target: targetOf(upstream), headers: remote.headers ?? {}, queryParams: remote.queryParams ?? {}, spanName: remote.spanName ?? '' };
     if (schema) {
       for (const b of bindings(schema).values()) {
-        for (const { typeName, field } of b) report.error(schemaPath, `${typeName}.${field.name} has @resolve, but a remote executor resolves every field upstream`, 'remove @resolve from the schema, or use a local executor');
+        for (const { typeName, field } of b) report.error(schemaPath, `${lineOf(field)}${typeName}.${field.name} has @resolve, but a remote executor resolves every field upstream`, 'remove @resolve from the schema, or use a local executor');
       }
     }
     return { executable, schema };
@@ -345,7 +345,7 @@ function checkTemplates(report: ApiReport, path: FieldPath, value: unknown, sour
         report.error(path, `${p.text}: ${b.typeName}.${b.field.name} is a root field and has no parent object`, 'read {$args.…} or {$headers.…} instead');
       } else if (p.source === 'args') {
         const problem = argumentPathProblem(b.field.args, p.path);
-        if (problem) report.error(path, `${p.text}: ${problem} of ${b.typeName}.${b.field.name}`, 'name an argument the field declares in the schema');
+        if (problem) report.error(path, `${p.text}: ${b.typeName}.${b.field.name}: ${problem}`, 'name an argument the field declares in the schema');
       }
     }
   }

@@ -16,7 +16,7 @@ function output(): CompiledOutput {
         executable: {
           schema_definition: 'type Query { pet(id: ID!): Pet @resolve(name: "Query|pets.Pets.GetPet") } type Pet { id: ID! }',
           resolutions: {
-            'Query|pets.Pets.GetPet': { service_name: 'pets.Pets', method_name: 'GetPet', outgoing_message_json: { id: '{$args.id}' }, target: { cluster: 'default-pets-9000', hosts: [{ address: 'pets.default.svc.cluster.local', port: 9000 }] } },
+            'Query|pets.Pets.GetPet': { grpc: { service_name: 'pets.Pets', method_name: 'GetPet', outgoing_message_json: { id: '{$args.id}' }, target: { cluster: 'default-pets-9000', hosts: [{ address: 'pets.default.svc.cluster.local', port: 9000 }] } } },
           },
         },
       },

@@ -128,7 +128,7 @@ const grpcResolver = object(
       {
         serviceName: nonEmptyString,
         methodName: nonEmptyString,
-        // A map of strings (as SPEC writes it) or any JSON value (Gloo's google.protobuf.Value).
+        // A map of template strings, or any JSON value (Gloo's google.protobuf.Value).
         outgoingMessageJson: {},
         requestMetadata: stringMap,
       },
