@@ -5,7 +5,7 @@
  * Query field returning one such object, arguments filled from the selection
  * set), and no field that two subschemas type differently.
  */
-import { stitchSchemas } from '@graphql-tools/stitch';
+import { ValidationLevel, stitchSchemas } from '@graphql-tools/stitch';
 import {
   Kind,
   getNamedType,
@@ -122,7 +122,8 @@ function schemaOf(name: string, schemas: ApiSchemas, visiting = new Set<string>(
   visiting.delete(name);
   if (parts.some((p) => !p)) return undefined;
   try {
-    entry.merged = { schema: stitchSchemas({ subschemas: parts as GraphQLSchema[] }) };
+    // Field consistency is checked (and reported with its place) by conflicts(); stitching would only print it.
+    entry.merged = { schema: stitchSchemas({ subschemas: parts as GraphQLSchema[], typeMergingOptions: { validationSettings: { validationLevel: ValidationLevel.Off } } }) };
   } catch (err) {
     entry.merged = { error: (err as Error).message };
   }

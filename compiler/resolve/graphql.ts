@@ -15,7 +15,7 @@ import type { Resource } from '../validate/validate.js';
 import { resolveStitched, type ApiSchemas } from './graphql-stitched.js';
 import { RESOLVE_DIRECTIVE, argumentPathProblem, buildSdl, directiveUses, parseSdl, sdlMessage, withoutDirective } from './graphql-schema.js';
 import type { FindUpstream, Ref, ResourceIndex } from './index.js';
-import type { ExecutableSchemaIR, GraphQLApiIR, ResolutionIR, TargetIR, UpstreamIR } from './model.js';
+import type { ExecutableSchemaIR, GraphQLApiIR, RemoteExecutorIR, ResolutionIR, TargetIR, UpstreamIR } from './model.js';
 
 interface GrpcResolverSpec {
   upstreamRef: Ref;
@@ -39,11 +39,18 @@ interface ResolutionSpec {
   statPrefix?: unknown;
 }
 
+interface RemoteSpec {
+  upstreamRef: Ref;
+  headers?: Record<string, string>;
+  queryParams?: Record<string, string>;
+  spanName?: string;
+}
+
 interface ExecutableSchemaSpec {
   schemaDefinition: string;
   executor?: {
     local?: { resolutions?: Record<string, ResolutionSpec>; enableIntrospection?: boolean; options?: { maxDepth?: number } };
-    remote?: { upstreamRef: Ref; headers?: Record<string, string>; queryParams?: Record<string, string>; spanName?: string };
+    remote?: RemoteSpec;
   };
   resolutions?: Record<string, ResolutionSpec>;
   grpcDescriptorRegistry?: { protoDescriptorBin?: string; protoDescriptor?: unknown; protoRefsList?: unknown };
@@ -169,21 +176,7 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   };
 
   const schemaPath = [...base, 'schemaDefinition'];
-  const parsed = parseSdl(exe.schemaDefinition);
-  for (const p of parsed.problems) report.error(schemaPath, `schema does not parse: ${sdlMessage(p)}`, 'fix the GraphQL SDL');
-  let schema: GraphQLSchema | undefined;
-  if (parsed.doc) {
-    let doc = parsed.doc;
-    const cacheControl = directiveUses(doc, 'cacheControl');
-    if (cacheControl.length > 0) {
-      const [message, hint] = NOT_SUPPORTED.cacheControl;
-      report.error(schemaPath, `line ${cacheControl[0]!.loc?.startToken.line ?? '?'}: ${message}`, hint);
-      doc = withoutDirective(doc, 'cacheControl');
-    }
-    const built = buildSdl(doc);
-    for (const p of built.problems) report.error(schemaPath, `schema is not valid: ${sdlMessage(p)}`, 'fix the GraphQL SDL');
-    schema = built.schema;
-  }
+  const schema = schemaOf(exe.schemaDefinition, schemaPath, report);
 
   const registry = exe.grpcDescriptorRegistry;
   const regPath = [...base, 'grpcDescriptorRegistry'];
@@ -200,15 +193,9 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   }
 
   if (remote) {
-    const path = [...base, 'executor', 'remote'];
-    const upstream = findUpstream(report.api, [...path, 'upstreamRef'], remote.upstreamRef);
-    checkTemplates(report, [...path, 'headers'], remote.headers, REMOTE_SOURCES, 'a remote executor');
-    checkTemplates(report, [...path, 'queryParams'], remote.queryParams, REMOTE_SOURCES, 'a remote executor');
-    if (upstream) executable.remote = { target: targetOf(upstream), headers: remote.headers ?? {}, queryParams: remote.queryParams ?? {}, spanName: remote.spanName ?? '' };
-    if (schema) {
-      for (const b of bindings(schema).values()) {
-        for (const { typeName, field } of b) report.error(schemaPath, `${lineOf(field)}${typeName}.${field.name} has @resolve, but a remote executor resolves every field upstream`, 'remove @resolve from the schema, or use a local executor');
-      }
+    executable.remote = resolveRemote(remote, [...base, 'executor', 'remote'], report, findUpstream);
+    for (const b of schema ? bindings(schema).values() : []) {
+      for (const { typeName, field } of b) report.error(schemaPath, `${lineOf(field)}${typeName}.${field.name} has @resolve, but a remote executor resolves every field upstream`, 'remove @resolve from the schema, or use a local executor');
     }
     return { executable, schema };
   }
@@ -235,6 +222,30 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
     if (resolution) executable.resolutions[name] = resolution;
   }
   return { executable, schema };
+}
+
+/** The schema of the text, or undefined after reporting why it does not parse or build. */
+function schemaOf(text: string, path: FieldPath, report: ApiReport): GraphQLSchema | undefined {
+  const parsed = parseSdl(text);
+  for (const p of parsed.problems) report.error(path, `schema does not parse: ${sdlMessage(p)}`, 'fix the GraphQL SDL');
+  if (!parsed.doc) return undefined;
+  let doc = parsed.doc;
+  const cacheControl = directiveUses(doc, 'cacheControl');
+  if (cacheControl.length > 0) {
+    const [message, hint] = NOT_SUPPORTED.cacheControl;
+    report.error(path, `line ${cacheControl[0]!.loc?.startToken.line ?? '?'}: ${message}`, hint);
+    doc = withoutDirective(doc, 'cacheControl');
+  }
+  const built = buildSdl(doc);
+  for (const p of built.problems) report.error(path, `schema is not valid: ${sdlMessage(p)}`, 'fix the GraphQL SDL');
+  return built.schema;
+}
+
+function resolveRemote(remote: RemoteSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream): RemoteExecutorIR | undefined {
+  checkTemplates(report, [...path, 'headers'], remote.headers, REMOTE_SOURCES, 'a remote executor');
+  checkTemplates(report, [...path, 'queryParams'], remote.queryParams, REMOTE_SOURCES, 'a remote executor');
+  const upstream = findUpstream(report.api, [...path, 'upstreamRef'], remote.upstreamRef);
+  return upstream && { target: targetOf(upstream), headers: remote.headers ?? {}, queryParams: remote.queryParams ?? {}, spanName: remote.spanName ?? '' };
 }
 
 /** `line N: ` of a field in the schema text, when graphql kept its location. */
