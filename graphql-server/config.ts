@@ -1,5 +1,5 @@
 /**
- * The compiled GraphQL APIs (protos/sluice/graphql/v1/graphql.proto) as
+ * The compiled GraphQL APIs (protos/sluice/graphql/v1/graphql_api.proto) as
  * proto3 JSON, from `--config FILE` (a GraphQLApiSet) or from xDS (decoded
  * Anys), into the typed configs of api.ts. Field names may be snake_case or
  * lowerCamelCase, as proto3 JSON parsers accept both. Every error names the
