@@ -9,7 +9,9 @@ import pino from 'pino';
 import type { ExecutableApi, RequestContext } from '../../graphql-server/api.js';
 import { buildStitchedApi, type StitchedApi } from '../../graphql-server/stitch/index.js';
 import type { GraphQLUpstream } from '../fixtures/graphql-upstream.js';
+import { startGraphQLUpstream } from '../fixtures/graphql-upstream.js';
 import { PRODUCTS_SDL, STITCHED, USERS_SDL, remoteSubApi, startSubgraph, testDeps } from '../fixtures/stitch-subgraphs.js';
+import { buildMergeArgs } from '../../graphql-server/stitch/subschema.js';
 
 let users: GraphQLUpstream;
 let products: GraphQLUpstream;
@@ -72,6 +74,38 @@ describe('stitched schema', () => {
     const refused = await closed.execute({ document, query: q, context: context() });
     expect(refused.data).toBeUndefined();
     expect(refused.errors?.[0]?.message).toMatch(/introspection is disabled/);
+  });
+});
+
+describe('configuration', () => {
+  it('refuses a subschema that is not served, or a typeMerge query the subschema lacks, saying which', () => {
+    expect(() => buildStitchedApi('shop.bad', { ...STITCHED, subschemas: [...STITCHED.subschemas, { api: 'shop.nowhere', typeMerge: {} }] }, subApis, testDeps('shop.bad'))).toThrow(
+      'stitched API shop.bad: subschema shop.nowhere is not a GraphQLApi that is served (known: shop.users, shop.products)',
+    );
+    const typo = { ...STITCHED, subschemas: [{ api: 'shop.users', typeMerge: { User: { selectionSet: '{ id }', queryName: 'GetUsers', args: { id: 'id' } } } }] };
+    expect(() => buildStitchedApi('shop.bad', typo, subApis, testDeps('shop.bad'))).toThrow('queryName GetUsers is not a Query field of shop.users');
+  });
+
+  it('builds merge arguments at dotted setter paths from dotted key paths', () => {
+    const merge = { args: [{ setter: ['user_search', 'username'], from: ['login', 'name'] }, { setter: ['id'], from: ['id'] }] };
+    expect(buildMergeArgs(merge, { id: 3, login: { name: 'ann' } })).toEqual({ user_search: { username: 'ann' }, id: 3 });
+  });
+
+  it('answers a query two subschemas define from the last one listed, on both paths', async () => {
+    const other = await startGraphQLUpstream({
+      typeDefs: PRODUCTS_SDL,
+      resolvers: { Query: { GetProduct: (_: unknown, { id }: { id: number }) => ({ id, name: `other ${id}`, seller: null }) } },
+    });
+    try {
+      const apis = new Map(subApis).set('shop.other', remoteSubApi('shop.other', PRODUCTS_SDL, other.url));
+      const config = { ...STITCHED, subschemas: [...STITCHED.subschemas, { api: 'shop.other', typeMerge: {} }] };
+      const both = buildStitchedApi('shop.both', config, apis, testDeps('shop.both'));
+      for (const path of ['plan', 'fallback'] as const) {
+        expect(await run('{ GetProduct(id: 2) { name } }', undefined, path, both)).toEqual({ data: { GetProduct: { name: 'other 2' } } });
+      }
+    } finally {
+      await other.close();
+    }
   });
 });
 
@@ -165,5 +199,46 @@ describe('planner and @graphql-tools/stitch give the same answers', () => {
     const result = await api.execute({ document: parse(query), query, variableValues: { n: 'ten' }, context: context() });
     expect(result.errors?.[0]?.message).toMatch(/\$n/);
     expect(products.requests).toHaveLength(0);
+  });
+});
+
+describe('merges across several levels', () => {
+  // Users who point back at products: products -> users -> products -> users.
+  const FANS_SDL = 'type Query { GetUser(id: Int!): User } type User { id: Int! username: String favorite: Product } type Product { id: Int! }';
+  let fans: GraphQLUpstream;
+  let nested: StitchedApi;
+
+  beforeAll(async () => {
+    fans = await startGraphQLUpstream({
+      typeDefs: FANS_SDL,
+      resolvers: { Query: { GetUser: (_: unknown, { id }: { id: number }) => (id === 4 ? null : { id, username: `fan${id}`, favorite: { id: id + 10 } }) } },
+    });
+    const apis = new Map(subApis).set('shop.fans', remoteSubApi('shop.fans', FANS_SDL, fans.url));
+    nested = buildStitchedApi(
+      'shop.nested',
+      {
+        enableIntrospection: true,
+        subschemas: [
+          { api: 'shop.products', typeMerge: { Product: { selectionSet: '{ id }', queryName: 'GetProduct', args: { id: 'id' } } } },
+          { api: 'shop.fans', typeMerge: { User: { selectionSet: '{ id }', queryName: 'GetUser', args: { id: 'id' } } } },
+        ],
+      },
+      apis,
+      testDeps('shop.nested'),
+    );
+  });
+
+  afterAll(() => fans.close());
+
+  it('makes one request per subschema per level and answers as @graphql-tools/stitch does', async () => {
+    const query = '{ TopProducts(first: 8) { name seller { username favorite { name seller { id username } } } } }';
+    products.reset();
+    fans.reset();
+    const planned = await run(query, undefined, 'plan', nested);
+    expect([products.requests.length, fans.requests.length]).toEqual([2, 2]);
+    const sellers = (planned.data as { TopProducts: { seller: { username: string; favorite: { name: string; seller: { id: number } } } }[] }).TopProducts.map((p) => p.seller);
+    expect(sellers[0]).toEqual({ username: 'fan1', favorite: { name: 'Product 11', seller: { id: 2, username: 'fan2' } } });
+    expect(sellers[6]).toEqual({ username: null, favorite: null });
+    expect(wire(planned)).toEqual(wire(await run(query, undefined, 'fallback', nested)));
   });
 });
