@@ -1,6 +1,6 @@
 /** `sluice compile` and `sluice validate`. */
 import { Option, type Command } from 'commander';
-import { formatDiagnostic, isError, type Diagnostic } from '../diagnostics.js';
+import { isError, renderDiagnostics, type Diagnostic } from '../diagnostics.js';
 import { staticBootstrap } from '../emit/bootstrap.js';
 import { renderOutput, writeFiles, type OutputFormat } from '../emit/write.js';
 import { compileFiles } from '../pipeline.js';
@@ -11,10 +11,14 @@ export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-export function reportDiagnostics(diagnostics: Diagnostic[]): void {
-  for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  const errors = diagnostics.filter(isError).length;
-  process.stderr.write(`${errors} error${errors === 1 ? '' : 's'}; nothing was written\n`);
+/** Prints the diagnostics (a bounded number of them) to stderr; a failed run ends with its error count. */
+export function reportDiagnostics(diagnostics: Diagnostic[], failed = true): void {
+  const lines = renderDiagnostics(diagnostics);
+  if (failed) {
+    const errors = diagnostics.filter(isError).length;
+    lines.push(`${errors} error${errors === 1 ? '' : 's'}; nothing was written`);
+  }
+  if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 async function run(flags: CompileFlags & { output?: string; format: OutputFormat }, write: boolean): Promise<number> {
@@ -25,7 +29,7 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
     return 1;
   }
   // Warnings: the compile succeeded, but something is likely not what the user meant.
-  for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  reportDiagnostics(result.diagnostics, false);
   const bootstrap = staticBootstrap(result.output, options);
   const bootstrapErrors = verifyBootstrap(bootstrap);
   if (bootstrapErrors.length > 0) {

@@ -1,7 +1,11 @@
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadPaths, MAX_FILE_BYTES, parseText } from './load.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { loadFile, loadPaths, MAX_FILE_BYTES, parseText } from './load.js';
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'sluice-load-'));
@@ -61,7 +65,7 @@ test('directories are walked in sorted order; empty ones, missing paths, binary 
   ]);
 });
 
-test('symbolic links are followed (a ConfigMap volume), a link loop is read once, a dangling link is skipped', async () => {
+test('symbolic links are followed (a ConfigMap volume), a link loop is read once', async () => {
   const dir = tempDir();
   // The layout the kubelet writes: visible names link through the hidden ..data to a timestamped directory.
   mkdirSync(path.join(dir, 'cm', '..2026_11_22'), { recursive: true });
@@ -69,11 +73,84 @@ test('symbolic links are followed (a ConfigMap volume), a link loop is read once
   symlinkSync('..2026_11_22', path.join(dir, 'cm', '..data'));
   symlinkSync(path.join('..data', 'svc.yaml'), path.join(dir, 'cm', 'svc.yaml'));
   symlinkSync('..', path.join(dir, 'cm', 'loop'));
-  symlinkSync('nowhere.yaml', path.join(dir, 'cm', 'dangling.yaml'));
+  // A hidden dangling link (an editor's lock file) is skipped with the other hidden entries.
+  symlinkSync('nowhere', path.join(dir, 'cm', '.#svc.yaml'));
 
   const { documents, diagnostics } = await loadPaths([path.join(dir, 'cm')]);
   expect(diagnostics).toEqual([]);
   expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/linked']);
+});
+
+/** A valid file and a broken one next to whatever the test adds: the others still load and report. */
+function treeWithNeighbours(): string {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'a-good.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: good}\nspec: {}\n');
+  writeFileSync(path.join(dir, 'z-bad.yaml'), 'a: [1\n');
+  return dir;
+}
+
+function summary(diagnostics: Diagnostic[]): string[] {
+  return diagnostics.map((d) => `${d.file} ${d.message}`);
+}
+
+test('unreadable entries (dangling link, link loop, a path past PATH_MAX, a named pipe, a socket) are errors naming them; the other files still load', async () => {
+  const dir = treeWithNeighbours();
+  symlinkSync('nowhere.yaml', path.join(dir, 'dangling.yaml'));
+  symlinkSync('self', path.join(dir, 'self'));
+  // Directories d0..d19, each holding a 255-byte link to the next: the path through them passes 4096 bytes.
+  const long = 'l'.repeat(255);
+  for (let i = 0; i < 20; i++) {
+    mkdirSync(path.join(dir, `d${i}`));
+    if (i < 19) symlinkSync(path.join('..', `d${i + 1}`), path.join(dir, `d${i}`, long));
+  }
+  execFileSync('mkfifo', [path.join(dir, 'pipe.yaml')]);
+  const server = net.createServer().listen(path.join(dir, 'sock.json'));
+  await once(server, 'listening');
+  try {
+    const { documents, diagnostics } = await loadPaths([dir]);
+    expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/good']);
+    const lines = summary(diagnostics);
+    expect(lines).toContain(`${dir}/dangling.yaml cannot follow link: no such file or directory`);
+    expect(lines).toContain(`${dir}/self cannot follow link: too many levels of symbolic links (a link loop)`);
+    expect(lines).toContain(`${dir}/pipe.yaml a named pipe, not a regular file`);
+    expect(lines).toContain(`${dir}/sock.json a socket, not a regular file`);
+    expect(lines.some((l) => l.startsWith(`${dir}/d0/${long}/${long}/`) && l.endsWith(': path is longer than the file system allows'))).toBe(true);
+    expect(lines).toContain(`${dir}/z-bad.yaml malformed YAML: unexpected end of the stream within a flow collection`);
+    expect(diagnostics.every((d) => d.file && d.hint)).toBe(true);
+  } finally {
+    server.close();
+  }
+});
+
+test('a named pipe given as a file, or swapped in for one, never blocks the load', async () => {
+  const dir = tempDir();
+  const pipe = path.join(dir, 'pipe.yaml');
+  execFileSync('mkfifo', [pipe]);
+  expect(summary((await loadPaths([pipe])).diagnostics)).toEqual([`${pipe} a named pipe, not a regular file or directory`]);
+  // loadFile is what reads a file the walk listed: the pipe may have taken its place since.
+  expect(summary((await loadFile(pipe)).diagnostics)).toEqual([`${pipe} a named pipe, not a regular file`]);
+  expect(summary((await loadFile(path.join(dir, 'gone.yaml'))).diagnostics)).toEqual([`${dir}/gone.yaml cannot read file: no such file or directory`]);
+});
+
+test('permission denied on a directory and on a file is an error naming each (run as an unprivileged user, since root reads anything)', async () => {
+  const dir = treeWithNeighbours();
+  mkdirSync(path.join(dir, 'locked'));
+  writeFileSync(path.join(dir, 'locked', 'x.yaml'), 'kind: X\n');
+  writeFileSync(path.join(dir, 'secret.yaml'), 'kind: X\n');
+  chmodSync(path.join(dir, 'locked'), 0o000);
+  chmodSync(path.join(dir, 'secret.yaml'), 0o000);
+  chmodSync(dir, 0o755);
+  // The real binary as a user without privileges; root itself bypasses permission bits.
+  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const run = spawnSync(process.execPath, ['bin/sluice.js', 'validate', '-f', dir], { encoding: 'utf8', ...asUser });
+  expect(run.status).toBe(1);
+  const lines = run.stderr.trim().split('\n');
+  expect(lines).toEqual([
+    `${dir}/locked: error[load]: cannot read directory: permission denied — make it readable by this user, or leave it out of -f`,
+    `${dir}/secret.yaml: error[load]: cannot read file: permission denied — make it readable by this user, or leave it out of -f`,
+    `${dir}/z-bad.yaml:2: error[load]: malformed YAML: unexpected end of the stream within a flow collection — fix the syntax; every document must be a mapping`,
+    '3 errors; nothing was written',
+  ]);
 });
 
 test('a document nested deeper than the parser can go is a clear error, not a stack trace', () => {
