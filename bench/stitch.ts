@@ -4,9 +4,10 @@
  *   { TopProducts(first: 10) { name seller { username fullName userId } } }
  * under autocannon with 32 connections, next to peers measured in the same
  * run, each server in its own process:
- * - sluice: buildStitchedApi over sluice's remote APIs, served by a minimal
- *   fastify harness (parse + validate cached per query text, as the server's
- *   DocumentCache does) until the sidecar's registry builds stitched APIs;
+ * - sluice: the sluice-graphql server with a GraphQLApiSet file holding the
+ *   two remote APIs and the stitched one (requests name it in
+ *   x-sluice-graphql-api, as Envoy does); if the server does not start,
+ *   buildStitchedApi behind a minimal fastify harness, and the run says so;
  * - graphql-yoga + @graphql-tools/stitch with batched merged types (the
  *   target: sluice at 4x its requests/s or more, with a lower p99); its
  *   subschema executors use undici keep-alive pools as sluice's do;
@@ -23,6 +24,9 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
@@ -33,6 +37,7 @@ import { createYoga } from 'graphql-yoga';
 import { stitchSchemas } from '@graphql-tools/stitch';
 import type { Executor } from '@graphql-tools/utils';
 import { Pool } from 'undici';
+import { GRAPHQL_API_HEADER } from '../graphql-server/http.js';
 import { buildStitchedApi } from '../graphql-server/stitch/index.js';
 import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, remoteSubApi, serveSubgraph, testDeps, type SubgraphName } from '../test/fixtures/stitch-subgraphs.js';
 
@@ -41,6 +46,7 @@ const DIRECT_QUERY = '{ TopProducts(first: 10) { name seller { id } } }';
 const CONNECTIONS = 32;
 const TARGET_RATIO = 4;
 const ROLE_ENV = 'SLUICE_BENCH_STITCH';
+const STITCHED_API = 'shop.stitched';
 
 /** What the stitched query must answer, from the fixture's data. */
 function expected(): unknown {
@@ -60,14 +66,18 @@ async function announce(server: http.Server): Promise<void> {
   console.log(JSON.stringify({ port: (server.address() as { port: number }).port }));
 }
 
-/** sluice's stitched API behind a minimal GraphQL-over-HTTP harness (argv: users URL, products URL). */
-async function sluiceGateway(usersUrl: string, productsUrl: string): Promise<void> {
+/**
+ * buildStitchedApi behind a minimal GraphQL-over-HTTP harness (argv: users
+ * URL, products URL), parse + validate cached per query text: measured only
+ * when sluice-graphql itself does not start (the tree mid-change).
+ */
+async function harness(usersUrl: string, productsUrl: string): Promise<void> {
   const deps = testDeps('bench.stitched');
   const subApis = new Map([
     ['shop.users', remoteSubApi('shop.users', USERS_SDL, usersUrl, deps)],
     ['shop.products', remoteSubApi('shop.products', PRODUCTS_SDL, productsUrl, deps)],
   ]);
-  const api = buildStitchedApi('bench.stitched', STITCHED, subApis, deps);
+  const api = buildStitchedApi(STITCHED_API, STITCHED, subApis, deps);
   const logger = pino({ level: 'silent' });
   const documents = new Map<string, { document: DocumentNode; errors: readonly GraphQLError[] }>();
   const app = Fastify({ logger: false });
@@ -114,7 +124,7 @@ async function subgraph(name: SubgraphName): Promise<void> {
 }
 
 const ROLES: Record<string, (args: string[]) => Promise<void>> = {
-  sluice: ([u, p]) => sluiceGateway(u!, p!),
+  harness: ([u, p]) => harness(u!, p!),
   yoga: ([u, p]) => yogaGateway(u!, p!),
   users: () => subgraph('users'),
   products: () => subgraph('products'),
@@ -132,10 +142,14 @@ interface Child {
   stop(): Promise<void>;
 }
 
-/** Runs one role of this module in its own process (profiled into `profileDir` if given); resolves when it prints its port. */
-async function startChild(role: string, args: string[], profileDir: string | undefined): Promise<Child> {
-  const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${role}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...node, fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, [ROLE_ENV]: role } });
+/**
+ * A server in its own process (profiled into `profileDir` if given):
+ * `script` with `args`; resolves when it prints `"port":N` (a role of this
+ * module prints it, sluice-graphql logs it).
+ */
+async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, profileDir: string | undefined, name: string): Promise<Child> {
+  const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...node, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = once(child, 'exit');
   let out = '';
   child.stdout!.setEncoding('utf8');
@@ -145,7 +159,7 @@ async function startChild(role: string, args: string[], profileDir: string | und
       const m = /"port":(\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
     });
-    void exited.then(() => reject(new Error(`bench stitch: ${role} exited before listening:\n${out}`)));
+    void exited.then(() => reject(new Error(`bench stitch: ${name} exited before listening:\n${out}`)));
   });
   return {
     url: `http://127.0.0.1:${port}/graphql`,
@@ -155,6 +169,31 @@ async function startChild(role: string, args: string[], profileDir: string | und
       await exited;
     },
   };
+}
+
+/** A role of this module (a subgraph or the yoga gateway) in its own process. */
+const startRole = (role: string, args: string[], profileDir: string | undefined) => startChild(fileURLToPath(import.meta.url), args, { [ROLE_ENV]: role }, profileDir, role);
+
+/** The sluice-graphql server with the stitched API over the two subgraphs (a GraphQLApiSet file, as `sluice compile` writes). */
+async function startSluice(usersUrl: string, productsUrl: string, dir: string, profileDir: string | undefined): Promise<Child> {
+  const remote = (name: string, sdl: string, url: string) => {
+    const u = new URL(url);
+    return { name, executable: { schema_definition: sdl, remote: { target: { cluster: name, hosts: [{ address: u.hostname, port: Number(u.port) }] }, headers: { ':path': u.pathname } } } };
+  };
+  const stitched = {
+    name: STITCHED_API,
+    stitched: {
+      enable_introspection: STITCHED.enableIntrospection,
+      subschemas: STITCHED.subschemas.map((s) => ({
+        api: s.api,
+        type_merge: Object.fromEntries(Object.entries(s.typeMerge).map(([t, m]) => [t, { selection_set: m.selectionSet, query_name: m.queryName, args: m.args }])),
+      })),
+    },
+  };
+  const file = path.join(dir, 'graphql.json');
+  await writeFile(file, JSON.stringify({ resources: [remote('shop.users', USERS_SDL, usersUrl), remote('shop.products', PRODUCTS_SDL, productsUrl), stitched] }));
+  const main = fileURLToPath(new URL('../graphql-server/main.js', import.meta.url));
+  return startChild(main, ['--config', file, '--port', '0', '--admin-port', '0'], {}, profileDir, 'sluice');
 }
 
 interface Figures {
@@ -173,13 +212,14 @@ interface Peer {
   note: string;
   url: string;
   pid: number;
+  headers: Record<string, string>;
   query: string;
   /** The answer's body, checked before the rounds; autocannon counts any other as a mismatch. */
   body: string;
 }
 
-async function post(url: string, query: string): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+async function post(url: string, headers: Record<string, string>, query: string): Promise<string> {
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query }) });
   return res.text();
 }
 
@@ -197,7 +237,7 @@ async function load(peer: Peer, ms: number, subgraphs: number[]): Promise<Figure
     connections: CONNECTIONS,
     duration: ms / 1000,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: peer.headers,
     body: JSON.stringify({ query: peer.query }),
     expectBody: peer.body,
   });
@@ -225,24 +265,31 @@ export async function run(args: string[]): Promise<void> {
   const rounds = flag('rounds', 3);
   const profileDir = args.find((a) => a.startsWith('--profile='))?.split('=')[1];
   const children: Child[] = [];
+  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-stitch-'));
   try {
-    const users = await startChild('users', [], profileDir);
-    const products = await startChild('products', [], profileDir);
+    const users = await startRole('users', [], profileDir);
+    const products = await startRole('products', [], profileDir);
     children.push(users, products);
-    const sluice = await startChild('sluice', [users.url, products.url], profileDir);
-    const yoga = await startChild('yoga', [users.url, products.url], profileDir);
+    let sluiceNote = '(sluice-graphql, stitched API)';
+    const sluice = await startSluice(users.url, products.url, dir, profileDir).catch(async (err: Error) => {
+      console.log(`sluice-graphql did not start (${err.message.split('\n')[0]}); measuring buildStitchedApi behind a minimal fastify harness instead`);
+      sluiceNote = '(buildStitchedApi, minimal fastify harness)';
+      return startRole('harness', [users.url, products.url], profileDir);
+    });
+    const yoga = await startRole('yoga', [users.url, products.url], profileDir);
     children.push(sluice, yoga);
     const want = expected();
     const peers: Peer[] = [];
-    for (const [label, note, { url, pid }, query] of [
-      ['sluice', '(stitched API, minimal fastify harness)', sluice, QUERY],
-      ['yoga + stitch', '(graphql-yoga + @graphql-tools/stitch, batched merged types)', yoga, QUERY],
-      ['products alone', '(the products subgraph, seller ids only)', products, DIRECT_QUERY],
+    const json = { 'content-type': 'application/json' };
+    for (const [label, note, { url, pid }, query, headers] of [
+      ['sluice', sluiceNote, sluice, QUERY, { ...json, [GRAPHQL_API_HEADER]: STITCHED_API }],
+      ['yoga + stitch', '(graphql-yoga + @graphql-tools/stitch, batched merged types)', yoga, QUERY, json],
+      ['products alone', '(the products subgraph, seller ids only)', products, DIRECT_QUERY, json],
     ] as const) {
-      const body = await post(url, query);
+      const body = await post(url, headers, query);
       const data = (JSON.parse(body) as { data?: unknown }).data;
       if (query === QUERY && !isDeepStrictEqual(data, want)) throw new Error(`bench stitch: ${label} answered ${body}, not the expected data`);
-      peers.push({ label, note, url, pid, query, body });
+      peers.push({ label, note, url, pid, headers, query, body });
     }
     console.log(`query ${QUERY}`);
     console.log(`autocannon, ${CONNECTIONS} connections; ${rounds} interleaved rounds of ${ms} ms after a warm-up, median round shown`);
@@ -260,5 +307,6 @@ export async function run(args: string[]): Promise<void> {
     );
   } finally {
     await Promise.all(children.map((c) => c.stop()));
+    await rm(dir, { recursive: true, force: true });
   }
 }
