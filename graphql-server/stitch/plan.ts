@@ -11,6 +11,7 @@
  */
 import {
   Kind,
+  OperationTypeNode,
   getNamedType,
   isAbstractType,
   isObjectType,
@@ -332,7 +333,7 @@ export function groupDocument(group: Group, counts: number[]): { document: Docum
   });
   const document: DocumentNode = {
     kind: Kind.DOCUMENT,
-    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: 'query' as never, variableDefinitions, selectionSet: { kind: Kind.SELECTION_SET, selections } }],
+    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: OperationTypeNode.QUERY, variableDefinitions, selectionSet: { kind: Kind.SELECTION_SET, selections } }],
   };
   built = { document, query: printOnce(document) };
   // Counts vary with list lengths: keep a bounded number of shapes.
