@@ -37,7 +37,7 @@ import { createYoga } from 'graphql-yoga';
 import { stitchSchemas } from '@graphql-tools/stitch';
 import type { Executor } from '@graphql-tools/utils';
 import { Pool } from 'undici';
-import { GRAPHQL_API_HEADER } from '../graphql-server/http.js';
+import { GRAPHQL_API_HEADER } from '../protos/contract.js';
 import { buildStitchedApi } from '../graphql-server/stitch/index.js';
 import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, remoteSubApi, serveSubgraph, testDeps, type SubgraphName } from '../test/fixtures/stitch-subgraphs.js';
 

@@ -22,9 +22,7 @@ import type { DocumentCache } from './documents.js';
 import type { Limits } from './limits.js';
 import type { Metrics, Outcome } from './metrics.js';
 import type { ApiRegistry } from './registry.js';
-
-/** Set by Envoy on every route to a GraphQLApi: `<namespace>.<name>`. */
-export const GRAPHQL_API_HEADER = 'x-sluice-graphql-api';
+import { GRAPHQL_API_HEADER } from '../protos/contract.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';

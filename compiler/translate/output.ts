@@ -31,15 +31,6 @@ export const DEFAULT_OPTIONS: CompileOptions = {
   adminPort: 19000,
 };
 
-export const TYPE_URL = {
-  listener: 'type.googleapis.com/envoy.config.listener.v3.Listener',
-  route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
-  cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
-  endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
-  authConfig: 'type.googleapis.com/sluice.extauth.v1.AuthConfig',
-  graphqlApi: 'type.googleapis.com/sluice.graphql.v1.GraphQLApi',
-} as const;
-
 /** The whole translation result; every list is sorted by name. */
 export interface CompiledOutput {
   listeners: Json[];

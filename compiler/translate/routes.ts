@@ -1,9 +1,8 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
 import type { RouteIR, VirtualHostIR } from '../resolve/model.js';
+import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
-/** The header that tells the GraphQL sidecar which API a request is for. */
-export const GRAPHQL_API_HEADER = 'x-sluice-graphql-api';
 export const GRAPHQL_CLUSTER = 'graphql';
 
 function routeAction(route: RouteIR): Json {

@@ -1,6 +1,7 @@
 import { HCM_TYPE } from '../translate/listener.js';
 import { compileFiles } from '../pipeline.js';
-import { DEFAULT_OPTIONS, TYPE_URL, type CompiledOutput, type Json } from '../translate/output.js';
+import { TYPE_URL } from '../../protos/contract.js';
+import { DEFAULT_OPTIONS, type CompiledOutput, type Json } from '../translate/output.js';
 import { checkMessage } from '../verify/proto-json.js';
 import { verifyOutput } from '../verify/verify.js';
 import { toXdsResources } from './resources.js';

@@ -13,7 +13,8 @@
  *   resolves those itself).
  */
 import { HCM_TYPE } from '../translate/listener.js';
-import { TYPE_URL, type CompiledOutput, type Json } from '../translate/output.js';
+import { TYPE_URL } from '../../protos/contract.js';
+import type { CompiledOutput, Json } from '../translate/output.js';
 
 
 /** ADS order (make before break): clusters, endpoints, listeners, routes, then the sidecars' types. */

@@ -7,7 +7,7 @@ import { buildSnapshot, type Snapshot } from '../../compiler/xds/snapshot.js';
 import { httpListener } from '../../compiler/translate/listener.js';
 import type { CompiledOutput, Json } from '../../compiler/translate/output.js';
 
-export { TYPE_URL } from '../../compiler/translate/output.js';
+export { TYPE_URL } from '../../protos/contract.js';
 
 export interface Shape {
   /** virtual host name -> [prefix, cluster] */
