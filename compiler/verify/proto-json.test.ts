@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INCLUDE_DIRS, loadRoot, loadStats, lookupType } from '../../protos/envoy.js';
 import type { Json } from '../translate/output.js';
-import { checkMessage, decodeMessage, encodeMessage, toAny } from './proto-json.js';
+import { decodeMessage, encodeMessage, toAny } from '../../protos/codec.js';
+import { checkMessage } from './proto-json.js';
 import { bootstrap, securedHcm, securedRouteConfig, strictDnsCluster } from './fixtures.js';
 
 const BOOTSTRAP = 'envoy.config.bootstrap.v3.Bootstrap';

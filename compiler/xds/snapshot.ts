@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { HCM_TYPE } from '../translate/listener.js';
 import { TYPE_URL } from '../../protos/contract.js';
 import type { Json } from '../translate/output.js';
-import { encodeMessage } from '../verify/proto-json.js';
+import { encodeMessage } from '../../protos/codec.js';
 import { TYPE_ORDER, resourceName, type ResourceSet } from './resources.js';
 
 export interface Resource {
