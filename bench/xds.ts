@@ -30,7 +30,7 @@ import { AdsClient } from '../test/xds/ads-client.js';
 import { TYPE_URL } from '../protos/contract.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from '../compiler/xds/control.js';
-import { discoveryTypes } from '../compiler/xds/proto.js';
+import { discoveryTypes } from '../protos/discovery.js';
 import { XdsServer } from '../compiler/xds/server.js';
 import { generate } from './compile.js';
 

@@ -26,11 +26,9 @@ import protobuf from 'protobufjs';
 import type { Logger } from 'pino';
 import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
 import { LISTENER_PORT_KEY } from './bootstrap.js';
-import { discoveryTypes } from './proto.js';
+import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
 import { TYPE_ORDER, WILDCARD_TYPES } from './resources.js';
 import type { Resource, Snapshot, TypeSnapshot } from './snapshot.js';
-
-const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 
 export interface NodeInfo {
   id: string;
@@ -76,7 +74,7 @@ export class XdsServer extends EventEmitter {
       type.toObject(type.decode(buf), { defaults: true, arrays: true, longs: String, enums: String });
     const definition: grpc.ServiceDefinition = {
       StreamAggregatedResources: {
-        path: `${SERVICE}/StreamAggregatedResources`,
+        path: `${ADS_SERVICE}/StreamAggregatedResources`,
         requestStream: true,
         responseStream: true,
         requestSerialize: (m: object) => Buffer.from(types.DiscoveryRequest.encode(types.DiscoveryRequest.fromObject(m)).finish()),
@@ -85,7 +83,7 @@ export class XdsServer extends EventEmitter {
         responseDeserialize: decoder(types.DiscoveryResponse),
       },
       DeltaAggregatedResources: {
-        path: `${SERVICE}/DeltaAggregatedResources`,
+        path: `${ADS_SERVICE}/DeltaAggregatedResources`,
         requestStream: true,
         responseStream: true,
         requestSerialize: (m: object) => Buffer.from(types.DeltaDiscoveryRequest.encode(types.DeltaDiscoveryRequest.fromObject(m)).finish()),

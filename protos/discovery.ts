@@ -1,7 +1,10 @@
-/** Protobuf types the xDS server needs: the discovery messages it speaks. */
-import { loadRoot, lookupType } from '../../protos/envoy.js';
+/** The xDS discovery protocol as protobufjs types: spoken by `sluice serve` and by the sidecars' ADS client. */
+import { loadRoot, lookupType } from './envoy.js';
 
-/** The discovery messages, as protobufjs types (snake_case fields). */
+/** gRPC path prefix of the Aggregated Discovery Service. */
+export const ADS_SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
+
+/** The discovery messages (snake_case fields). */
 export function discoveryTypes() {
   loadRoot();
   return {
