@@ -8,7 +8,7 @@
 import type { DocumentNode, ExecutionResult, GraphQLArgument, GraphQLOutputType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 
-/** Compiled configuration (protos/sluice/graphql/v1/graphql.proto), as parsed by config.ts. */
+/** Compiled configuration (protos/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts. */
 export interface HostPort {
   address: string;
   port: number;
@@ -145,6 +145,8 @@ export interface ResolverDeps {
   logSensitiveInfo: boolean;
   /** Deadline of an upstream call whose config says 0 (`--upstream-timeout-ms`). */
   defaultTimeoutMs: number;
+  /** The API's executable.protoDescriptorBin: gRPC resolvers read message types from it instead of server reflection. */
+  protoDescriptorBin?: Uint8Array;
   /**
    * Server-wide services (gRPC channel pool, descriptor sources, HTTP pools),
    * created by the first caller of a key and reused by every API and every

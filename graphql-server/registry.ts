@@ -112,6 +112,7 @@ export class ApiRegistry {
       logger: this.opts.logger.child({ api: config.name }),
       logSensitiveInfo: config.logSensitiveInfo,
       defaultTimeoutMs: this.opts.defaultTimeoutMs,
+      protoDescriptorBin: config.executable?.protoDescriptorBin,
       shared: (key, create) => this.shared.get(key, create),
     };
   }
