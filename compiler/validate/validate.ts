@@ -3,8 +3,9 @@
  * apiVersion/kind (ajv). Errors carry file:line, resource and field path.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
+import { FORMATS } from './schemas/common.js';
 import { SCHEMAS } from './schemas/kinds.js';
 
 /** A document that passed its schema: typed envelope, spec still plain data. */
@@ -25,6 +26,7 @@ function validatorFor(apiVersion: string, kind: string): ValidateFunction | unde
   if (!validators) {
     // strictRequired off: exactly-one choices name their members in `oneOf` branches.
     const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
     const compiled = new Map<string, ValidateFunction>();
     for (const [version, kinds] of Object.entries(SCHEMAS)) {
       for (const [k, schema] of Object.entries(kinds)) compiled.set(`${version}|${k}`, ajv.compile(schema));
@@ -86,11 +88,11 @@ function unknownKind(doc: LoadedDocument): Diagnostic {
     .join(', ');
   if (typeof apiVersion !== 'string') return fieldError('validate', doc.origin, ['apiVersion'], 'missing or non-string apiVersion', `known kinds: ${known}`);
   if (typeof kind !== 'string') return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
-  const versions = Object.entries(SCHEMAS).filter(([, kinds]) => kind in kinds).map(([v]) => v);
+  const versions = Object.entries(SCHEMAS).filter(([, kinds]) => Object.hasOwn(kinds, kind)).map(([v]) => v);
   if (versions.length > 0) {
-    return fieldError('validate', doc.origin, ['apiVersion'], `apiVersion "${apiVersion}" is not supported for ${kind}`, `use ${versions.map((v) => `"${v}"`).join(' or ')}`);
+    return fieldError('validate', doc.origin, ['apiVersion'], `apiVersion ${quote(apiVersion)} is not supported for ${kind}`, `use ${versions.map((v) => `"${v}"`).join(' or ')}`);
   }
-  return fieldError('validate', doc.origin, ['kind'], `unknown kind "${kind}" in apiVersion "${apiVersion}"`, `known kinds: ${known}`);
+  return fieldError('validate', doc.origin, ['kind'], `unknown kind ${quote(kind)} in apiVersion ${quote(apiVersion)}`, `known kinds: ${known}`);
 }
 
 function pointerToPath(pointer: string): (string | number)[] {
@@ -102,7 +104,11 @@ function pointerToPath(pointer: string): (string | number)[] {
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
 }
 
-/** Turns ajv's errors into one readable diagnostic per problem. */
+/**
+ * Turns ajv's errors into one readable diagnostic per field: a field that
+ * breaks several rules (too long and of the wrong form) gets one error that
+ * lists them, so a huge value cannot multiply the output.
+ */
 function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[] {
   // Branch failures of an exactly-one choice are summarised by the oneOf error itself.
   const oneOfSchemas = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath));
@@ -112,7 +118,12 @@ function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[]
     const path: FieldPath = pointerToPath(err.instancePath);
     const [fieldPath, message, hint] = describe(err, path);
     const d = fieldError('validate', doc.origin, fieldPath, message, hint);
-    out.set(`${d.field}|${d.message}`, d);
+    const same = out.get(d.field ?? '');
+    if (!same) out.set(d.field ?? '', d);
+    else if (!same.message.split('; ').includes(d.message)) {
+      same.message = `${same.message}; ${d.message}`;
+      if (d.hint && !same.hint?.includes(d.hint)) same.hint = same.hint ? `${same.hint}; ${d.hint}` : d.hint;
+    }
   }
   return [...out.values()];
 }
@@ -132,7 +143,7 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
   switch (err.keyword) {
     case 'additionalProperties': {
       const allowed = Object.keys((err.parentSchema as { properties?: object })?.properties ?? {});
-      return [[...path, String(p.additionalProperty)], `unknown field "${p.additionalProperty}"`, allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'];
+      return [[...path, String(p.additionalProperty)], `unknown field ${quote(String(p.additionalProperty))}`, allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'];
     }
     case 'required':
       return [path, `missing required field "${p.missingProperty}"`, `add ${p.missingProperty}`];
@@ -151,7 +162,13 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
     case 'pattern':
       return [path, `does not match the required form ${p.pattern}`, patternHint(String(p.pattern))];
     case 'propertyNames':
-      return [path, `has an invalid key "${p.propertyName}"`, 'rename or remove that key'];
+      return [path, `has an invalid key ${quote(String(p.propertyName))}`, 'rename or remove that key'];
+    case 'format': {
+      // Only FORMATS are registered; the value is shown, cut: these fields hold names and addresses, not secrets.
+      const format = FORMATS[String(p.format)];
+      const value = String(err.data);
+      return [path, `${quote(value)} ${format.problem(value)}`, format.hint(value)];
+    }
     default:
       return [path, err.message ?? `fails ${err.keyword}`, limitHint(err)];
   }

@@ -2,10 +2,11 @@
  * One JSON Schema per apiVersion/kind of SPEC.md section 2, plus Kubernetes
  * `v1` Service and Secret. Every field SPEC.md names is typed.
  */
-import { boolean, exactlyOne, mapOf, nonEmptyString, object, port, resource, resourceName, resourceRef, string, stringMap, type Schema } from './common.js';
+import { boolean, exactlyOne, mapOf, nonEmptyString, object, port, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
-const pathPrefix: Schema = { type: 'string', pattern: '^/', minLength: 1 };
+const pathPrefix: Schema = { type: 'string', pattern: '^/', minLength: 1, format: 'path-prefix' };
+const domain: Schema = { type: 'string', minLength: 1, format: 'domain' };
 
 const route = {
   ...object({
@@ -29,11 +30,11 @@ const route = {
 
 const jwtProvider = object(
   {
-    issuer: nonEmptyString,
+    issuer: singleLine,
     jwks: {
       ...object({
         local: object({ key: nonEmptyString }, ['key']),
-        remote: object({ url: { type: 'string', pattern: '^https?://[^\\s/]+' }, upstreamRef: resourceRef }, ['url', 'upstreamRef']),
+        remote: object({ url: { type: 'string', pattern: '^https?://[^\\s/]+', format: 'single-line' }, upstreamRef: resourceRef }, ['url', 'upstreamRef']),
       }),
       ...exactlyOne('local', 'remote'),
     },
@@ -49,7 +50,7 @@ const rbacPolicy = object(
     }),
     principals: {
       type: 'array',
-      items: object({ jwtPrincipal: object({ claims: { ...stringMap, minProperties: 1 } }, ['claims']) }, ['jwtPrincipal']),
+      items: object({ jwtPrincipal: object({ claims: { ...singleLineMap, minProperties: 1 } }, ['claims']) }, ['jwtPrincipal']),
     },
   },
   ['permissions'],
@@ -63,11 +64,11 @@ export const virtualService = resource(
       displayName: string,
       virtualHost: object(
         {
-          domains: { type: 'array', minItems: 1, items: nonEmptyString },
+          domains: { type: 'array', minItems: 1, items: domain },
           routes: { type: 'array', items: route },
           options: object({
-            jwt: object({ providers: { ...mapOf(jwtProvider), minProperties: 1 } }, ['providers']),
-            rbac: object({ policies: { ...mapOf(rbacPolicy), minProperties: 1 } }, ['policies']),
+            jwt: object({ providers: { ...mapOf(jwtProvider, singleLine), minProperties: 1 } }, ['providers']),
+            rbac: object({ policies: { ...mapOf(rbacPolicy, singleLine), minProperties: 1 } }, ['policies']),
             extauth: object({ configRef: resourceRef }, ['configRef']),
           }),
         },
@@ -80,11 +81,11 @@ export const virtualService = resource(
 
 const ldap = object(
   {
-    address: nonEmptyString,
-    userDnTemplate: nonEmptyString,
-    allowedGroups: { type: 'array', items: nonEmptyString },
-    searchFilter: nonEmptyString,
-    membershipAttributeName: nonEmptyString,
+    address: singleLine,
+    userDnTemplate: singleLine,
+    allowedGroups: { type: 'array', items: singleLine },
+    searchFilter: singleLine,
+    membershipAttributeName: singleLine,
     groupLookupSettings: object({ checkGroupsWithServiceAccount: boolean, credentialsSecretRef: resourceRef }),
     pool: object({ initialSize: { type: 'integer', minimum: 0, maximum: 100 }, maxSize: { type: 'integer', minimum: 1, maximum: 100 } }),
   },
@@ -103,7 +104,7 @@ export const upstream = resource(
   {
     ...object({
       kube: object({ selector: stringMap, serviceName: resourceName, serviceNamespace: resourceName, servicePort: port }, ['serviceName', 'servicePort']),
-      static: object({ hosts: { type: 'array', minItems: 1, items: object({ addr: nonEmptyString, port }, ['addr', 'port']) } }, ['hosts']),
+      static: object({ hosts: { type: 'array', minItems: 1, items: object({ addr: { type: 'string', minLength: 1, format: 'host' }, port }, ['addr', 'port']) } }, ['hosts']),
       useHttp2: boolean,
     }),
     ...exactlyOne('kube', 'static'),
