@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, DEFAULT_POOL, jsonSyntaxError, loadConfigFile, parseAuthConfigSet } from './config.js';
 import { parseArgs } from './cli.js';
-import { decodeResources } from './xds.js';
-import { AUTHCONFIG_TYPE_URL, encodeAuthConfig } from './protos.js';
+import { decodeAuthConfigs } from './xds.js';
+import { encodeMessage } from '../protos/codec.js';
+import { TYPE_URL } from '../protos/contract.js';
 
 const ldap = { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org', allowed_groups: ['cn=devs,dc=example,dc=org'] };
 
@@ -138,12 +139,12 @@ describe('a file that is not JSON', () => {
 });
 
 test('xDS resources: the binary AuthConfig round-trips; another type URL is refused', () => {
-  const value = encodeAuthConfig({ name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 3 } } }] });
-  const [c] = decodeResources([{ type_url: AUTHCONFIG_TYPE_URL, value }], DEFAULT_POOL);
+  const value = encodeMessage(TYPE_URL.authConfig, { name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 3 } } }] });
+  const [c] = decodeAuthConfigs([{ type_url: TYPE_URL.authConfig, value }], DEFAULT_POOL);
   expect(c.name).toBe('ns.a');
   expect(c.ldap[0].pool.maxSize).toBe(3);
   expect(c.ldap[0].allowedGroups).toEqual(ldap.allowed_groups);
-  expect(() => decodeResources([{ type_url: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', value }], DEFAULT_POOL)).toThrow('want');
+  expect(() => decodeAuthConfigs([{ type_url: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', value }], DEFAULT_POOL)).toThrow('want');
 });
 
 describe('command line', () => {

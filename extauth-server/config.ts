@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { normalizeDn } from '../protos/ldap-dn.js';
+import { jsonField as field } from '../protos/proto3-json.js';
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../protos/extauth-contract.js';
 
 export interface PoolSettings {
@@ -44,12 +45,6 @@ export const MAX_POOL_SIZE = 1000;
 export class ConfigError extends Error {}
 
 type Obj = Record<string, unknown>;
-
-/** Proto3 JSON parsers accept the lowerCamelCase and the original field name. */
-function field(o: Obj, snake: string): unknown {
-  if (o[snake] !== undefined) return o[snake];
-  return o[snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())];
-}
 
 function str(o: Obj, name: string, where: string, required = false): string {
   const v = field(o, name);
@@ -132,7 +127,7 @@ function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSet
   };
 }
 
-/** One `sluice.extauth.v1.AuthConfig` as a plain object (proto JSON or proto-loader output). */
+/** One `sluice.extauth.v1.AuthConfig` as proto3 JSON (from a file, or an Any decoded by protos/codec.ts). */
 export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults: PoolSettings = DEFAULT_POOL): AuthConfig {
   const o = obj(raw, where);
   const name = str(o, 'name', where, true);

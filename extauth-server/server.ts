@@ -7,10 +7,11 @@ import pino, { type Logger } from 'pino';
 import type * as grpc from '@grpc/grpc-js';
 import type { ConnectionOptions } from 'node:tls';
 import { Authorizer } from './authorizer.js';
-import { DEFAULT_POOL, loadConfigFile, type PoolSettings } from './config.js';
+import { DEFAULT_POOL, loadConfigFile, type AuthConfig, type PoolSettings } from './config.js';
 import { startGrpcServer } from './grpc.js';
 import { Metrics } from './metrics.js';
-import { XdsClient } from './xds.js';
+import type { AdsClient } from '../protos/ads-client.js';
+import { authConfigSource } from './xds.js';
 
 /** How long SIGTERM waits for in-flight checks; Kubernetes' default grace period is 30 s. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -64,14 +65,14 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
   if (opts.config) authorizer.setConfigs(await loadConfigFile(opts.config, poolDefaults));
 
   let grpcServer: grpc.Server | undefined;
-  let xds: XdsClient | undefined;
+  let xds: AdsClient<AuthConfig[]> | undefined;
   const admin = adminServer(authorizer, metrics);
   try {
     const started = await startGrpcServer(authorizer, logger, metrics, opts.port, opts.host);
     grpcServer = started.server;
     await admin.listen({ port: opts.adminPort, host: opts.host });
     if (opts.xds) {
-      xds = new XdsClient({ address: opts.xds, nodeId: opts.nodeId, logger, poolDefaults, onConfigs: (c) => authorizer.setConfigs(c) });
+      xds = authConfigSource({ address: opts.xds, nodeId: opts.nodeId, logger, poolDefaults, apply: (c) => authorizer.setConfigs(c) });
       xds.start();
     }
     const adminPort = (admin.server.address() as { port: number }).port;

@@ -11,7 +11,7 @@ import { buildSnapshot } from '../../compiler/xds/snapshot.js';
 import { TYPE_URL } from '../../protos/contract.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';
-import { XdsClient } from '../../extauth-server/xds.js';
+import { authConfigSource } from '../../extauth-server/xds.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
 import { basic, checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
 
@@ -113,12 +113,12 @@ test('a response whose configuration fails to apply is NACKed with the reason, a
   const node = 'extauth-test-throwing';
   const applied: string[][] = [];
   let fail = true;
-  const client = new XdsClient({
+  const client = authConfigSource({
     address: `127.0.0.1:${xdsPort}`,
     nodeId: node,
     logger: pino({ level: 'silent' }),
     poolDefaults: DEFAULT_POOL,
-    onConfigs: (c) => {
+    apply: (c) => {
       if (fail) throw new Error('cannot apply');
       applied.push(c.map((x) => x.name));
     },
