@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { normalizeDn } from '../../protos/ldap-dn.js';
-import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { fieldError, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type FindUpstream, type Ref } from './index.js';
@@ -104,7 +104,7 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
       const owner = domainOwners.get(domain.toLowerCase());
       if (owner) {
         const where = owner === vs ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name} (${owner.origin.file}:${owner.origin.lineOf(['spec', 'virtualHost', 'domains'])}) already claims it`;
-        diagnostics.push(fieldError('resolve', vs.origin, [...base, 'domains', i], `domain "${domain}" is claimed twice: ${where}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
+        diagnostics.push(fieldError('resolve', vs.origin, [...base, 'domains', i], `domain ${quote(domain)} is claimed twice: ${where}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
       } else {
         domainOwners.set(domain.toLowerCase(), vs);
       }
@@ -208,19 +208,19 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
     ok = false;
   };
   const addressProblem = ldapAddressProblem(spec.address);
-  if (addressProblem) fail('address', `"${quotableAddress(spec.address)}" ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
+  if (addressProblem) fail('address', `${quote(quotableAddress(spec.address))} ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
   const filterProblem = spec.searchFilter === undefined ? undefined : searchFilterProblem(spec.searchFilter);
-  if (filterProblem) fail('searchFilter', `"${spec.searchFilter}" ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
+  if (filterProblem) fail('searchFilter', `${quote(spec.searchFilter)} ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
   spec.allowedGroups.forEach((group, i) => {
     // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
     const canonical = normalizeDn(group);
     if (canonical === undefined) {
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is not a DN`, 'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash'));
+      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `${quote(group)} is not a DN`, 'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash'));
       ok = false;
     } else if (!canonical.includes(',')) {
       // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `"${group}" is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
+      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `${quote(group)} is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
       ok = false;
     }
   });

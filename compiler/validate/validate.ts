@@ -112,7 +112,9 @@ function pointerToPath(pointer: string): (string | number)[] {
 function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[] {
   // Branch failures of an exactly-one choice are summarised by the oneOf error itself.
   const oneOfSchemas = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath));
-  const relevant = errors.filter((e) => ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)));
+  // A bad key's own error (inside propertyNames) says more than "has an invalid key".
+  const keyErrors = new Set(errors.filter((e) => e.propertyName !== undefined).map((e) => e.instancePath));
+  const relevant = errors.filter((e) => ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)) && !(e.keyword === 'propertyNames' && keyErrors.has(e.instancePath)));
   const out = new Map<string, Diagnostic>();
   for (const err of relevant) {
     const path: FieldPath = pointerToPath(err.instancePath);
@@ -167,7 +169,7 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       // Only FORMATS are registered; the value is shown, cut: these fields hold names and addresses, not secrets.
       const format = FORMATS[String(p.format)];
       const value = String(err.data);
-      return [path, `${quote(value)} ${format.problem(value)}`, format.hint(value)];
+      return [path, `${err.propertyName !== undefined ? 'key ' : ''}${quote(value)} ${format.problem(value)}`, format.hint(value)];
     }
     default:
       return [path, err.message ?? `fails ${err.keyword}`, limitHint(err)];

@@ -1,4 +1,5 @@
 /** Building blocks shared by the per-kind JSON Schemas. Objects are closed: a typo is an error. */
+import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { codePoint } from '../../diagnostics.js';
 
@@ -116,11 +117,13 @@ function pathProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** A network address: an IP address or a DNS name. */
+/** A network address: an IP address or a DNS name (translate picks a STATIC or a DNS cluster by this form). */
 function hostProblem(value: string): string | undefined {
   const chars = characterProblem(value, INVISIBLE);
   if (chars) return chars;
-  if (!/^[A-Za-z0-9._:-]+$/.test(value)) return 'is neither an IP address nor a DNS name';
+  if (isIP(value) !== 0) return undefined;
+  if (/^[\d.]+$/.test(value)) return 'is not an IPv4 address (four numbers from 0 to 255)';
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(value)) return 'is neither an IP address nor a DNS name';
   return undefined;
 }
 
