@@ -22,14 +22,11 @@
  * does not list), bytes are base64.
  */
 import protobuf from 'protobufjs';
+import { lowerCamel } from '../../protos/proto3-json.js';
 
 /** A message that does not fit its type; `path` names the field (`users.ListUsersRequest.page.size`). */
 export class MessageError extends Error {}
 
-/** protobuf's JSON name of a field: `full_name` -> `fullName`. */
-export function jsonName(name: string): string {
-  return name.replace(/_(.)/g, (_m, c: string) => c.toUpperCase()).replace(/_$/, '');
-}
 
 /** A message's fields by proto name and JSON name. */
 const fieldIndex = new WeakMap<protobuf.Type, Map<string, protobuf.Field>>();
@@ -38,7 +35,7 @@ function fieldsOf(type: protobuf.Type): Map<string, protobuf.Field> {
   let index = fieldIndex.get(type);
   if (!index) {
     index = new Map();
-    for (const f of type.fieldsArray) index.set(jsonName(f.name), f).set(f.name, f);
+    for (const f of type.fieldsArray) index.set(lowerCamel(f.name), f).set(f.name, f);
     fieldIndex.set(type, index);
   }
   return index;
@@ -67,7 +64,7 @@ export function checkMessageTemplate(type: protobuf.Type, json: unknown, path = 
   }
 }
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const show = (v: unknown) => (typeof v === 'string' || typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 const INT_RANGES: Record<string, [bigint, bigint]> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
@@ -188,7 +185,8 @@ interface FieldPlan {
 const plans = new WeakMap<protobuf.Type, FieldPlan[]>();
 
 const asText: Convert = (v) => (v === null || v === undefined ? v : String(v));
-const asBase64: Convert = (v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : v);
+// An unset bytes field reads as protobufjs' empty array, not a Uint8Array.
+const asBase64: Convert = (v) => Buffer.from(v as ArrayLike<number>).toString('base64');
 const asIs: Convert = (v) => v;
 
 function converter(field: protobuf.Field): Convert {
@@ -204,7 +202,7 @@ function planOf(type: protobuf.Type): FieldPlan[] {
   let plan = plans.get(type);
   if (!plan) {
     plan = type.fieldsArray.map((f) => {
-      const json = jsonName(f.name);
+      const json = lowerCamel(f.name);
       return { name: f.name, json: json === f.name ? undefined : json, presence: !!f.partOf, convert: converter(f), kind: f.map ? 'map' : f.repeated ? 'repeated' : 'single' };
     });
     plans.set(type, plan);

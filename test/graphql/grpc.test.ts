@@ -59,7 +59,7 @@ const SDL = /* GraphQL */ `
   }
 `;
 
-type Result = ExecutionResult & { errors?: { message: string; path: (string | number)[]; extensions: Record<string, unknown> }[] };
+type Result = Omit<ExecutionResult, 'errors'> & { errors?: { message: string; path: (string | number)[]; extensions: Record<string, unknown> }[] };
 
 let upstream: GrpcUpstream;
 let deps: ResolverDeps;
