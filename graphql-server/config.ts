@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { jsonSyntaxError } from '../extauth-server/config.js';
+import { jsonField } from '../protos/proto3-json.js';
 import type {
   ExecutableSchemaConfig,
   GraphQLApiConfig,
@@ -26,10 +27,7 @@ export const MAX_DEPTH = 1000;
 
 type Obj = Record<string, unknown>;
 
-function field(o: Obj, snake: string): unknown {
-  if (o[snake] !== undefined) return o[snake];
-  return o[snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())];
-}
+const field = jsonField;
 
 function obj(v: unknown, where: string): Obj {
   if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Uint8Array) throw new ConfigError(`${where}: must be an object`);

@@ -84,7 +84,7 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
         node: { id: opts.nodeId, cluster: 'sluice-graphql' },
         typeUrl: TYPE_URL.graphqlApi,
         logger,
-        decode: (resources) => decodeAnys('sluice.graphql.v1.GraphQLApi', resources),
+        decode: (resources) => decodeAnys(TYPE_URL.graphqlApi, resources),
         // A set that does not parse or build is NACKed; the previous one stays.
         apply: (raw) => apply(() => checkApiSet(raw.map((r, i) => parseGraphQLApi(r, `resource ${i}`)))),
       });
