@@ -210,7 +210,7 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
   const addressProblem = ldapAddressProblem(spec.address);
   if (addressProblem) fail('address', `${quote(quotableAddress(spec.address))} ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
   const filterProblem = spec.searchFilter === undefined ? undefined : searchFilterProblem(spec.searchFilter);
-  if (filterProblem) fail('searchFilter', `${quote(spec.searchFilter)} ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
+  if (filterProblem) fail('searchFilter', `${quote(spec.searchFilter!)} ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
   if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
   spec.allowedGroups.forEach((group, i) => {
     // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
