@@ -5,6 +5,7 @@
  * JSON objects use snake_case proto names (lowerCamel is accepted on encode),
  * `@type` on Any, int64 as strings and enums by name, as the compiler writes them.
  */
+import protobuf from 'protobufjs';
 import { findType } from './envoy.js';
 import { planByName, planOf, WRAPPERS, type FieldPlan, type TypePlan } from './message-plan.js';
 import { formatDuration, lowerCamel, parseDuration } from './proto3-json.js';
@@ -386,7 +387,16 @@ export function toAny(json: JsonObject): { type_url: string; value: Uint8Array }
 /** The wire form back to proto3 JSON (snake_case names, int64 as strings, enums by name). */
 export function decodeMessage(typeName: string, bytes: Uint8Array): JsonObject {
   const plan = planByName(typeName);
-  return fromPb(plan, plan.type.decode(bytes)) as JsonObject;
+  return fromPb(plan, strictDecode(plan.type, bytes)) as JsonObject;
+}
+
+/**
+ * protobufjs's reader for Node Buffers cuts a string that runs past the end
+ * short instead of failing; the plain reader checks every length, so
+ * truncated bytes are an error, never a shorter value.
+ */
+function strictDecode(type: protobuf.Type, bytes: Uint8Array): any {
+  return type.decode(new protobuf.Reader(bytes));
 }
 
 function fromPb(plan: TypePlan, m: any): unknown {
@@ -395,7 +405,7 @@ function fromPb(plan: TypePlan, m: any): unknown {
       const type = findType(m.type_url);
       if (!type) throw new Error(`Any of unknown type ${m.type_url}`);
       const inner = planOf(type);
-      const value = fromPb(inner, type.decode(m.value));
+      const value = fromPb(inner, strictDecode(type, m.value));
       return inner.wkt ? { '@type': m.type_url, value } : { '@type': m.type_url, ...(value as JsonObject) };
     }
     case 'duration':
