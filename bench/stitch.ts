@@ -136,7 +136,7 @@ if (process.env[ROLE_ENV]) {
   await ROLES[process.env[ROLE_ENV]]!(process.argv.slice(2));
 }
 
-interface Child {
+export interface Child {
   url: string;
   pid: number;
   stop(): Promise<void>;
@@ -147,7 +147,7 @@ interface Child {
  * `script` with `args`; resolves when it prints `"port":N` (a role of this
  * module prints it, sluice-graphql logs it).
  */
-async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, profileDir: string | undefined, name: string): Promise<Child> {
+export async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, profileDir: string | undefined, name: string): Promise<Child> {
   const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const child = spawn(process.execPath, [...node, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = once(child, 'exit');
@@ -196,7 +196,7 @@ async function startSluice(usersUrl: string, productsUrl: string, dir: string, p
   return startChild(main, ['--config', file, '--port', '0', '--admin-port', '0'], {}, profileDir, 'sluice');
 }
 
-interface Figures {
+export interface Figures {
   perSecond: number;
   p50: number;
   p99: number;
@@ -207,7 +207,7 @@ interface Figures {
   failed: number;
 }
 
-interface Peer {
+export interface Peer {
   label: string;
   note: string;
   url: string;
@@ -218,18 +218,18 @@ interface Peer {
   body: string;
 }
 
-async function post(url: string, headers: Record<string, string>, query: string): Promise<string> {
+export async function post(url: string, headers: Record<string, string>, query: string): Promise<string> {
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query }) });
   return res.text();
 }
 
 /** CPU time (user + system) of process `pid` in µs, from /proc (Linux; clock ticks of 10 ms). */
-function processCpu(pid: number): number {
+export function processCpu(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-async function load(peer: Peer, ms: number, subgraphs: number[]): Promise<Figures> {
+export async function load(peer: Peer, ms: number, subgraphs: number[]): Promise<Figures> {
   const subgraphCpu = () => subgraphs.reduce((n, pid) => n + processCpu(pid), 0);
   const [cpu0, sub0] = [processCpu(peer.pid), subgraphCpu()];
   const r = await autocannon({
@@ -252,7 +252,7 @@ async function load(peer: Peer, ms: number, subgraphs: number[]): Promise<Figure
   };
 }
 
-function median(rounds: Figures[]): Figures {
+export function median(rounds: Figures[]): Figures {
   return [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)]!;
 }
 

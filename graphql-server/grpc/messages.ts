@@ -21,6 +21,7 @@
  * Enums are names (the number when the upstream sends one the descriptor
  * does not list), bytes are base64.
  */
+import type Long from 'long';
 import protobuf from 'protobufjs';
 import { lowerCamel } from '../../protos/proto3-json.js';
 
@@ -184,7 +185,14 @@ interface FieldPlan {
 
 const plans = new WeakMap<protobuf.Type, FieldPlan[]>();
 
-const asText: Convert = (v) => (v === null || v === undefined ? v : String(v));
+/** A 64-bit integer (a protobufjs Long, or a number without the long package) as exact decimal text. */
+const asText: Convert = (v) => {
+  if (typeof v !== 'object') return String(v);
+  // Long's own toString divides in base 10 word by word; one below 2^53 prints faster as a number.
+  const l = v as Long;
+  const high = l.unsigned ? l.high >>> 0 : l.high;
+  return high >= -0x200000 && high < 0x200000 ? String(l.toNumber()) : l.toString();
+};
 // An unset bytes field reads as protobufjs' empty array, not a Uint8Array.
 const asBase64: Convert = (v) => Buffer.from(v as ArrayLike<number>).toString('base64');
 const asIs: Convert = (v) => v;
