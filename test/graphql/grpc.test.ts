@@ -19,6 +19,7 @@ const SDL = /* GraphQL */ `
     user(id: Int!): User @resolve(name: "user")
     userByText(id: String!): User @resolve(name: "user")
     users(role: Role, ids: [Int], minBalance: String, pageSize: Int, after: Int): [User] @resolve(name: "users")
+    userCount(role: Role): Int @resolve(name: "userCount")
     product(id: Int!): Product @resolve(name: "product")
     topProducts(first: Int!): [Product] @resolve(name: "topProducts")
     slowUser(id: Int!, delayMs: Int): User @resolve(name: "slowUser")
@@ -86,6 +87,7 @@ function resolutions(port: number): Record<string, GrpcResolverConfig> {
       minBalanceCents: '{$args.minBalance}',
       page: { size: '{$args.pageSize}', after: '{$args.after}' },
     }),
+    userCount: grpcConfig(port, 'users.UserService', 'CountUsers', { role: '{$args.role}' }),
     product: grpcConfig(port, 'products.ProductService', 'GetProduct', { id: '{$args.id}' }),
     topProducts: grpcConfig(port, 'products.ProductService', 'TopProducts', { first: '{$args.first}' }),
     seller: grpcConfig(port, 'users.UserService', 'GetUser', { id: '{$parent.seller_id}' }),
@@ -162,6 +164,11 @@ describe('calls and answers', () => {
       { id: 3, name: 'Product 3', seller: { username: 'user3' } },
     ]);
     expect(upstream.count('products.ProductService/TopProducts')).toBe(1);
+  });
+
+  test('a scalar field takes the response message’s one scalar field', async () => {
+    const result = await run('{ userCount(role: SELLER) all: userCount }');
+    expect(result).toEqual({ data: { userCount: 2, all: 4 } });
   });
 
   test('int64, uint64, enum, nested message, repeated, bool and double fields', async () => {
@@ -378,8 +385,24 @@ describe('message types', () => {
     expect(result.errors![0]!.message).toMatch(/Query.topProducts is \[Product\] but \/products.ProductService\/GetProduct returns products.Product/);
   });
 
-  test('metadata names gRPC reserves cannot be configured', () => {
-    const config = { ...resolutions(upstream.port), user: grpcConfig(upstream.port, 'users.UserService', 'GetUser', {}, { requestMetadata: { 'grpc-timeout': '1S' } }) };
-    expect(() => schemaFor(config)).toThrow(/metadata "grpc-timeout" cannot be set/);
+  test('metadata names gRPC reserves and binary ones cannot be configured', () => {
+    for (const name of ['grpc-timeout', 'trace-bin']) {
+      const config = { ...resolutions(upstream.port), user: grpcConfig(upstream.port, 'users.UserService', 'GetUser', {}, { requestMetadata: { [name]: 'x' } }) };
+      expect(() => schemaFor(config)).toThrow(`metadata "${name}" cannot be set`);
+    }
+  });
+});
+
+describe('connections', () => {
+  test('the calls of a target with two hosts go round-robin across them', async () => {
+    const second = await startGrpcUpstream({ services: ['users'] });
+    const user = { ...resolutions(upstream.port).user!, target: { cluster: 'two', hosts: [{ address: '127.0.0.1', port: upstream.port }, { address: '127.0.0.1', port: second.port }] } };
+    try {
+      const schema = schemaFor({ ...resolutions(upstream.port), user });
+      for (let id = 1; id <= 4; id++) await execute({ schema, document: parse(`{ user(id: ${id}) { id } }`), contextValue: context() });
+      expect([upstream.count('users.UserService/GetUser'), second.count('users.UserService/GetUser')]).toEqual([2, 2]);
+    } finally {
+      await second.stop();
+    }
   });
 });
