@@ -8,7 +8,9 @@
 import { buildSchema, execute, getDirectiveValues, isObjectType, parse, type ExecutionResult, type GraphQLDirective } from 'graphql';
 import pino from 'pino';
 import type { GrpcResolverConfig, RequestContext, ResolverDeps } from '../../graphql-server/api.js';
+import { parseGraphQLApi } from '../../graphql-server/config.js';
 import { createGrpcResolver } from '../../graphql-server/grpc/resolver.js';
+import { ApiRegistry } from '../../graphql-server/registry.js';
 import { GRPC_SERVICES_KEY, GrpcServices } from '../../graphql-server/grpc/services.js';
 import { descriptorSet, GRPC_PRODUCTS, startGrpcUpstream, type GrpcUpstream } from '../fixtures/grpc-services.js';
 import { testDeps } from '../fixtures/stitch-subgraphs.js';
@@ -405,4 +407,30 @@ describe('connections', () => {
       await second.stop();
     }
   });
+});
+
+test('a GraphQLApi as the compiler writes it (proto JSON, protoDescriptorBin in base64), built and run by the registry', async () => {
+  const bare = await startGrpcUpstream({ services: ['users'], reflection: false });
+  const registry = new ApiRegistry({ logger: pino({ level: 'silent' }), defaultTimeoutMs: 5000 });
+  try {
+    const grpcResolver = { service_name: 'users.UserService', method_name: 'GetUser', outgoing_message_json: { id: '{$args.id}' }, target: { cluster: 'users', hosts: [{ address: '127.0.0.1', port: bare.port }] } };
+    await registry.apply([
+      parseGraphQLApi({
+        name: 'shop.users',
+        executable: {
+          schema_definition: 'type Query { user(id: Int!): User @resolve(name: "user") } type User { id: Int! fullName: String }',
+          resolutions: { user: { grpc: grpcResolver } },
+          proto_descriptor_bin: Buffer.from(descriptorSet()).toString('base64'),
+        },
+      }),
+    ]);
+    const lease = registry.acquire('shop.users')!;
+    const query = '{ user(id: 3) { id fullName } missing: user(id: 4) { id } }';
+    const result = await lease.api.execute({ document: parse(query), query, context: context() });
+    lease.release();
+    expect(JSON.parse(JSON.stringify(result))).toMatchObject({ data: { user: { id: 3, fullName: 'User Number 3' }, missing: null }, errors: [{ path: ['missing'], extensions: { code: 'NOT_FOUND', grpcCode: 5 } }] });
+  } finally {
+    await registry.close();
+    await bare.stop();
+  }
 });
