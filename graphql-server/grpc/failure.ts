@@ -6,19 +6,16 @@
 import * as grpc from '@grpc/grpc-js';
 import { GraphQLError } from 'graphql';
 
-export type GrpcFailureCode =
-  /** Message types not to be had: no server reflection, no such service or method, a descriptor set without them. */
-  | 'GRPC_DESCRIPTOR_UNAVAILABLE'
-  /** The rendered outgoing message does not fit the request type (unknown field, "abc" for an int32, ...). */
-  | 'GRPC_BAD_REQUEST'
-  /** The method's response type cannot be the field's GraphQL type (a list field needs one repeated field). */
-  | 'GRPC_TYPE_MISMATCH'
-  /** The gRPC status name of a failed call, e.g. NOT_FOUND, UNAVAILABLE, DEADLINE_EXCEEDED. */
-  | string;
-
 export class GrpcFailure extends Error {
   constructor(
-    readonly code: GrpcFailureCode,
+    /**
+     * The gRPC status name of a failed call (NOT_FOUND, UNAVAILABLE,
+     * DEADLINE_EXCEEDED, ...), or the resolver's own: GRPC_DESCRIPTOR_UNAVAILABLE
+     * (no reflection, no such service or method), GRPC_BAD_REQUEST (the
+     * rendered message does not fit the request type), GRPC_TYPE_MISMATCH (the
+     * response cannot be the field's GraphQL type).
+     */
+    readonly code: string,
     message: string,
     /** The gRPC status code, when the upstream (or the channel) gave one. */
     readonly grpcCode?: number,

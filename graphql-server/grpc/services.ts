@@ -146,7 +146,8 @@ export class GrpcServices implements SharedService {
         if (err) reject(GrpcFailure.fromStatus(err, `gRPC ${path} on upstream ${target.cluster}`, timeoutMs));
         else resolve(res!);
       });
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) call.cancel();
+      else signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -272,6 +272,16 @@ describe('failures are errors on their field; the rest of the data is returned',
     expect(result.errors![0]!.message).toMatch(/no answer within 50 ms/);
   });
 
+  test('a call is cancelled when the client goes away', async () => {
+    const abort = new AbortController();
+    const schema = schemaFor(resolutions(upstream.port));
+    const running = execute({ schema, document: parse('{ slowUser(id: 1, delayMs: 5000) { id } }'), contextValue: { ...context(), signal: abort.signal } });
+    while (upstream.count('users.UserService/GetUser') === 0) await new Promise((r) => setTimeout(r, 10));
+    abort.abort();
+    const result = JSON.parse(JSON.stringify(await running)) as Result;
+    expect(result.errors![0]!.extensions).toEqual({ code: 'CANCELLED', grpcCode: 1 });
+  });
+
   test('a service that is down: UNAVAILABLE on its fields, the others resolve; once it is back it answers', async () => {
     const down = await startGrpcUpstream({ services: ['users'] });
     const d = depsRetryingAtOnce('shop.down');
