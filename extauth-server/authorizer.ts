@@ -9,7 +9,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { normalizeDn } from '../protos/ldap-dn.js';
-import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from './credentials.js';
+import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../protos/ldap-credentials.js';
 import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
 import type { Metrics } from './metrics.js';
 

@@ -1,5 +1,5 @@
 import { FilterParser } from 'ldapts';
-import { cleanUsername, escapeDnValue, parseBasic, searchFilter, userDn, MAX_AUTHORIZATION_LENGTH } from './credentials.js';
+import { cleanUsername, escapeDnValue, parseBasic, searchFilter, userDn, MAX_AUTHORIZATION_LENGTH } from './ldap-credentials.js';
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
