@@ -1,8 +1,9 @@
 /**
  * Everything that turns client input into LDAP input: the Basic header, the
  * username cleaned and escaped before it enters a DN (RFC 4514), values
- * escaped before they enter a filter (RFC 4515). DN comparison is in
- * protos/ldap-dn.ts, shared with the compiler.
+ * escaped before they enter a filter (RFC 4515). Used by sluice-extauth
+ * and by `sluice explain`, so both build the same bind DN. DN comparison is
+ * in ./ldap-dn.ts.
  */
 import { DN, Filter } from 'ldapts';
 
