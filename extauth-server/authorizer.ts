@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
+import { BIND_REJECTED_CODES } from '../protos/extauth-contract.js';
 import { normalizeDn } from '../protos/ldap-dn.js';
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../protos/ldap-credentials.js';
 import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
@@ -17,16 +18,6 @@ export type Decision =
   | { kind: 'ok'; userDn: string }
   /** 401, 403, 500 (configuration or directory error), 503 (directory unreachable). */
   | { kind: 'deny'; status: 401 | 403 | 500 | 503; reason: string };
-
-/** LDAP result codes of a user bind that mean "these credentials are not good": 401. */
-const BIND_REJECTED = new Set([
-  32, // noSuchObject
-  34, // invalidDNSyntax
-  48, // inappropriateAuthentication
-  49, // invalidCredentials
-  50, // insufficientAccessRights
-  53, // unwillingToPerform (e.g. disabled account)
-]);
 
 /** Pool replacements one check follows before giving up (503): configuration changes in a row. */
 const MAX_POOL_CHANGES = 3;
@@ -189,7 +180,7 @@ export class Authorizer {
       await this.bind(conn, dn, password);
     } catch (err) {
       const code = ldapCode(err);
-      if (code !== undefined && BIND_REJECTED.has(code)) return deny(401, `user bind rejected (LDAP result ${code})`);
+      if (code !== undefined && BIND_REJECTED_CODES.has(code)) return deny(401, `user bind rejected (LDAP result ${code})`);
       throw err;
     }
     if (s.serviceAccount) {

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Authorizer, Decision } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
 import { authorizationService } from './protos.js';
-import { USER_ID_HEADER } from '../protos/extauth-contract.js';
+import { USER_ID_HEADER, basicChallenge } from '../protos/extauth-contract.js';
 
 /** google.rpc.Code values carried in CheckResponse.status. */
 const RPC = { OK: 0, INTERNAL: 13, UNAVAILABLE: 14, PERMISSION_DENIED: 7, UNAUTHENTICATED: 16 } as const;
@@ -41,7 +41,7 @@ export function checkResponse(decision: Decision, configRef: string | undefined)
   }
   const headers =
     decision.status === 401
-      ? [{ header: { key: 'www-authenticate', value: `Basic realm="${configRef ?? ''}", charset="UTF-8"` }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }]
+      ? [{ header: { key: 'www-authenticate', value: basicChallenge(configRef ?? '') }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }]
       : [];
   return {
     status: { code: RESULT[decision.status].rpc, message: decision.reason },

@@ -11,10 +11,25 @@ import { FilterParser } from 'ldapts';
  */
 export const USER_ID_HEADER = 'x-user-id';
 
+/** The `www-authenticate` challenge of a 401 (RFC 7235 requires one; RFC 7617 names the charset). */
+export function basicChallenge(configRef: string): string {
+  return `Basic realm="${configRef}", charset="UTF-8"`;
+}
+
 /** Defaults of LdapConfig fields the AuthConfig may leave unset (documented in docs/extauth.md). */
 export const DEFAULT_SEARCH_FILTER = '(uid=*)';
 export const DEFAULT_MEMBERSHIP_ATTRIBUTE = 'memberOf';
 export const DEFAULT_POOL_SIZE = { initialSize: 2, maxSize: 5 } as const;
+
+/** LDAP result codes of a user bind that mean "these credentials are not good": 401 (any other failure is 500 or 503). */
+export const BIND_REJECTED_CODES: ReadonlySet<number> = new Set([
+  32, // noSuchObject
+  34, // invalidDNSyntax
+  48, // inappropriateAuthentication
+  49, // invalidCredentials
+  50, // insufficientAccessRights
+  53, // unwillingToPerform (e.g. disabled account)
+]);
 
 /**
  * Why `address` is not an LDAP server URL the sidecar can open, or undefined:
