@@ -5,6 +5,8 @@ import { register as registerCompile } from './compile.js';
 import { register as registerCreate } from './create.js';
 import { register as registerServe } from './serve.js';
 import { register as registerBootstrap } from './bootstrap.js';
+import { register as registerExplain } from './explain.js';
+import { register as registerTest } from './test.js';
 
 const program = new Command('sluice')
   .description('Sluice: a declarative gateway for Envoy. Compiles VirtualService, Upstream, AuthConfig and GraphQLApi resources into Envoy configuration.')
@@ -12,6 +14,6 @@ const program = new Command('sluice')
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 
-for (const register of [registerCompile, registerCreate, registerServe, registerBootstrap]) register(program);
+for (const register of [registerCompile, registerCreate, registerServe, registerBootstrap, registerExplain, registerTest]) register(program);
 
 await program.parseAsync(process.argv);

@@ -2,6 +2,7 @@
  * One JSON Schema per apiVersion/kind of SPEC.md section 2, plus Kubernetes
  * `v1` Service and Secret. Every field SPEC.md names is typed.
  */
+import { REQUEST_TEST_API_VERSION, REQUEST_TEST_KIND, requestTest } from '../../explain/schema.js';
 import { boolean, exactlyOne, mapOf, nonEmptyString, object, port, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
@@ -106,6 +107,8 @@ export const upstream = resource(
       kube: object({ selector: stringMap, serviceName: resourceName, serviceNamespace: resourceName, servicePort: port }, ['serviceName', 'servicePort']),
       static: object({ hosts: { type: 'array', minItems: 1, items: object({ addr: { type: 'string', minLength: 1, format: 'host' }, port }, ['addr', 'port']) } }, ['hosts']),
       useHttp2: boolean,
+      // Labels Gloo's discovery adds; no routing meaning (see gloo-fields.ts).
+      discoveryMetadata: object({ labels: stringMap }),
     }),
     ...exactlyOne('kube', 'static'),
   },
@@ -248,5 +251,7 @@ export const SCHEMAS: Record<string, Record<string, Schema>> = {
   'gloo.gateway.example/v1': { Upstream: upstream },
   'graphql.gateway.example/v1beta1': { GraphQLApi: graphqlApi },
   v1: { Service: service, Secret: secret },
+  // Request tables for `sluice test`: validated here, ignored by resolve.
+  [REQUEST_TEST_API_VERSION]: { [REQUEST_TEST_KIND]: requestTest },
 };
 

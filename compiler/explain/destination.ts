@@ -1,0 +1,94 @@
+/**
+ * The router's part: the route's action (forward to a cluster, redirect, or
+ * answer directly), rewrites, timeouts, header changes, and the cluster and
+ * endpoints the request goes to. For routes to sluice-graphql, the API the
+ * header names.
+ */
+import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import type { Json } from '../translate/output.js';
+import type { GatewayConfig } from './config.js';
+import type { Outcome, Step } from './model.js';
+import { pathOnly } from './request.js';
+
+const CITE = 'docs/envoy-behaviour.md#destination';
+
+export interface DestinationResult {
+  step: Step;
+  outcome: Outcome;
+  cluster?: string;
+}
+
+function headerChanges(holders: (Json | undefined)[]): { add: string[]; remove: string[] } {
+  const add: string[] = [];
+  const remove: string[] = [];
+  // Envoy applies the route's, then the virtual host's, then the route configuration's.
+  for (const h of holders) {
+    for (const name of (h?.request_headers_to_remove as string[] | undefined) ?? []) remove.push(name);
+    for (const a of (h?.request_headers_to_add as Json[] | undefined) ?? []) {
+      const header = a.header as Json;
+      add.push(`${header.key as string}: ${header.value as string}`);
+    }
+  }
+  return { add, remove };
+}
+
+function endpointsOf(cluster: Json, config: GatewayConfig, name: string): string[] {
+  const assignment = (cluster.load_assignment as Json | undefined) ?? config.endpoints.get(name);
+  return (((assignment?.endpoints as Json[] | undefined) ?? []) as Json[]).flatMap((locality) =>
+    ((locality.lb_endpoints as Json[] | undefined) ?? []).map((e) => {
+      const sa = ((e.endpoint as Json).address as Json).socket_address as Json;
+      return `${sa.address as string}:${String(sa.port_value)}`;
+    }),
+  );
+}
+
+export function destination(route: Json, vh: Json, routeConfig: Json, config: GatewayConfig, path: string, removedByFilters: string[], addedByFilters: Record<string, string>): DestinationResult {
+  const step: Step = { stage: 'destination', summary: '', details: [], cite: CITE };
+  if (route.direct_response) {
+    const d = route.direct_response as Json;
+    const body = ((d.body as Json | undefined)?.inline_string as string | undefined) ?? '';
+    step.summary = `direct response ${String(d.status)}`;
+    return { step, outcome: { status: Number(d.status), body, by: 'envoy' } };
+  }
+  if (route.redirect) {
+    const r = route.redirect as Json;
+    const code = { MOVED_PERMANENTLY: 301, FOUND: 302, SEE_OTHER: 303, TEMPORARY_REDIRECT: 307, PERMANENT_REDIRECT: 308 }[(r.response_code as string | undefined) ?? 'MOVED_PERMANENTLY'] ?? 301;
+    const target = `${(r.scheme_redirect as string | undefined) ?? ''}${(r.host_redirect as string | undefined) ?? ''}${(r.path_redirect as string | undefined) ?? ''}`;
+    step.summary = `redirect ${code}${target ? ` to ${target}` : ''}`;
+    return { step, outcome: { status: code, body: '', by: 'envoy' } };
+  }
+  const action = route.route as Json;
+  let cluster = action.cluster as string | undefined;
+  if (!cluster && action.weighted_clusters) {
+    const weighted = ((action.weighted_clusters as Json).clusters as Json[]).map((c) => `${c.name as string} (weight ${String(c.weight ?? 0)})`);
+    step.details.push(`weighted clusters: ${weighted.join(', ')}; the first is shown`);
+    cluster = ((action.weighted_clusters as Json).clusters as Json[])[0]?.name as string;
+  }
+  if (!cluster) throw new Error(`route ${String(route.name)}: explain does not know this route action (${Object.keys(action).join(', ')})`);
+  const c = config.clusters.get(cluster);
+  if (!c) {
+    step.summary = `cluster ${cluster} does not exist: 503`;
+    return { step, cluster, outcome: { status: 503, body: '', by: 'envoy' } };
+  }
+  const endpoints = endpointsOf(c, config, cluster);
+  const type = (c.type as string | undefined) ?? 'STATIC';
+  step.summary = `cluster ${cluster} (${type}${type === 'STRICT_DNS' ? ', resolved by Envoy' : ''}): ${endpoints.join(', ') || 'no endpoints'}`;
+  if (action.prefix_rewrite !== undefined) step.details.push(`path rewritten: prefix_rewrite ${JSON.stringify(action.prefix_rewrite)}`);
+  if (action.regex_rewrite) step.details.push(`path rewritten: regex_rewrite ${JSON.stringify(action.regex_rewrite)}`);
+  if (action.host_rewrite_literal) step.details.push(`host rewritten to ${JSON.stringify(action.host_rewrite_literal)}`);
+  step.details.push(`upstream path ${JSON.stringify(pathOnly(path))}${path.length > pathOnly(path).length ? ' with the query string' : ''}`);
+  step.details.push(`timeout ${(action.timeout as string | undefined) ?? '15s (Envoy default)'}; connect timeout ${(c.connect_timeout as string | undefined) ?? '5s (Envoy default)'}`);
+  if (c.typed_extension_protocol_options) step.details.push('HTTP/2 to the upstream');
+  const changes = headerChanges([route, vh, routeConfig]);
+  const removed = [...removedByFilters, ...changes.remove];
+  const added = [...Object.entries(addedByFilters).map(([k, v]) => `${k}: ${v}`), ...changes.add];
+  if (removed.length) step.details.push(`headers removed: ${[...new Set(removed)].join(', ')}`);
+  if (added.length) step.details.push(`headers set: ${added.join('; ')}`);
+  const api = ((route.request_headers_to_add as Json[] | undefined) ?? []).map((a) => a.header as Json).find((h) => (h.key as string).toLowerCase() === GRAPHQL_API_HEADER);
+  if (api) {
+    const name = api.value as string;
+    step.details.push(`GraphQL API ${name} (${GRAPHQL_API_HEADER}): ${config.graphqlApis.has(name) ? 'compiled and served to sluice-graphql' : 'NOT in the compiled APIs'}`);
+  }
+  if (endpoints.length === 0) return { step, cluster, outcome: { status: 503, body: 'no healthy upstream', by: 'envoy' } };
+  return { step, cluster, outcome: { status: 'upstream', by: cluster } };
+}

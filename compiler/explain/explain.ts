@@ -1,0 +1,173 @@
+/**
+ * `sluice explain`: one request through the compiled configuration, as
+ * Envoy takes it: listener, connection manager (header and path handling),
+ * virtual host, route, then the HTTP filters in their configured order, the
+ * router last. The first filter that answers ends it; checks explain cannot
+ * make offline become assumptions of the answer, with the other answers
+ * they could lead to.
+ */
+import type { Json } from '../translate/output.js';
+import type { GatewayConfig } from './config.js';
+import { destination } from './destination.js';
+import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
+import { JWT_FILTER, evaluateJwt } from './jwt.js';
+import { findVirtualHost, matchRoute, normalizePath } from './match.js';
+import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
+import { RBAC_FILTER, evaluateRbac } from './rbac.js';
+import { toHttpRequest, type HttpRequest } from './request.js';
+
+const ROUTING = 'docs/envoy-behaviour.md#route-matching';
+export const DEFAULT_PROXY = 'default';
+const HCM = 'envoy.filters.network.http_connection_manager';
+const ROUTER = 'envoy.filters.http.router';
+
+function socketPort(listener: Json): number {
+  return Number(((listener.address as Json).socket_address as Json).port_value);
+}
+
+function pickListener(listeners: Json[], req: HttpRequest): { listener: Json; why: string } {
+  const byPort = listeners.find((l) => socketPort(l) === req.port);
+  if (byPort) return { listener: byPort, why: `port ${req.port} of the URL` };
+  if (listeners.length === 1) {
+    const only = listeners[0]!;
+    return { listener: only, why: req.port ? `the only listener (port ${socketPort(only)}; the URL's ${req.port} is taken to reach it through a load balancer or Service)` : 'the only listener' };
+  }
+  throw new Error(`no listener for the URL's port ${req.port ?? '(none)'}: the listeners are on ${listeners.map(socketPort).join(', ')}; put one of these ports in the URL`);
+}
+
+function connectionManager(listener: Json): Json {
+  for (const chain of (listener.filter_chains as Json[] | undefined) ?? []) {
+    const f = ((chain.filters as Json[] | undefined) ?? []).find((x) => x.name === HCM);
+    if (f) return f.typed_config as Json;
+  }
+  throw new Error(`listener ${String(listener.name)} has no HTTP connection manager`);
+}
+
+class Trace {
+  readonly steps: Step[] = [];
+  readonly assumptions: string[] = [];
+  readonly otherwise: Outcome[] = [];
+  matched: Explanation['matched'] = {};
+
+  add(stage: string, summary: string, details: string[] = [], cite = ROUTING): void {
+    this.steps.push({ stage, summary, details, cite });
+  }
+
+  assume(a: { text: string; otherwise: Outcome[] } | undefined): void {
+    if (!a) return;
+    this.assumptions.push(a.text);
+    for (const o of a.otherwise) if (!this.otherwise.some((x) => x.status === o.status && x.body === o.body)) this.otherwise.push(o);
+  }
+
+  answer(outcome: Outcome): Answer {
+    return { ...outcome, assumptions: this.assumptions, otherwise: this.otherwise };
+  }
+}
+
+export async function explain(config: GatewayConfig, request: ExplainRequest, options: ExplainOptions & { proxy?: string } = {}): Promise<Explanation> {
+  const t = new Trace();
+  const done = (outcome: Outcome): Explanation => ({
+    request: { method: request.method.toUpperCase(), url: request.url },
+    proxy: DEFAULT_PROXY,
+    steps: t.steps,
+    matched: t.matched,
+    answer: t.answer(outcome),
+  });
+  if (options.proxy !== undefined && options.proxy !== DEFAULT_PROXY) t.add('proxy', `--proxy ${options.proxy}: no Gateways yet: the default gateway`);
+  const req = toHttpRequest(request);
+
+  const { listener, why } = pickListener(config.listeners, req);
+  const hcm = connectionManager(listener);
+  t.add('listener', `${String(listener.name)} (${why})`);
+
+  // headers_with_underscores_action: the connection manager drops (or refuses) such headers before anything reads them.
+  const underscoreAction = (hcm.common_http_protocol_options as Json | undefined)?.headers_with_underscores_action as string | undefined;
+  const underscored = [...req.headers.keys()].filter((k) => k.includes('_'));
+  if (underscored.length > 0 && underscoreAction === 'REJECT_REQUEST') {
+    t.add('headers', `header ${underscored[0]} has an underscore: headers_with_underscores_action REJECT_REQUEST`);
+    return done({ status: 400, body: '', by: 'envoy' });
+  }
+  if (underscored.length > 0 && underscoreAction === 'DROP_HEADER') {
+    for (const k of underscored) req.headers.delete(k);
+    t.add('headers', `dropped ${underscored.join(', ')} (headers_with_underscores_action DROP_HEADER)`);
+  }
+
+  const normalized = normalizePath(req.path, hcm);
+  if (normalized.notes.some((n) => n.includes('REJECT_REQUEST'))) {
+    t.add('path', normalized.notes.join('; '));
+    return done({ status: 400, body: '', by: 'envoy' });
+  }
+  t.add('path', normalized.notes.length ? `${normalized.path} (${normalized.notes.join('; ')})` : `${req.path} (unchanged by normalization)`);
+  if (normalized.redirect) return done({ status: 307, body: '', headers: { location: normalized.path }, by: 'envoy' });
+  req.path = normalized.path;
+
+  const rds = hcm.rds as Json | undefined;
+  const routeConfig = (rds ? config.routeConfigurations.get(rds.route_config_name as string) : (hcm.route_config as Json | undefined)) ?? { virtual_hosts: [] };
+  const found = findVirtualHost((routeConfig.virtual_hosts as Json[] | undefined) ?? [], req.authority);
+  const vh = found.vh;
+  let route: Json | undefined;
+  if (!vh) t.add('virtual host', `none for host ${req.authority}: ${found.why}`);
+  else {
+    t.matched.virtualHost = vh.name as string;
+    t.add('virtual host', `${String(vh.name)}: ${found.why}`);
+    const tried: string[] = [];
+    for (const r of (vh.routes as Json[] | undefined) ?? []) {
+      const v = matchRoute(r.match as Json, req);
+      if (v.ok) {
+        route = r;
+        break;
+      }
+      tried.push(`${String(r.name ?? '(unnamed)')}: ${v.why}`);
+    }
+    if (route) {
+      t.matched.route = route.name as string | undefined;
+      t.add('route', `${String(route.name ?? '(unnamed)')}: ${matchRoute(route.match as Json, req).why}`, tried.map((x) => `tried first: ${x}`));
+    } else t.add('route', `none of the ${tried.length} routes of ${String(vh.name)} matches`, tried);
+  }
+
+  const levels = { route, vh, routeConfig };
+  let metadata: Json = {};
+  const removed: string[] = [];
+  let added: Record<string, string> = {};
+  for (const filter of (hcm.http_filters as Json[] | undefined) ?? []) {
+    const name = filter.name as string;
+    const typed = (filter.typed_config as Json | undefined) ?? {};
+    if (name === JWT_FILTER) {
+      const r = await evaluateJwt(typed, levels, req, request.claims, options);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+      if (r.reply) return done(r.reply);
+      metadata = { ...metadata, ...r.metadata };
+      removed.push(...r.removedHeaders);
+    } else if (name === RBAC_FILTER) {
+      const r = evaluateRbac(typed, levels, req, metadata, socketPort(listener));
+      t.steps.push(r.step);
+      if (r.reply) return done(r.reply);
+    } else if (name === EXTAUTH_FILTER) {
+      if (!route) {
+        // ext_authz skips the check when no route matched (getPerRouteFlags).
+        t.add('ext_authz', 'skipped: no route matched', [], 'docs/envoy-behaviour.md#ext_authz');
+        continue;
+      }
+      const r = await evaluateExtauth(levels, req, config.authConfigs, options);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+      if (r.reply) return done(r.reply);
+      removed.push(...r.removedHeaders);
+      added = { ...added, ...r.addedHeaders };
+    } else if (name === ROUTER) {
+      if (!route) {
+        t.add('router', 'no route: 404');
+        return done({ status: 404, body: '', by: 'envoy' });
+      }
+      const d = destination(route, vh!, routeConfig, config, req.path, removed, added);
+      t.steps.push(d.step);
+      if (d.cluster) t.matched.cluster = d.cluster;
+      return done(d.outcome);
+    } else {
+      t.add(name, 'explain does not evaluate this filter');
+      t.assume({ text: `filter ${name} lets the request through`, otherwise: [] });
+    }
+  }
+  throw new Error('the connection manager has no router filter: Envoy would not forward anything');
+}

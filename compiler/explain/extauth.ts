@@ -1,0 +1,179 @@
+/**
+ * envoy.filters.http.ext_authz with sluice-extauth behind it: which
+ * AuthConfig the route's ExtAuthzPerRoute names (context_extensions
+ * config_ref), and what the sidecar does with the request in its documented
+ * order (docs/extauth.md): Basic credentials, the bind DN it builds (with
+ * the sidecar's own code, protos/ldap-credentials.ts), service-account
+ * bind, base search, group membership. Without `--ldap` the directory's
+ * part is an assumption with its other answers; with it, the directory is
+ * asked, as the sidecar would ask it.
+ */
+import { Client, ResultCodeError } from 'ldapts';
+import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTER, USER_ID_HEADER, basicChallenge } from '../../protos/extauth-contract.js';
+import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../../protos/ldap-credentials.js';
+import { normalizeDn } from '../../protos/ldap-dn.js';
+import type { Json } from '../translate/output.js';
+import { perFilterConfig } from './match.js';
+import type { ExplainOptions, Outcome, Step } from './model.js';
+import { headerValue, type HttpRequest } from './request.js';
+
+export const EXTAUTH_FILTER = 'envoy.filters.http.ext_authz';
+const SIDECAR = 'sluice-extauth';
+const CITE = 'docs/extauth.md#the-decision-in-order';
+
+export interface ExtauthResult {
+  step: Step;
+  reply?: Outcome;
+  assumption?: { text: string; otherwise: Outcome[] };
+  /** What an allowed request carries upstream. */
+  addedHeaders: Record<string, string>;
+  removedHeaders: string[];
+}
+
+const deny = (status: 401 | 403 | 500 | 503, configRef: string): Outcome => ({
+  status,
+  body: '',
+  ...(status === 401 ? { headers: { 'www-authenticate': basicChallenge(configRef) } } : {}),
+  by: SIDECAR,
+});
+
+interface Ldap {
+  address: string;
+  template: string;
+  groups: string[];
+  filter: string;
+  attribute: string;
+  serviceAccount?: { username: string; password: string };
+}
+
+function ldapSettings(config: Json): Ldap {
+  const l = config.ldap as Json;
+  const sa = l.service_account as Json | undefined;
+  return {
+    address: l.address as string,
+    template: l.user_dn_template as string,
+    groups: (l.allowed_groups as string[] | undefined) ?? [],
+    filter: (l.search_filter as string | undefined) || DEFAULT_SEARCH_FILTER,
+    attribute: (l.membership_attribute_name as string | undefined) || DEFAULT_MEMBERSHIP_ATTRIBUTE,
+    ...(sa ? { serviceAccount: { username: sa.username as string, password: sa.password as string } } : {}),
+  };
+}
+
+type LiveDecision = { ok: true; userDn: string; why: string } | { ok: false; status: 401 | 403 | 500 | 503; why: string };
+
+/** The sidecar's check against the live directory (extauth-server/authorizer.ts does the same, pooled). */
+async function askDirectory(l: Ldap, dn: string, username: string, password: string): Promise<LiveDecision> {
+  const client = new Client({ url: l.address, timeout: 5000, connectTimeout: 2000 });
+  const code = (err: unknown) => (err instanceof ResultCodeError ? err.code : undefined);
+  const failure = (err: unknown, what: string): LiveDecision =>
+    code(err) === undefined
+      ? { ok: false, status: 503, why: `${what}: ${l.address} unreachable: ${(err as Error).message}` }
+      : { ok: false, status: 500, why: `${what}: LDAP error ${code(err)}` };
+  try {
+    try {
+      await client.bind(dn, password);
+    } catch (err) {
+      const c = code(err);
+      if (c !== undefined && BIND_REJECTED_CODES.has(c)) return { ok: false, status: 401, why: `user bind rejected (LDAP result ${c})` };
+      return failure(err, 'user bind');
+    }
+    if (l.serviceAccount) {
+      try {
+        await client.bind(l.serviceAccount.username, l.serviceAccount.password);
+      } catch (err) {
+        if (code(err) !== undefined) return { ok: false, status: 500, why: `service account bind failed (LDAP result ${code(err)})` };
+        return failure(err, 'service account bind');
+      }
+    }
+    let entries;
+    try {
+      ({ searchEntries: entries } = await client.search(dn, { scope: 'base', filter: searchFilter(l.filter, username), attributes: [l.attribute], sizeLimit: 1 }));
+    } catch (err) {
+      if (code(err) === 32) return { ok: false, status: 403, why: 'user entry not visible to the bound identity' };
+      return failure(err, 'search');
+    }
+    const entry = entries[0];
+    if (!entry) return { ok: false, status: 403, why: `user entry does not match ${l.filter}` };
+    const key = Object.keys(entry).find((k) => k.toLowerCase() === l.attribute.toLowerCase());
+    const raw = key ? entry[key] : [];
+    const values = (Array.isArray(raw) ? raw : [raw]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
+    const allowed = new Set(l.groups.map(normalizeDn).filter((g): g is string => g !== undefined));
+    const member = values.find((v) => allowed.has(normalizeDn(v) ?? ''));
+    if (!member) return { ok: false, status: 403, why: `not a member of an allowed group (${l.attribute}: ${values.join('; ') || 'none'})` };
+    return { ok: true, userDn: entry.dn, why: `bind accepted; member of ${member}` };
+  } finally {
+    await client.unbind().catch(() => undefined);
+  }
+}
+
+export async function evaluateExtauth(
+  levels: Parameters<typeof perFilterConfig>[1],
+  req: HttpRequest,
+  authConfigs: Map<string, Json>,
+  options: ExplainOptions,
+): Promise<ExtauthResult> {
+  const step: Step = { stage: 'ext_authz', summary: '', details: [], cite: CITE };
+  const result: ExtauthResult = { step, addedHeaders: {}, removedHeaders: [] };
+  const per = perFilterConfig(EXTAUTH_FILTER, levels);
+  if (per?.config.disabled === true) {
+    step.summary = `disabled on this ${per.level} (ExtAuthzPerRoute disabled)`;
+    return result;
+  }
+  const configRef = ((per?.config.check_settings as Json | undefined)?.context_extensions as Json | undefined)?.config_ref as string | undefined;
+  const config = configRef ? authConfigs.get(configRef) : undefined;
+  if (!config) {
+    step.summary = `sluice-extauth is asked with config_ref ${JSON.stringify(configRef ?? '')}, which names no AuthConfig: 500`;
+    return { ...result, reply: deny(500, configRef ?? '') };
+  }
+  step.details.push(`AuthConfig ${configRef} (context_extensions config_ref on the ${per!.level})`);
+  const ldaps = ((config.configs as Json[] | undefined) ?? []).filter((c) => c.ldap).map(ldapSettings);
+  if (ldaps.length === 0) {
+    step.summary = `AuthConfig ${configRef} has no ldap config: 500`;
+    return { ...result, reply: deny(500, configRef!) };
+  }
+  const authorization = headerValue(req, 'authorization');
+  const creds: Credentials | undefined = parseBasic(authorization);
+  if (!creds) {
+    step.summary = `401: ${authorization ? 'the Authorization header is not valid Basic credentials' : 'no Authorization header (Basic credentials)'}; no LDAP operation`;
+    return { ...result, reply: deny(401, configRef!) };
+  }
+  const unknowns: string[] = [];
+  let firstDn: string | undefined;
+  for (const [i, l] of ldaps.entries()) {
+    const label = ldaps.length > 1 ? `ldap config ${i + 1}: ` : '';
+    const username = cleanUsername(creds.username);
+    if (!username) {
+      step.summary = `401: username ${JSON.stringify(creds.username)} is empty after cleaning; no bind`;
+      return { ...result, reply: deny(401, configRef!) };
+    }
+    const dn = userDn(l.template, username);
+    step.details.push(`${label}directory ${l.address}`);
+    if (username !== creds.username) step.details.push(`${label}username ${JSON.stringify(creds.username)} cleaned to ${JSON.stringify(username)}`);
+    step.details.push(`${label}1. bind as ${JSON.stringify(dn)} with the given password (rejected: 401)`);
+    if (l.serviceAccount) step.details.push(`${label}2. bind as the service account ${JSON.stringify(l.serviceAccount.username)} (fails: 500)`);
+    step.details.push(`${label}${l.serviceAccount ? 3 : 2}. search base ${JSON.stringify(dn)} filter ${searchFilter(l.filter, username)} for ${l.attribute} (no entry: 403)`);
+    step.details.push(`${label}${l.serviceAccount ? 4 : 3}. allowed groups: ${l.groups.map((g) => JSON.stringify(g)).join(', ') || '(none: every user is denied)'} (none held: 403)`);
+    if (!options.ldap) {
+      unknowns.push(`${dn} binds with that password at ${l.address} and is in an allowed group`);
+      firstDn ??= dn;
+      continue;
+    }
+    const live = await askDirectory(l, dn, username, creds.password);
+    step.details.push(`${label}asked the directory (--ldap): ${live.why}`);
+    if (!live.ok) {
+      step.summary = `${live.status} from sluice-extauth: ${live.why}`;
+      return { ...result, reply: deny(live.status, configRef!) };
+    }
+    firstDn ??= live.userDn;
+  }
+  step.summary = options.ldap ? `allowed as ${firstDn}` : `allowed if the directory agrees (not asked: pass --ldap to ask it)`;
+  result.addedHeaders[USER_ID_HEADER] = firstDn!;
+  result.removedHeaders.push('authorization');
+  if (unknowns.length > 0) {
+    result.assumption = {
+      text: `sluice-extauth allows: ${unknowns.join('; ')}`,
+      otherwise: [deny(401, configRef!), deny(403, configRef!), deny(500, configRef!), deny(503, configRef!)],
+    };
+  }
+  return result;
+}

@@ -1,0 +1,379 @@
+/**
+ * envoy.filters.http.jwt_authn, evaluated on its compiled config: the
+ * requirement the route selects, each provider's token locations, and for
+ * each token Envoy's checks in Envoy's order (parse, issuer, time,
+ * audiences, signature; docs/envoy-behaviour.md). Signatures are verified
+ * with jose against the provider's `local_jwks`; a `remote_jwks` is fetched
+ * only when asked (--fetch-jwks), from its URL. The 401 bodies are
+ * Envoy's status texts.
+ */
+import { compactVerify, importJWK, type JWK } from 'jose';
+import type { Json } from '../translate/output.js';
+import { matchRoute, perFilterConfig } from './match.js';
+import type { ExplainOptions, Outcome, Step } from './model.js';
+import { headerValue, queryParams, type HttpRequest } from './request.js';
+
+export const JWT_FILTER = 'envoy.filters.http.jwt_authn';
+const CITE = 'docs/envoy-behaviour.md#jwt_authn';
+
+/** Envoy's status texts (source/common/jwt/status.cc) for the statuses explain can reach. */
+const STATUS_TEXT = {
+  Ok: 'OK',
+  JwtMissed: 'Jwt is missing',
+  JwtNotYetValid: 'Jwt not yet valid',
+  JwtExpired: 'Jwt is expired',
+  JwtBadFormat: 'Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections',
+  JwtHeaderParseErrorBadBase64: 'Jwt header is an invalid Base64url encoded',
+  JwtHeaderParseErrorBadJson: 'Jwt header is an invalid JSON',
+  JwtHeaderBadAlg: 'Jwt header [alg] field is required and must be a string',
+  JwtHeaderNotImplementedAlg: 'Jwt header [alg] is not supported',
+  JwtHeaderBadKid: 'Jwt header [kid] field is not a string',
+  JwtPayloadParseErrorBadBase64: 'Jwt payload is an invalid Base64url encoded',
+  JwtPayloadParseErrorBadJson: 'Jwt payload is an invalid JSON',
+  JwtPayloadParseErrorIssNotString: 'Jwt payload [iss] field is not a string',
+  JwtPayloadParseErrorSubNotString: 'Jwt payload [sub] field is not a string',
+  JwtPayloadParseErrorIatNotInteger: 'Jwt payload [iat] field is not an integer',
+  JwtPayloadParseErrorNbfNotInteger: 'Jwt payload [nbf] field is not an integer',
+  JwtPayloadParseErrorExpNotInteger: 'Jwt payload [exp] field is not an integer',
+  JwtPayloadParseErrorJtiNotString: 'Jwt payload [jti] field is not a string',
+  JwtPayloadParseErrorAudNotString: 'Jwt payload [aud] field is not a string or string list',
+  JwtSignatureParseErrorBadBase64: 'Jwt signature is an invalid Base64url encoded',
+  JwtUnknownIssuer: 'Jwt issuer is not configured',
+  JwtAudienceNotAllowed: 'Audiences in Jwt are not allowed',
+  JwtVerificationFail: 'Jwt verification fails',
+  JwksKidAlgMismatch: "Jwks doesn't have key to match kid or alg from Jwt",
+  JwksNoValidKeys: "Jwks doesn't have any valid public key",
+  JwksFetchFail: 'Jwks remote fetch is failed',
+} as const;
+
+type Status = keyof typeof STATUS_TEXT;
+
+const ALGS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512', 'EdDSA']);
+const CLOCK_SKEW = 60;
+
+/** What jwt_authn did with the request. */
+export interface JwtResult {
+  step: Step;
+  /** Envoy's local reply, when the filter stops the request. */
+  reply?: Outcome;
+  /** A check explain could not make (remote keys not fetched): the answer assumes it passes. */
+  assumption?: { text: string; otherwise: Outcome[] };
+  /** Dynamic metadata the filter writes (`payload_in_metadata`), for RBAC. */
+  metadata: Json;
+  /** Headers removed before the request goes upstream (a verified token's header, `forward: false`). */
+  removedHeaders: string[];
+}
+
+interface Token {
+  value: string;
+  where: string;
+  /** Header the token came from; removed upstream when the provider does not forward it. */
+  header?: string;
+}
+
+/** Where a provider looks for tokens; Envoy's defaults when none is configured. */
+function extractTokens(provider: Json, req: HttpRequest): { tokens: Token[]; places: string[] } {
+  let fromHeaders = (provider.from_headers as Json[] | undefined) ?? [];
+  let fromParams = (provider.from_params as string[] | undefined) ?? [];
+  const fromCookies = (provider.from_cookies as string[] | undefined) ?? [];
+  if (fromHeaders.length + fromParams.length + fromCookies.length === 0) {
+    fromHeaders = [{ name: 'Authorization', value_prefix: 'Bearer ' }];
+    fromParams = ['access_token'];
+  }
+  const tokens: Token[] = [];
+  const places: string[] = [];
+  for (const h of fromHeaders) {
+    const name = h.name as string;
+    const prefix = (h.value_prefix as string | undefined) ?? '';
+    places.push(prefix ? `header ${name} after ${JSON.stringify(prefix)}` : `header ${name}`);
+    const value = headerValue(req, name);
+    if (value === undefined) continue;
+    if (!prefix) {
+      tokens.push({ value, where: `header ${name}`, header: name });
+      continue;
+    }
+    // Envoy looks for the prefix anywhere in the value, then takes the run of JWT characters after it (extractor.cc).
+    const at = value.indexOf(prefix);
+    if (at === -1) continue;
+    const m = /[A-Za-z0-9_\-.=]+/.exec(value.slice(at + prefix.length));
+    tokens.push({ value: m ? m[0] : value, where: `header ${name}`, header: name });
+  }
+  const params = queryParams(req.path);
+  for (const p of fromParams) {
+    places.push(`query parameter ${p}`);
+    const v = params.get(p);
+    if (v !== undefined) tokens.push({ value: v, where: `query parameter ${p}` });
+  }
+  const cookies = new Map((headerValue(req, 'cookie') ?? '').split(/;\s*/).filter(Boolean).map((c) => [c.split('=')[0]!, c.slice(c.indexOf('=') + 1)] as [string, string]));
+  for (const c of fromCookies) {
+    places.push(`cookie ${c}`);
+    const v = cookies.get(c);
+    if (v !== undefined) tokens.push({ value: v, where: `cookie ${c}` });
+  }
+  return { tokens, places };
+}
+
+interface Parsed {
+  header: Json;
+  payload: Json;
+  signingInput: string;
+}
+
+function decodeJson(part: string): Json | undefined | 'base64' {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(part)) return 'base64';
+  try {
+    const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** jwt_verify_lib's Jwt::parseFromString: the status of a token that does not parse, or its parts. */
+function parse(token: string): Parsed | Status {
+  const parts = token.split('.');
+  if (parts.length !== 3) return 'JwtBadFormat';
+  const header = decodeJson(parts[0]!);
+  if (header === 'base64') return 'JwtHeaderParseErrorBadBase64';
+  if (!header) return 'JwtHeaderParseErrorBadJson';
+  if (typeof header.alg !== 'string') return 'JwtHeaderBadAlg';
+  if (!ALGS.has(header.alg)) return 'JwtHeaderNotImplementedAlg';
+  if (header.kid !== undefined && typeof header.kid !== 'string') return 'JwtHeaderBadKid';
+  const payload = decodeJson(parts[1]!);
+  if (payload === 'base64') return 'JwtPayloadParseErrorBadBase64';
+  if (!payload) return 'JwtPayloadParseErrorBadJson';
+  const isInt = (v: unknown) => v === undefined || (typeof v === 'number' && v >= 0);
+  if (payload.iss !== undefined && typeof payload.iss !== 'string') return 'JwtPayloadParseErrorIssNotString';
+  if (payload.sub !== undefined && typeof payload.sub !== 'string') return 'JwtPayloadParseErrorSubNotString';
+  if (!isInt(payload.iat)) return 'JwtPayloadParseErrorIatNotInteger';
+  if (!isInt(payload.nbf)) return 'JwtPayloadParseErrorNbfNotInteger';
+  if (!isInt(payload.exp)) return 'JwtPayloadParseErrorExpNotInteger';
+  if (payload.jti !== undefined && typeof payload.jti !== 'string') return 'JwtPayloadParseErrorJtiNotString';
+  const aud = payload.aud;
+  if (aud !== undefined && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((a) => typeof a === 'string'))) return 'JwtPayloadParseErrorAudNotString';
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(parts[2]!)) return 'JwtSignatureParseErrorBadBase64';
+  return { header, payload, signingInput: token };
+}
+
+const fetched = new Map<string, Promise<Json | undefined>>();
+
+/** The remote key set, fetched once per process from its URL (Envoy fetches it through its cluster; the document is the same). */
+function fetchJwks(uri: string): Promise<Json | undefined> {
+  let p = fetched.get(uri);
+  if (!p) {
+    p = fetch(uri, { signal: AbortSignal.timeout(5000) })
+      .then(async (r) => (r.ok ? ((await r.json()) as Json) : undefined))
+      .catch(() => undefined);
+    fetched.set(uri, p);
+  }
+  return p;
+}
+
+/** The keys Envoy would use: local_jwks as written, remote_jwks only with --fetch-jwks. */
+async function providerKeys(provider: Json, options: ExplainOptions): Promise<{ keys?: JWK[]; source: string; status?: Status }> {
+  const local = provider.local_jwks as Json | undefined;
+  if (local) {
+    try {
+      const set = JSON.parse(local.inline_string as string) as { keys?: JWK[] };
+      return { keys: set.keys ?? [], source: 'local_jwks' };
+    } catch {
+      return { source: 'local_jwks', status: 'JwksNoValidKeys' };
+    }
+  }
+  const remote = provider.remote_jwks as Json;
+  const uri = (remote.http_uri as Json).uri as string;
+  if (!options.fetchJwks) return { source: `remote_jwks ${uri} (not fetched: pass --fetch-jwks)` };
+  const set = await fetchJwks(uri);
+  if (!set) return { source: `remote_jwks ${uri}`, status: 'JwksFetchFail' };
+  return { keys: (set.keys as JWK[] | undefined) ?? [], source: `remote_jwks ${uri} (fetched)` };
+}
+
+/** verifyJwtWithoutTimeChecking: keys whose kid and alg fit the token are tried; none fitting is a kid/alg mismatch. */
+async function verifySignature(token: string, header: Json, keys: JWK[]): Promise<{ status: Status; why: string }> {
+  const alg = header.alg as string;
+  const kid = header.kid as string | undefined;
+  const candidates = keys.filter((k) => !(kid && k.kid && k.kid !== kid) && !(k.alg && k.alg !== alg));
+  if (candidates.length === 0) return { status: 'JwksKidAlgMismatch', why: `no key has kid ${JSON.stringify(kid ?? '(none)')} and alg ${alg}` };
+  for (const jwk of candidates) {
+    try {
+      await compactVerify(token, await importJWK(jwk, alg), { algorithms: [alg] });
+      return { status: 'Ok', why: `signature verified with key ${jwk.kid ? JSON.stringify(jwk.kid) : '(no kid)'} (${alg})` };
+    } catch {
+      // Not this key: Envoy tries the next one.
+    }
+  }
+  return { status: 'JwtVerificationFail', why: `no key with a fitting kid and alg verifies the signature (${candidates.length} tried)` };
+}
+
+interface ProviderRun {
+  status: Status;
+  lines: string[];
+  payload?: Json;
+  header?: string;
+  /** Set when the signature could not be checked (remote keys not fetched). */
+  unchecked?: string;
+}
+
+function describeClaims(payload: Json, now: number): string {
+  const parts = Object.entries(payload).map(([k, v]) => {
+    if ((k === 'exp' || k === 'nbf' || k === 'iat') && typeof v === 'number') return `${k}=${new Date(v * 1000).toISOString()}${k === 'exp' ? (v < now ? ' (past)' : '') : ''}`;
+    return `${k}=${JSON.stringify(v)}`;
+  });
+  return parts.join(' ');
+}
+
+/** One provider's authenticator (authenticator.cc): every token it finds must pass, checked last found first. */
+async function runProvider(name: string, provider: Json, req: HttpRequest, options: ExplainOptions): Promise<ProviderRun> {
+  const { tokens, places } = extractTokens(provider, req);
+  const lines: string[] = [];
+  if (tokens.length === 0) return { status: 'JwtMissed', lines: [`provider ${name}: no token in ${places.join(', ')}`] };
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  let last: ProviderRun | undefined;
+  for (const token of [...tokens].reverse()) {
+    const at = `provider ${name}: token in ${token.where}`;
+    const parsed = parse(token.value);
+    if (typeof parsed === 'string') return { status: parsed, lines: [...lines, `${at} does not parse: ${STATUS_TEXT[parsed]}`] };
+    const { header, payload } = parsed;
+    lines.push(`${at}: alg ${header.alg as string}${header.kid ? ` kid ${JSON.stringify(header.kid)}` : ''}; claims ${describeClaims(payload, now)}`);
+    const issuer = (provider.issuer as string | undefined) ?? '';
+    if (issuer && payload.iss !== issuer) return { status: 'JwtUnknownIssuer', lines: [...lines, `issuer ${JSON.stringify(payload.iss ?? '(none)')} is not the provider's ${JSON.stringify(issuer)}`] };
+    const skew = Number(provider.clock_skew_seconds ?? 0) || CLOCK_SKEW;
+    if (typeof payload.nbf === 'number' && now + skew < payload.nbf) return { status: 'JwtNotYetValid', lines: [...lines, `nbf is more than ${skew}s ahead`] };
+    if (typeof payload.exp === 'number' && now > payload.exp + skew) return { status: 'JwtExpired', lines: [...lines, `exp is more than ${skew}s (clock skew) in the past`] };
+    const audiences = (provider.audiences as string[] | undefined) ?? [];
+    if (audiences.length > 0) {
+      const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? (payload.aud as string[]) : [payload.aud as string];
+      if (!aud.some((a) => audiences.includes(a))) return { status: 'JwtAudienceNotAllowed', lines: [...lines, `no audience of ${JSON.stringify(aud)} is one of ${JSON.stringify(audiences)}`] };
+    }
+    const keys = await providerKeys(provider, options);
+    if (keys.status) return { status: keys.status, lines: [...lines, `keys: ${keys.source}: ${STATUS_TEXT[keys.status]}`] };
+    let unchecked: string | undefined;
+    if (!keys.keys) {
+      unchecked = `the signature (keys: ${keys.source})`;
+      lines.push(`issuer and times good; signature not checked: ${keys.source}`);
+    } else {
+      const sig = await verifySignature(token.value, header, keys.keys);
+      if (sig.status !== 'Ok') return { status: sig.status, lines: [...lines, `keys: ${keys.source}: ${sig.why}`] };
+      lines.push(`issuer and times good; ${sig.why}`);
+    }
+    last = { status: 'Ok', lines, payload, header: token.header, unchecked: unchecked ?? last?.unchecked };
+  }
+  return last!;
+}
+
+interface Verification {
+  status: Status;
+  lines: string[];
+  /** The provider whose token passed, with its payload. */
+  ok?: { provider: Json; payload: Json; header?: string };
+  unchecked?: string;
+}
+
+/** A JwtRequirement, as verifier.cc composes them. */
+async function verifyRequirement(req: Json, providers: Json, request: HttpRequest, options: ExplainOptions): Promise<Verification> {
+  const one = async (name: string): Promise<Verification> => {
+    const provider = providers[name] as Json | undefined;
+    if (!provider) return { status: 'JwtUnknownIssuer', lines: [`provider ${name} is not configured`] };
+    const run = await runProvider(name, provider, request, options);
+    return { status: run.status, lines: run.lines, ...(run.payload ? { ok: { provider, payload: run.payload, header: run.header } } : {}), ...(run.unchecked ? { unchecked: run.unchecked } : {}) };
+  };
+  if (typeof req.provider_name === 'string') return one(req.provider_name);
+  if (req.provider_and_audiences) return one((req.provider_and_audiences as Json).provider_name as string);
+  if (req.requires_any || req.requires_all) {
+    const all = !!req.requires_all;
+    const children = (((req.requires_any ?? req.requires_all) as Json).requirements as Json[]) ?? [];
+    const lines: string[] = [];
+    const results: Verification[] = [];
+    for (const child of children) {
+      const r = await verifyRequirement(child, providers, request, options);
+      lines.push(...r.lines);
+      results.push(r);
+      if (!all && r.status === 'Ok') return { ...r, lines: [...lines, 'requires_any: this provider accepted the token'] };
+      if (all && r.status !== 'Ok') return { ...r, lines: [...lines, 'requires_all: this provider did not accept'] };
+    }
+    if (all) return { status: 'Ok', lines, ok: results.find((r) => r.ok)?.ok, unchecked: results.find((r) => r.unchecked)?.unchecked };
+    // AnyVerifierImpl: a real error beats "unknown issuer", which beats "missing" (Envoy PRs 10385, 15194).
+    let status: Status = 'JwtMissed';
+    for (const r of results) if ((r.status !== 'JwtMissed' && r.status !== 'JwtUnknownIssuer') || status === 'JwtMissed') status = r.status;
+    return { status, lines: [...lines, `requires_any: no provider accepted; the answer is the most telling failure: ${STATUS_TEXT[status]}`] };
+  }
+  if (req.allow_missing_or_failed !== undefined) return { status: 'Ok', lines: ['allow_missing_or_failed: any token, or none, passes'] };
+  if (req.allow_missing !== undefined) return { status: 'Ok', lines: ['allow_missing: no token passes; a token present must be valid (not evaluated further)'] };
+  throw new Error(`JWT requirement ${JSON.stringify(req)} is not one explain knows`);
+}
+
+/** The requirement the request gets: the route's PerRouteConfig, else the first matching rule of the filter. */
+function selectRequirement(filter: Json, levels: Parameters<typeof perFilterConfig>[1], req: HttpRequest): { requirement?: Json; why: string } {
+  const per = perFilterConfig(JWT_FILTER, levels);
+  if (per) {
+    if (per.config.disabled === true) return { why: `disabled on this ${per.level} (PerRouteConfig disabled)` };
+    const name = per.config.requirement_name as string;
+    const requirement = ((filter.requirement_map as Json | undefined) ?? {})[name] as Json | undefined;
+    if (!requirement) throw new Error(`jwt_authn requirement_name ${JSON.stringify(name)} is not in requirement_map: the configuration is broken (Envoy answers 403)`);
+    return { requirement, why: `requirement ${JSON.stringify(name)} (PerRouteConfig on the ${per.level})` };
+  }
+  for (const rule of (filter.rules as Json[] | undefined) ?? []) {
+    if (!matchRoute(rule.match as Json, req).ok) continue;
+    if (rule.requires) return { requirement: rule.requires as Json, why: 'the first matching rule of the filter' };
+    if (rule.requirement_name) return { requirement: ((filter.requirement_map as Json)[rule.requirement_name as string] as Json) ?? undefined, why: `rule requirement ${JSON.stringify(rule.requirement_name)}` };
+    return { why: 'the first matching rule requires nothing' };
+  }
+  return { why: 'no PerRouteConfig here and no rule matches: nothing is verified' };
+}
+
+function names(req: Json): string[] {
+  if (typeof req.provider_name === 'string') return [req.provider_name];
+  if (req.provider_and_audiences) return [(req.provider_and_audiences as Json).provider_name as string];
+  const group = (req.requires_any ?? req.requires_all) as Json | undefined;
+  return group ? ((group.requirements as Json[]) ?? []).flatMap(names) : [];
+}
+
+export async function evaluateJwt(
+  filter: Json,
+  levels: Parameters<typeof perFilterConfig>[1],
+  req: HttpRequest,
+  claims: Record<string, unknown> | undefined,
+  options: ExplainOptions,
+): Promise<JwtResult> {
+  const selected = selectRequirement(filter, levels, req);
+  const step: Step = { stage: 'jwt_authn', summary: '', details: [], cite: CITE };
+  const none: JwtResult = { step, metadata: {}, removedHeaders: [] };
+  if (!selected.requirement) {
+    step.summary = `not verifying: ${selected.why}`;
+    return none;
+  }
+  const providers = (filter.providers as Json | undefined) ?? {};
+  step.details.push(`${selected.why}: ${names(selected.requirement).join(' or ') || 'see the requirement'}`);
+  if (claims) {
+    // --claims stands for a token the first provider accepts.
+    const name = names(selected.requirement)[0];
+    const provider = name ? (providers[name] as Json) : undefined;
+    step.summary = `token assumed valid for provider ${name} (--claims): ${JSON.stringify(claims)}`;
+    return { ...none, metadata: provider ? payloadMetadata(provider, claims) : {} };
+  }
+  const v = await verifyRequirement(selected.requirement, providers, req, options);
+  step.details.push(...v.lines);
+  if (v.status !== 'Ok') {
+    // Filter::onComplete: 403 for audiences, 401 for every other failure, the status text as the body.
+    const status = v.status === 'JwtAudienceNotAllowed' ? 403 : 401;
+    step.summary = `rejected: ${STATUS_TEXT[v.status]}`;
+    return { ...none, reply: { status, body: STATUS_TEXT[v.status], by: JWT_FILTER } };
+  }
+  if (!v.ok) {
+    step.summary = 'passed without a verified token';
+    return none;
+  }
+  const removed = v.ok.provider.forward === true || !v.ok.header ? [] : [v.ok.header];
+  step.summary = `token accepted${removed.length ? `; ${removed[0]} removed before forwarding (forward: false)` : ''}`;
+  const result: JwtResult = { step, metadata: payloadMetadata(v.ok.provider, v.ok.payload), removedHeaders: removed };
+  if (v.unchecked) {
+    result.assumption = { text: `jwt_authn accepts ${v.unchecked}`, otherwise: [{ status: 401, body: STATUS_TEXT.JwtVerificationFail, by: JWT_FILTER }, { status: 401, body: STATUS_TEXT.JwksKidAlgMismatch, by: JWT_FILTER }] };
+  }
+  return result;
+}
+
+/** `payload_in_metadata`: the verified payload under the filter's namespace, where RBAC's metadata matchers look. */
+function payloadMetadata(provider: Json, payload: Record<string, unknown>): Json {
+  const key = provider.payload_in_metadata as string | undefined;
+  return key ? { [JWT_FILTER]: { [key]: payload } } : {};
+}
