@@ -125,7 +125,8 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     } else t.add('route', `none of the ${tried.length} routes of ${String(vh.name)} matches`, tried);
   }
 
-  const levels = { route, vh, routeConfig };
+  // Per-filter configs come through the route: without one, filters see none of them (resolveMostSpecificPerFilterConfig).
+  const levels = route ? { route, vh, routeConfig } : {};
   let metadata: Json = {};
   const removed: string[] = [];
   let added: Record<string, string> = {};
