@@ -8,6 +8,8 @@ COPY protos ./protos
 COPY extauth-server ./extauth-server
 COPY graphql-server ./graphql-server
 COPY bench ./bench
+# The example upstreams (examples/services) that docker-compose.yml runs, and the resources sluice serves.
+COPY examples ./examples
 # The benchmarks reuse the test fixtures (slapd), so the build needs them.
 COPY test ./test
 # `npm ci` installs the committed lock file and builds dist/ (the prepare script); dev dependencies go afterwards.
