@@ -162,3 +162,28 @@ test('a document nested deeper than the parser can go is a clear error, not a st
 test('no input at all is an error', async () => {
   expect((await loadPaths([])).diagnostics[0].message).toBe('no input given');
 });
+
+test('a `kind: List` (kubectl get -o yaml of several) loads as its items, each with its own lines', () => {
+  const text = [
+    'apiVersion: v1',
+    'items:',
+    '- apiVersion: v1',
+    '  kind: Service',
+    '  metadata:',
+    '    name: a',
+    '- apiVersion: gloo.solo.io/v1',
+    '  kind: Upstream',
+    '  metadata:',
+    '    name: b',
+    '  spec:',
+    '    kube: {serviceName: a, servicePort: 80}',
+    '- just a string',
+    'kind: List',
+    'metadata:',
+    '  resourceVersion: ""',
+  ].join('\n');
+  const { documents, diagnostics } = parseText('list.yaml', text);
+  expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/a', 'Upstream default/b']);
+  expect(documents[1].origin.lineOf(['spec', 'kube'])).toBe(12);
+  expect(diagnostics.map((d) => `${d.line}: ${d.message}`)).toEqual(['13: items[2] of the List in document 1 is not a mapping']);
+});

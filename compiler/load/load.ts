@@ -11,7 +11,7 @@ import type { Diagnostic, FieldPath, Origin } from '../diagnostics.js';
 /** One YAML/JSON document that holds a resource (not yet validated). */
 export interface LoadedDocument {
   file: string;
-  /** 0-based index of the document inside its file. */
+  /** 0-based index of the document inside its file (the items of a `kind: List` share their List's). */
   index: number;
   value: Record<string, unknown>;
   origin: Origin;
@@ -223,9 +223,31 @@ function parseChunk(file: string, text: string, lineOffset: number, firstIndex: 
       return;
     }
     const record = value as Record<string, unknown>;
+    if (isList(record)) {
+      pushListItems(file, docIndex, record.items, lineOf, out);
+      return;
+    }
     out.documents.push({ file, index: docIndex, value: record, origin: { file, resource: describeResource(record), lineOf } });
   });
   return index;
+}
+
+/** `kind: List`, as `kubectl get -o yaml` writes several resources. */
+function isList(record: Record<string, unknown>): record is Record<string, unknown> & { items: unknown[] } {
+  return record.apiVersion === 'v1' && record.kind === 'List' && Array.isArray(record.items);
+}
+
+/** Each item of a List is a document of its own; its lines are those of `items[i]`. */
+function pushListItems(file: string, docIndex: number, items: unknown[], lineOf: (path: FieldPath) => number, out: LoadResult): void {
+  items.forEach((item, i) => {
+    const itemLine = (path: FieldPath) => lineOf(['items', i, ...path]);
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      out.diagnostics.push({ stage: 'load', file, line: itemLine([]), message: `items[${i}] of the List in document ${docIndex + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
+      return;
+    }
+    const record = item as Record<string, unknown>;
+    out.documents.push({ file, index: docIndex, value: record, origin: { file, resource: describeResource(record), lineOf: itemLine } });
+  });
 }
 
 /** Line lookup for the documents of one chunk, parsed with positions only when first asked. */

@@ -67,8 +67,8 @@ test('Kubernetes metadata and status are accepted; namespace defaults to "defaul
 });
 
 test('unknown apiVersion or kind names the known kinds', () => {
-  const { diagnostics } = validate('apiVersion: gateway.gateway.example/v1\nkind: Gateway\nmetadata: {name: g}\n');
-  expect(diagnostics[0].message).toBe('unknown kind "Gateway" in apiVersion "gateway.gateway.example/v1"');
+  const { diagnostics } = validate('apiVersion: gateway.gateway.example/v1\nkind: HTTPRoute\nmetadata: {name: g}\n');
+  expect(diagnostics[0].message).toBe('unknown kind "HTTPRoute" in apiVersion "gateway.gateway.example/v1"');
   expect(diagnostics[0].hint).toContain('VirtualService (gateway.gateway.example/v1)');
 });
 

@@ -5,6 +5,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
+import { GLOO_API_ALIASES, glooKind } from './gloo-fields.js';
+import { glooRefusals, kindRefusal } from './gloo-refusals.js';
 import { FORMATS } from './schemas/common.js';
 import { SCHEMAS } from './schemas/kinds.js';
 
@@ -55,19 +57,26 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
   const diagnostics: Diagnostic[] = [];
   for (const doc of documents) {
     const { apiVersion, kind } = doc.value;
-    const validate = typeof apiVersion === 'string' && typeof kind === 'string' ? validatorFor(apiVersion, kind) : undefined;
+    const typed = typeof apiVersion === 'string' && typeof kind === 'string';
+    // Gloo's API groups are aliases: the document is validated, and later read, as Sluice's own.
+    const canonical = typed && Object.hasOwn(GLOO_API_ALIASES, apiVersion) ? GLOO_API_ALIASES[apiVersion] : apiVersion;
+    const gloo = typed ? glooKind(apiVersion, kind) : undefined;
+    const validate = typed ? validatorFor(canonical as string, kind) : undefined;
     if (!validate) {
-      diagnostics.push(unknownKind(doc));
+      diagnostics.push(gloo?.refused ? kindRefusal(doc, kind as string, gloo.refused) : unknownKind(doc));
       continue;
     }
-    const valid = validate(doc.value);
+    const refusals = gloo ? glooRefusals(doc, gloo) : [];
+    const valid = validate(canonical === apiVersion ? doc.value : { ...doc.value, apiVersion: canonical });
     const errors = valid ? [] : toDiagnostics(validate.errors ?? [], doc);
-    diagnostics.push(...errors);
+    // What Sluice does not implement is said first; schema hints only once nothing unsupported is left.
+    diagnostics.push(...(refusals.length > 0 ? refusals : errors));
     const meta = doc.value.metadata as { name?: unknown; namespace?: unknown } | undefined;
     const named = typeof meta?.name === 'string' && (meta.namespace === undefined || typeof meta.namespace === 'string');
-    if (!valid && (!named || errors.some((e) => e.field === '' || e.field === 'metadata' || e.field?.startsWith('metadata.')))) continue;
+    const ok = valid && refusals.length === 0;
+    if (!ok && (!named || errors.some((e) => e.field === '' || e.field === 'metadata' || e.field?.startsWith('metadata.')))) continue;
     const resource: Resource = {
-      apiVersion: apiVersion as string,
+      apiVersion: canonical as string,
       kind: kind as string,
       name: meta!.name as string,
       namespace: (meta!.namespace as string | undefined) ?? DEFAULT_NAMESPACE,
@@ -75,8 +84,8 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
       value: doc.value,
       origin: doc.origin,
     };
-    if (valid) resources.push(resource);
-    else invalid.push({ resource, errorFields: errors.map((e) => e.field ?? '') });
+    if (ok) resources.push(resource);
+    else invalid.push({ resource, errorFields: [...refusals, ...errors].map((e) => e.field ?? '') });
   }
   return { resources, invalid, diagnostics };
 }
@@ -88,7 +97,8 @@ function unknownKind(doc: LoadedDocument): Diagnostic {
     .join(', ');
   if (typeof apiVersion !== 'string') return fieldError('validate', doc.origin, ['apiVersion'], 'missing or non-string apiVersion', `known kinds: ${known}`);
   if (typeof kind !== 'string') return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
-  const versions = Object.entries(SCHEMAS).filter(([, kinds]) => Object.hasOwn(kinds, kind)).map(([v]) => v);
+  const own = Object.entries(SCHEMAS).filter(([, kinds]) => Object.hasOwn(kinds, kind)).map(([v]) => v);
+  const versions = [...own, ...Object.entries(GLOO_API_ALIASES).filter(([, v]) => own.includes(v)).map(([alias]) => alias)];
   if (versions.length > 0) {
     return fieldError('validate', doc.origin, ['apiVersion'], `apiVersion ${quote(apiVersion)} is not supported for ${kind}`, `use ${versions.map((v) => `"${v}"`).join(' or ')}`);
   }

@@ -26,18 +26,29 @@ export const namespaceName: Schema = { type: 'string', minLength: 1, maxLength: 
 /** `{name, namespace}`; namespace defaults to the referring resource's own. */
 export const resourceRef: Schema = object({ name: resourceName, namespace: namespaceName }, ['name']);
 
-/** Standard Kubernetes metadata: what Sluice reads is checked, the rest is accepted and ignored. */
+/** A map kubectl may write as an empty `labels:` (null). */
+const nullableStringMap: Schema = { ...stringMap, type: ['object', 'null'] };
+
+/**
+ * Standard Kubernetes metadata: what Sluice reads is checked; what the API
+ * server adds (as `kubectl get -o yaml` writes it) is accepted and ignored.
+ */
 export const metadata: Schema = object(
   {
     name: resourceName,
     namespace: namespaceName,
-    labels: stringMap,
-    annotations: stringMap,
+    labels: nullableStringMap,
+    annotations: nullableStringMap,
     uid: {},
     resourceVersion: {},
     generation: {},
+    generateName: {},
     creationTimestamp: {},
+    deletionTimestamp: {},
+    deletionGracePeriodSeconds: {},
+    selfLink: {},
     ownerReferences: {},
+    finalizers: {},
     managedFields: {},
   },
   ['name'],

@@ -1,0 +1,364 @@
+/**
+ * Gloo compatibility as data: every field of Gloo Edge's routing resources,
+ * each supported, supported with a difference, or refused with the reason.
+ * One table drives three things that must never disagree: the API groups
+ * accepted as aliases of ours, the "not supported" errors validate reports
+ * before any schema hint (./gloo-refusals.ts), and docs/gloo-compatibility.md
+ * (rendered from it and checked by test/gloo). Field names are Gloo's proto
+ * fields in their JSON (lowerCamel) spelling, under `spec`.
+ */
+
+export type Support = 'supported' | 'different' | 'refused';
+
+export interface FieldEntry {
+  support: Support;
+  /** supported: optional remark; different: how Sluice differs from Gloo; refused: why. */
+  note?: string;
+  /** refused: what to write instead, when something exists. */
+  instead?: string;
+  /** A message Sluice reads part of: its own fields. */
+  fields?: FieldTable;
+  /** Whether the field holds a list or a map of that message. */
+  shape?: 'list' | 'map';
+}
+
+export type FieldTable = Record<string, FieldEntry>;
+
+export interface GlooKind {
+  /** Sluice's own apiVersion of the kind. */
+  apiVersion: string;
+  /** Gloo's apiVersion of the kind, accepted as an alias of Sluice's. */
+  glooApiVersion: string;
+  /** The fields under `spec`. */
+  spec: FieldTable;
+  /** Set when the whole kind is refused: why. */
+  refused?: { reason: string; instead?: string };
+}
+
+const supported = (note?: string): FieldEntry => ({ support: 'supported', ...(note ? { note } : {}) });
+const message = (fields: FieldTable, shape?: 'list' | 'map', note?: string): FieldEntry => ({ support: 'supported', fields, ...(shape ? { shape } : {}), ...(note ? { note } : {}) });
+const different = (note: string, fields?: FieldTable, shape?: 'list' | 'map'): FieldEntry => ({ support: 'different', note, ...(fields ? { fields } : {}), ...(shape ? { shape } : {}) });
+const refused = (reason: string, instead?: string): FieldEntry => ({ support: 'refused', note: reason, ...(instead ? { instead } : {}) });
+
+/** Reasons shared by many fields. */
+export const REASONS = {
+  notYet: 'not implemented yet',
+  glooEnvoy: "it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy",
+  rateLimit: 'rate limiting is out of scope for Sluice',
+  optionResources: 'RouteOption and VirtualHostOption resources are not read',
+  extProc: 'external processing (ext_proc) is not implemented',
+  noEndpoints: 'Sluice routes to a Kubernetes Service by its DNS name and does not discover pod endpoints',
+} as const;
+
+const notYet = () => refused(REASONS.notYet);
+const glooEnvoy = () => refused(REASONS.glooEnvoy);
+const rateLimit = () => refused(REASONS.rateLimit, 'rate-limit in front of the gateway or in the service');
+const extProc = () => refused(REASONS.extProc);
+
+const ref: FieldTable = { name: supported(), namespace: supported('defaults to the namespace of the resource that holds the reference') };
+
+const destination: FieldTable = {
+  upstream: message(ref),
+  kube: message({ ref: message(ref), port: supported() }),
+  consul: refused('Sluice does not read Consul', 'an Upstream with static hosts'),
+  destinationSpec: glooEnvoy(),
+  subset: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'one Kubernetes Service (or Upstream) per subset'),
+};
+
+const matcher: FieldTable = {
+  prefix: supported(),
+  exact: notYet(),
+  regex: notYet(),
+  connectMatcher: refused('CONNECT requests are not proxied'),
+  caseSensitive: notYet(),
+  headers: notYet(),
+  queryParameters: notYet(),
+  methods: notYet(),
+};
+
+const jwtProvider: FieldTable = {
+  jwks: message({
+    remote: message({ url: supported(), upstreamRef: message(ref), cacheDuration: notYet(), asyncFetch: notYet() }),
+    local: message({ key: supported('a PEM public key or a JWK Set; checked and converted to a JWK Set at compile time') }),
+  }),
+  audiences: notYet(),
+  issuer: different('required: every provider names the issuer it accepts tokens from'),
+  tokenSource: notYet(),
+  keepToken: notYet(),
+  claimsToHeaders: notYet(),
+  clockSkewSeconds: notYet(),
+  attachFailedStatusToMetadata: notYet(),
+};
+
+const rbacPolicy: FieldTable = {
+  principals: message({ jwtPrincipal: message({ claims: supported(), provider: notYet(), matcher: notYet() }) }, 'list'),
+  permissions: different('required: a policy without permissions is refused (Gloo: it allows any request of a matching principal)', {
+    pathPrefix: supported(),
+    methods: supported(),
+  }),
+  nestedClaimDelimiter: notYet(),
+};
+
+const rbac: FieldTable = { disable: notYet(), policies: message(rbacPolicy, 'map') };
+
+const extauth: FieldTable = {
+  configRef: message(ref),
+  disable: notYet(),
+  customAuth: refused('ext auth is served by sluice-extauth', 'an AuthConfig with ldap'),
+};
+
+const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: notYet(), hostRewritePathRegex: notYet(), hostRewriteHeader: notYet(), appendXForwardedHost: notYet() };
+
+const routeOptions: FieldTable = {
+  transformations: glooEnvoy(),
+  stagedTransformations: glooEnvoy(),
+  faults: notYet(),
+  prefixRewrite: notYet(),
+  regexRewrite: notYet(),
+  ...headerRewrites,
+  timeout: notYet(),
+  retries: notYet(),
+  extensions: refused('Gloo plugin extensions do not exist in Sluice'),
+  tracing: refused('tracing is not implemented'),
+  shadowing: notYet(),
+  headerManipulation: notYet(),
+  cors: notYet(),
+  lbHash: notYet(),
+  upgrades: notYet(),
+  ratelimitBasic: rateLimit(),
+  ratelimitEarly: rateLimit(),
+  rateLimitEarlyConfigs: rateLimit(),
+  ratelimit: rateLimit(),
+  rateLimitConfigs: rateLimit(),
+  ratelimitRegular: rateLimit(),
+  rateLimitRegularConfigs: rateLimit(),
+  waf: glooEnvoy(),
+  jwt: notYet(),
+  jwtStaged: refused('JWT is always checked before ext auth', 'options.jwt on the virtual host'),
+  jwtProvidersStaged: refused('JWT is always checked before ext auth', 'options.jwt on the virtual host'),
+  rbac: notYet(),
+  extauth: notYet(),
+  dlp: glooEnvoy(),
+  bufferPerRoute: notYet(),
+  csrf: notYet(),
+  envoyMetadata: refused('nothing in Sluice reads route metadata'),
+  maxStreamDuration: notYet(),
+  idleTimeout: notYet(),
+  extProcEarly: extProc(),
+  extProc: extProc(),
+  extProcLate: extProc(),
+  ai: glooEnvoy(),
+};
+
+const virtualHostOptions: FieldTable = {
+  extensions: refused('Gloo plugin extensions do not exist in Sluice'),
+  retries: notYet(),
+  stats: refused('virtual cluster statistics are not implemented'),
+  headerManipulation: notYet(),
+  cors: notYet(),
+  transformations: glooEnvoy(),
+  stagedTransformations: glooEnvoy(),
+  ratelimitBasic: rateLimit(),
+  ratelimitEarly: rateLimit(),
+  rateLimitEarlyConfigs: rateLimit(),
+  ratelimit: rateLimit(),
+  rateLimitConfigs: rateLimit(),
+  ratelimitRegular: rateLimit(),
+  rateLimitRegularConfigs: rateLimit(),
+  waf: glooEnvoy(),
+  jwt: message({ providers: message(jwtProvider, 'map', 'at least one'), allowMissingOrFailedJwt: notYet(), validationPolicy: notYet() }),
+  jwtStaged: refused('JWT is always checked before ext auth', 'options.jwt'),
+  rbac: message(rbac),
+  extauth: message(extauth),
+  dlp: glooEnvoy(),
+  bufferPerRoute: notYet(),
+  csrf: notYet(),
+  includeRequestAttemptCount: notYet(),
+  includeAttemptCountInResponse: notYet(),
+  extProcEarly: extProc(),
+  extProc: extProc(),
+  extProcLate: extProc(),
+  corsPolicyMergeSettings: notYet(),
+};
+
+const route: FieldTable = {
+  matchers: message(matcher, 'list', 'none: the route matches every path (prefix "/")'),
+  inheritableMatchers: notYet(),
+  inheritablePathMatchers: notYet(),
+  routeAction: message({
+    single: message(destination),
+    multi: notYet(),
+    upstreamGroup: notYet(),
+    clusterHeader: refused('cluster names are internal to Sluice', 'header matchers on routes to named upstreams'),
+    dynamicForwardProxy: refused('Sluice sends requests only to upstreams its resources name', 'an Upstream with static hosts'),
+  }),
+  redirectAction: notYet(),
+  directResponseAction: notYet(),
+  delegateAction: notYet(),
+  graphqlApiRef: message(ref, undefined, "Gloo Enterprise 1.x's field: the route is served by sluice-graphql"),
+  options: message(routeOptions),
+  name: notYet(),
+  optionsConfigRefs: refused(REASONS.optionResources, 'write the options inline in the route\'s options'),
+};
+
+const virtualService: FieldTable = {
+  virtualHost: message({
+    domains: supported(),
+    routes: message(route, 'list', 'kept in the order written'),
+    options: message(virtualHostOptions),
+    optionsConfigRefs: refused(REASONS.optionResources, 'write the options inline in virtualHost.options'),
+  }),
+  sslConfig: refused('the listener speaks plain HTTP (TLS termination is not implemented)', 'terminate TLS in front of Envoy (a load balancer or an ingress)'),
+  displayName: different('kept in the compiled model (sluice compile --dump-ir); no Envoy field carries it'),
+};
+
+const routeTable: FieldTable = {
+  routes: message(route, 'list'),
+  weight: notYet(),
+};
+
+const upstream: FieldTable = {
+  discoveryMetadata: different("accepted and not used: labels Gloo's discovery adds, with no routing meaning", { labels: supported() }),
+  sslConfig: refused('TLS to upstreams is not implemented yet'),
+  circuitBreakers: notYet(),
+  loadBalancerConfig: notYet(),
+  healthChecks: notYet(),
+  outlierDetection: notYet(),
+  kube: message({
+    serviceName: supported(),
+    serviceNamespace: supported('defaults to the Upstream\'s namespace'),
+    servicePort: supported(),
+    selector: different(`must equal the selector of the Service (when one is given): ${REASONS.noEndpoints}, so a narrower selector (one Upstream per version) would route to every pod`),
+    serviceSpec: notYet(),
+    subsetSpec: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'one Kubernetes Service per subset'),
+  }),
+  static: message({
+    hosts: message({ addr: supported('an IP address or a DNS name'), port: supported(), sniAddr: notYet(), loadBalancingWeight: notYet(), healthCheckConfig: notYet(), metadata: notYet() }, 'list'),
+    useTls: notYet(),
+    serviceSpec: notYet(),
+    autoSniRewrite: notYet(),
+  }),
+  pipe: refused('Sluice does not proxy to Unix sockets'),
+  aws: glooEnvoy(),
+  azure: glooEnvoy(),
+  consul: refused('Sluice does not read Consul', 'an Upstream with static hosts'),
+  awsEc2: glooEnvoy(),
+  gcp: glooEnvoy(),
+  ai: glooEnvoy(),
+  failover: notYet(),
+  connectionConfig: notYet(),
+  protocolSelection: notYet(),
+  useHttp2: supported(),
+  initialStreamWindowSize: notYet(),
+  initialConnectionWindowSize: notYet(),
+  maxConcurrentStreams: notYet(),
+  overrideStreamErrorOnInvalidHttpMessage: notYet(),
+  httpProxyHostname: refused('tunnelling through an HTTP CONNECT proxy is not implemented'),
+  httpConnectSslConfig: refused('tunnelling through an HTTP CONNECT proxy is not implemented'),
+  httpConnectHeaders: refused('tunnelling through an HTTP CONNECT proxy is not implemented'),
+  ignoreHealthOnHostRemoval: notYet(),
+  respectDnsTtl: notYet(),
+  dnsRefreshRate: notYet(),
+  proxyProtocolVersion: notYet(),
+  preconnectPolicy: notYet(),
+  disableIstioAutoMtls: refused('Sluice has no Istio integration'),
+};
+
+const upstreamGroup: FieldTable = {
+  destinations: notYet(),
+};
+
+const onlyLdap = () => refused('sluice-extauth implements LDAP only', 'ldap, or JWT on the VirtualService (virtualHost.options.jwt)');
+
+const authConfig: FieldTable = {
+  configs: message(
+    {
+      name: notYet(),
+      basicAuth: onlyLdap(),
+      oauth: onlyLdap(),
+      oauth2: onlyLdap(),
+      apiKeyAuth: onlyLdap(),
+      pluginAuth: onlyLdap(),
+      opaAuth: onlyLdap(),
+      ldap: message(
+        {
+          address: supported(),
+          userDnTemplate: supported(),
+          membershipAttributeName: supported(),
+          allowedGroups: different('required: a user is let in only as a member of one of these groups'),
+          pool: message({ maxSize: supported(), initialSize: supported() }),
+          searchFilter: supported(),
+          disableGroupChecking: notYet(),
+          groupLookupSettings: message({ credentialsSecretRef: message(ref), checkGroupsWithServiceAccount: supported() }),
+        },
+        undefined,
+        'one per config',
+      ),
+      jwt: onlyLdap(),
+      passThroughAuth: onlyLdap(),
+      hmacAuth: onlyLdap(),
+      opaServerAuth: onlyLdap(),
+      portalAuth: onlyLdap(),
+    },
+    'list',
+    'evaluated in order; every config must allow the request',
+  ),
+  booleanExpr: refused('every config must allow the request (no boolean expressions)', 'list only the configs that must all pass'),
+  failOnRedirect: refused('only meaningful with OAuth, which is not supported'),
+};
+
+/** GraphQL resolvers' fields; their form is checked by resolve. */
+const resolution: FieldTable = {
+  restResolver: message({ upstreamRef: message(ref), request: supported(), response: supported(), timeout: supported(), spanName: refused('sluice-graphql does not trace resolver calls') }),
+  grpcResolver: message({ upstreamRef: message(ref), requestTransform: supported(), timeout: supported(), spanName: refused('sluice-graphql does not trace resolver calls') }),
+  mockResolver: refused('sluice-graphql only calls real upstreams', 'point a restResolver or grpcResolver at a test upstream'),
+  statPrefix: refused('sluice-graphql labels its metrics with the API and resolution names'),
+};
+
+const descriptorInline = 'inline the descriptor set as protoDescriptorBin: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`';
+
+const graphqlApi: FieldTable = {
+  executableSchema: message({
+    schemaDefinition: supported(),
+    executor: message({
+      local: message({ resolutions: message(resolution, 'map'), enableIntrospection: supported(), options: supported() }),
+      remote: supported(),
+    }),
+    resolutions: message(resolution, 'map', 'also accepted beside executor.local'),
+    grpcDescriptorRegistry: message({
+      protoDescriptorBin: supported(),
+      protoDescriptor: refused('it names a file on the gateway, and sluice-graphql reads no files named by resources', descriptorInline),
+      protoRefsList: refused('the compiler reads no ConfigMaps', descriptorInline),
+    }),
+  }),
+  stitchedSchema: supported(),
+  options: supported(),
+  statPrefix: refused('sluice-graphql labels its metrics with the API and resolution names'),
+  persistedQueryCacheConfig: refused('sluice-graphql executes the query text each request carries (no persisted queries)'),
+  allowedQueryHashes: refused('sluice-graphql does not check query hashes', 'limit what clients may do with RBAC on the route'),
+};
+
+/** Every Gloo kind of the routing API, by kind. */
+export const GLOO_KINDS: Record<string, GlooKind> = {
+  VirtualService: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: virtualService },
+  RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable, refused: { reason: 'route delegation (RouteTable) is not implemented yet', instead: 'write the routes in the VirtualService' } },
+  Gateway: {
+    apiVersion: 'gateway.gateway.example/v1',
+    glooApiVersion: 'gateway.solo.io/v1',
+    spec: {},
+    refused: { reason: 'Sluice has one HTTP listener, set by its own options, not by Gateway resources', instead: 'leave Gateway resources out of the input and set the listener with --listener-address and --listener-port' },
+  },
+  Upstream: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstream },
+  UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup, refused: { reason: 'UpstreamGroup is not implemented yet', instead: 'route to one upstream with routeAction.single' } },
+  AuthConfig: { apiVersion: 'enterprise.gateway.example/v1', glooApiVersion: 'enterprise.gloo.solo.io/v1', spec: authConfig },
+  GraphQLApi: { apiVersion: 'graphql.gateway.example/v1beta1', glooApiVersion: 'graphql.gloo.solo.io/v1beta1', spec: graphqlApi },
+};
+
+/** Gloo's API groups -> Sluice's: the same kinds under either name, with identical output. */
+export const GLOO_API_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(Object.values(GLOO_KINDS).map((k) => [k.glooApiVersion, k.apiVersion]));
+
+/** The Gloo kind a document's apiVersion and kind name (under Sluice's or Gloo's group), if any. */
+export function glooKind(apiVersion: string, kind: string): GlooKind | undefined {
+  const entry = Object.hasOwn(GLOO_KINDS, kind) ? GLOO_KINDS[kind] : undefined;
+  return entry && (apiVersion === entry.apiVersion || apiVersion === entry.glooApiVersion) ? entry : undefined;
+}

@@ -1,0 +1,106 @@
+import { formatDiagnostic } from '../diagnostics.js';
+import { parseText } from '../load/load.js';
+import { validateDocuments } from './validate.js';
+
+function validate(text: string) {
+  const loaded = parseText('in.yaml', text);
+  expect(loaded.diagnostics).toEqual([]);
+  return validateDocuments(loaded.documents);
+}
+
+const vs = (group: string, virtualHost: string) => `apiVersion: ${group}\nkind: VirtualService\nmetadata:\n  name: vs\n  namespace: ns\nspec:\n  virtualHost:\n    domains: [a]\n${virtualHost}`;
+const route = (body: string) => `    routes:\n      - ${body}\n`;
+
+test("Gloo's API groups are aliases: the resource is the same as under Sluice's", () => {
+  const body = route('matchers: [{prefix: /}]\n        routeAction: {single: {upstream: {name: u}}}');
+  const ours = validate(vs('gateway.gateway.example/v1', body));
+  const gloo = validate(vs('gateway.solo.io/v1', body));
+  expect(gloo.diagnostics).toEqual([]);
+  expect(gloo.resources[0].apiVersion).toBe('gateway.gateway.example/v1');
+  expect(gloo.resources[0].spec).toEqual(ours.resources[0].spec);
+  for (const [group, kind, spec] of [
+    ['gloo.solo.io/v1', 'Upstream', 'kube: {serviceName: s, servicePort: 80}'],
+    ['enterprise.gloo.solo.io/v1', 'AuthConfig', 'configs: [{ldap: {address: "ldap://l:389", userDnTemplate: "uid=%s", allowedGroups: []}}]'],
+    ['graphql.gloo.solo.io/v1beta1', 'GraphQLApi', 'stitchedSchema: {subschemas: [{name: a}]}'],
+  ]) {
+    expect(validate(`apiVersion: ${group}\nkind: ${kind}\nmetadata: {name: x}\nspec:\n  ${spec}\n`).diagnostics).toEqual([]);
+  }
+});
+
+test('an unsupported field is reported, with the reason, instead of a misleading schema hint', () => {
+  const cases: [string, string][] = [
+    [route('matchers: [{exact: /a}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].exact: "exact" is not supported: not implemented yet — remove exact'],
+    [route('matchers: [{prefix: /}]\n        redirectAction: {hostRedirect: b}'), 'spec.virtualHost.routes[0].redirectAction: "redirectAction" is not supported: not implemented yet — remove redirectAction'],
+    [route('routeAction: {multi: {destinations: []}}'), 'spec.virtualHost.routes[0].routeAction.multi: "multi" is not supported: not implemented yet — remove multi'],
+  ];
+  for (const [body, expected] of cases) {
+    const { resources, diagnostics } = validate(vs('gateway.solo.io/v1', body));
+    expect(resources).toEqual([]);
+    expect(diagnostics.map((d) => `${d.field}: ${d.message} — ${d.hint}`)).toEqual([expected]);
+  }
+});
+
+test("fields that need Gloo's Envoy build and rate limiting say so", () => {
+  const { diagnostics } = validate(vs('gateway.solo.io/v1', `    options:\n      stagedTransformations: {}\n      ratelimit: {}\n`));
+  expect(diagnostics.map(formatDiagnostic)).toEqual([
+    `in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.stagedTransformations: "stagedTransformations" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove stagedTransformations`,
+    'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimit: "ratelimit" is not supported: rate limiting is out of scope for Sluice — rate-limit in front of the gateway or in the service',
+  ]);
+  const aws = validate('apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  aws: {region: us-east-1}\n');
+  expect(aws.diagnostics.map((d) => d.message)).toEqual([`"aws" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy`]);
+});
+
+test('an oauth2 AuthConfig is refused as such, not asked for ldap', () => {
+  const { diagnostics } = validate('apiVersion: enterprise.gloo.solo.io/v1\nkind: AuthConfig\nmetadata: {name: a}\nspec:\n  configs:\n    - oauth2: {oidcAuthorizationCode: {}}\n');
+  expect(diagnostics.map((d) => `${d.field}: ${d.message} — ${d.hint}`)).toEqual([
+    'spec.configs[0].oauth2: "oauth2" is not supported: sluice-extauth implements LDAP only — ldap, or JWT on the VirtualService (virtualHost.options.jwt)',
+  ]);
+});
+
+test('schema hints come back once nothing unsupported is left', () => {
+  const { diagnostics } = validate(vs('gateway.solo.io/v1', route('matchers: [{prefix: /, typo: 1}]\n        routeAction: {single: {upstream: {name: u}}}')));
+  expect(diagnostics.map((d) => d.message)).toEqual(['unknown field "typo"']);
+});
+
+test('kinds Sluice does not implement are refused as a whole, with the reason', () => {
+  const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n---\napiVersion: gateway.solo.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec: {bindPort: 8080}\n');
+  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
+    '2 kind: kind RouteTable is not supported: route delegation (RouteTable) is not implemented yet',
+    '8 kind: kind Gateway is not supported: Sluice has one HTTP listener, set by its own options, not by Gateway resources',
+  ]);
+});
+
+test('a wrong apiVersion names both groups the kind is accepted under', () => {
+  const { diagnostics } = validate('apiVersion: gloo.solo.io/v2\nkind: Upstream\nmetadata: {name: u}\nspec: {}\n');
+  expect(diagnostics[0].hint).toBe('use "gloo.gateway.example/v1" or "gloo.solo.io/v1"');
+});
+
+test('metadata as the API server writes it, a status block and discoveryMetadata are accepted', () => {
+  const text = [
+    'apiVersion: gloo.solo.io/v1',
+    'kind: Upstream',
+    'metadata:',
+    '  annotations:',
+    '  labels:',
+    '  creationTimestamp: "2024-05-01T10:00:00Z"',
+    '  generation: 3',
+    '  name: default-users-80',
+    '  namespace: gloo-system',
+    '  resourceVersion: "123456"',
+    '  selfLink: /apis/gloo.solo.io/v1/namespaces/gloo-system/upstreams/default-users-80',
+    '  uid: 0b5b7c9e-4d6a-4e43-9d0f-0f2b8c1d2e3f',
+    '  finalizers: [example.com/keep]',
+    '  ownerReferences: [{apiVersion: v1, kind: Service, name: users, uid: x}]',
+    '  managedFields: [{manager: discovery, operation: Update}]',
+    'spec:',
+    '  discoveryMetadata:',
+    '    labels: {app: users}',
+    '  kube: {serviceName: users, serviceNamespace: default, servicePort: 80}',
+    'status:',
+    '  statuses:',
+    '    gloo-system: {reportedBy: gloo, state: 1}',
+  ].join('\n');
+  const { resources, diagnostics } = validate(text);
+  expect(diagnostics).toEqual([]);
+  expect(resources[0]).toMatchObject({ kind: 'Upstream', name: 'default-users-80', namespace: 'gloo-system' });
+});
