@@ -10,7 +10,7 @@ import type { GatewayConfig } from './config.js';
 import type { Outcome, Step } from './model.js';
 import { pathOnly } from './request.js';
 
-const CITE = 'docs/envoy-behaviour.md#destination';
+const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: router';
 
 export interface DestinationResult {
   step: Step;

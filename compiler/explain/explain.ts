@@ -16,7 +16,7 @@ import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step
 import { RBAC_FILTER, evaluateRbac } from './rbac.js';
 import { toHttpRequest, type HttpRequest } from './request.js';
 
-const ROUTING = 'docs/envoy-behaviour.md#route-matching';
+const ROUTING = 'docs/envoy-behaviour.md § How explain reads the configuration: routing';
 export const DEFAULT_PROXY = 'default';
 const HCM = 'envoy.filters.network.http_connection_manager';
 const ROUTER = 'envoy.filters.http.router';
@@ -147,7 +147,7 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     } else if (name === EXTAUTH_FILTER) {
       if (!route) {
         // ext_authz skips the check when no route matched (getPerRouteFlags).
-        t.add('ext_authz', 'skipped: no route matched', [], 'docs/envoy-behaviour.md#ext_authz');
+        t.add('ext_authz', 'skipped: no route matched', [], 'docs/envoy-behaviour.md § How explain reads the configuration: ext_authz');
         continue;
       }
       const r = await evaluateExtauth(levels, req, config.authConfigs, options);

@@ -19,7 +19,7 @@ import { headerValue, type HttpRequest } from './request.js';
 
 export const EXTAUTH_FILTER = 'envoy.filters.http.ext_authz';
 const SIDECAR = 'sluice-extauth';
-const CITE = 'docs/extauth.md#the-decision-in-order';
+const CITE = 'docs/extauth.md § The decision, in order';
 
 export interface ExtauthResult {
   step: Step;

@@ -14,7 +14,7 @@ import type { ExplainOptions, Outcome, Step } from './model.js';
 import { headerValue, queryParams, type HttpRequest } from './request.js';
 
 export const JWT_FILTER = 'envoy.filters.http.jwt_authn';
-const CITE = 'docs/envoy-behaviour.md#jwt_authn';
+const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: jwt_authn';
 
 /** Envoy's status texts (source/common/jwt/status.cc) for the statuses explain can reach. */
 const STATUS_TEXT = {

@@ -3,7 +3,7 @@
  * connection manager, virtual host selection by domain, route selection in
  * order, and the string, header and query parameter matchers routes and RBAC
  * use. Each function says why something did or did not match. Sources:
- * docs/envoy-behaviour.md, "How explain evaluates a request".
+ * docs/envoy-behaviour.md, "How explain reads the configuration".
  */
 import type { Json } from '../translate/output.js';
 import { headerValue, pathOnly, queryParams, type HttpRequest } from './request.js';

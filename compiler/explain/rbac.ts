@@ -13,7 +13,7 @@ import { JWT_FILTER } from './jwt.js';
 
 export const RBAC_FILTER = 'envoy.filters.http.rbac';
 export const RBAC_DENIED: Outcome = { status: 403, body: 'RBAC: access denied', by: RBAC_FILTER };
-const CITE = 'docs/envoy-behaviour.md#403-rbac-access-denied';
+const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: rbac';
 
 interface Context {
   req: HttpRequest;
