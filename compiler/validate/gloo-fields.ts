@@ -60,9 +60,9 @@ const ref: FieldTable = { name: supported(), namespace: supported('defaults to t
 const destination: FieldTable = {
   upstream: message(ref),
   kube: message({ ref: message(ref), port: supported() }),
-  consul: refused('Sluice does not read Consul', 'an Upstream with static hosts'),
+  consul: refused('Sluice does not read Consul', 'use an Upstream with static hosts'),
   destinationSpec: glooEnvoy(),
-  subset: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'one Kubernetes Service (or Upstream) per subset'),
+  subset: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'use one Kubernetes Service (or Upstream) per subset'),
 };
 
 const matcher: FieldTable = {
@@ -104,7 +104,7 @@ const rbac: FieldTable = { disable: notYet(), policies: message(rbacPolicy, 'map
 const extauth: FieldTable = {
   configRef: message(ref),
   disable: notYet(),
-  customAuth: refused('ext auth is served by sluice-extauth', 'an AuthConfig with ldap'),
+  customAuth: refused('ext auth is served by sluice-extauth', 'use an AuthConfig with ldap'),
 };
 
 const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: notYet(), hostRewritePathRegex: notYet(), hostRewriteHeader: notYet(), appendXForwardedHost: notYet() };
@@ -134,8 +134,8 @@ const routeOptions: FieldTable = {
   rateLimitRegularConfigs: rateLimit(),
   waf: glooEnvoy(),
   jwt: notYet(),
-  jwtStaged: refused('JWT is always checked before ext auth', 'options.jwt on the virtual host'),
-  jwtProvidersStaged: refused('JWT is always checked before ext auth', 'options.jwt on the virtual host'),
+  jwtStaged: refused('JWT is always checked before ext auth', 'use options.jwt on the virtual host'),
+  jwtProvidersStaged: refused('JWT is always checked before ext auth', 'use options.jwt on the virtual host'),
   rbac: notYet(),
   extauth: notYet(),
   dlp: glooEnvoy(),
@@ -167,7 +167,7 @@ const virtualHostOptions: FieldTable = {
   rateLimitRegularConfigs: rateLimit(),
   waf: glooEnvoy(),
   jwt: message({ providers: message(jwtProvider, 'map', 'at least one'), allowMissingOrFailedJwt: notYet(), validationPolicy: notYet() }),
-  jwtStaged: refused('JWT is always checked before ext auth', 'options.jwt'),
+  jwtStaged: refused('JWT is always checked before ext auth', 'use options.jwt'),
   rbac: message(rbac),
   extauth: message(extauth),
   dlp: glooEnvoy(),
@@ -189,8 +189,8 @@ const route: FieldTable = {
     single: message(destination),
     multi: notYet(),
     upstreamGroup: notYet(),
-    clusterHeader: refused('cluster names are internal to Sluice', 'header matchers on routes to named upstreams'),
-    dynamicForwardProxy: refused('Sluice sends requests only to upstreams its resources name', 'an Upstream with static hosts'),
+    clusterHeader: refused('cluster names are internal to Sluice', 'name the upstream in routeAction.single'),
+    dynamicForwardProxy: refused('Sluice sends requests only to upstreams its resources name', 'use an Upstream with static hosts'),
   }),
   redirectAction: notYet(),
   directResponseAction: notYet(),
@@ -230,7 +230,7 @@ const upstream: FieldTable = {
     servicePort: supported(),
     selector: different(`must equal the selector of the Service (when one is given): ${REASONS.noEndpoints}, so a narrower selector (one Upstream per version) would route to every pod`),
     serviceSpec: notYet(),
-    subsetSpec: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'one Kubernetes Service per subset'),
+    subsetSpec: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'use one Kubernetes Service per subset'),
   }),
   static: message({
     hosts: message({ addr: supported('an IP address or a DNS name'), port: supported(), sniAddr: notYet(), loadBalancingWeight: notYet(), healthCheckConfig: notYet(), metadata: notYet() }, 'list'),
@@ -241,7 +241,7 @@ const upstream: FieldTable = {
   pipe: refused('Sluice does not proxy to Unix sockets'),
   aws: glooEnvoy(),
   azure: glooEnvoy(),
-  consul: refused('Sluice does not read Consul', 'an Upstream with static hosts'),
+  consul: refused('Sluice does not read Consul', 'use an Upstream with static hosts'),
   awsEc2: glooEnvoy(),
   gcp: glooEnvoy(),
   ai: glooEnvoy(),
@@ -268,7 +268,7 @@ const upstreamGroup: FieldTable = {
   destinations: notYet(),
 };
 
-const onlyLdap = () => refused('sluice-extauth implements LDAP only', 'ldap, or JWT on the VirtualService (virtualHost.options.jwt)');
+const onlyLdap = () => refused('sluice-extauth implements LDAP only', 'use ldap, or JWT on the VirtualService (virtualHost.options.jwt)');
 
 const authConfig: FieldTable = {
   configs: message(
@@ -341,7 +341,7 @@ const graphqlApi: FieldTable = {
 /** Every Gloo kind of the routing API, by kind. */
 export const GLOO_KINDS: Record<string, GlooKind> = {
   VirtualService: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: virtualService },
-  RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable, refused: { reason: 'route delegation (RouteTable) is not implemented yet', instead: 'write the routes in the VirtualService' } },
+  RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable, refused: { reason: 'route delegation is not implemented yet', instead: 'write the routes in the VirtualService' } },
   Gateway: {
     apiVersion: 'gateway.gateway.example/v1',
     glooApiVersion: 'gateway.solo.io/v1',
@@ -349,7 +349,7 @@ export const GLOO_KINDS: Record<string, GlooKind> = {
     refused: { reason: 'Sluice has one HTTP listener, set by its own options, not by Gateway resources', instead: 'leave Gateway resources out of the input and set the listener with --listener-address and --listener-port' },
   },
   Upstream: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstream },
-  UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup, refused: { reason: 'UpstreamGroup is not implemented yet', instead: 'route to one upstream with routeAction.single' } },
+  UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup, refused: { reason: REASONS.notYet, instead: 'route to one upstream with routeAction.single' } },
   AuthConfig: { apiVersion: 'enterprise.gateway.example/v1', glooApiVersion: 'enterprise.gloo.solo.io/v1', spec: authConfig },
   GraphQLApi: { apiVersion: 'graphql.gateway.example/v1beta1', glooApiVersion: 'graphql.gloo.solo.io/v1beta1', spec: graphqlApi },
 };

@@ -53,7 +53,7 @@ test("fields that need Gloo's Envoy build and rate limiting say so", () => {
 test('an oauth2 AuthConfig is refused as such, not asked for ldap', () => {
   const { diagnostics } = validate('apiVersion: enterprise.gloo.solo.io/v1\nkind: AuthConfig\nmetadata: {name: a}\nspec:\n  configs:\n    - oauth2: {oidcAuthorizationCode: {}}\n');
   expect(diagnostics.map((d) => `${d.field}: ${d.message} — ${d.hint}`)).toEqual([
-    'spec.configs[0].oauth2: "oauth2" is not supported: sluice-extauth implements LDAP only — ldap, or JWT on the VirtualService (virtualHost.options.jwt)',
+    'spec.configs[0].oauth2: "oauth2" is not supported: sluice-extauth implements LDAP only — use ldap, or JWT on the VirtualService (virtualHost.options.jwt)',
   ]);
 });
 
@@ -65,7 +65,7 @@ test('schema hints come back once nothing unsupported is left', () => {
 test('kinds Sluice does not implement are refused as a whole, with the reason', () => {
   const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n---\napiVersion: gateway.solo.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec: {bindPort: 8080}\n');
   expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
-    '2 kind: kind RouteTable is not supported: route delegation (RouteTable) is not implemented yet',
+    '2 kind: kind RouteTable is not supported: route delegation is not implemented yet',
     '8 kind: kind Gateway is not supported: Sluice has one HTTP listener, set by its own options, not by Gateway resources',
   ]);
 });

@@ -25,6 +25,8 @@ const route = {
       ['single'],
     ),
     graphqlApiRef: resourceRef,
+    // Every route option is refused for now (gloo-fields.ts says why); an empty one is harmless.
+    options: object({}),
   }),
   ...exactlyOne('routeAction', 'graphqlApiRef'),
 };
