@@ -13,6 +13,15 @@ if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slapd ldap-utils >/dev/null
 fi
 
+# Debian's docker-compose (Python, a few MB without its recommended Docker engine) lets the
+# deploy test check docker-compose.yml with `docker-compose config`; skipped where apt has none.
+if ! command -v docker-compose >/dev/null 2>&1 && apt-cache policy docker-compose 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+  echo "== installing docker-compose (checks docker-compose.yml)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker-compose >/dev/null || echo "(docker-compose not installed: the compose check will skip)"
+fi
+
 echo "== installing npm dependencies (npm ci: exactly the committed lock file)"
 # The lock file holds every platform's optional packages (scripts/lock-all-platforms.mjs),
 # so `npm ci` works on any machine; it fails here if the lock and package.json disagree.
