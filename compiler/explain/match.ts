@@ -33,10 +33,10 @@ export function matchString(m: Json, value: string): boolean {
 export function describeString(m: Json): string {
   const ic = m.ignore_case === true ? ' (any case)' : '';
   if (m.exact !== undefined) return `${q(String(m.exact))}${ic}`;
-  if (m.prefix !== undefined) return `starting with ${q(String(m.prefix))}${ic}`;
-  if (m.suffix !== undefined) return `ending with ${q(String(m.suffix))}${ic}`;
-  if (m.contains !== undefined) return `containing ${q(String(m.contains))}${ic}`;
-  if (m.safe_regex !== undefined) return `matching /${(m.safe_regex as Json).regex as string}/`;
+  if (m.prefix !== undefined) return `prefixed by ${q(String(m.prefix))}${ic}`;
+  if (m.suffix !== undefined) return `suffixed by ${q(String(m.suffix))}${ic}`;
+  if (m.contains !== undefined) return `a string containing ${q(String(m.contains))}${ic}`;
+  if (m.safe_regex !== undefined) return `a full match of /${(m.safe_regex as Json).regex as string}/`;
   return JSON.stringify(m);
 }
 
