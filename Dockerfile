@@ -1,5 +1,6 @@
-# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`, `sluice-graphql`).
-FROM node:20.20-bookworm-slim
+# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`, `sluice-graphql`):
+# the default (last) stage. The `examples` stage runs the example upstreams of docker-compose.yml.
+FROM node:20.20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
@@ -12,7 +13,16 @@ COPY bench ./bench
 COPY examples ./examples
 # The benchmarks reuse the test fixtures (slapd), so the build needs them.
 COPY test ./test
-# `npm ci` installs the committed lock file and builds dist/ (the prepare script); dev dependencies go afterwards.
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev && npm cache clean --force
+# `npm ci` installs the committed lock file and builds dist/ (the prepare script).
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+
+# The example services keep the dev dependencies: their gRPC reflection is @grpc/reflection.
+FROM build AS examples
+USER node
+ENTRYPOINT ["node"]
+
+# The control plane and the sidecars: production dependencies only.
+FROM build AS sluice
+RUN npm prune --omit=dev && npm cache clean --force
 USER node
 ENTRYPOINT ["node"]

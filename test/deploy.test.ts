@@ -1,12 +1,14 @@
 /** The files docker-compose.yml mounts stay in step with the code and the examples. */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, importPKCS8, jwtVerify, SignJWT } from 'jose';
 import { load } from 'js-yaml';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
+import { loadPaths } from '../compiler/load/load.js';
 import { compileFiles } from '../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
+import { ENVOY_IMAGE } from '../scripts/start-local.js';
 
 const run = promisify(execFile);
 
@@ -38,4 +40,64 @@ test('every host the compiled examples reach has a network alias (or service nam
   const ldapHosts = result.output!.authConfigs.flatMap((a) => (a.configs as { ldap: { address: string } }[]).map((c) => new URL(c.ldap.address).hostname));
   expect(hosts.length).toBeGreaterThanOrEqual(3);
   for (const host of [...hosts, ...ldapHosts]) expect(names).toContain(host);
+});
+
+/** docker-compose.yml runs the examples' stack: every name they reach resolves there, every image is pinned. */
+describe('docker-compose.yml and examples/ stay in step', () => {
+  interface ComposeService {
+    image?: string;
+    build?: unknown;
+    command?: string[];
+    depends_on?: Record<string, { condition: string }> | string[];
+    healthcheck?: { test: string[] };
+    networks?: { default?: { aliases?: string[] } };
+  }
+  const compose = () => load(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
+  const names = (services: Record<string, ComposeService>) => new Set(Object.entries(services).flatMap(([name, s]) => [name, ...(s.networks?.default?.aliases ?? [])]));
+
+  test('every Service of examples/ and every LDAP address has a network alias; the sidecars answer to the names Envoy dials', async () => {
+    const { services } = compose();
+    const known = names(services);
+    const { documents } = await loadPaths(['examples']);
+    const kinds = (kind: string) => documents.filter((d) => d.value.kind === kind).map((d) => d.value as { metadata: { name: string; namespace?: string }; spec: any });
+    const hosts = [
+      ...kinds('Service').map((s) => `${s.metadata.name}.${s.metadata.namespace ?? 'default'}.svc.${DEFAULT_OPTIONS.clusterDomain}`),
+      ...kinds('AuthConfig').flatMap((a) => (a.spec.configs as { ldap?: { address: string } }[]).flatMap((c) => (c.ldap ? [new URL(c.ldap.address).hostname] : []))),
+      DEFAULT_OPTIONS.extauthAddress.host,
+      DEFAULT_OPTIONS.graphqlAddress.host,
+    ];
+    expect(hosts.length).toBeGreaterThanOrEqual(7);
+    expect(hosts.filter((h) => !known.has(h))).toEqual([]);
+  });
+
+  test('every image is pinned to an exact version; Envoy is the one npm start suggests', () => {
+    const { services } = compose();
+    // A service that builds the project's image names its local tag; every other image is pulled.
+    const images = Object.values(services).flatMap((s) => (s.image && !s.build ? [s.image] : []));
+    expect(images.filter((i) => !/^[\w./-]+:v?\d+\.\d+\.\d+$/.test(i))).toEqual([]);
+    expect(services.envoy?.image).toBe(ENVOY_IMAGE);
+    // The rest is the project's image.
+    expect(Object.entries(services).filter(([, s]) => !s.image && !s.build).map(([name]) => name)).toEqual([]);
+  });
+
+  test('start-up is ordered by healthchecks, and each example program it runs exists', () => {
+    const { services } = compose();
+    for (const [name, s] of Object.entries(services)) {
+      const deps = Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {});
+      for (const dep of deps) {
+        expect({ service: name, dependsOn: dep, exists: dep in services }).toEqual({ service: name, dependsOn: dep, exists: true });
+        if (!Array.isArray(s.depends_on) && s.depends_on![dep]!.condition === 'service_healthy') expect({ dep, healthcheck: !!services[dep]!.healthcheck }).toEqual({ dep, healthcheck: true });
+      }
+      const program = s.command?.find((c) => c.startsWith('dist/examples/services/'));
+      if (program) expect(existsSync(program.replace(/^dist\//, '').replace(/\.js$/, '.ts'))).toBe(true);
+    }
+    expect(services.envoy?.depends_on).toMatchObject({ sluice: { condition: 'service_healthy' }, extauth: { condition: 'service_healthy' }, graphql: { condition: 'service_healthy' } });
+  });
+
+  const dockerCompose = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => existsSync(p));
+  if (!dockerCompose) console.log('test/deploy.test.ts: skipping `docker-compose config`: docker-compose is not installed (apt-get install --no-install-recommends docker-compose)');
+  (dockerCompose ? test : test.skip)('`docker-compose config` accepts the file', async () => {
+    const { stdout } = await run(dockerCompose!, ['-f', 'docker-compose.yml', 'config', '--services']);
+    expect(stdout.trim().split('\n').sort()).toEqual(Object.keys(compose().services).sort());
+  });
 });
