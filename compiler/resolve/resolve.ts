@@ -10,6 +10,7 @@ import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type FindUpstream, type Ref } from './index.js';
 import type { AuthConfigIR, JwtProviderIR, LdapIR, Model, NamespacedName, RbacPolicyIR, RouteIR, UpstreamIR, VirtualHostIR } from './model.js';
 import { buildUpstreamCatalog, type UpstreamCatalog } from './upstreams.js';
+import { selectorProblems } from './upstream-selector.js';
 
 export interface ResolveOptions {
   clusterDomain: string;
@@ -49,6 +50,8 @@ export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAt
 export function resolve(resources: Resource[], options: ResolveOptions): { model: Model; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const index = new ResourceIndex(resources, diagnostics);
+  // No silent widening: an Upstream's kube.selector must be its Service's own.
+  diagnostics.push(...selectorProblems(index));
   const catalog = buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace);
   const used = new Map<string, UpstreamIR>();
 

@@ -228,7 +228,7 @@ const upstream: FieldTable = {
     serviceName: supported(),
     serviceNamespace: supported('defaults to the Upstream\'s namespace'),
     servicePort: supported(),
-    selector: different(`must equal the selector of the Service (when one is given): ${REASONS.noEndpoints}, so a narrower selector (one Upstream per version) would route to every pod`),
+    selector: different(`must equal the Service's own selector, and the Service must be among the inputs: ${REASONS.noEndpoints}, so a narrower selector (one Upstream per version) would reach every pod`),
     serviceSpec: notYet(),
     subsetSpec: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'use one Kubernetes Service per subset'),
   }),
