@@ -13,7 +13,8 @@ lists every field of those resources and what Sluice does with it:
 **supported** (as Gloo documents it), **supported, differs** (accepted, with
 the difference stated), or **refused** (an error that names the field, says
 why, and what to use instead). No field is accepted and then ignored, except
-the metadata and status listed below, which have no routing meaning.
+the metadata, status and discovery labels listed below, which have no
+routing meaning.
 
 The page is generated from the table the compiler reports from
 (\`compiler/validate/gloo-fields.ts\`); a test fails when they differ
@@ -32,6 +33,10 @@ The page is generated from the table the compiler reports from
   \`ownerReferences\`, \`finalizers\`, \`deletionTimestamp\` and a \`status\`
   block are accepted and ignored. A \`kind: List\` (\`apiVersion: v1\`, several
   resources in \`items\`) loads as its items; errors point at the item's lines.
+- An Upstream's \`discoveryMetadata\` (labels Gloo's discovery adds) is
+  accepted and ignored. Its \`kube.selector\` must be the Service's own:
+  Sluice reaches a Service by its DNS name and does not discover pods, so a
+  narrower selector (one Upstream per version) is an error, never widened.
 - When a resource uses a field Sluice refuses, the errors name those fields
   first; schema errors of that resource (a missing field, a typo) are shown
   once nothing refused is left, so a hint never asks for the wrong thing.
