@@ -2,7 +2,7 @@
  * Every problem a user sees is a Diagnostic: where (file:line), which resource
  * (`Kind namespace/name`), which field, what is wrong and what to do.
  */
-export type Stage = 'load' | 'validate' | 'resolve' | 'translate' | 'verify';
+export type Stage = 'load' | 'validate' | 'resolve' | 'verify';
 
 export type FieldPath = ReadonlyArray<string | number>;
 

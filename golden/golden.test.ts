@@ -1,6 +1,7 @@
 /**
  * Golden cases: each `golden/<case>/input/` is compiled with the default
- * options and compared with `golden/<case>/expected/`: the bootstrap and the
+ * options and compared with `golden/<case>/expected/`: the static bootstrap,
+ * the xDS set `serve` serves (`xds.<kind>.yaml`, the kinds it has), the
  * sidecar configs (and `warnings.txt` if there are any), or `errors.txt` when
  * the input is meant to fail.
  * `npm run golden:update` rewrites the expected files; review the diff.
@@ -9,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
 import { staticBootstrap } from '../compiler/emit/bootstrap.js';
-import { renderOutput } from '../compiler/emit/write.js';
+import { renderOutput, renderXds } from '../compiler/emit/write.js';
 import { compileFiles } from '../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { verifyBootstrap } from '../compiler/verify/verify.js';
@@ -23,13 +24,13 @@ const cases = readdirSync(GOLDEN, { withFileTypes: true })
 
 async function render(caseName: string): Promise<Record<string, string>> {
   const result = await compileFiles([path.join(GOLDEN, caseName, 'input')], DEFAULT_OPTIONS);
-  if (!result.output) return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
-  const bootstrap = staticBootstrap(result.output, DEFAULT_OPTIONS);
-  expect(verifyBootstrap(bootstrap).map(formatDiagnostic)).toEqual([]);
-  const files = renderOutput(bootstrap, result.output.authConfigs, result.output.graphqlApis, 'yaml');
+  if (!result.xds) return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
+  // The set was verified; the bootstrap emit makes of it must pass too.
+  expect(verifyBootstrap(staticBootstrap(result.xds, DEFAULT_OPTIONS)).map(formatDiagnostic)).toEqual([]);
+  const files = { ...renderOutput(result.xds, DEFAULT_OPTIONS, 'yaml'), ...renderXds(result.xds) };
   // Sidecar files only where the case has sidecar resources, to keep goldens small.
-  if (result.output.authConfigs.length === 0) delete files['extauth.json'];
-  if (result.output.graphqlApis.length === 0) delete files['graphql.json'];
+  if (result.xds.authConfigs.size === 0) delete files['extauth.json'];
+  if (result.xds.graphqlApis.size === 0) delete files['graphql.json'];
   // Warnings do not stop the compile; the case records them next to its output.
   if (result.diagnostics.length > 0) files['warnings.txt'] = `${result.diagnostics.map(formatDiagnostic).join('\n')}\n`;
   return files;

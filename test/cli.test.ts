@@ -190,3 +190,14 @@ spec:
   expect(fixed.stderr).toBe('valid: 0 virtual hosts, 0 clusters, 1 auth config, 0 GraphQL APIs\n');
   expect(fixed.code).toBe(0);
 });
+
+test('compile --dump-ir prints the IR as YAML: resolved names and hosts, no origins, secrets redacted', async () => {
+  const { code, stdout } = await sluice('compile', '-f', 'golden/extauth-ldap/input', '--dump-ir');
+  expect(code).toBe(0);
+  const ir = parse(stdout) as { virtualHosts: { name: string }[]; authConfigs: { ldap: { serviceAccount?: { password: string } }[] }[] };
+  expect(ir.virtualHosts.length).toBeGreaterThan(0);
+  expect(stdout).not.toContain('origin');
+  const accounts = ir.authConfigs.flatMap((a) => a.ldap.flatMap((l) => (l.serviceAccount ? [l.serviceAccount] : [])));
+  expect(accounts.length).toBeGreaterThan(0);
+  for (const a of accounts) expect(a.password).toBe('<redacted>');
+});

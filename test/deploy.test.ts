@@ -36,8 +36,8 @@ test('every host the compiled examples reach has a network alias (or service nam
   const names = new Set(Object.entries(compose.services).flatMap(([name, s]) => [name, ...(s.networks?.default?.aliases ?? [])]));
   const result = await compileFiles(['examples'], DEFAULT_OPTIONS);
   expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
-  const hosts = JSON.stringify(result.output!.clusters).match(/"address":"[^"]+"/g)!.map((m) => m.slice(11, -1));
-  const ldapHosts = result.output!.authConfigs.flatMap((a) => (a.configs as { ldap: { address: string } }[]).map((c) => new URL(c.ldap.address).hostname));
+  const hosts = JSON.stringify([...result.xds!.clusters.values(), ...result.xds!.endpoints.values()]).match(/"address":"[^"]+"/g)!.map((m) => m.slice(11, -1));
+  const ldapHosts = [...result.xds!.authConfigs.values()].flatMap((a) => (a.configs as { ldap: { address: string } }[]).map((c) => new URL(c.ldap.address).hostname));
   expect(hosts.length).toBeGreaterThanOrEqual(3);
   for (const host of [...hosts, ...ldapHosts]) expect(names).toContain(host);
 });

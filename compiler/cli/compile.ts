@@ -1,10 +1,9 @@
 /** `sluice compile` and `sluice validate`. */
 import { Option, type Command } from 'commander';
 import { isError, renderDiagnostics, type Diagnostic } from '../diagnostics.js';
-import { staticBootstrap } from '../emit/bootstrap.js';
 import { renderOutput, writeFiles, type OutputFormat } from '../emit/write.js';
+import { dumpIr } from '../ir/dump.js';
 import { compileFiles } from '../pipeline.js';
-import { verifyBootstrap } from '../verify/verify.js';
 import { addCompileOptions, compileOptionsFrom, type CompileFlags } from './options.js';
 
 export function plural(n: number, noun: string): string {
@@ -21,33 +20,30 @@ export function reportDiagnostics(diagnostics: Diagnostic[], failed = true): voi
   if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
 }
 
-async function run(flags: CompileFlags & { output?: string; format: OutputFormat }, write: boolean): Promise<number> {
+async function run(flags: CompileFlags & { output?: string; format: OutputFormat; dumpIr?: boolean }, write: boolean): Promise<number> {
   const options = compileOptionsFrom(flags);
   const result = await compileFiles(flags.filename, options);
-  if (!result.output) {
+  if (!result.xds || !result.ir) {
     reportDiagnostics(result.diagnostics);
     return 1;
   }
   // Warnings: the compile succeeded, but something is likely not what the user meant.
   reportDiagnostics(result.diagnostics, false);
-  const bootstrap = staticBootstrap(result.output, options);
-  const bootstrapErrors = verifyBootstrap(bootstrap);
-  if (bootstrapErrors.length > 0) {
-    reportDiagnostics(bootstrapErrors);
-    return 1;
+  if (flags.dumpIr) {
+    process.stdout.write(dumpIr(result.ir));
+    return 0;
   }
-  const virtualHosts = result.output.routes[0]?.virtual_hosts ? (result.output.routes[0].virtual_hosts as unknown[]).length : 0;
   const counts = [
-    plural(virtualHosts, 'virtual host'),
-    plural(result.output.clusters.length, 'cluster'),
-    plural(result.output.authConfigs.length, 'auth config'),
-    plural(result.output.graphqlApis.length, 'GraphQL API'),
+    plural(result.ir.virtualHosts.length, 'virtual host'),
+    plural(result.xds.clusters.size, 'cluster'),
+    plural(result.xds.authConfigs.size, 'auth config'),
+    plural(result.xds.graphqlApis.size, 'GraphQL API'),
   ].join(', ');
   if (!write) {
     process.stderr.write(`valid: ${counts}\n`);
     return 0;
   }
-  const files = renderOutput(bootstrap, result.output.authConfigs, result.output.graphqlApis, flags.format);
+  const files = renderOutput(result.xds, options, flags.format);
   if (!flags.output) {
     process.stdout.write(files[`envoy.${flags.format}`]);
     return 0;
@@ -71,7 +67,8 @@ export function register(program: Command): void {
       .command('compile')
       .description('compile resources into a static Envoy bootstrap (and the sidecar configs with -o)')
       .option('-o, --output <dir>', 'write envoy.yaml (envoy.json with --format json; the other one is removed), extauth.json and graphql.json into DIR (default: print the bootstrap)')
-      .addOption(new Option('--format <format>', 'bootstrap format').choices(['yaml', 'json']).default('yaml')),
+      .addOption(new Option('--format <format>', 'bootstrap format').choices(['yaml', 'json']).default('yaml'))
+      .option('--dump-ir', 'print the IR (the resolved resources, before Envoy) as YAML instead, for debugging; secrets redacted'),
   ).action(async (flags) => {
     process.exitCode = await run(flags, true);
   });

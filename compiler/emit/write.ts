@@ -5,7 +5,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { dump } from 'js-yaml';
-import type { Json } from '../translate/output.js';
+import type { CompileOptions, XdsSet } from '../translate/output.js';
+import { staticBootstrap } from './bootstrap.js';
 
 export type OutputFormat = 'yaml' | 'json';
 
@@ -18,12 +19,21 @@ export interface EmittedFiles {
   [file: string]: string;
 }
 
-export function renderOutput(bootstrap: Json, authConfigs: Json[], graphqlApis: Json[], format: OutputFormat): EmittedFiles {
+export function renderOutput(set: XdsSet, options: CompileOptions, format: OutputFormat): EmittedFiles {
   return {
-    [`envoy.${format}`]: serialize(bootstrap, format),
-    'extauth.json': serialize({ resources: authConfigs }, 'json'),
-    'graphql.json': serialize({ resources: graphqlApis }, 'json'),
+    [`envoy.${format}`]: serialize(staticBootstrap(set, options), format),
+    'extauth.json': serialize({ resources: [...set.authConfigs.values()] }, 'json'),
+    'graphql.json': serialize({ resources: [...set.graphqlApis.values()] }, 'json'),
   };
+}
+
+/** The Envoy resources as `serve` serves them, one `xds.<kind>.yaml` per kind that has any (listeners, routes, clusters, endpoints). */
+export function renderXds(set: XdsSet): EmittedFiles {
+  const files: EmittedFiles = {};
+  for (const kind of ['listeners', 'routes', 'clusters', 'endpoints'] as const) {
+    if (set[kind].size > 0) files[`xds.${kind}.yaml`] = serialize([...set[kind].values()], 'yaml');
+  }
+  return files;
 }
 
 /** Files that carry secrets (the LDAP service-account passwords): readable by their owner only. */

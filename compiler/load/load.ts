@@ -26,23 +26,32 @@ export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 const RESOURCE_FILE = /\.(ya?ml|json)$/i;
 
 export async function loadPaths(paths: string[]): Promise<LoadResult> {
-  const result: LoadResult = { documents: [], diagnostics: [] };
-  if (paths.length === 0) {
-    result.diagnostics.push({ stage: 'load', message: 'no input given', hint: 'pass resource files or directories with -f PATH' });
-    return result;
-  }
-  const files: string[] = [];
-  for (const p of paths) files.push(...(await listResourceFiles(p, result.diagnostics)));
-  const seen = new Set<string>();
-  for (const file of files) {
-    const key = path.resolve(file);
-    if (seen.has(key)) continue;
-    seen.add(key);
+  const listed = await listInputFiles(paths);
+  const result: LoadResult = { documents: [], diagnostics: listed.diagnostics };
+  for (const file of listed.files) {
     const { documents, diagnostics } = await loadFile(file);
     result.documents.push(...documents);
     result.diagnostics.push(...diagnostics);
   }
   return result;
+}
+
+/** The resource files under `paths`, each once, in load order. */
+export async function listInputFiles(paths: string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const diagnostics: Diagnostic[] = [];
+  if (paths.length === 0) return { files: [], diagnostics: [{ stage: 'load', message: 'no input given', hint: 'pass resource files or directories with -f PATH' }] };
+  const files: string[] = [];
+  for (const p of paths) files.push(...(await listResourceFiles(p, diagnostics)));
+  const seen = new Set<string>();
+  return {
+    files: files.filter((file) => {
+      const key = path.resolve(file);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    }),
+    diagnostics,
+  };
 }
 
 async function listResourceFiles(p: string, diagnostics: Diagnostic[]): Promise<string[]> {
@@ -136,6 +145,12 @@ function fsError(file: string, err: unknown, doing?: string): Diagnostic {
 }
 
 export async function loadFile(file: string): Promise<LoadResult> {
+  const read = await readResourceFile(file);
+  return 'bytes' in read ? parseBytes(file, read.bytes) : read;
+}
+
+/** A resource file's bytes, or why it cannot be read. */
+export async function readResourceFile(file: string): Promise<{ bytes: Buffer } | LoadResult> {
   const fail = (message: string, hint: string): LoadResult => ({ documents: [], diagnostics: [{ stage: 'load', file, message, hint }] });
   let bytes: Buffer;
   let handle;
@@ -151,7 +166,11 @@ export async function loadFile(file: string): Promise<LoadResult> {
   } finally {
     await handle?.close();
   }
-  if (bytes.subarray(0, 8192).includes(0)) return fail('binary file, not YAML or JSON', 'remove it from the input or pass only resource files');
+  return { bytes };
+}
+
+export function parseBytes(file: string, bytes: Buffer): LoadResult {
+  if (bytes.subarray(0, 8192).includes(0)) return { documents: [], diagnostics: [{ stage: 'load', file, message: 'binary file, not YAML or JSON', hint: 'remove it from the input or pass only resource files' }] };
   return parseText(file, bytes.toString('utf8'));
 }
 

@@ -26,7 +26,7 @@ import type { Resource } from '../validate/validate.js';
 import type { GraphQLApiSpec } from './graphql.js';
 import { argumentPathProblem } from './graphql-schema.js';
 import { refOf, showRef, type ResourceIndex } from './index.js';
-import type { StitchedSchemaIR, TypeMergeIR } from './model.js';
+import type { StitchedSchemaIR, TypeMergeIR } from '../ir/model.js';
 
 type StitchedSpec = NonNullable<GraphQLApiSpec['stitchedSchema']>;
 

@@ -15,7 +15,7 @@ import type { Resource } from '../validate/validate.js';
 import { resolveStitched, type ApiSchemas } from './graphql-stitched.js';
 import { RESOLVE_DIRECTIVE, argumentPathProblem, buildSdl, directiveUses, parseSdl, sdlMessage, withoutDirective } from './graphql-schema.js';
 import type { FindUpstream, Ref, ResourceIndex } from './index.js';
-import type { ExecutableSchemaIR, GraphQLApiIR, RemoteExecutorIR, ResolutionIR, TargetIR, UpstreamIR } from './model.js';
+import type { ExecutableSchemaIR, GraphQLApiIR, RemoteExecutorIR, ResolutionIR, TargetIR, UpstreamIR } from '../ir/model.js';
 
 interface GrpcResolverSpec {
   upstreamRef: Ref;

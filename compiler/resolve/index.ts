@@ -4,7 +4,7 @@
  */
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
-import type { NamespacedName, UpstreamIR } from './model.js';
+import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 
 /** A reference as written: `{name, namespace?}`. */
 export type Ref = { name: string; namespace?: string };

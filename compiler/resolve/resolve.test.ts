@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { formatDiagnostic } from '../diagnostics.js';
 import { parseText } from '../load/load.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
@@ -10,6 +11,9 @@ function resolveText(text: string) {
   expect([...loaded.diagnostics, ...validated.diagnostics].map(formatDiagnostic)).toEqual([]);
   return resolve(validated.resources, DEFAULT_OPTIONS);
 }
+
+/** An Ed25519 public JWK, on one line for a flow-style YAML value. */
+const JWK = JSON.stringify(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }));
 
 const service = (name: string, ns: string, ports: number[]) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  ports: [${ports.map((p) => `{port: ${p}}`).join(', ')}]\n---\n`;
 
@@ -62,12 +66,12 @@ test('domains are unique across virtual services, case-insensitively, and the er
 
 test('two VirtualServices whose JWT providers would share one jwt_authn entry: an error, never one host using the other host\'s keys', () => {
   const vs = (name: string, provider: string, issuer: string) =>
-    `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: x}\nspec:\n  virtualHost:\n    domains: [${name}.example]\n    options:\n      jwt:\n        providers:\n          ${provider}:\n            issuer: ${issuer}\n            jwks: {local: {key: k}}\n---\n`;
-  const { model, diagnostics } = resolveText(vs('a', 'b.c', 'https://a.example') + vs('a.b', 'c', 'https://evil.example'));
+    `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: x}\nspec:\n  virtualHost:\n    domains: [${name}.example]\n    options:\n      jwt:\n        providers:\n          ${provider}:\n            issuer: ${issuer}\n            jwks: {local: {key: '${JWK}'}}\n---\n`;
+  const { diagnostics } = resolveText(vs('a', 'b.c', 'https://a.example') + vs('a.b', 'c', 'https://evil.example'));
+  // An error: the compile stops, so no output carries the shared entry.
   expect(diagnostics.map(formatDiagnostic)).toEqual([
     'in.yaml:23: error[resolve]: VirtualService x/a.b: spec.virtualHost.options.jwt.providers.c: JWT provider name "x.a.b.c" is also produced by VirtualService x/a — rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique',
   ]);
-  expect(model.virtualHosts.map((vh) => vh.jwt!.providers.map((p) => p.issuer))).toEqual([['https://a.example'], []]);
 });
 
 test('Services whose discovered names collide (a-b/c and a/b-c, port 80): each route reaches its own Service; both in one output is an error, a by-name reference is ambiguous', () => {

@@ -6,10 +6,12 @@ import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER,
 import { normalizeDn } from '../../protos/ldap-dn.js';
 import { fieldError, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
+import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
 import { resolveGraphQLApis } from './graphql.js';
-import { ResourceIndex, refOf, showRef, type FindUpstream, type Ref } from './index.js';
-import type { AuthConfigIR, JwtProviderIR, LdapIR, Model, NamespacedName, RbacPolicyIR, RouteIR, UpstreamIR, VirtualHostIR } from './model.js';
-import { buildUpstreamCatalog, type UpstreamCatalog } from './upstreams.js';
+import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
+import { Lookups, stillValid, type Dependency } from './lookups.js';
+import { pemToJwks } from './pem.js';
+import { buildUpstreamCatalog, UpstreamMemo } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
 
 export interface ResolveOptions {
@@ -47,63 +49,63 @@ interface LdapSpec {
 
 export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
 
-export function resolve(resources: Resource[], options: ResolveOptions): { model: Model; diagnostics: Diagnostic[] } {
+/**
+ * What resolve keeps between runs of one compiler, so an edit re-resolves only
+ * the resources whose inputs changed. A resource's result is reused when the
+ * resource is the same object (its file was not re-parsed) and every lookup it
+ * made answers the same as last time (see ./lookups.ts).
+ */
+export class ResolveMemo {
+  readonly virtualServices = new WeakMap<Resource, Memo<VirtualServiceResult>>();
+  readonly authConfigs = new WeakMap<Resource, Memo<AuthConfigIR>>();
+  graphqlApis: (Memo<GraphQLApiIR[]> & { apis: Resource[] }) | undefined;
+  readonly upstreams = new UpstreamMemo();
+}
+
+interface Memo<T> {
+  value: T;
+  diagnostics: Diagnostic[];
+  deps: Dependency[];
+}
+
+/** One VirtualService on its own; what depends on the others is checked in `resolve`. */
+interface VirtualServiceResult {
+  vh: VirtualHostIR;
+  /** Upstreams its routes and remote JWKS send to, with the field that names each. */
+  uses: { path: FieldPath; upstream: UpstreamIR }[];
+  /** JWT provider names it produces, with their fields. */
+  providers: { name: string; path: FieldPath }[];
+}
+
+export function resolve(resources: Resource[], options: ResolveOptions, memo = new ResolveMemo()): { model: Model; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const index = new ResourceIndex(resources, diagnostics);
   // No silent widening: an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index));
-  const catalog = buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace);
+  const catalog = buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams);
+
+  /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */
+  const cached = <T>(map: WeakMap<Resource, Memo<T>>, resource: Resource, compute: (lookups: Lookups, diagnostics: Diagnostic[]) => T): T => {
+    let entry = map.get(resource);
+    if (!entry || !stillValid(entry.deps, index, catalog)) {
+      const lookups = new Lookups(index, catalog);
+      const own: Diagnostic[] = [];
+      entry = { value: compute(lookups, own), diagnostics: own, deps: lookups.deps };
+      map.set(resource, entry);
+    }
+    diagnostics.push(...entry.diagnostics);
+    return entry.value;
+  };
+
   const used = new Map<string, UpstreamIR>();
-
-  const useUpstream = (from: Resource, path: FieldPath, upstream: UpstreamIR): string => {
-    const clash = used.get(upstream.name);
-    if (clash && clash !== upstream) {
-      diagnostics.push(fieldError('resolve', from.origin, path, `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`, 'give one of the Upstreams another name'));
-    }
-    used.set(upstream.name, upstream);
-    return upstream.name;
-  };
-
-  /** The upstream a reference names; a dangling or ambiguous one is an error on `path`. */
-  const findUpstream: FindUpstream = (from, path, raw) => {
-    const ref = refOf(raw, from);
-    const upstream = catalog.lookup(ref);
-    if (Array.isArray(upstream)) {
-      const services = upstream.map((u) => u.target.kind === 'dns' ? u.target.host : u.name).join(' and ');
-      diagnostics.push(fieldError('resolve', from.origin, path, `Upstream name "${ref.name}" is discovered from more than one Service (${services})`, `route to the Service with routeAction.single.kube, or define an Upstream named "${ref.name}" in namespace "${options.controlPlaneNamespace}"`));
-      return undefined;
-    }
-    if (!upstream) {
-      diagnostics.push(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`));
-      return undefined;
-    }
-    return upstream;
-  };
-
-  /** An upstream Envoy itself sends to: it becomes a cluster. */
-  const upstreamRef = (from: Resource, path: FieldPath, raw: Ref): string | undefined => {
-    const upstream = findUpstream(from, path, raw);
-    return upstream && useUpstream(from, path, upstream);
-  };
-
-  const requireRef = (from: Resource, path: FieldPath, kind: string, raw: Ref, hint: string): NamespacedName | undefined => {
-    const ref = refOf(raw, from);
-    if (index.get(kind, ref)) return ref;
-    diagnostics.push(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint));
-    return undefined;
-  };
-
-  const virtualHosts: VirtualHostIR[] = [];
   const domainOwners = new Map<string, Resource>();
   // Envoy's jwt_authn holds the providers of all virtual hosts in one map.
   const providerOwners = new Map<string, Resource>();
+  const virtualHosts: VirtualHostIR[] = [];
   for (const vs of index.all('VirtualService')) {
-    const spec = vs.spec as unknown as VirtualServiceSpec;
-    const host = spec.virtualHost;
+    const result = cached(memo.virtualServices, vs, (lookups, own) => resolveVirtualService(vs, lookups, options, own));
     const base = ['spec', 'virtualHost'];
-    const name = `${vs.namespace}.${vs.name}`;
-
-    host.domains.forEach((domain, i) => {
+    result.vh.domains.forEach((domain, i) => {
       const owner = domainOwners.get(domain.toLowerCase());
       if (owner) {
         const where = owner === vs ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name} (${owner.origin.file}:${owner.origin.lineOf(['spec', 'virtualHost', 'domains'])}) already claims it`;
@@ -112,99 +114,183 @@ export function resolve(resources: Resource[], options: ResolveOptions): { model
         domainOwners.set(domain.toLowerCase(), vs);
       }
     });
-
-    const routes: RouteIR[] = [];
-    (host.routes ?? []).forEach((route, i) => {
-      const path = [...base, 'routes', i];
-      let action: RouteIR['action'] | undefined;
-      if (route.graphqlApiRef) {
-        const ref = requireRef(vs, [...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference');
-        if (ref) action = { kind: 'graphql', api: `${ref.namespace}.${ref.name}` };
-      } else {
-        const single = route.routeAction!.single;
-        if (single.upstream) {
-          const cluster = upstreamRef(vs, [...path, 'routeAction', 'single', 'upstream'], single.upstream);
-          if (cluster) action = { kind: 'cluster', cluster };
-        } else {
-          const kube = single.kube!;
-          const ref = refOf(kube.ref, vs);
-          const found = catalog.servicePort(ref, kube.port);
-          if (found.upstream) {
-            action = { kind: 'cluster', cluster: useUpstream(vs, [...path, 'routeAction', 'single', 'kube'], found.upstream) };
-          } else if (found.knownPorts) {
-            diagnostics.push(fieldError('resolve', vs.origin, [...path, 'routeAction', 'single', 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
-          } else {
-            diagnostics.push(fieldError('resolve', vs.origin, [...path, 'routeAction', 'single', 'kube', 'ref'], `Service ${showRef(ref)} not found`, 'define the v1 Service among the inputs, or route to an Upstream with routeAction.single.upstream'));
-          }
-        }
+    for (const { path, upstream } of result.uses) {
+      const clash = used.get(upstream.name);
+      if (clash && clash !== upstream) {
+        diagnostics.push(fieldError('resolve', vs.origin, path, `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`, 'give one of the Upstreams another name'));
       }
-      const matchers = route.matchers && route.matchers.length > 0 ? route.matchers : [{ prefix: '/' }];
-      if (action) {
-        for (const m of matchers) routes.push({ name: `${name}/${routes.length}`, prefix: m.prefix, action });
-      }
-    });
-
-    const vh: VirtualHostIR = { name, namespace: vs.namespace, origin: vs.origin, domains: host.domains, routes };
-    if (spec.displayName !== undefined) vh.displayName = spec.displayName;
-    const opts = host.options ?? {};
-    if (opts.jwt) {
-      const providers: JwtProviderIR[] = [];
-      for (const [pname, p] of Object.entries(opts.jwt.providers)) {
-        const path = [...base, 'options', 'jwt', 'providers', pname];
-        const common = { name: `${name}.${pname}`, issuer: p.issuer, origin: vs.origin, path };
-        // Names may contain dots: VirtualService `a` with provider `b.c` and VirtualService `a.b` with
-        // provider `c` would share one entry, and one host would verify tokens with the other's keys.
-        const owner = providerOwners.get(common.name);
-        if (owner) {
-          diagnostics.push(fieldError('resolve', vs.origin, path, `JWT provider name "${common.name}" is also produced by VirtualService ${owner.namespace}/${owner.name}`, 'rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique'));
-          continue;
-        }
-        providerOwners.set(common.name, vs);
-        if (p.jwks.local) {
-          providers.push({ ...common, jwks: { kind: 'local', pem: p.jwks.local.key } });
-        } else {
-          const remote = p.jwks.remote!;
-          const cluster = upstreamRef(vs, [...path, 'jwks', 'remote', 'upstreamRef'], remote.upstreamRef);
-          if (cluster) providers.push({ ...common, jwks: { kind: 'remote', url: remote.url, cluster } });
-        }
-      }
-      vh.jwt = { providers };
+      used.set(upstream.name, upstream);
     }
-    if (opts.rbac) {
-      const policies: RbacPolicyIR[] = Object.entries(opts.rbac.policies).map(([pname, p]) => ({
-        name: pname,
-        methods: p.permissions.methods ?? [],
-        ...(p.permissions.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
-        principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
-        origin: vs.origin,
-        path: [...base, 'options', 'rbac', 'policies', pname],
-      }));
-      vh.rbac = { policies };
+    for (const { name, path } of result.providers) {
+      // Names may contain dots: VirtualService `a` with provider `b.c` and VirtualService `a.b` with
+      // provider `c` would share one entry, and one host would verify tokens with the other's keys.
+      const owner = providerOwners.get(name);
+      if (owner) diagnostics.push(fieldError('resolve', vs.origin, path, `JWT provider name "${name}" is also produced by VirtualService ${owner.namespace}/${owner.name}`, 'rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique'));
+      else providerOwners.set(name, vs);
     }
-    if (opts.extauth) {
-      const ref = requireRef(vs, [...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
-      if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
-    }
-    virtualHosts.push(vh);
+    virtualHosts.push(result.vh);
   }
 
-  const authConfigs: AuthConfigIR[] = index.all('AuthConfig').map((ac) => ({
-    name: `${ac.namespace}.${ac.name}`,
-    origin: ac.origin,
-    ldap: ((ac.spec as { configs: { ldap: LdapSpec }[] }).configs ?? []).flatMap((c, i) => {
-      const ldap = resolveLdap(ac, ['spec', 'configs', i, 'ldap'], c.ldap, index, diagnostics);
-      return ldap ? [ldap] : [];
-    }),
-  }));
+  const authConfigs: AuthConfigIR[] = index.all('AuthConfig').map((ac) =>
+    cached(memo.authConfigs, ac, (lookups, own) => ({
+      name: `${ac.namespace}.${ac.name}`,
+      origin: ac.origin,
+      ldap: ((ac.spec as { configs: { ldap: LdapSpec }[] }).configs ?? []).flatMap((c, i) => {
+        const ldap = resolveLdap(ac, ['spec', 'configs', i, 'ldap'], c.ldap, lookups, own);
+        return ldap ? [ldap] : [];
+      }),
+    })),
+  );
 
-  // sluice-graphql dials its upstreams itself: they are looked up, but are no Envoy clusters.
-  const graphqlApis = resolveGraphQLApis(index, findUpstream, diagnostics);
+  // sluice-graphql dials its upstreams itself: they are looked up, but are no Envoy clusters. Stitched
+  // APIs read the others' schemas, so the APIs are resolved together, again when any of them changes.
+  const apis = index.all('GraphQLApi');
+  let gql = memo.graphqlApis;
+  if (!gql || gql.apis.length !== apis.length || gql.apis.some((a, i) => a !== apis[i]) || !stillValid(gql.deps, index, catalog)) {
+    const lookups = new Lookups(index, catalog);
+    const own: Diagnostic[] = [];
+    gql = memo.graphqlApis = { apis, value: resolveGraphQLApis(index, lookups.findUpstream(options, own), own), diagnostics: own, deps: lookups.deps };
+  }
+  diagnostics.push(...gql.diagnostics);
 
   const upstreams = [...used.values()].sort((a, b) => a.name.localeCompare(b.name));
-  return { model: { virtualHosts, upstreams, authConfigs, graphqlApis }, diagnostics };
+  sidecarNameClashes(virtualHosts, upstreams, diagnostics);
+  return { model: { virtualHosts, upstreams, authConfigs, graphqlApis: gql.value }, diagnostics };
 }
 
-function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: ResourceIndex, diagnostics: Diagnostic[]): LdapIR | undefined {
+/** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */
+function sidecarNameClashes(virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], diagnostics: Diagnostic[]): void {
+  const sidecars = [
+    { name: SIDECAR_CLUSTERS.extauth, used: virtualHosts.some((vh) => vh.extauth) },
+    { name: SIDECAR_CLUSTERS.graphql, used: virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql')) },
+  ];
+  for (const sidecar of sidecars) {
+    const taken = sidecar.used && upstreams.find((u) => u.name === sidecar.name);
+    if (taken) diagnostics.push(fieldError('resolve', taken.origin, ['metadata', 'name'], `"${taken.name}" is the name of a sidecar cluster in this output`, 'rename the Upstream (and the references to it)'));
+  }
+}
+
+function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveOptions, diagnostics: Diagnostic[]): VirtualServiceResult {
+  const spec = vs.spec as unknown as VirtualServiceSpec;
+  const host = spec.virtualHost;
+  const base = ['spec', 'virtualHost'];
+  const name = `${vs.namespace}.${vs.name}`;
+  const uses: VirtualServiceResult['uses'] = [];
+  const findUpstream = lookups.findUpstream(options, diagnostics);
+  /** An upstream Envoy itself sends to: it becomes a cluster. */
+  const upstreamRef = (path: FieldPath, raw: Ref): string | undefined => {
+    const upstream = findUpstream(vs, path, raw);
+    if (!upstream) return undefined;
+    uses.push({ path, upstream });
+    return upstream.name;
+  };
+  const requireRef = (path: FieldPath, kind: string, raw: Ref, hint: string): NamespacedName | undefined => {
+    const ref = refOf(raw, vs);
+    if (lookups.resource(kind, ref)) return ref;
+    diagnostics.push(fieldError('resolve', vs.origin, path, `${kind} ${showRef(ref)} not found`, hint));
+    return undefined;
+  };
+
+  const routes: RouteIR[] = [];
+  (host.routes ?? []).forEach((route, i) => {
+    const path = [...base, 'routes', i];
+    let action: RouteIR['action'] | undefined;
+    if (route.graphqlApiRef) {
+      const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference');
+      if (ref) action = { kind: 'graphql', api: `${ref.namespace}.${ref.name}` };
+    } else {
+      const single = route.routeAction!.single;
+      if (single.upstream) {
+        const cluster = upstreamRef([...path, 'routeAction', 'single', 'upstream'], single.upstream);
+        if (cluster) action = { kind: 'cluster', cluster };
+      } else {
+        const kube = single.kube!;
+        const ref = refOf(kube.ref, vs);
+        const found = lookups.servicePort(ref, kube.port);
+        if (found.upstream) {
+          uses.push({ path: [...path, 'routeAction', 'single', 'kube'], upstream: found.upstream });
+          action = { kind: 'cluster', cluster: found.upstream.name };
+        } else if (found.knownPorts) {
+          diagnostics.push(fieldError('resolve', vs.origin, [...path, 'routeAction', 'single', 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
+        } else {
+          diagnostics.push(fieldError('resolve', vs.origin, [...path, 'routeAction', 'single', 'kube', 'ref'], `Service ${showRef(ref)} not found`, 'define the v1 Service among the inputs, or route to an Upstream with routeAction.single.upstream'));
+        }
+      }
+    }
+    const matchers = route.matchers && route.matchers.length > 0 ? route.matchers : [{ prefix: '/' }];
+    if (action) {
+      for (const m of matchers) routes.push({ name: `${name}/${routes.length}`, prefix: m.prefix, action });
+    }
+  });
+
+  const vh: VirtualHostIR = { name, namespace: vs.namespace, origin: vs.origin, domains: host.domains, routes };
+  if (spec.displayName !== undefined) vh.displayName = spec.displayName;
+  const providerNames: VirtualServiceResult['providers'] = [];
+  const opts = host.options ?? {};
+  if (opts.jwt) {
+    const providers: JwtProviderIR[] = [];
+    for (const [pname, p] of Object.entries(opts.jwt.providers)) {
+      const path = [...base, 'options', 'jwt', 'providers', pname];
+      const common = { name: `${name}.${pname}`, issuer: p.issuer, origin: vs.origin, path };
+      providerNames.push({ name: common.name, path });
+      if (p.jwks.local) {
+        const converted = pemToJwks(p.jwks.local.key);
+        if (converted.ok) providers.push({ ...common, jwks: { kind: 'local', keys: JSON.stringify({ keys: converted.keys }) } });
+        else diagnostics.push(fieldError('resolve', vs.origin, [...path, 'jwks', 'local', 'key'], `key ${converted.message}`, converted.hint));
+      } else {
+        const remote = p.jwks.remote!;
+        if (!isHttpUrl(remote.url)) {
+          diagnostics.push(fieldError('resolve', vs.origin, [...path, 'jwks', 'remote', 'url'], `"${remote.url}" is not an http or https URL`, 'give the URL of the key set document, e.g. http://jwks.example/keys.json'));
+        }
+        const cluster = upstreamRef([...path, 'jwks', 'remote', 'upstreamRef'], remote.upstreamRef);
+        if (cluster) providers.push({ ...common, jwks: { kind: 'remote', url: remote.url, cluster } });
+      }
+    }
+    vh.jwt = { providers };
+  }
+  if (opts.rbac) {
+    const policies: RbacPolicyIR[] = Object.entries(opts.rbac.policies).map(([pname, p]) => ({
+      name: pname,
+      methods: p.permissions.methods ?? [],
+      ...(p.permissions.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
+      principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
+      origin: vs.origin,
+      path: [...base, 'options', 'rbac', 'policies', pname],
+    }));
+    checkRbac(vs, policies, opts.jwt !== undefined && Object.keys(opts.jwt.providers).length > 0, diagnostics);
+    vh.rbac = { policies };
+  }
+  if (opts.extauth) {
+    const ref = requireRef([...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
+    if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
+  }
+  return { vh, uses, providers: providerNames };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** RBAC policies that could never match a request are errors (claim names and values are checked by the schema). */
+function checkRbac(vs: Resource, policies: RbacPolicyIR[], hasJwt: boolean, diagnostics: Diagnostic[]): void {
+  if (policies.length === 0) return;
+  for (const policy of policies) {
+    if (policy.principals.length === 0) {
+      // "carries every claim of one of the principals" can never hold with no principals.
+      diagnostics.push(fieldError('resolve', vs.origin, [...policy.path, 'principals'], 'policy has no principals, so it would match no request', 'add a principal with the claims to require; to admit every token of a provider, require its issuer: `claims: {iss: <issuer>}`'));
+    }
+  }
+  if (!hasJwt) {
+    diagnostics.push(fieldError('resolve', vs.origin, ['spec', 'virtualHost', 'options', 'rbac'], 'RBAC matches JWT claims, but this virtual host has no options.jwt, so no request could ever pass', 'add options.jwt with the provider whose tokens carry these claims'));
+  }
+}
+
+function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, lookups: Lookups, diagnostics: Diagnostic[]): LdapIR | undefined {
   let ok = true;
   const fail = (field: string, message: string, hint: string) => {
     diagnostics.push(fieldError('resolve', ac.origin, [...path, field], message, hint));
@@ -246,7 +332,7 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, index: Resou
       return undefined;
     }
     const ref = refOf(lookup.credentialsSecretRef, ac);
-    const secret = index.get('Secret', ref);
+    const secret = lookups.resource('Secret', ref);
     if (!secret) {
       diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`));
       return undefined;

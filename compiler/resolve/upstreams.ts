@@ -6,7 +6,7 @@
 import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import type { ResourceIndex } from './index.js';
-import type { NamespacedName, UpstreamIR } from './model.js';
+import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 
 interface KubeUpstreamSpec {
   useHttp2?: boolean;
@@ -29,12 +29,24 @@ export function discoveredUpstreamName(namespace: string, service: string, port:
   return `${namespace}-${service}-${port}`;
 }
 
-export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string, controlPlaneNamespace: string): UpstreamCatalog {
+/**
+ * Upstreams built in earlier runs, by the resource they come from, so an
+ * unchanged Upstream or Service port gives the same object (what lets later
+ * stages tell it is unchanged).
+ */
+export class UpstreamMemo {
+  readonly explicit = new WeakMap<Resource, UpstreamIR>();
+  readonly discovered = new WeakMap<Resource, Map<number, UpstreamIR>>();
+}
+
+export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string, controlPlaneNamespace: string, memo = new UpstreamMemo()): UpstreamCatalog {
   const dnsName = (service: string, namespace: string) => `${service}.${namespace}.svc.${clusterDomain}`;
 
   const explicit = new Map<string, UpstreamIR>();
   for (const r of index.all('Upstream')) {
-    explicit.set(`${r.namespace}/${r.name}`, explicitUpstream(r, dnsName));
+    let upstream = memo.explicit.get(r);
+    if (!upstream) memo.explicit.set(r, (upstream = explicitUpstream(r, dnsName)));
+    explicit.set(`${r.namespace}/${r.name}`, upstream);
   }
 
   /**
@@ -49,9 +61,12 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
   for (const svc of index.all('Service')) {
     const ports = ((svc.spec as ServiceSpec).ports ?? []).map((p) => p.port);
     servicePorts.set(`${svc.namespace}/${svc.name}`, ports);
+    let built = memo.discovered.get(svc);
+    if (!built) memo.discovered.set(svc, (built = new Map()));
     for (const port of ports) {
       const name = discoveredUpstreamName(svc.namespace, svc.name, port);
-      const upstream: UpstreamIR = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: { kind: 'dns', host: dnsName(svc.name, svc.namespace), port } };
+      let upstream = built.get(port);
+      if (!upstream) built.set(port, (upstream = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: { kind: 'dns', host: dnsName(svc.name, svc.namespace), port } }));
       byServicePort.set(`${svc.namespace}/${svc.name}/${port}`, upstream);
       discovered.set(name, [...(discovered.get(name) ?? []), { upstream, serviceNamespace: svc.namespace }]);
     }

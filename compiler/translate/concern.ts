@@ -1,33 +1,26 @@
 /**
- * One HTTP filter concern (jwt, rbac, extauth, graphql): it adds its filter to
- * the connection manager once, configures each virtual host, and contributes
- * the extra clusters and sidecar resources it needs. The core translator only
- * knows the ordered list of concerns (see ./concerns.ts).
+ * One HTTP filter concern (jwt, rbac, extauth, graphql): whether the model
+ * uses it, its filter in the connection manager, its configuration of each
+ * virtual host, and the sidecar cluster it needs. The core translator only
+ * knows the ordered list of concerns (see ./concerns.ts). Every part of a
+ * virtual host's output depends on that virtual host and on which concerns
+ * are in use, nothing else, so translate can keep it while neither changes.
  */
-import type { Diagnostic } from '../diagnostics.js';
-import type { Model } from '../resolve/model.js';
+import type { Model, VirtualHostIR } from '../ir/model.js';
+import type { ClusterPair } from './clusters.js';
 import type { CompileOptions, Json } from './output.js';
 
-export interface ConcernResult {
-  /** The HTTP filter (`{name, typed_config}`), or undefined when no virtual host uses this concern. */
-  httpFilter?: Json;
-  /** `typed_per_filter_config` value for each virtual host, by virtual host name, keyed by the filter name by the caller. */
-  perVirtualHost: Map<string, Json>;
-  /** Headers a virtual host removes from every request it sends upstream, by virtual host name. */
-  requestHeadersToRemove?: Map<string, string[]>;
-  /** Extra clusters (sidecars); upstream clusters come from the model. */
-  clusters: Json[];
-  authConfigs?: Json[];
-  graphqlApis?: Json[];
-  diagnostics: Diagnostic[];
-}
-
 export interface HttpFilterConcern {
-  /** Envoy filter name, e.g. `envoy.filters.http.jwt_authn`. */
+  /** Envoy filter name, e.g. `envoy.filters.http.jwt_authn`; the key of its per-virtual-host config. */
   readonly filterName: string;
-  translate(model: Model, options: CompileOptions): ConcernResult;
-}
-
-export function emptyResult(): ConcernResult {
-  return { perVirtualHost: new Map(), clusters: [], diagnostics: [] };
+  /** Whether any virtual host uses it; only then is it in the chain and configures every virtual host. */
+  inUse(model: Model): boolean;
+  /** The HTTP filter (`{name, typed_config}`) when in use; none for a concern without a filter of its own (jwt's is built by translate, see jwtFilter). */
+  httpFilter?(): Json;
+  /** `typed_per_filter_config` value of one virtual host, when in use. */
+  perVirtualHost?(vh: VirtualHostIR): Json;
+  /** Headers a virtual host removes from every request it sends upstream, in use or not. */
+  requestHeadersToRemove?(vh: VirtualHostIR): string[];
+  /** The sidecar cluster, when in use. */
+  sidecarCluster?(options: CompileOptions): ClusterPair;
 }

@@ -1,5 +1,5 @@
 /** The one HTTP listener and its connection manager. */
-import type { Json } from './output.js';
+import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 
 export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 export const ROUTER_FILTER: Json = {
@@ -11,8 +11,8 @@ export function listenerName(port: number): string {
   return `http-${port}`;
 }
 
-/** The listener with its route configuration inline (static bootstrap); xDS swaps it for RDS. */
-export function httpListener(address: string, port: number, httpFilters: Json[], routeConfig: Json): Json {
+/** The listener; its connection manager gets the route configuration named `routeConfigName` over RDS (emit inlines it for a static bootstrap). */
+export function httpListener(address: string, port: number, httpFilters: Json[], routeConfigName: string): Json {
   return {
     name: listenerName(port),
     address: { socket_address: { address, port_value: port } },
@@ -36,7 +36,7 @@ export function httpListener(address: string, port: number, httpFilters: Json[],
               // Many upstreams read `x_user_id` and `x-user-id` as one name (CGI's HTTP_X_USER_ID), so a
               // client's underscore spelling could pose as the identity sluice-extauth sets. Dropped, as nginx does.
               common_http_protocol_options: { headers_with_underscores_action: 'DROP_HEADER' },
-              route_config: routeConfig,
+              rds: { config_source: ADS_CONFIG_SOURCE, route_config_name: routeConfigName },
               http_filters: [...httpFilters, ROUTER_FILTER],
             },
           },

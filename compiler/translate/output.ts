@@ -1,8 +1,11 @@
 /**
- * What translation produces: Envoy resources and sidecar resources as proto3
- * JSON objects (snake_case field names, `@type` on Any, durations as "5s").
- * The verifier checks every one against the protos; xDS encodes them.
+ * What translation produces: the xDS resource set, Envoy resources and
+ * sidecar resources as proto3 JSON objects (snake_case field names, `@type`
+ * on Any, durations as "5s"), keyed by resource name. The verifier checks it,
+ * `serve` encodes and serves it as it is, emit inlines it into a static bootstrap.
  */
+import { TYPE_URL } from '../../protos/contract.js';
+
 export type Json = { [key: string]: unknown };
 
 export interface CompileOptions {
@@ -31,13 +34,34 @@ export const DEFAULT_OPTIONS: CompileOptions = {
   adminPort: 19000,
 };
 
-/** The whole translation result; every list is sorted by name. */
-export interface CompiledOutput {
-  listeners: Json[];
-  routes: Json[];
-  clusters: Json[];
+/** The xDS resource set; each map is by resource name, in name order. */
+export interface XdsSet {
+  clusters: Map<string, Json>;
+  /** ClusterLoadAssignments of the EDS clusters, by cluster name. */
+  endpoints: Map<string, Json>;
+  listeners: Map<string, Json>;
+  routes: Map<string, Json>;
   /** Compiled AuthConfigs (`sluice.extauth.v1.AuthConfig`), secrets resolved. */
-  authConfigs: Json[];
+  authConfigs: Map<string, Json>;
   /** Compiled GraphQL APIs (`sluice.graphql.v1.GraphQLApi`). */
-  graphqlApis: Json[];
+  graphqlApis: Map<string, Json>;
+}
+
+export type XdsKind = keyof XdsSet;
+
+/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, listeners, routes, then the sidecars' types). */
+export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageType: string; label: string }> = [
+  { kind: 'clusters', typeUrl: TYPE_URL.cluster, label: 'Cluster' },
+  { kind: 'endpoints', typeUrl: TYPE_URL.endpoint, label: 'ClusterLoadAssignment' },
+  { kind: 'listeners', typeUrl: TYPE_URL.listener, label: 'Listener' },
+  { kind: 'routes', typeUrl: TYPE_URL.route, label: 'RouteConfiguration' },
+  { kind: 'authConfigs', typeUrl: TYPE_URL.authConfig, label: 'AuthConfig' },
+  { kind: 'graphqlApis', typeUrl: TYPE_URL.graphqlApi, label: 'GraphQLApi' },
+].map((k) => ({ ...k, kind: k.kind as XdsKind, messageType: k.typeUrl.slice('type.googleapis.com/'.length) }));
+
+/** Where Envoy gets RDS and EDS resources: the ADS stream it already has. */
+export const ADS_CONFIG_SOURCE: Json = { ads: {}, resource_api_version: 'V3' };
+
+export function emptyXdsSet(): XdsSet {
+  return { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
 }

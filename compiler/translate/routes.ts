@@ -1,9 +1,9 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import type { RouteIR, VirtualHostIR } from '../resolve/model.js';
+import { SIDECAR_CLUSTERS, type RouteIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
-export const GRAPHQL_CLUSTER = 'graphql';
+export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
 
 function routeAction(route: RouteIR): Json {
   if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster } };

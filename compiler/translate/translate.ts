@@ -1,59 +1,108 @@
 /**
- * Translate: Model -> Envoy resources + sidecar resources. Pure: no I/O.
+ * Translate: IR -> the xDS resource set. Pure: no I/O, and no diagnostics,
+ * since every check a user can fail was done in resolve.
  * The core builds listener, routes and upstream clusters; each concern adds
- * its filter, per-virtual-host config, clusters and sidecar resources.
+ * its filter, per-virtual-host config and sidecar cluster.
+ *
+ * A TranslateMemo kept between runs makes an edit cost what it touches: the
+ * output of a virtual host, upstream or sidecar resource is kept while its IR
+ * object is the same (resolve keeps unchanged ones) and the same concerns are
+ * in use, and the listener is kept while its filters' inputs are. Kept
+ * messages are the same objects, which later stages (verify, encoding) key
+ * their own caches on.
  */
-import { fieldError, type Diagnostic } from '../diagnostics.js';
-import type { Model } from '../resolve/model.js';
-import { upstreamCluster } from './clusters.js';
+import type { AuthConfigIR, GraphQLApiIR, Model, UpstreamIR, VirtualHostIR } from '../ir/model.js';
+import { upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
 import { CONCERNS } from './concerns.js';
+import { compileAuthConfig } from './filters/extauth.js';
+import { compileApi } from './filters/graphql.js';
+import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
 import { httpListener, listenerName } from './listener.js';
-import type { CompileOptions, CompiledOutput, Json } from './output.js';
+import { emptyXdsSet, type CompileOptions, type Json, type XdsSet } from './output.js';
 import { routeConfiguration, virtualHost } from './routes.js';
 
-const byName = (a: Json, b: Json) => String(a.name).localeCompare(String(b.name));
+/** A virtual host's output, for the concerns in use when it was made. */
+interface VirtualHostEntry {
+  usage: string;
+  json: Json;
+  /** Its jwt_authn providers and requirement, and their JSON text to compare with the last listener's. */
+  jwt?: { providers: (readonly [string, Json])[]; requirement: Json; text: string };
+}
 
-export function translate(model: Model, options: CompileOptions, concerns: readonly HttpFilterConcern[] = CONCERNS): { output: CompiledOutput; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const httpFilters: Json[] = [];
-  const perVirtualHost = new Map<string, Map<string, Json>>(model.virtualHosts.map((vh) => [vh.name, new Map()]));
-  const headersToRemove = new Map<string, string[]>(model.virtualHosts.map((vh) => [vh.name, []]));
-  const clusters = model.upstreams.map(upstreamCluster);
-  const authConfigs: Json[] = [];
-  const graphqlApis: Json[] = [];
+export class TranslateMemo {
+  readonly virtualHosts = new WeakMap<VirtualHostIR, VirtualHostEntry>();
+  readonly clusters = new WeakMap<UpstreamIR, ClusterPair>();
+  readonly authConfigs = new WeakMap<AuthConfigIR, Json>();
+  readonly graphqlApis = new WeakMap<GraphQLApiIR, Json>();
+  /** Options are fixed for a memo, so a sidecar cluster never changes. */
+  readonly sidecars = new Map<string, ClusterPair>();
+  listener: { usage: string; jwt: string[]; json: Json } | undefined;
+}
 
-  for (const concern of concerns) {
-    const result = concern.translate(model, options);
-    diagnostics.push(...result.diagnostics);
-    for (const sidecar of result.clusters) {
-      // A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair.
-      const taken = model.upstreams.find((u) => u.name === sidecar.name);
-      if (taken) {
-        diagnostics.push(fieldError('translate', taken.origin, ['metadata', 'name'], `"${taken.name}" is the name of a sidecar cluster in this output`, 'rename the Upstream (and the references to it)'));
-      }
-    }
-    clusters.push(...result.clusters);
-    authConfigs.push(...(result.authConfigs ?? []));
-    graphqlApis.push(...(result.graphqlApis ?? []));
-    for (const [vhName, headers] of result.requestHeadersToRemove ?? []) headersToRemove.get(vhName)?.push(...headers);
-    if (!result.httpFilter) continue;
-    httpFilters.push(result.httpFilter);
-    for (const [vhName, config] of result.perVirtualHost) perVirtualHost.get(vhName)?.set(concern.filterName, config);
+export function translate(model: Model, options: CompileOptions, memo = new TranslateMemo(), concerns: readonly HttpFilterConcern[] = CONCERNS): XdsSet {
+  const inUse = concerns.filter((c) => c.inUse(model));
+  const usage = inUse.map((c) => c.filterName).join(',');
+  const jwtInUse = inUse.some((c) => c.filterName === JWT_FILTER_NAME);
+
+  const entries = model.virtualHosts.map((vh) => {
+    let entry = memo.virtualHosts.get(vh);
+    if (entry?.usage !== usage) memo.virtualHosts.set(vh, (entry = virtualHostEntry(vh, usage, inUse, concerns, jwtInUse)));
+    return entry;
+  });
+
+  const set = emptyXdsSet();
+  const jwtTexts = entries.flatMap((e) => (e.jwt ? [e.jwt.text] : []));
+  let listener = memo.listener;
+  if (!listener || listener.usage !== usage || listener.jwt.length !== jwtTexts.length || listener.jwt.some((t, i) => t !== jwtTexts[i])) {
+    const filters = inUse.flatMap((c) => {
+      if (c.filterName === JWT_FILTER_NAME) return [jwtFilter(model.virtualHosts.map((vh, i) => ({ name: vh.name, providers: entries[i]!.jwt?.providers ?? [], requirement: entries[i]!.jwt?.requirement })))];
+      return c.httpFilter ? [c.httpFilter()] : [];
+    });
+    listener = memo.listener = { usage, jwt: jwtTexts, json: httpListener(options.listenerAddress, options.listenerPort, filters, listenerName(options.listenerPort)) };
   }
+  set.listeners.set(listenerName(options.listenerPort), listener.json);
+  set.routes.set(listenerName(options.listenerPort), routeConfiguration(listenerName(options.listenerPort), entries.map((e) => e.json)));
 
-  const routeConfig = routeConfiguration(
-    listenerName(options.listenerPort),
-    model.virtualHosts.map((vh) => virtualHost(vh, perVirtualHost.get(vh.name)!, headersToRemove.get(vh.name)!)),
-  );
-  return {
-    output: {
-      listeners: [httpListener(options.listenerAddress, options.listenerPort, httpFilters, routeConfig)],
-      routes: [routeConfig],
-      clusters: clusters.sort(byName),
-      authConfigs: authConfigs.sort(byName),
-      graphqlApis: graphqlApis.sort(byName),
-    },
-    diagnostics,
-  };
+  const clusters: [string, ClusterPair][] = model.upstreams.map((u) => {
+    let pair = memo.clusters.get(u);
+    if (!pair) memo.clusters.set(u, (pair = upstreamCluster(u)));
+    return [u.name, pair];
+  });
+  for (const c of inUse) {
+    if (!c.sidecarCluster) continue;
+    let pair = memo.sidecars.get(c.filterName);
+    if (!pair) memo.sidecars.set(c.filterName, (pair = c.sidecarCluster(options)));
+    clusters.push([pair.cluster.name as string, pair]);
+  }
+  for (const [name, pair] of clusters.sort(([a], [b]) => a.localeCompare(b))) {
+    set.clusters.set(name, pair.cluster);
+    if (pair.endpoints) set.endpoints.set(name, pair.endpoints);
+  }
+  for (const ac of [...model.authConfigs].sort(byName)) set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
+  for (const api of [...model.graphqlApis].sort(byName)) set.graphqlApis.set(api.name, kept(memo.graphqlApis, api, compileApi));
+  return set;
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name.localeCompare(b.name);
+}
+
+function kept<K extends object>(map: WeakMap<K, Json>, key: K, make: (k: K) => Json): Json {
+  let json = map.get(key);
+  if (!json) map.set(key, (json = make(key)));
+  return json;
+}
+
+function virtualHostEntry(vh: VirtualHostIR, usage: string, inUse: readonly HttpFilterConcern[], concerns: readonly HttpFilterConcern[], jwtInUse: boolean): VirtualHostEntry {
+  const perFilter = new Map<string, Json>();
+  for (const c of inUse) if (c.perVirtualHost) perFilter.set(c.filterName, c.perVirtualHost(vh));
+  const headersToRemove = concerns.flatMap((c) => c.requestHeadersToRemove?.(vh) ?? []);
+  const entry: VirtualHostEntry = { usage, json: virtualHost(vh, perFilter, headersToRemove) };
+  const requirement = jwtInUse ? jwtRequirement(vh) : undefined;
+  if (requirement) {
+    const providers = vh.jwt!.providers.map((p) => [p.name, jwtProvider(p)] as const);
+    entry.jwt = { providers, requirement, text: JSON.stringify([vh.name, providers, requirement]) };
+  }
+  return entry;
 }

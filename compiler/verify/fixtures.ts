@@ -172,7 +172,7 @@ export function securedVirtualHostConfig(): Json {
   };
 }
 
-/** A listener using securedHcm(), for verifyOutput. */
+/** A listener using securedHcm(), for verifySet. */
 export function securedListener(): Json {
   return {
     name: 'http-8080',

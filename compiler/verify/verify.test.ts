@@ -1,10 +1,22 @@
-import type { CompiledOutput, Json } from '../translate/output.js';
+import { emptyXdsSet, type Json, type XdsSet } from '../translate/output.js';
 import { bootstrap, routeConfig, securedClusters, securedListener, securedRouteConfig, strictDnsCluster } from './fixtures.js';
-import { verifyBootstrap, verifyOutput } from './verify.js';
+import { verifyBootstrap, verifySet, VerifyMemo } from './verify.js';
 
 const HCM_PATH = 'static_resources.listeners[0].filter_chains[0].filters[0].typed_config';
 
-function output(): CompiledOutput {
+type Lists = { listeners: Json[]; routes: Json[]; clusters: Json[]; authConfigs: Json[]; graphqlApis: Json[]; endpoints?: Json[] };
+
+/** The lists as an xDS set, each resource under its own name. */
+function setOf(lists: Lists): XdsSet {
+  const set = emptyXdsSet();
+  for (const kind of ['listeners', 'routes', 'clusters', 'authConfigs', 'graphqlApis'] as const) for (const r of lists[kind]) set[kind].set(r.name as string, r);
+  for (const e of lists.endpoints ?? []) set.endpoints.set(e.cluster_name as string, e);
+  return set;
+}
+
+const verifyOutput = (lists: Lists) => verifySet(setOf(lists));
+
+function output(): Lists {
   return {
     listeners: [securedListener()],
     routes: [securedRouteConfig()],
@@ -136,7 +148,7 @@ describe('verifyBootstrap', () => {
   });
 });
 
-describe('verifyOutput', () => {
+describe('verifySet', () => {
   test('realistic output with jwt_authn, rbac, ext_authz, RDS and both sidecar resources passes', () => {
     expect(verifyOutput(output())).toEqual([]);
   });
@@ -163,9 +175,9 @@ describe('verifyOutput', () => {
       'envoy.filters.http.jwt_authn': { '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig', requirement_name: '' },
     };
     expect(summary(verifyOutput(out))).toEqual([
-      'Listener http-8080 | filter_chains[0].filters[0].typed_config.http_filters[2].typed_config.grpc_service.envoy_grpc.cluster_name | cluster "ext-authz" is not defined [envoy.unknown_cluster]',
       'RouteConfiguration http-8080 | virtual_hosts[0].routes[0].typed_per_filter_config["envoy.filters.http.jwt_authn"].requirement_name | must not be empty [string.min_len]',
       'RouteConfiguration http-8080 | virtual_hosts[0].typed_per_filter_config["envoy.filters.http.rbac"].rbac.rules.policies.readers.principals | needs at least 1 item, got 0 [repeated.min_items]',
+      'Listener http-8080 | filter_chains[0].filters[0].typed_config.http_filters[2].typed_config.grpc_service.envoy_grpc.cluster_name | cluster "ext-authz" is not defined [envoy.unknown_cluster]',
     ]);
   });
 
@@ -182,15 +194,39 @@ describe('verifyOutput', () => {
     ]);
   });
 
-  test('RDS names a route configuration the output does not define; duplicate route configuration names', () => {
+  test('RDS names a route configuration the output does not define; a resource served under another name', () => {
     const out = output();
     const hcm = (out.listeners[0] as any).filter_chains[0].filters[0].typed_config;
     hcm.rds.route_config_name = 'http-9090';
-    out.routes.push(routeConfig('http-8080'));
-    expect(summary(verifyOutput(out))).toEqual([
-      'RouteConfiguration http-8080 | name | RouteConfiguration name "http-8080" is used twice [envoy.duplicate_name]',
+    const set = setOf(out);
+    set.routes.set('http-7070', routeConfig('http-8080'));
+    expect(summary(verifySet(set))).toEqual([
+      'RouteConfiguration http-7070 | name | the resource is named "http-8080" but served as "http-7070" [envoy.name_mismatch]',
       'Listener http-8080 | filter_chains[0].filters[0].typed_config.rds.route_config_name | RDS route_config_name "http-9090" names no RouteConfiguration of the output [envoy.unknown_route_config]',
     ]);
+  });
+
+  test('an EDS cluster without its load assignment; an EDS endpoint that is no IP address', () => {
+    const out = output();
+    out.clusters.push({ name: 'eds', type: 'EDS', connect_timeout: '5s', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } } });
+    out.clusters.push({ name: 'eds-dns', type: 'EDS', connect_timeout: '5s', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } } });
+    out.endpoints = [{ cluster_name: 'eds-dns', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: 'svc.example', port_value: 80 } } } }] }] }];
+    expect(summary(verifyOutput(out))).toEqual([
+      'ClusterLoadAssignment eds-dns | endpoints[0].lb_endpoints[0].endpoint.address.socket_address.address | "svc.example" is not an IP address; an EDS endpoint needs one [envoy.ip_address]',
+      'Cluster eds | eds_cluster_config | EDS cluster "eds" has no ClusterLoadAssignment in the set [envoy.missing_endpoints]',
+    ]);
+  });
+
+  test('a kept message is not checked again; an edited copy is', () => {
+    const memo = new VerifyMemo();
+    const set = setOf(output());
+    expect(verifySet(set, memo)).toEqual([]);
+    // Broken in place: the memo still holds the facts of the object as first checked.
+    ((set.clusters.values().next().value as Json).connect_timeout = '-1s');
+    expect(verifySet(set, memo)).toEqual([]);
+    const [name, cluster] = set.clusters.entries().next().value as [string, Json];
+    set.clusters.set(name, { ...cluster });
+    expect(summary(verifySet(set, memo))).toEqual([`Cluster ${name} | connect_timeout | must be greater than 0s, got -1s [duration.gt]`]);
   });
 
   test('a per-route jwt_authn requirement_name that no requirement_map defines', () => {
@@ -203,7 +239,7 @@ describe('verifyOutput', () => {
 
   test('JWKS fetched through a cluster that does not exist', () => {
     const out = output();
-    out.clusters = out.clusters.filter((c) => c.name !== 'default-jwks-443');
+    out.clusters = out.clusters.filter((c: Json) => c.name !== 'default-jwks-443');
     expect(summary(verifyOutput(out))).toEqual([
       'Listener http-8080 | filter_chains[0].filters[0].typed_config.http_filters[0].typed_config.providers["default.petstore.okta"].remote_jwks.http_uri.cluster | cluster "default-jwks-443" is not defined [envoy.unknown_cluster]',
     ]);

@@ -1,18 +1,24 @@
 /**
- * The last stage: every emitted message against Envoy's own API protos
+ * The last stage: every message of the xDS set against Envoy's own API protos
  * (proto3 JSON shape, every nested Any, protoc-gen-validate rules) and against
  * the checks Envoy makes when it loads configuration. Input errors were all
  * reported by earlier stages, so anything found here is a compiler bug.
+ *
+ * A message's own findings (and the names it uses and defines) are kept by
+ * object in a VerifyMemo, so a run re-checks only the messages translate made
+ * anew; a route configuration is checked per virtual host. The checks across
+ * messages (references, names, addresses) run on every run over those facts.
  */
 import { isIP } from 'node:net';
 import type { Diagnostic } from '../diagnostics.js';
-import type { CompiledOutput, Json } from '../translate/output.js';
+import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
 import { checkMessage, type MessageHook, type ProtoIssue } from './proto-json.js';
 
 const T = {
   bootstrap: 'envoy.config.bootstrap.v3.Bootstrap',
   listener: 'envoy.config.listener.v3.Listener',
   route: 'envoy.config.route.v3.RouteConfiguration',
+  virtualHost: 'envoy.config.route.v3.VirtualHost',
   cluster: 'envoy.config.cluster.v3.Cluster',
   routeAction: 'envoy.config.route.v3.RouteAction',
   hcm: 'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
@@ -47,7 +53,7 @@ function nameOf(v: unknown): string {
 
 /** A name used in one resource and defined in another, checked once everything is walked. */
 interface Reference {
-  kind: 'route_config' | 'jwt_requirement';
+  kind: 'cluster' | 'route_config' | 'jwt_requirement';
   name: string;
   path: string;
   resource?: string;
@@ -65,7 +71,7 @@ class LoadChecks {
   readonly jwtRequirements = new Set<string>();
   readonly hooks: ReadonlyMap<string, MessageHook>;
 
-  constructor(private readonly clusters: ReadonlySet<string>) {
+  constructor() {
     this.hooks = new Map<string, MessageHook>([
       [T.listener, (v, p) => this.ipAddress(v.address, p, 'address.socket_address.address', 'a listener')],
       [T.cluster, (v, p) => this.cluster(v, p)],
@@ -108,12 +114,10 @@ class LoadChecks {
   }
 
   private clusterRef(name: unknown, path: () => string, field: string): void {
-    if (typeof name === 'string' && name !== '' && !this.clusters.has(name)) {
-      this.add(join(path(), field), 'envoy.unknown_cluster', `cluster "${name}" is not defined`);
-    }
+    if (typeof name === 'string' && name !== '') this.references.push({ kind: 'cluster', name, path: join(path(), field) });
   }
 
-  private routeConfiguration(rc: Json, path: () => string): void {
+  routeConfiguration(rc: Json, path: () => string): void {
     const vhosts = rc.virtual_hosts;
     if (!Array.isArray(vhosts)) return;
     const names = new Set<string>();
@@ -204,20 +208,15 @@ function duplicateAddresses(listeners: unknown[]): Clash[] {
   return out;
 }
 
-/** Per-route jwt_authn configurations must name a requirement of the filter's requirement_map. */
-function jwtReferences(checks: LoadChecks): Array<ProtoIssue & { resource?: string }> {
-  return checks.references
-    .filter((r) => r.kind === 'jwt_requirement' && !checks.jwtRequirements.has(r.name))
-    .map((r) => ({
-      path: r.path,
-      resource: r.resource,
-      rule: 'envoy.unknown_jwt_requirement',
-      message: `requirement_name "${r.name}" is not in the requirement_map of any jwt_authn filter`,
-    }));
-}
-
-function clusterNames(clusters: unknown[]): Set<string> {
-  return new Set(clusters.map(nameOf));
+/** References to names no message defines: clusters and jwt_authn requirements. */
+function unresolved(references: readonly Reference[], clusters: ReadonlySet<string>, jwtRequirements: ReadonlySet<string>): Array<ProtoIssue & { resource?: string }> {
+  const out: Array<ProtoIssue & { resource?: string }> = [];
+  for (const r of references) {
+    if (r.kind === 'cluster' && !clusters.has(r.name)) out.push({ path: r.path, resource: r.resource, rule: 'envoy.unknown_cluster', message: `cluster "${r.name}" is not defined` });
+    if (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name))
+      out.push({ path: r.path, resource: r.resource, rule: 'envoy.unknown_jwt_requirement', message: `requirement_name "${r.name}" is not in the requirement_map of any jwt_authn filter` });
+  }
+  return out;
 }
 
 function asArray(v: unknown): unknown[] {
@@ -232,13 +231,13 @@ export function verifyBootstrap(bootstrap: Json): Diagnostic[] {
   const sr = (bootstrap.static_resources ?? {}) as Json;
   const listeners = asArray(sr.listeners);
   const clusters = asArray(sr.clusters);
-  const checks = new LoadChecks(clusterNames(clusters));
+  const checks = new LoadChecks();
   const protoIssues = checkMessage(T.bootstrap, bootstrap, { hooks: checks.hooks });
   checks.ipAddress((bootstrap.admin as Json | undefined)?.address, () => 'admin', 'address.socket_address.address', 'the admin interface');
   const issues = [
     ...protoIssues,
     ...checks.found,
-    ...jwtReferences(checks),
+    ...unresolved(checks.references, new Set(clusters.map(nameOf)), checks.jwtRequirements),
     ...duplicateNames(listeners, 'listener').map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].name` })),
     ...duplicateAddresses(listeners).map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].address` })),
     ...duplicateNames(clusters, 'cluster').map((c) => ({ ...c, path: `static_resources.clusters[${c.index}].name` })),
@@ -251,36 +250,91 @@ export function verifyBootstrap(bootstrap: Json): Diagnostic[] {
   });
 }
 
+/** What checking one message found on its own, and the names it uses and defines. */
+interface MessageFacts {
+  issues: ProtoIssue[];
+  references: Reference[];
+  jwtRequirements: string[];
+}
+
+/** Facts of the messages checked so far, by object: a message translate kept is not checked again. */
+export class VerifyMemo {
+  readonly messages = new WeakMap<Json, MessageFacts>();
+}
+
+function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFacts {
+  let facts = memo.messages.get(message);
+  if (!facts) {
+    const checks = new LoadChecks();
+    const issues = [...checkMessage(typeName, message, { hooks: checks.hooks }), ...checks.found];
+    facts = { issues, references: checks.references, jwtRequirements: [...checks.jwtRequirements] };
+    memo.messages.set(message, facts);
+  }
+  return facts;
+}
+
+/** A route configuration, one virtual host at a time (each one's facts kept), then its names and domains across them. */
+function routeFacts(memo: VerifyMemo, rc: Json): MessageFacts {
+  const vhosts = asArray(rc.virtual_hosts) as Json[];
+  const shell = factsOf(memo, T.route, { ...rc, virtual_hosts: [] });
+  const facts: MessageFacts = { issues: [...shell.issues], references: [...shell.references], jwtRequirements: [...shell.jwtRequirements] };
+  vhosts.forEach((vh, i) => {
+    const own = factsOf(memo, T.virtualHost, vh);
+    const at = (p: string) => join(`virtual_hosts[${i}]`, p);
+    for (const iss of own.issues) facts.issues.push({ ...iss, path: at(iss.path) });
+    for (const r of own.references) facts.references.push({ ...r, path: at(r.path) });
+    facts.jwtRequirements.push(...own.jwtRequirements);
+  });
+  const names = new LoadChecks();
+  names.routeConfiguration(rc, () => '');
+  facts.issues.push(...names.found);
+  return facts;
+}
+
+/** The IP check Envoy makes on EDS endpoints (it resolves no names there). */
+function endpointAddresses(assignment: Json): ProtoIssue[] {
+  const checks = new LoadChecks();
+  asArray(assignment.endpoints).forEach((e, i) =>
+    asArray((e as Json)?.lb_endpoints).forEach((lb, j) =>
+      checks.ipAddress(((lb as Json)?.endpoint as Json | undefined)?.address, () => '', `endpoints[${i}].lb_endpoints[${j}].endpoint.address.socket_address.address`, 'an EDS endpoint'),
+    ),
+  );
+  return checks.found;
+}
+
 /**
- * The translation result as served over xDS: each resource by its own type,
- * plus the cross-resource checks (names, cluster and RDS references). Each
- * diagnostic's field is the path inside its resource.
+ * The xDS set: each resource by its own type, plus the checks across
+ * resources: cluster, RDS and jwt requirement references, EDS clusters
+ * without a load assignment, names, listener addresses. Each diagnostic's
+ * field is the path inside its resource.
  */
-export function verifyOutput(out: CompiledOutput): Diagnostic[] {
-  const checks = new LoadChecks(clusterNames(out.clusters));
+export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
   const diags: Diagnostic[] = [];
-  const each = (items: Json[], typeName: string, kind: string) => {
-    for (const item of items) {
-      const resource = `${kind} ${nameOf(item)}`;
-      const refsBefore = checks.references.length;
-      for (const iss of checkMessage(typeName, item, { hooks: checks.hooks })) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      for (const iss of checks.found.splice(0)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      for (const r of checks.references.slice(refsBefore)) r.resource = resource;
-    }
-    for (const c of duplicateNames(items, kind)) diags.push(bug(`${kind} ${nameOf(items[c.index])}`, 'name', c.message, c.rule));
-  };
-  each(out.listeners, T.listener, 'Listener');
-  each(out.routes, T.route, 'RouteConfiguration');
-  each(out.clusters, T.cluster, 'Cluster');
-  each(out.authConfigs, T.authConfig, 'AuthConfig');
-  each(out.graphqlApis, T.graphqlApi, 'GraphQLApi');
-  for (const c of duplicateAddresses(out.listeners)) diags.push(bug(`Listener ${nameOf(out.listeners[c.index])}`, 'address', c.message, c.rule));
-  const routeNames = new Set(out.routes.map(nameOf));
-  for (const r of checks.references) {
-    if (r.kind === 'route_config' && !routeNames.has(r.name)) {
-      diags.push(bug(r.resource!, r.path, `RDS route_config_name "${r.name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'));
+  const references: Reference[] = [];
+  const jwtRequirements = new Set<string>();
+  for (const { kind, messageType, label } of XDS_KINDS) {
+    for (const [key, message] of set[kind]) {
+      const resource = `${label} ${key}`;
+      const facts = kind === 'routes' ? routeFacts(memo, message) : factsOf(memo, messageType, message);
+      for (const iss of facts.issues) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+      if (kind === 'endpoints') for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+      for (const r of facts.references) references.push({ ...r, resource });
+      for (const name of facts.jwtRequirements) jwtRequirements.add(name);
+      const own = kind === 'endpoints' ? message.cluster_name : message.name;
+      if (own !== key) diags.push(bug(resource, kind === 'endpoints' ? 'cluster_name' : 'name', `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'));
     }
   }
-  for (const iss of jwtReferences(checks)) diags.push(bug(iss.resource!, iss.path, iss.message, iss.rule));
+  const listeners = [...set.listeners.values()];
+  for (const c of duplicateAddresses(listeners)) diags.push(bug(`Listener ${nameOf(listeners[c.index])}`, 'address', c.message, c.rule));
+  for (const r of references) {
+    if (r.kind === 'route_config' && !set.routes.has(r.name)) diags.push(bug(r.resource!, r.path, `RDS route_config_name "${r.name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'));
+  }
+  for (const iss of unresolved(references, new Set(set.clusters.keys()), jwtRequirements)) diags.push(bug(iss.resource!, iss.path, iss.message, iss.rule));
+  for (const [name, cluster] of set.clusters) {
+    if (cluster.type !== 'EDS') continue;
+    const serviceName = ((cluster.eds_cluster_config as Json | undefined)?.service_name as string | undefined) || name;
+    // Envoy would wait for it forever.
+    if (!set.endpoints.has(serviceName)) diags.push(bug(`Cluster ${name}`, 'eds_cluster_config', `EDS cluster "${serviceName}" has no ClusterLoadAssignment in the set`, 'envoy.missing_endpoints'));
+  }
   return diags;
 }

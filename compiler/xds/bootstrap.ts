@@ -3,9 +3,9 @@
  * clusters come over ADS from `sluice serve` (routes and endpoints follow
  * from them), through the HTTP/2 cluster `xds_cluster`. Pure.
  */
+import { staticCluster } from '../emit/bootstrap.js';
 import { sidecarCluster } from '../translate/clusters.js';
-import type { Json } from '../translate/output.js';
-import { ADS_CONFIG_SOURCE } from './resources.js';
+import { ADS_CONFIG_SOURCE, type Json } from '../translate/output.js';
 
 export const XDS_CLUSTER = 'xds_cluster';
 /** Node metadata key carrying the listener port this Envoy expects; serve warns when its own differs. */
@@ -44,7 +44,13 @@ export function adsBootstrap(o: AdsBootstrapOptions): Json {
     },
     static_resources: {
       // TCP keepalive: a control plane that vanished without a FIN (node lost) is noticed and reconnected to.
-      clusters: [{ ...sidecarCluster(XDS_CLUSTER, o.xdsAddress, true), upstream_connection_options: { tcp_keepalive: {} } }],
+      clusters: [{ ...xdsCluster(o.xdsAddress), upstream_connection_options: { tcp_keepalive: {} } }],
     },
   };
+}
+
+/** The control plane's own cluster cannot come over xDS: STATIC or STRICT_DNS, with its address inline. */
+function xdsCluster(address: { host: string; port: number }): Json {
+  const { cluster, endpoints } = sidecarCluster(XDS_CLUSTER, address, true);
+  return staticCluster(cluster, endpoints);
 }

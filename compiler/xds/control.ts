@@ -1,26 +1,28 @@
 /**
- * The control loop of `sluice serve`: compile the inputs, turn the output into
- * a snapshot, put it in the cache; watch the inputs and do it again. A run
- * with errors changes nothing: the last good snapshot keeps being served and
- * the errors are kept for the admin port and logged.
+ * The control loop of `sluice serve`: compile the inputs, turn the xDS set
+ * into a snapshot, put it in the cache; watch the inputs and do it again. A
+ * run with errors changes nothing: the last good snapshot keeps being served
+ * and the errors are kept for the admin port and logged.
+ *
+ * One Compiler and one SnapshotEncoder live as long as the loop, so a run
+ * after an edit does only the work the edit calls for (see pipeline.ts and
+ * snapshot.ts), and its snapshot equals a full compile's.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
-import { compileFiles, type CompileResult } from '../pipeline.js';
+import { Compiler } from '../pipeline.js';
 import type { CompileOptions } from '../translate/output.js';
 import { SnapshotCache } from './cache.js';
-import { toXdsResources } from './resources.js';
-import { buildSnapshot, type Snapshot } from './snapshot.js';
+import { SnapshotEncoder, type Snapshot } from './snapshot.js';
 import { watchInputs, type Watcher } from './watch.js';
 
 export interface ControlPlaneOptions {
   paths: string[];
   compileOptions: CompileOptions;
   logger: Logger;
-  /** Quiet period that ends a burst of file events. */
+  /** Quiet period that ends a burst of file events (default: watch.ts's). */
   debounceMs?: number;
-  compile?: (paths: string[], options: CompileOptions) => Promise<CompileResult>;
 }
 
 export type CompileOutcome =
@@ -37,12 +39,15 @@ export class ControlPlane extends EventEmitter {
   snapshotAt: Date | undefined;
   lastCompile: { ok: boolean; at: Date; durationMs: number } | undefined;
   private watcher: Watcher | undefined;
+  private readonly compiler: Compiler;
+  private readonly encoder = new SnapshotEncoder();
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
 
   constructor(private readonly options: ControlPlaneOptions) {
     super();
+    this.compiler = new Compiler(options.compileOptions);
   }
 
   get snapshot(): Snapshot | undefined {
@@ -85,15 +90,10 @@ export class ControlPlane extends EventEmitter {
     const started = performance.now();
     let outcome: CompileOutcome;
     try {
-      const result = await (this.options.compile ?? compileFiles)(this.options.paths, this.options.compileOptions);
-      if (!result.output) throw new CompileFailed(result.diagnostics);
+      const result = await this.compiler.compile(this.options.paths);
+      if (!result.xds) throw new CompileFailed(result.diagnostics);
       for (const d of result.diagnostics) logger.warn({ file: d.file, line: d.line, resource: d.resource, field: d.field }, formatDiagnostic(d));
-      let snapshot: Snapshot;
-      try {
-        snapshot = buildSnapshot(toXdsResources(result.output));
-      } catch (err) {
-        throw new CompileFailed([{ stage: 'verify', message: (err as Error).message }]);
-      }
+      const snapshot: Snapshot = this.encoder.build(result.xds);
       const changed = snapshot.version !== this.snapshot?.version;
       if (changed) {
         this.generation++;

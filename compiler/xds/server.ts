@@ -27,8 +27,7 @@ import type { Logger } from 'pino';
 import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
 import { LISTENER_PORT_KEY } from './bootstrap.js';
 import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
-import { TYPE_ORDER, WILDCARD_TYPES } from './resources.js';
-import type { Resource, Snapshot, TypeSnapshot } from './snapshot.js';
+import { TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
 
 export interface NodeInfo {
   id: string;
@@ -396,13 +395,8 @@ function sotwBody(snapshot: Snapshot, typeUrl: string, type: TypeSnapshot, key: 
   const cacheKey = `${typeUrl}\n${key}`;
   let body = snapshot.bodies.get(cacheKey);
   if (!body) {
-    const { DiscoveryResponse } = discoveryTypes();
-    const message = DiscoveryResponse.fromObject({
-      version_info: type.version,
-      type_url: typeUrl,
-      resources: select().map((r) => ({ type_url: typeUrl, value: r.value })),
-    });
-    body = Buffer.from(DiscoveryResponse.encode(message).finish());
+    // From each resource's kept Any entry (snapshot.ts): an unchanged resource is not encoded again.
+    body = encodeSotwBody(type.version, typeUrl, select());
     snapshot.bodies.set(cacheKey, body);
   }
   return body;

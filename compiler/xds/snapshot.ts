@@ -1,14 +1,27 @@
 /**
- * A snapshot: one consistent set of resources, each encoded once, with
+ * A snapshot: the xDS set as served, each resource encoded, with
  * content-hash versions (per resource, per type, and for the whole), so
  * recompiling unchanged inputs changes no version and pushes nothing.
+ *
+ * A SnapshotEncoder kept by the control loop encodes only messages it has not
+ * seen (by object: translate keeps the messages of what did not change), so
+ * an unchanged resource keeps its Resource, version and encoded bytes from one
+ * snapshot to the next: delta xDS sends only what changed, and a SotW response
+ * is assembled from the resources' cached Any entries (sotwBody), not
+ * re-encoded per snapshot. The route configuration is encoded one virtual
+ * host at a time, each kept, then joined.
  */
 import { createHash } from 'node:crypto';
-import { HCM_TYPE } from '../translate/listener.js';
+import protobuf from 'protobufjs';
 import { TYPE_URL } from '../../protos/contract.js';
-import type { Json } from '../translate/output.js';
 import { encodeMessage } from '../../protos/codec.js';
-import { TYPE_ORDER, resourceName, type ResourceSet } from './resources.js';
+import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
+
+/** ADS order (make before break): clusters, endpoints, listeners, routes, then the sidecars' types. */
+export const TYPE_ORDER: readonly string[] = XDS_KINDS.map((k) => k.typeUrl);
+
+/** Types a client may subscribe to with an empty name list (legacy wildcard); RDS and EDS go by name. */
+export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster, TYPE_URL.authConfig, TYPE_URL.graphqlApi]);
 
 export interface Resource {
   name: string;
@@ -16,6 +29,8 @@ export interface Resource {
   version: string;
   /** The encoded message (the `value` of its Any). */
   value: Uint8Array;
+  /** This resource as one `resources` entry of a DiscoveryResponse (tag, length, Any), made on first use. */
+  sotwEntry?: Uint8Array;
 }
 
 export interface TypeSnapshot {
@@ -51,50 +66,112 @@ function hash(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 16);
 }
 
-/** Encodes every resource; throws when the set is not self-consistent (see `inconsistencies`). */
-export function buildSnapshot(set: ResourceSet, encode: (typeUrl: string, json: Json) => Uint8Array = encodeMessage): Snapshot {
-  const problems = inconsistencies(set);
-  if (problems.length) throw new Error(`inconsistent snapshot: ${problems.join('; ')}`);
-  const types = new Map<string, TypeSnapshot>();
-  for (const typeUrl of [...TYPE_ORDER, ...Object.keys(set).filter((t) => !TYPE_ORDER.includes(t)).sort()]) {
-    const resources = new Map<string, Resource>();
-    for (const json of set[typeUrl] ?? []) {
-      const name = resourceName(typeUrl, json);
-      if (resources.has(name)) throw new Error(`duplicate ${typeUrl} resource "${name}"`);
-      const value = encode(typeUrl, json);
-      resources.set(name, { name, version: hash(value), value });
+const VIRTUAL_HOST = 'envoy.config.route.v3.VirtualHost';
+/** RouteConfiguration.virtual_hosts: field 2, length-delimited. */
+const VIRTUAL_HOSTS_TAG = (2 << 3) | 2;
+
+/** Encodes xDS sets into snapshots, keeping what it encoded by message object. */
+export class SnapshotEncoder {
+  private readonly resources = new WeakMap<Json, Resource>();
+  private readonly virtualHosts = new WeakMap<Json, Uint8Array>();
+
+  /** The set as a snapshot. The set must have passed verifySet. */
+  build(set: XdsSet): Snapshot {
+    return assemble(
+      XDS_KINDS.map(({ kind, typeUrl, messageType }) => [
+        typeUrl,
+        set[kind],
+        (name: string, json: Json) => {
+          let resource = this.resources.get(json);
+          if (!resource || resource.name !== name) {
+            const value = kind === 'routes' ? this.routeConfiguration(json) : encodeMessage(messageType, json);
+            this.resources.set(json, (resource = { name, version: hash(value), value }));
+          }
+          return resource;
+        },
+      ]),
+    );
+  }
+
+  /** A RouteConfiguration: its other fields, then each virtual host's kept encoding. */
+  private routeConfiguration(json: Json): Uint8Array {
+    const vhosts = (json.virtual_hosts as Json[] | undefined) ?? [];
+    const writer = protobuf.Writer.create();
+    const head = encodeMessage(TYPE_URL.route.slice('type.googleapis.com/'.length), { ...json, virtual_hosts: [] });
+    const parts: Uint8Array[] = [head];
+    for (const vh of vhosts) {
+      let bytes = this.virtualHosts.get(vh);
+      if (!bytes) this.virtualHosts.set(vh, (bytes = encodeMessage(VIRTUAL_HOST, vh)));
+      parts.push(writer.reset().uint32(VIRTUAL_HOSTS_TAG).uint32(bytes.length).finish(), bytes);
     }
-    const sorted = new Map([...resources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const version = hash([...sorted.values()].map((r) => `${r.name}@${r.version}`).join('\n'));
-    types.set(typeUrl, { version, resources: sorted });
+    return Buffer.concat(parts);
+  }
+}
+
+/** Per type URL: its resources by name, and how one becomes a Resource. */
+type TypeInput = [typeUrl: string, resources: Iterable<[string, Json]>, resource: (name: string, json: Json) => Resource];
+
+function assemble(inputs: TypeInput[]): Snapshot {
+  const types = new Map<string, TypeSnapshot>();
+  for (const [typeUrl, entries, toResource] of inputs) {
+    const list: Resource[] = [];
+    for (const [name, json] of entries) list.push(toResource(name, json));
+    list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const resources = new Map<string, Resource>();
+    for (const r of list) {
+      if (resources.has(r.name)) throw new Error(`duplicate ${typeUrl} resource "${r.name}"`);
+      resources.set(r.name, r);
+    }
+    const version = hash(list.map((r) => `${r.name}@${r.version}`).join('\n'));
+    types.set(typeUrl, { version, resources });
   }
   return new Snapshot(types);
 }
 
+/** Resources to serve, per type URL, for serving what is not a compiled set (the sidecars' tests). */
+export type ResourceSet = Record<string, Json[]>;
+
+/** The name a resource goes by in xDS: `cluster_name` for ClusterLoadAssignment, `name` otherwise. */
+export function resourceName(typeUrl: string, resource: Json): string {
+  const name = typeUrl === TYPE_URL.endpoint ? resource.cluster_name : resource.name;
+  if (typeof name !== 'string' || name === '') throw new Error(`${typeUrl} resource without a name`);
+  return name;
+}
+
+/** A snapshot of plain resource lists, each encoded by `encode`; types in ADS order, then the rest. */
+export function buildSnapshot(set: ResourceSet, encode: (typeUrl: string, json: Json) => Uint8Array = encodeMessage): Snapshot {
+  const urls = [...TYPE_ORDER, ...Object.keys(set).filter((t) => !TYPE_ORDER.includes(t)).sort()];
+  return assemble(
+    urls.map((typeUrl) => [
+      typeUrl,
+      (set[typeUrl] ?? []).map((json) => [resourceName(typeUrl, json), json] as [string, Json]),
+      (name: string, json: Json) => {
+        const value = encode(typeUrl, json);
+        return { name, version: hash(value), value };
+      },
+    ]),
+  );
+}
+
+/** DiscoveryResponse fields, wire type 2: version_info, resources, type_url. Any: type_url, value. */
+const SOTW_TAG = { versionInfo: (1 << 3) | 2, resources: (2 << 3) | 2, typeUrl: (4 << 3) | 2 };
+const ANY_TAG = { typeUrl: (1 << 3) | 2, value: (2 << 3) | 2 };
+
 /**
- * What Envoy would wait for forever: a listener's RDS name with no route
- * configuration, an EDS cluster with no load assignment.
+ * A DiscoveryResponse without its nonce: version, type URL and the given
+ * resources, from each resource's Any entry, made once per resource and kept
+ * with it for as long as it is unchanged.
  */
-export function inconsistencies(set: ResourceSet): string[] {
-  const problems: string[] = [];
-  const routeNames = new Set((set[TYPE_URL.route] ?? []).map((r) => resourceName(TYPE_URL.route, r)));
-  const endpointNames = new Set((set[TYPE_URL.endpoint] ?? []).map((r) => resourceName(TYPE_URL.endpoint, r)));
-  for (const listener of set[TYPE_URL.listener] ?? []) {
-    for (const chain of (listener.filter_chains as Json[] | undefined) ?? []) {
-      for (const filter of (chain.filters as Json[] | undefined) ?? []) {
-        const hcm = filter.typed_config as Json | undefined;
-        const rds = hcm?.['@type'] === HCM_TYPE ? (hcm.rds as Json | undefined) : undefined;
-        const name = rds?.route_config_name;
-        if (typeof name === 'string' && !routeNames.has(name))
-          problems.push(`listener "${String(listener.name)}" uses route configuration "${name}", which does not exist`);
-      }
+export function sotwBody(version: string, typeUrl: string, resources: readonly Resource[]): Buffer {
+  // In field order, as a protobuf encoder would write it.
+  const parts: Uint8Array[] = [protobuf.Writer.create().uint32(SOTW_TAG.versionInfo).string(version).finish()];
+  for (const r of resources) {
+    if (!r.sotwEntry) {
+      const any = protobuf.Writer.create().uint32(ANY_TAG.typeUrl).string(typeUrl).uint32(ANY_TAG.value).bytes(r.value).finish();
+      r.sotwEntry = protobuf.Writer.create().uint32(SOTW_TAG.resources).bytes(any).finish();
     }
+    parts.push(r.sotwEntry);
   }
-  for (const cluster of set[TYPE_URL.cluster] ?? []) {
-    if (cluster.type !== 'EDS') continue;
-    const edsConfig = cluster.eds_cluster_config as Json | undefined;
-    const name = (edsConfig?.service_name as string | undefined) || (cluster.name as string);
-    if (!endpointNames.has(name)) problems.push(`EDS cluster "${name}" has no ClusterLoadAssignment`);
-  }
-  return problems;
+  parts.push(protobuf.Writer.create().uint32(SOTW_TAG.typeUrl).string(typeUrl).finish());
+  return Buffer.concat(parts);
 }

@@ -20,7 +20,7 @@ import { staticBootstrap } from '../../compiler/emit/bootstrap.js';
 import { serialize } from '../../compiler/emit/write.js';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type CompileOptions, type Json } from '../../compiler/translate/output.js';
-import { keyId } from '../../compiler/translate/filters/pem.js';
+import { keyId } from '../../compiler/resolve/pem.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 // Envoy cannot report an ephemeral port back, so it gets ports that were free a moment ago.
 import { closedPort } from '../extauth/helpers.js';
@@ -184,7 +184,7 @@ async function compileBootstrap(dir: string, localPem: string, ports: { echo: nu
   const options: CompileOptions = { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort: ports.listener, adminPort: ports.admin };
   const result = await compileFiles([path.join(dir, 'resources.yaml')], options);
   expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
-  const bootstrap = staticBootstrap(result.output!, options);
+  const bootstrap = staticBootstrap(result.xds!, options);
   expect(verifyBootstrap(bootstrap).map(formatDiagnostic)).toEqual([]);
   return bootstrap;
 }

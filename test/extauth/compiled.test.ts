@@ -9,7 +9,6 @@ import path from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
 import { authCredentialsSecret } from '../../compiler/cli/create.js';
-import { staticBootstrap } from '../../compiler/emit/bootstrap.js';
 import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type Json } from '../../compiler/translate/output.js';
@@ -66,7 +65,7 @@ beforeAll(async () => {
   const result = await compileFiles([dir], DEFAULT_OPTIONS);
   expect(result.diagnostics).toEqual([]);
   const out = path.join(dir, 'out');
-  await writeFiles(out, renderOutput(staticBootstrap(result.output!, DEFAULT_OPTIONS), result.output!.authConfigs, result.output!.graphqlApis, 'json'));
+  await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
   // What Envoy would send as context_extensions, per virtual host, read from the emitted bootstrap.
   const bootstrap = JSON.parse(await readFile(path.join(out, 'envoy.json'), 'utf8')) as Json;
   configRefs = {};

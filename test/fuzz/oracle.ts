@@ -38,12 +38,12 @@ export async function checkInput(dir: string): Promise<{ ok: boolean; findings: 
     return { ok: false, findings: [crash(err)] };
   }
   const findings: Finding[] = [];
-  if (result.output) {
+  if (result.xds) {
     try {
-      const bootstrap = staticBootstrap(result.output, DEFAULT_OPTIONS);
+      const bootstrap = staticBootstrap(result.xds, DEFAULT_OPTIONS);
       for (const d of verifyBootstrap(bootstrap)) findings.push({ problem: 'verifier refusal', detail: `${d.field ?? ''}: ${d.message}`.slice(0, 200) });
-      renderOutput(bootstrap, result.output.authConfigs, result.output.graphqlApis, 'yaml');
-      renderOutput(bootstrap, result.output.authConfigs, result.output.graphqlApis, 'json');
+      renderOutput(result.xds, DEFAULT_OPTIONS, 'yaml');
+      renderOutput(result.xds, DEFAULT_OPTIONS, 'json');
     } catch (err) {
       findings.push(crash(err));
     }

@@ -1,57 +1,51 @@
-/** Small compiled outputs (the shape the translator emits) and a server on an ephemeral loopback port. */
+/** Small xDS sets (the shape the translator emits) and a server on an ephemeral loopback port. */
 import { once } from 'node:events';
 import { SnapshotCache } from '../../compiler/xds/cache.js';
-import { toXdsResources } from '../../compiler/xds/resources.js';
 import { XdsServer } from '../../compiler/xds/server.js';
-import { buildSnapshot, type Snapshot } from '../../compiler/xds/snapshot.js';
+import { SnapshotEncoder, type Snapshot } from '../../compiler/xds/snapshot.js';
 import { httpListener } from '../../compiler/translate/listener.js';
-import type { CompiledOutput, Json } from '../../compiler/translate/output.js';
+import { ADS_CONFIG_SOURCE, emptyXdsSet, type Json, type XdsSet } from '../../compiler/translate/output.js';
 
 export { TYPE_URL } from '../../protos/contract.js';
 
 export interface Shape {
   /** virtual host name -> [prefix, cluster] */
   vhosts: Record<string, [string, string]>;
-  /** cluster -> IP:port (STATIC) or host:port (STRICT_DNS) */
+  /** cluster -> IP:port (EDS) or host:port (STRICT_DNS) */
   clusters: Record<string, string>;
   authConfigs?: string[];
   /** listener port, default 8080 */
   port?: number;
 }
 
-export function compiled(shape: Shape): CompiledOutput {
-  const routeConfig: Json = {
+export function compiled(shape: Shape): XdsSet {
+  const set = emptyXdsSet();
+  set.routes.set('http-8080', {
     name: 'http-8080',
     virtual_hosts: Object.entries(shape.vhosts).map(([name, [prefix, cluster]]) => ({
       name,
       domains: [`${name}.example`],
       routes: [{ match: { prefix }, route: { cluster } }],
     })),
-  };
-  const listener = httpListener('0.0.0.0', shape.port ?? 8080, [], routeConfig);
-  const clusters = Object.entries(shape.clusters)
-    .sort()
-    .map(([name, target]) => {
-      const [host, port] = target.split(':');
-      const isIp = /^\d+\.\d+\.\d+\.\d+$/.test(host);
-      return {
-        name,
-        type: isIp ? 'STATIC' : 'STRICT_DNS',
-        load_assignment: {
-          cluster_name: name,
-          endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: Number(port) } } } }] }],
-        },
-      };
-    });
-  const authConfigs = (shape.authConfigs ?? []).map((name) => ({
-    name,
-    configs: [{ ldap: { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org' } }],
-  }));
-  return { listeners: [listener], routes: [routeConfig], clusters, authConfigs, graphqlApis: [] };
+  });
+  const listener = httpListener('0.0.0.0', shape.port ?? 8080, [], 'http-8080');
+  set.listeners.set(listener.name as string, listener);
+  for (const [name, target] of Object.entries(shape.clusters).sort()) {
+    const [host, port] = target.split(':');
+    const assignment = { cluster_name: name, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: Number(port) } } } }] }] };
+    if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
+      set.clusters.set(name, { name, type: 'EDS', eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE } });
+      set.endpoints.set(name, assignment);
+    } else {
+      set.clusters.set(name, { name, type: 'STRICT_DNS', load_assignment: assignment });
+    }
+  }
+  for (const name of shape.authConfigs ?? []) set.authConfigs.set(name, { name, configs: [{ ldap: { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org' } }] });
+  return set;
 }
 
 export function snapshotOf(shape: Shape): Snapshot {
-  return buildSnapshot(toXdsResources(compiled(shape)));
+  return new SnapshotEncoder().build(compiled(shape));
 }
 
 export const BASE: Shape = {

@@ -1,8 +1,9 @@
 import type { Origin } from '../../diagnostics.js';
-import type { AuthConfigIR, LdapIR, Model, VirtualHostIR } from '../../resolve/model.js';
+import type { AuthConfigIR, LdapIR, Model, VirtualHostIR } from '../../ir/model.js';
 import { checkMessage } from '../../verify/proto-json.js';
 import { DEFAULT_OPTIONS, type Json } from '../output.js';
 import { EXTAUTH_CLUSTER, EXTAUTH_FILTER_NAME, extauthConcern } from './extauth.js';
+import { runConcern } from './run-concern.js';
 
 const origin = (resource: string): Origin => ({ file: 'r.yaml', resource, lineOf: (path) => 1 + path.length });
 
@@ -34,24 +35,22 @@ function issues(json: Json): string[] {
 
 describe('extauthConcern', () => {
   test('no virtual host uses extauth: no filter, no cluster, no per-host config; AuthConfigs still compiled', () => {
-    const result = extauthConcern.translate(model([host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    const result = runConcern(extauthConcern, model([host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
     expect(result.httpFilter).toBeUndefined();
     expect(result.clusters).toEqual([]);
     expect(result.perVirtualHost.size).toBe(0);
     expect(result.authConfigs?.map((a) => a.name)).toEqual(['default.ldap']);
-    expect(result.diagnostics).toEqual([]);
   });
 
   test('hosts without extauth drop a client-sent x-user-id; extauth hosts leave it to the sidecar', () => {
-    const withNone = extauthConcern.translate(model([host('default', 'open')], []), DEFAULT_OPTIONS);
+    const withNone = runConcern(extauthConcern, model([host('default', 'open')], []), DEFAULT_OPTIONS);
     expect([...(withNone.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
-    const mixed = extauthConcern.translate(model([host('default', 'api', 'default.ldap'), host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    const mixed = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap'), host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
     expect([...(mixed.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
   });
 
   test('filter: gRPC to the extauth cluster, V3, fail closed, timeout, 503 on error; valid against Envoy protos', () => {
-    const result = extauthConcern.translate(model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
-    expect(result.diagnostics).toEqual([]);
+    const result = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
     expect(result.httpFilter).toEqual({
       name: EXTAUTH_FILTER_NAME,
       typed_config: {
@@ -68,9 +67,9 @@ describe('extauthConcern', () => {
   });
 
   test('per virtual host: config_ref where used, disabled elsewhere; valid ExtAuthzPerRoute', () => {
-    const result = extauthConcern.translate(
+    const result = runConcern(
+      extauthConcern,
       model([host('default', 'api', 'default.ldap'), host('default', 'open'), host('team', 'admin', 'team.strict')], [authConfig('default.ldap'), authConfig('team.strict')]),
-      DEFAULT_OPTIONS,
     );
     const type = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute';
     expect(Object.fromEntries(result.perVirtualHost)).toEqual({
@@ -83,7 +82,7 @@ describe('extauthConcern', () => {
 
   test('extauth cluster: HTTP/2 to the configured address, valid Cluster', () => {
     const options = { ...DEFAULT_OPTIONS, extauthAddress: { host: 'extauth.sluice-system.svc', port: 9083 } };
-    const [cluster, ...rest] = extauthConcern.translate(model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), options).clusters;
+    const [cluster, ...rest] = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), options).clusters;
     expect(rest).toEqual([]);
     expect(cluster).toMatchObject({
       name: EXTAUTH_CLUSTER,
@@ -101,7 +100,7 @@ describe('extauthConcern', () => {
 
   test('compiled AuthConfigs: every field, service account credentials resolved, valid sluice.extauth.v1.AuthConfig', () => {
     const sa = authConfig('team.sa', { ...ldap, address: 'ldaps://ldap.corp:636', searchFilter: '(objectClass=person)', membershipAttributeName: 'isMemberOf', pool: { initialSize: 1, maxSize: 10 }, serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } });
-    const result = extauthConcern.translate(model([], [authConfig('default.ldap'), sa]), DEFAULT_OPTIONS);
+    const result = runConcern(extauthConcern, model([], [authConfig('default.ldap'), sa]), DEFAULT_OPTIONS);
     expect(result.authConfigs).toEqual([
       {
         name: 'default.ldap',
@@ -136,12 +135,5 @@ describe('extauthConcern', () => {
       },
     ]);
     for (const ac of result.authConfigs!) expect(checkMessage('sluice.extauth.v1.AuthConfig', ac)).toEqual([]);
-  });
-
-  test('a configRef missing from the model is reported on the VirtualService', () => {
-    const result = extauthConcern.translate(model([host('default', 'api', 'default.gone')], []), DEFAULT_OPTIONS);
-    expect(result.diagnostics.map((d) => [d.resource, d.field, d.message])).toEqual([
-      ['VirtualService default/api', 'spec.virtualHost.options.extauth.configRef', 'AuthConfig default.gone is not in the model'],
-    ]);
   });
 });

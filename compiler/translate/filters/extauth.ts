@@ -11,14 +11,13 @@
  * default 403, so clients can tell an outage from a denial.
  */
 import { USER_ID_HEADER } from '../../../protos/extauth-contract.js';
-import { fieldError } from '../../diagnostics.js';
-import type { AuthConfigIR, LdapIR, Model } from '../../resolve/model.js';
+import { SIDECAR_CLUSTERS, type AuthConfigIR, type LdapIR } from '../../ir/model.js';
 import { sidecarCluster } from '../clusters.js';
-import { emptyResult, type ConcernResult, type HttpFilterConcern } from '../concern.js';
-import type { CompileOptions, Json } from '../output.js';
+import type { HttpFilterConcern } from '../concern.js';
+import type { Json } from '../output.js';
 
 export const EXTAUTH_FILTER_NAME = 'envoy.filters.http.ext_authz';
-export const EXTAUTH_CLUSTER = 'extauth';
+export const EXTAUTH_CLUSTER = SIDECAR_CLUSTERS.extauth;
 /** Room for a bind, a service-account bind and a search on a slow directory. */
 export const EXTAUTH_TIMEOUT = '5s';
 
@@ -46,41 +45,23 @@ export function compileAuthConfig(ac: AuthConfigIR): Json {
 
 export const extauthConcern: HttpFilterConcern = {
   filterName: EXTAUTH_FILTER_NAME,
-  translate(model: Model, options: CompileOptions): ConcernResult {
-    const result = emptyResult();
-    result.authConfigs = model.authConfigs.map(compileAuthConfig);
-    // Only the sidecar may vouch for a user: elsewhere a client-sent x-user-id is dropped.
-    // (Not on extauth hosts: Envoy applies route header removals after ext_authz added it.)
-    result.requestHeadersToRemove = new Map(model.virtualHosts.filter((vh) => !vh.extauth).map((vh) => [vh.name, [USER_ID_HEADER]]));
-    if (!model.virtualHosts.some((vh) => vh.extauth)) return result;
-    const known = new Set(model.authConfigs.map((a) => a.name));
-    for (const vh of model.virtualHosts) {
-      if (!vh.extauth) {
-        result.perVirtualHost.set(vh.name, { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true });
-        continue;
-      }
-      if (!known.has(vh.extauth.configRef)) {
-        // The resolver reports dangling refs; this guards the sidecar against a 500 on every request.
-        result.diagnostics.push(
-          fieldError('translate', vh.origin, ['spec', 'virtualHost', 'options', 'extauth', 'configRef'], `AuthConfig ${vh.extauth.configRef} is not in the model`, 'create the AuthConfig or fix the reference'),
-        );
-      }
-      result.perVirtualHost.set(vh.name, {
-        '@type': `${TYPE}ExtAuthzPerRoute`,
-        check_settings: { context_extensions: { config_ref: vh.extauth.configRef } },
-      });
-    }
-    result.httpFilter = {
-      name: EXTAUTH_FILTER_NAME,
-      typed_config: {
-        '@type': `${TYPE}ExtAuthz`,
-        grpc_service: { envoy_grpc: { cluster_name: EXTAUTH_CLUSTER }, timeout: EXTAUTH_TIMEOUT },
-        transport_api_version: 'V3',
-        failure_mode_allow: false,
-        status_on_error: { code: 'ServiceUnavailable' },
-      },
-    };
-    result.clusters.push(sidecarCluster(EXTAUTH_CLUSTER, options.extauthAddress, true));
-    return result;
-  },
+  inUse: (model) => model.virtualHosts.some((vh) => vh.extauth),
+  // Only the sidecar may vouch for a user: elsewhere a client-sent x-user-id is dropped.
+  // (Not on extauth hosts: Envoy applies route header removals after ext_authz added it.)
+  requestHeadersToRemove: (vh) => (vh.extauth ? [] : [USER_ID_HEADER]),
+  perVirtualHost: (vh) =>
+    vh.extauth
+      ? { '@type': `${TYPE}ExtAuthzPerRoute`, check_settings: { context_extensions: { config_ref: vh.extauth.configRef } } }
+      : { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true },
+  httpFilter: () => ({
+    name: EXTAUTH_FILTER_NAME,
+    typed_config: {
+      '@type': `${TYPE}ExtAuthz`,
+      grpc_service: { envoy_grpc: { cluster_name: EXTAUTH_CLUSTER }, timeout: EXTAUTH_TIMEOUT },
+      transport_api_version: 'V3',
+      failure_mode_allow: false,
+      status_on_error: { code: 'ServiceUnavailable' },
+    },
+  }),
+  sidecarCluster: (options) => sidecarCluster(EXTAUTH_CLUSTER, options.extauthAddress, true),
 };

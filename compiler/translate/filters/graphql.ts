@@ -1,11 +1,11 @@
 /**
  * GraphQL: routes with `graphqlApiRef` go to the graphql sidecar (see
- * ../routes.ts); this concern adds its cluster and the compiled APIs. It needs
- * no HTTP filter of its own.
+ * ../routes.ts); this concern adds its cluster, and compileApi the compiled
+ * APIs. It needs no HTTP filter of its own.
  */
-import type { ExecutableSchemaIR, GraphQLApiIR, Model, ResolutionIR, TargetIR } from '../../resolve/model.js';
+import type { ExecutableSchemaIR, GraphQLApiIR, ResolutionIR, TargetIR } from '../../ir/model.js';
 import { sidecarCluster } from '../clusters.js';
-import { emptyResult, type HttpFilterConcern } from '../concern.js';
+import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 import { GRAPHQL_CLUSTER } from '../routes.js';
 
@@ -37,7 +37,7 @@ function executable(e: ExecutableSchemaIR): Json {
 }
 
 /** JSON of sluice.graphql.v1.GraphQLApi (protos/sluice/graphql/v1/graphql.proto). */
-function compileApi(api: GraphQLApiIR): Json {
+export function compileApi(api: GraphQLApiIR): Json {
   const out: Json = { name: api.name, log_sensitive_info: api.logSensitiveInfo };
   if (api.executable) out.executable = executable(api.executable);
   else {
@@ -53,11 +53,6 @@ function compileApi(api: GraphQLApiIR): Json {
 
 export const graphqlConcern: HttpFilterConcern = {
   filterName: 'sluice.graphql',
-  translate(model: Model, options) {
-    const result = emptyResult();
-    result.graphqlApis = model.graphqlApis.map(compileApi);
-    const routed = model.virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql'));
-    if (routed) result.clusters.push(sidecarCluster(GRAPHQL_CLUSTER, options.graphqlAddress, false));
-    return result;
-  },
+  inUse: (model) => model.virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql')),
+  sidecarCluster: (options) => sidecarCluster(GRAPHQL_CLUSTER, options.graphqlAddress, false),
 };

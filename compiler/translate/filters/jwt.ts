@@ -7,11 +7,9 @@
  * emitted: without a per-route config Envoy applies none (filter.cc,
  * findVerifier), so verification happens only where a virtual host asks.
  */
-import { fieldError, type Diagnostic } from '../../diagnostics.js';
-import type { JwtProviderIR, Model } from '../../resolve/model.js';
-import { emptyResult, type ConcernResult, type HttpFilterConcern } from '../concern.js';
+import type { JwtProviderIR, VirtualHostIR } from '../../ir/model.js';
+import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
-import { pemToJwks } from './pem.js';
 
 export const JWT_FILTER_NAME = 'envoy.filters.http.jwt_authn';
 
@@ -29,27 +27,9 @@ export const REMOTE_JWKS_TIMEOUT = '5s';
 /** How long a fetched key set is used before it is fetched again (Gloo's default: 5 minutes). */
 export const REMOTE_JWKS_CACHE_DURATION = '300s';
 
-function jwksSource(provider: JwtProviderIR, diagnostics: Diagnostic[]): Json {
+function jwksSource(provider: JwtProviderIR): Json {
   const { jwks } = provider;
-  if (jwks.kind === 'local') {
-    const result = pemToJwks(jwks.pem);
-    if (!result.ok) {
-      diagnostics.push(fieldError('translate', provider.origin, [...provider.path, 'jwks', 'local', 'key'], `key ${result.message}`, result.hint));
-      return { local_jwks: { inline_string: '{"keys":[]}' } };
-    }
-    return { local_jwks: { inline_string: JSON.stringify({ keys: result.keys }) } };
-  }
-  let url: URL | undefined;
-  try {
-    url = new URL(jwks.url);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    diagnostics.push(
-      fieldError('translate', provider.origin, [...provider.path, 'jwks', 'remote', 'url'], `"${jwks.url}" is not an http or https URL`, 'give the URL of the key set document, e.g. http://jwks.example/keys.json'),
-    );
-  }
+  if (jwks.kind === 'local') return { local_jwks: { inline_string: jwks.keys } };
   return {
     remote_jwks: {
       // Envoy sends the fetch to `cluster`; the URL gives the Host header and path.
@@ -61,10 +41,10 @@ function jwksSource(provider: JwtProviderIR, diagnostics: Diagnostic[]): Json {
   };
 }
 
-function provider(p: JwtProviderIR, diagnostics: Diagnostic[]): Json {
+export function jwtProvider(p: JwtProviderIR): Json {
   return {
     issuer: p.issuer,
-    ...jwksSource(p, diagnostics),
+    ...jwksSource(p),
     // Tokens come in `Authorization: Bearer <token>` or `?access_token=<token>`.
     from_headers: [{ name: 'Authorization', value_prefix: 'Bearer ' }],
     from_params: ['access_token'],
@@ -72,36 +52,40 @@ function provider(p: JwtProviderIR, diagnostics: Diagnostic[]): Json {
   };
 }
 
+/** The requirement_map entry of a virtual host with providers. */
+export function jwtRequirement(vh: VirtualHostIR): Json | undefined {
+  const names = (vh.jwt?.providers ?? []).map((p) => p.name).sort();
+  if (names.length === 0) return undefined;
+  // requires_any needs at least two entries (validate rule), hence the single-provider form.
+  return names.length === 1 ? { provider_name: names[0] } : { requires_any: { requirements: names.map((name) => ({ provider_name: name })) } };
+}
+
+/**
+ * The filter's config from each virtual host's providers (as jwtProvider
+ * makes them) and requirement; translate keeps those per virtual host.
+ */
+export function jwtFilter(hosts: ReadonlyArray<{ name: string; providers: ReadonlyArray<readonly [string, Json]>; requirement?: Json }>): Json {
+  const providers: (readonly [string, Json])[] = [];
+  const requirementMap: Record<string, Json> = {};
+  for (const h of hosts) {
+    if (!h.requirement) continue;
+    providers.push(...h.providers);
+    requirementMap[h.name] = h.requirement;
+  }
+  return {
+    name: JWT_FILTER_NAME,
+    typed_config: {
+      '@type': `${TYPE}JwtAuthentication`,
+      providers: Object.fromEntries(providers.sort(([a], [b]) => a.localeCompare(b))),
+      requirement_map: requirementMap,
+    },
+  };
+}
+
 export const jwtConcern: HttpFilterConcern = {
   filterName: JWT_FILTER_NAME,
-  translate(model: Model): ConcernResult {
-    const result = emptyResult();
-    if (!model.virtualHosts.some((vh) => vh.jwt && vh.jwt.providers.length > 0)) return result;
-    const providers: Record<string, Json> = {};
-    const requirementMap: Record<string, Json> = {};
-    for (const vh of model.virtualHosts) {
-      const list = vh.jwt?.providers ?? [];
-      if (list.length === 0) {
-        result.perVirtualHost.set(vh.name, { '@type': `${TYPE}PerRouteConfig`, disabled: true });
-        continue;
-      }
-      for (const p of list) providers[p.name] = provider(p, result.diagnostics);
-      const names = list.map((p) => p.name).sort();
-      // requires_any needs at least two entries (validate rule), hence the single-provider form.
-      requirementMap[vh.name] =
-        names.length === 1
-          ? { provider_name: names[0] }
-          : { requires_any: { requirements: names.map((name) => ({ provider_name: name })) } };
-      result.perVirtualHost.set(vh.name, { '@type': `${TYPE}PerRouteConfig`, requirement_name: vh.name });
-    }
-    result.httpFilter = {
-      name: JWT_FILTER_NAME,
-      typed_config: {
-        '@type': `${TYPE}JwtAuthentication`,
-        providers: Object.fromEntries(Object.entries(providers).sort(([a], [b]) => a.localeCompare(b))),
-        requirement_map: requirementMap,
-      },
-    };
-    return result;
-  },
+  inUse: (model) => model.virtualHosts.some((vh) => vh.jwt && vh.jwt.providers.length > 0),
+  perVirtualHost: (vh) =>
+    vh.jwt && vh.jwt.providers.length > 0 ? { '@type': `${TYPE}PerRouteConfig`, requirement_name: vh.name } : { '@type': `${TYPE}PerRouteConfig`, disabled: true },
+  // Its filter holds every host's providers: translate builds it with jwtFilter from the parts it keeps per host.
 };

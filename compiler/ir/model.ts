@@ -1,7 +1,9 @@
 /**
- * The typed intermediate model between resolve and translate. Every reference
- * is already resolved: translators never look anything up by name except in
- * these structures, and never do I/O.
+ * The IR: the canonical compile result between resolve and translate
+ * (resources -> IR -> xDS set). Every reference is resolved and every check a
+ * user can fail is done before it exists, so translate cannot fail on input.
+ * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
+ * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
 import type { Origin } from '../diagnostics.js';
 
@@ -36,7 +38,8 @@ export interface RouteIR {
 }
 
 export type JwksIR =
-  | { kind: 'local'; pem: string }
+  /** `keys`: a JWK Set document (JSON text), converted and checked from the key as written. */
+  | { kind: 'local'; keys: string }
   | { kind: 'remote'; url: string; cluster: string };
 
 export interface JwtProviderIR {
@@ -162,6 +165,12 @@ export interface GraphQLApiIR {
   executable?: ExecutableSchemaIR;
   stitched?: StitchedSchemaIR;
 }
+
+/**
+ * Cluster names the sidecars take in the output when something uses them
+ * (extauth: a virtual host with extauth; graphql: a route to a GraphQL API).
+ */
+export const SIDECAR_CLUSTERS = { extauth: 'extauth', graphql: 'graphql' } as const;
 
 export interface Model {
   /** In a stable order: by namespace, then name. */

@@ -1,0 +1,21 @@
+/**
+ * The IR as YAML, for debugging (`sluice compile --dump-ir`): what resolve
+ * made of the inputs, before anything Envoy-specific. Where each value came
+ * from (origins, field paths) is left out; secrets are shown as "<redacted>".
+ */
+import { dump } from 'js-yaml';
+import type { Model } from './model.js';
+
+const LEFT_OUT = new Set(['origin', 'path']);
+
+export function dumpIr(model: Model): string {
+  return dump(model, {
+    lineWidth: -1,
+    noRefs: true,
+    replacer: (key, value) => {
+      if (LEFT_OUT.has(key)) return undefined;
+      if (key === 'password') return '<redacted>';
+      return value;
+    },
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Lookups one resource makes while it resolves, recorded, so a later run can
+ * tell whether its result still holds: it does when every lookup answers the
+ * same (the same objects) against the new index. This is what makes an edit
+ * reach exactly the resources that read what changed (a Service's port, a
+ * Secret, an Upstream), without a reverse index to keep up to date.
+ */
+import { fieldError, type Diagnostic } from '../diagnostics.js';
+import type { NamespacedName, UpstreamIR } from '../ir/model.js';
+import type { Resource } from '../validate/validate.js';
+import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
+import type { UpstreamCatalog } from './upstreams.js';
+
+export type Dependency =
+  | { kind: 'upstream'; ref: NamespacedName; answer: ReturnType<UpstreamCatalog['lookup']> }
+  | { kind: 'servicePort'; ref: NamespacedName; port: number; answer: ReturnType<UpstreamCatalog['servicePort']> }
+  | { kind: 'resource'; resourceKind: string; ref: NamespacedName; answer: Resource | undefined };
+
+export class Lookups {
+  readonly deps: Dependency[] = [];
+
+  constructor(
+    private readonly index: ResourceIndex,
+    private readonly catalog: UpstreamCatalog,
+  ) {}
+
+  upstream(ref: NamespacedName): ReturnType<UpstreamCatalog['lookup']> {
+    const answer = this.catalog.lookup(ref);
+    this.deps.push({ kind: 'upstream', ref, answer });
+    return answer;
+  }
+
+  servicePort(ref: NamespacedName, port: number): ReturnType<UpstreamCatalog['servicePort']> {
+    const answer = this.catalog.servicePort(ref, port);
+    this.deps.push({ kind: 'servicePort', ref, port, answer });
+    return answer;
+  }
+
+  resource(resourceKind: string, ref: NamespacedName): Resource | undefined {
+    const answer = this.index.get(resourceKind, ref);
+    this.deps.push({ kind: 'resource', resourceKind, ref, answer });
+    return answer;
+  }
+
+  /** The upstream a reference names; a dangling or ambiguous one is an error on `path`. */
+  findUpstream(options: { controlPlaneNamespace: string }, diagnostics: Diagnostic[]): FindUpstream {
+    return (from, path, raw) => {
+      const ref = refOf(raw, from);
+      const upstream = this.upstream(ref);
+      if (Array.isArray(upstream)) {
+        const services = upstream.map((u) => (u.target.kind === 'dns' ? u.target.host : u.name)).join(' and ');
+        diagnostics.push(fieldError('resolve', from.origin, path, `Upstream name "${ref.name}" is discovered from more than one Service (${services})`, `route to the Service with routeAction.single.kube, or define an Upstream named "${ref.name}" in namespace "${options.controlPlaneNamespace}"`));
+        return undefined;
+      }
+      if (!upstream) {
+        diagnostics.push(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`));
+        return undefined;
+      }
+      return upstream;
+    };
+  }
+}
+
+/** Whether every recorded lookup answers the same now. */
+export function stillValid(deps: readonly Dependency[], index: ResourceIndex, catalog: UpstreamCatalog): boolean {
+  for (const d of deps) {
+    const now = d.kind === 'upstream' ? catalog.lookup(d.ref) : d.kind === 'servicePort' ? catalog.servicePort(d.ref, d.port) : index.get(d.resourceKind, d.ref);
+    if (!same(now, d.answer)) return false;
+  }
+  return true;
+}
+
+/** Identity, looking one level into the arrays and records lookups answer with. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) || Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
