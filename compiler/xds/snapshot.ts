@@ -74,10 +74,12 @@ const VIRTUAL_HOSTS_TAG = (2 << 3) | 2;
 export class SnapshotEncoder {
   private readonly resources = new WeakMap<Json, Resource>();
   private readonly virtualHosts = new WeakMap<Json, Uint8Array>();
+  /** The last snapshot's resources by type URL and name: a message made anew with the same bytes keeps its Resource. */
+  private last = new Map<string, ReadonlyMap<string, Resource>>();
 
   /** The set as a snapshot. The set must have passed verifySet. */
   build(set: XdsSet): Snapshot {
-    return assemble(
+    const snapshot = assemble(
       XDS_KINDS.map(({ kind, typeUrl, messageType }) => [
         typeUrl,
         set[kind],
@@ -85,12 +87,17 @@ export class SnapshotEncoder {
           let resource = this.resources.get(json);
           if (!resource || resource.name !== name) {
             const value = kind === 'routes' ? this.routeConfiguration(json) : encodeMessage(messageType, json);
-            this.resources.set(json, (resource = { name, version: hash(value), value }));
+            const version = hash(value);
+            const before = this.last.get(typeUrl)?.get(name);
+            resource = before?.version === version ? before : { name, version, value };
+            this.resources.set(json, resource);
           }
           return resource;
         },
       ]),
     );
+    this.last = new Map([...snapshot.types].map(([url, t]) => [url, t.resources]));
+    return snapshot;
   }
 
   /** A RouteConfiguration: its other fields, then each virtual host's kept encoding. */

@@ -1,0 +1,253 @@
+/**
+ * The incremental compiler against a full compile, byte for byte: a seeded
+ * generator applies random edits to a few resource files (add, change,
+ * delete, move a resource to another file, rename a file, break and fix) and
+ * after each one the snapshot a kept Compiler + SnapshotEncoder make must
+ * equal a fresh one's, and so must the diagnostics. Replay a failure with
+ * SLUICE_PROPERTY_SEED=<seed>; SLUICE_PROPERTY_STEPS gives more steps.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Random } from '../test/fuzz/mutate.js';
+import { formatDiagnostic } from './diagnostics.js';
+import { Compiler } from './pipeline.js';
+import { DEFAULT_OPTIONS } from './translate/output.js';
+import { SnapshotEncoder, type Snapshot } from './xds/snapshot.js';
+
+const SEED = Number(process.env.SLUICE_PROPERTY_SEED ?? 20261123);
+const STEPS = Number(process.env.SLUICE_PROPERTY_STEPS ?? 60);
+
+const JWK = JSON.stringify(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }));
+
+/** The GraphQL APIs of a golden case: two executable APIs, stitched APIs over them, a remote one. */
+const GRAPHQL = readFileSync('golden/graphql-stitched/input/resources.yaml', 'utf8')
+  .split(/^---$/m)
+  .map((d) => d.trim())
+  .filter((d) => d.includes('kind:'));
+
+/** One resource document, by a stable key; `text` is re-rendered on change. */
+interface Doc {
+  key: string;
+  text: string;
+}
+
+/** Random resources over a small name space, so references hit, miss and clash. */
+function render(rng: Random, kind: string, i: number): string {
+  switch (kind) {
+    case 'Service':
+      return `apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: default}\nspec:\n  ports: [${rng.chance(0.7) ? '{port: 8080}' : '{port: 8080}, {port: 9090}'}]`;
+    case 'Upstream':
+      return rng.chance(0.5)
+        ? `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up-${i}, namespace: default}\nspec:\n  static: {hosts: [{addr: 10.0.0.${rng.int(4) + 1}, port: 80}]}`
+        : `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up-${i}, namespace: default}\nspec:\n  kube: {serviceName: svc-${rng.int(4)}, servicePort: 8080}`;
+    case 'Secret':
+      return `apiVersion: v1\nkind: Secret\nmetadata: {name: sec-${i}, namespace: default}\nstringData:\n  username: cn=reader-${rng.int(3)},dc=example,dc=org\n${rng.chance(0.85) ? `  password: pw-${rng.int(3)}\n` : ''}`;
+    case 'AuthConfig':
+      return `apiVersion: enterprise.gateway.example/v1\nkind: AuthConfig\nmetadata: {name: ac-${i}, namespace: default}\nspec:\n  configs:\n    - ldap:\n        address: ldap://ldap-${rng.int(2)}:389\n        userDnTemplate: uid=%s,ou=people,dc=example,dc=org\n        allowedGroups: ['cn=devs,ou=groups,dc=example,dc=org']\n${
+        rng.chance(0.5) ? `        groupLookupSettings: {checkGroupsWithServiceAccount: true, credentialsSecretRef: {name: sec-${rng.int(3)}}}\n` : ''
+      }`;
+    default: {
+      const target = rng.pick([
+        () => `routeAction: {single: {kube: {ref: {name: svc-${rng.int(4)}}, port: ${rng.chance(0.8) ? 8080 : 9090}}}}`,
+        () => `routeAction: {single: {upstream: {name: up-${rng.int(3)}}}}`,
+        () => `graphqlApiRef: {name: ${rng.pick(['user-api', 'shop-api', 'storefront-api'])}}`,
+      ])();
+      const routes = Array.from({ length: 1 + rng.int(2) }, (_, r) => `      - matchers: [{prefix: /r${r}-${rng.int(3)}}]\n        ${target}`).join('\n');
+      const options: string[] = [];
+      if (rng.chance(0.5)) {
+        options.push(`      jwt:\n        providers:\n          main:\n            issuer: https://issuer-${rng.int(2)}.example\n            jwks: {local: {key: '${JWK}'}}`);
+        if (rng.chance(0.7)) options.push(`      rbac:\n        policies:\n          readers:\n            permissions: {methods: [GET]}\n            principals: [{jwtPrincipal: {claims: {role: r${rng.int(2)}}}}]`);
+      }
+      if (rng.chance(0.3)) options.push(`      extauth: {configRef: {name: ac-${rng.int(3)}}}`);
+      // A domain taken by another VirtualService now and then: an error, until the edit that moves it away.
+      const domain = rng.chance(0.1) ? 'shared.example' : `vs-${i}.example`;
+      return `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: default}\nspec:\n  virtualHost:\n    domains: [${domain}]\n    routes:\n${routes}${options.length ? `\n    options:\n${options.join('\n')}` : ''}`;
+    }
+  }
+}
+
+class World {
+  /** file name -> its documents */
+  readonly files = new Map<string, Doc[]>();
+  /** file name -> text that replaces it while it is broken */
+  readonly broken = new Map<string, string>();
+  private nextFile = 0;
+
+  constructor(
+    readonly dir: string,
+    private readonly rng: Random,
+  ) {
+    for (let f = 0; f < 3; f++) this.files.set(this.newFileName(), []);
+    const kinds: [string, number][] = [['Service', 4], ['Upstream', 3], ['Secret', 3], ['AuthConfig', 3], ['VirtualService', 8]];
+    for (const [kind, n] of kinds) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i) });
+    GRAPHQL.forEach((text, i) => this.add({ key: `graphql/${i}`, text }));
+  }
+
+  private newFileName(): string {
+    return `resources-${this.nextFile++}.yaml`;
+  }
+
+  private add(doc: Doc): void {
+    this.rng.pick([...this.files.values()]).push(doc);
+  }
+
+  private all(): { file: string; doc: Doc; index: number }[] {
+    return [...this.files].flatMap(([file, docs]) => docs.map((doc, index) => ({ file, doc, index })));
+  }
+
+  /** One random edit; returns what it did, for the failure message. */
+  edit(): string {
+    const rng = this.rng;
+    const docs = this.all();
+    const what = rng.pick(['change', 'change', 'change', 'add', 'delete', 'move', 'rename', 'break', 'graphql']);
+    if (this.broken.size > 0 && rng.chance(0.5)) {
+      const file = [...this.broken.keys()][0]!;
+      this.broken.delete(file);
+      return `fix ${file}`;
+    }
+    const one = rng.pick(docs);
+    switch (what) {
+      case 'add': {
+        const kind = rng.pick(['Service', 'Upstream', 'Secret', 'AuthConfig', 'VirtualService']);
+        const i = rng.int(12);
+        this.add({ key: `${kind}/${i}`, text: render(rng, kind, i) });
+        return `add ${kind}/${i} (a duplicate if it exists)`;
+      }
+      case 'delete':
+        this.files.get(one.file)!.splice(one.index, 1);
+        return `delete ${one.doc.key} from ${one.file}`;
+      case 'move': {
+        const to = rng.pick([...this.files.keys()]);
+        this.files.get(one.file)!.splice(one.index, 1);
+        this.files.get(to)!.push(one.doc);
+        return `move ${one.doc.key} from ${one.file} to ${to}`;
+      }
+      case 'rename': {
+        const to = this.newFileName();
+        this.files.set(to, this.files.get(one.file)!);
+        this.files.delete(one.file);
+        this.broken.delete(one.file);
+        return `rename ${one.file} to ${to}`;
+      }
+      case 'break': {
+        const file = one.file;
+        this.broken.set(file, rng.chance(0.5) ? 'kind: [unclosed\n' : this.text(file).replace(/kind: (\w+)/, 'kind: $1\nspec: 7'));
+        return `break ${file}`;
+      }
+      case 'graphql': {
+        const api = docs.find((d) => d.doc.key.startsWith('graphql/') && d.doc.text.includes('name: user-api'));
+        if (!api) return 'graphql: user-api is gone';
+        // The stitched APIs merge User through GetUser: renaming it breaks them, renaming it back fixes them.
+        api.doc.text = api.doc.text.includes('GetUser(') ? api.doc.text.replace('GetUser(', 'FetchUser(') : api.doc.text.replace('FetchUser(', 'GetUser(');
+        return 'graphql: rename the user API query';
+      }
+      default: {
+        if (one.doc.key.startsWith('graphql/')) return 'change nothing';
+        const [kind, i] = one.doc.key.split('/');
+        one.doc.text = render(rng, kind!, Number(i));
+        return `change ${one.doc.key}`;
+      }
+    }
+  }
+
+  private text(file: string): string {
+    return `${this.files.get(file)!.map((d) => d.text).join('\n---\n')}\n`;
+  }
+}
+
+/** Writes every file of the world into `dir` (removing files no longer there). */
+function writeWorld(world: World, written: Set<string>): void {
+  for (const file of written) if (!world.files.has(file)) rmSync(path.join(world.dir, file), { force: true });
+  written.clear();
+  for (const [file, docs] of world.files) {
+    const text = world.broken.get(file) ?? `${docs.map((d) => d.text).join('\n---\n')}\n`;
+    writeFileSync(path.join(world.dir, file), text);
+    written.add(file);
+  }
+}
+
+function summary(snapshot: Snapshot): string[] {
+  const out = [`snapshot ${snapshot.version}`];
+  for (const [url, type] of snapshot.types) {
+    out.push(`${url} ${type.version}`);
+    for (const r of type.resources.values()) out.push(`  ${r.name} ${r.version} ${Buffer.from(r.value).toString('base64')}`);
+  }
+  return out;
+}
+
+async function outcome(compiler: Compiler, encoder: SnapshotEncoder, dir: string): Promise<string[]> {
+  const result = await compiler.compile([dir]);
+  const diagnostics = result.diagnostics.map(formatDiagnostic);
+  return result.xds ? [...diagnostics, ...summary(encoder.build(result.xds))] : ['failed', ...diagnostics];
+}
+
+test(`incremental compiles equal full compiles after each of ${STEPS} random edits (seed ${SEED})`, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  try {
+    const world = new World(dir, new Random(SEED));
+    const written = new Set<string>();
+    const kept = new Compiler(DEFAULT_OPTIONS);
+    const encoder = new SnapshotEncoder();
+    const history: string[] = [];
+    let succeeded = 0;
+    for (let step = 0; step <= STEPS; step++) {
+      if (step > 0) history.push(world.edit());
+      writeWorld(world, written);
+      const incremental = await outcome(kept, encoder, dir);
+      const full = await outcome(new Compiler(DEFAULT_OPTIONS), new SnapshotEncoder(), dir);
+      if (incremental[0] !== 'failed') succeeded++;
+      // The edits so far are in the message, so a failure can be read without replaying it.
+      expect({ history, result: incremental }).toEqual({ history, result: full });
+    }
+    // The generator must reach both outcomes, or the test proves little.
+    expect(succeeded).toBeGreaterThan(STEPS / 10);
+    expect(succeeded).toBeLessThan(STEPS + 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an unchanged resource keeps its Resource (version and bytes) from one snapshot to the next; an edit changes only what it touches', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  try {
+    const vs = (name: string, prefix: string) =>
+      `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: default}\nspec:\n  virtualHost:\n    domains: [${name}.example]\n    routes:\n      - matchers: [{prefix: ${prefix}}]\n        routeAction: {single: {upstream: {name: ${name}}}}\n`;
+    const up = (name: string, addr: string) => `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: ${name}, namespace: default}\nspec:\n  static: {hosts: [{addr: ${addr}, port: 80}]}\n`;
+    writeFileSync(path.join(dir, 'a.yaml'), `${vs('a', '/a')}---\n${up('a', '10.0.0.1')}`);
+    writeFileSync(path.join(dir, 'b.yaml'), `${vs('b', '/b')}---\n${up('b', '10.0.0.2')}`);
+    const compiler = new Compiler(DEFAULT_OPTIONS);
+    const encoder = new SnapshotEncoder();
+    const first = encoder.build((await compiler.compile([dir])).xds!);
+    writeFileSync(path.join(dir, 'b.yaml'), `${vs('b', '/b2')}---\n${up('b', '10.0.0.3')}`);
+    const second = encoder.build((await compiler.compile([dir])).xds!);
+    const same = (url: string, name: string) => first.type(url)!.resources.get(name) === second.type(url)!.resources.get(name);
+    const T = (kind: string) => [...first.types.keys()].find((u) => u.endsWith(kind))!;
+    expect([same(T('.Cluster'), 'a'), same(T('.Cluster'), 'b'), same(T('.ClusterLoadAssignment'), 'a'), same(T('.ClusterLoadAssignment'), 'b'), same(T('.Listener'), 'http-8080')]).toEqual([true, true, true, false, true]);
+    expect(same(T('.RouteConfiguration'), 'http-8080')).toBe(false);
+    expect(first.type(T('.Cluster'))!.version).toBe(second.type(T('.Cluster'))!.version);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file renamed over by an editor (write, rename) is read again', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  try {
+    const svc = (port: number) => `apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: default}\nspec:\n  ports: [{port: ${port}}]\n`;
+    const vs = `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: default}\nspec:\n  virtualHost:\n    domains: [v.example]\n    routes:\n      - routeAction: {single: {kube: {ref: {name: s}, port: 81}}}\n`;
+    writeFileSync(path.join(dir, 'vs.yaml'), vs);
+    writeFileSync(path.join(dir, 'svc.yaml'), svc(80));
+    const compiler = new Compiler(DEFAULT_OPTIONS);
+    expect((await compiler.compile([dir])).diagnostics.map((d) => d.message)).toEqual(['Service default/s has no port 81']);
+    // A Service's port change reaches the route that uses it, though the VirtualService's file did not change.
+    writeFileSync(path.join(dir, '.svc.yaml.tmp'), svc(81));
+    renameSync(path.join(dir, '.svc.yaml.tmp'), path.join(dir, 'svc.yaml'));
+    const result = await compiler.compile([dir]);
+    expect(result.diagnostics).toEqual([]);
+    expect([...result.xds!.clusters.keys()]).toEqual(['default-s-81']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
