@@ -10,7 +10,12 @@
  *   per type), and holds a request whose version_info is the current version
  *   (with the same names) until the snapshot changes;
  * - on a change, types go out in ADS order: clusters, endpoints, listeners,
- *   routes, then the sidecar types;
+ *   routes, then the sidecar types; and make before break (ordering.ts): a
+ *   listener or route naming a cluster waits until the client has ACKed it,
+ *   a cluster stays until no listener or route the client holds names it;
+ * - one response in flight per type, for delta too: changes while it is
+ *   unanswered go out merged after the ACK/NACK; past 1 MiB unflushed to a
+ *   stream (a client that stopped reading) nothing more is written to it;
  * - LDS, CDS and the sidecar types accept wildcard subscriptions (empty list
  *   or "*"); RDS and EDS return only the names asked for;
  * - delta sends only resources whose content hash differs from what the
@@ -20,6 +25,7 @@
  *   that node again, on this stream or a later one;
  * - the node id comes from the first request of a stream only.
  */
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
@@ -27,6 +33,8 @@ import type { Logger } from 'pino';
 import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
 import { LISTENER_PORT_KEY } from './bootstrap.js';
 import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
+import { TYPE_URL } from '../../protos/contract.js';
+import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
 import { TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
 
 export interface NodeInfo {
@@ -50,6 +58,8 @@ export interface StreamStatus {
   protocol: 'sotw' | 'delta';
   node?: NodeInfo;
   types: Record<string, TypeStatus>;
+  /** Bytes of responses written to the stream and not yet taken by its HTTP/2 stream (a client that stopped reading). */
+  unflushedBytes: number;
 }
 
 /** Events: connect/disconnect/node (StreamStatus; node: once the first request named it), push ({node, typeUrl, version}), ack ({node, typeUrl, version}), nack (NackRecord), stale ({node, typeUrl, nonce}), request ({node, typeUrl}: handled, with any response it caused). */
@@ -146,6 +156,9 @@ export class XdsServer extends EventEmitter {
   }
 }
 
+/** Unflushed bytes past which a stream's next response waits (one large response always goes). */
+const WRITE_BUDGET = 1024 * 1024;
+
 /** Field 5 (nonce), wire type 2. */
 const NONCE_TAG = (5 << 3) | 2;
 /** Fields of DeltaDiscoveryResponse, wire type 2. */
@@ -198,6 +211,11 @@ abstract class AdsStream<TypeState = unknown> {
   private closed = false;
   private readonly closeHandlers: Array<() => void> = [];
   private readonly unwatch: () => void;
+  /** Bytes handed to the call whose write has not completed. */
+  private unflushed = 0;
+  /** A push waited for unflushed bytes; pushAll again once they drain. */
+  private deferred = false;
+  private readonly refs = new HeldRefs();
 
   constructor(
     readonly id: number,
@@ -225,6 +243,15 @@ abstract class AdsStream<TypeState = unknown> {
   protected abstract onRequest(msg: unknown): void;
   /** Sends what `typeUrl` is due from `snapshot`, if anything. */
   protected abstract push(typeUrl: string, snapshot: Snapshot): void;
+  /** What the client holds of a listener or route type (make before break). */
+  protected abstract held(typeUrl: string): Held | undefined;
+  /**
+   * Whether the client has ACKed the cluster (CDS) or endpoints (EDS)
+   * `name`. True when it does not subscribe to the type, or to that cluster
+   * by name; not for EDS, since Envoy asks for an EDS cluster's endpoints
+   * once it has the cluster.
+   */
+  protected abstract holds(typeUrl: string, name: string): boolean;
 
   end(): void {
     if (!this.closed) this.call.end();
@@ -236,7 +263,7 @@ abstract class AdsStream<TypeState = unknown> {
   }
 
   status(): StreamStatus {
-    return { id: this.id, protocol: this.protocol, node: this.node, types: Object.fromEntries(this.typeStatus) };
+    return { id: this.id, protocol: this.protocol, node: this.node, types: Object.fromEntries(this.typeStatus), unflushedBytes: this.unflushed };
   }
 
   protected close(): void {
@@ -286,6 +313,39 @@ abstract class AdsStream<TypeState = unknown> {
     for (const typeUrl of [...subscribed].sort()) if (!TYPE_ORDER.includes(typeUrl)) this.push(typeUrl, snapshot);
   }
 
+  /**
+   * Whether a response may be written now. Past WRITE_BUDGET unflushed
+   * bytes (a client that stopped reading, or ACKs what it never read) it
+   * waits; what changes meanwhile goes out merged once the bytes drain.
+   */
+  protected writeBlocked(): boolean {
+    if (this.unflushed < WRITE_BUDGET) return false;
+    this.deferred = true;
+    return true;
+  }
+
+  protected send(message: EncodedResponse | EncodedDeltaResponse, bytes: number): void {
+    this.unflushed += bytes;
+    // grpc-js calls back once the HTTP/2 stream has taken the message, which flow control delays for a client that does not read.
+    this.call.write(message, () => {
+      this.unflushed -= bytes;
+      if (this.deferred && this.unflushed < WRITE_BUDGET) {
+        this.deferred = false;
+        this.pushAll();
+      }
+    });
+  }
+
+  /** Clusters named by the listeners and routes the client holds or is being sent: not to be removed yet. */
+  protected heldRefs(): ReadonlySet<string> {
+    return this.refs.of((typeUrl) => this.held(typeUrl));
+  }
+
+  /** Whether `resource` names a cluster (or its endpoints) the client has not ACKed yet: it waits. */
+  protected waits(typeUrl: string, resource: Resource, snapshot: Snapshot): boolean {
+    return waitsForClusters(typeUrl, resource, snapshot, (type, name) => this.holds(type, name));
+  }
+
   protected acked(typeUrl: string, version: string): void {
     this.typeState(typeUrl).acked = version;
     this.server.cache.recordAck(this.nodeId(), typeUrl, version);
@@ -296,7 +356,9 @@ abstract class AdsStream<TypeState = unknown> {
     const record: NackRecord = { node: this.nodeId(), typeUrl, version, resources, errorDetail, at: new Date() };
     this.server.cache.recordNack(record);
     this.typeState(typeUrl).nacked = { version, errorDetail, at: record.at.toISOString() };
-    this.server.log()?.warn({ node: record.node, typeUrl, version, error: errorDetail.message }, 'xds NACK');
+    // The full detail is on /status; the log gets its head (Envoy's can run to many kilobytes).
+    const error = errorDetail.message.length > 500 ? `${errorDetail.message.slice(0, 500)}… (${errorDetail.message.length} characters)` : errorDetail.message;
+    this.server.log()?.warn({ node: record.node, typeUrl, version, error }, 'xds NACK');
     this.server.emit('nack', record);
   }
 
@@ -318,11 +380,12 @@ interface SotwTypeState {
   nonce?: string;
   sentVersion?: string;
   sentNamesKey?: string;
-  /** The type snapshot of the last response (its resources: selected by sentNamesKey). */
-  sentType?: TypeSnapshot;
+  /** The resources of the last response, and of the last one ACKed (make before break reads both). */
+  sent?: ReadonlyMap<string, Resource>;
+  acked?: ReadonlyMap<string, Resource>;
   /** version_info of the latest request: what the client has applied. */
   clientVersion: string;
-  /** A request is waiting for a response. */
+  /** A request is waiting for a response: the one response in flight per type was answered. */
   watchOpen: boolean;
 }
 
@@ -335,15 +398,19 @@ class SotwStream extends AdsStream<SotwTypeState> {
     if (!typeUrl) return;
     let st = this.types.get(typeUrl);
     const first = !st;
-    if (st && req.response_nonce !== st.nonce) {
-      // An answer to a response that has since been superseded (or never sent).
+    if (st && req.response_nonce !== (st.nonce ?? '')) {
+      // An answer to a response that has since been superseded (or never sent); an empty nonce before any response is a new subscription.
       this.server.emit('stale', { node: this.nodeId(), typeUrl, nonce: req.response_nonce, stream: this.id });
       this.processed(typeUrl);
       return;
     }
     if (st && req.response_nonce) {
-      if (req.error_detail) this.nacked(typeUrl, st.sentVersion ?? '', sentResources(st), req.error_detail);
-      else this.acked(typeUrl, req.version_info);
+      if (req.error_detail) this.nacked(typeUrl, st.sentVersion ?? '', versionsOf(st.sent), req.error_detail);
+      else {
+        if (typeUrl === TYPE_URL.cluster) this.clustersReplaced(st.acked, st.sent);
+        st.acked = st.sent;
+        this.acked(typeUrl, req.version_info);
+      }
     }
     const names = req.resource_names.filter((n) => n !== '*');
     const wildcard = req.resource_names.includes('*') || (req.resource_names.length === 0 && WILDCARD_TYPES.has(typeUrl));
@@ -351,13 +418,32 @@ class SotwStream extends AdsStream<SotwTypeState> {
     st.names = names;
     st.wildcard = wildcard;
     st.clientVersion = req.version_info;
-    // A reconnecting client that already has a version has it for the names it asks for.
-    if (first && req.version_info) st.sentNamesKey = namesKey(st);
+    // Names no longer asked for are dropped by the client (Envoy forgets the endpoints of a cluster it no longer has).
+    if (!wildcard && st.acked && [...st.acked.keys()].some((n) => !names.includes(n)))
+      st.acked = new Map([...st.acked].filter(([n]) => names.includes(n)));
+    const snapshot = this.server.cache.snapshotFor(this.nodeId());
+    if (first && req.version_info) {
+      // A reconnecting client that already has a version has it for the names it asks for, and holds its resources if it is the current one.
+      st.sentNamesKey = namesKey(st);
+      const type = snapshot?.type(typeUrl);
+      if (type?.version === req.version_info) st.sent = st.acked = selected(st, type);
+    }
     st.watchOpen = true;
     this.types.set(typeUrl, st);
-    const snapshot = this.server.cache.snapshotFor(this.nodeId());
-    if (snapshot) this.push(typeUrl, snapshot);
+    // An ACK may let another type go: routes waiting for their clusters, clusters kept for the routes the client held.
+    this.pushAll();
     this.processed(typeUrl);
+  }
+
+  protected held(typeUrl: string): Held | undefined {
+    return this.types.get(typeUrl);
+  }
+
+  protected holds(typeUrl: string, name: string): boolean {
+    const st = this.types.get(typeUrl);
+    if (!st || (typeUrl === TYPE_URL.cluster && !(st.wildcard || st.names.includes(name)))) return true;
+    // ACKed, and not taken away by the response in flight.
+    return (st.acked?.has(name) ?? false) && (st.watchOpen || (st.sent?.has(name) ?? false));
   }
 
   protected push(typeUrl: string, snapshot: Snapshot): void {
@@ -365,25 +451,68 @@ class SotwStream extends AdsStream<SotwTypeState> {
     const type = snapshot.type(typeUrl);
     if (!st || !st.watchOpen || !type || this.isClosed) return;
     const key = namesKey(st);
-    if (type.version === st.clientVersion && key === st.sentNamesKey) return;
-    if (this.server.cache.lastNack(this.nodeId(), typeUrl)?.version === type.version) return;
-    const select = () => (st.wildcard ? [...type.resources.values()] : [...new Set(st.names)].flatMap((n) => type.resources.get(n) ?? []));
+    const kept = REFERRED_TYPES.has(typeUrl) ? this.kept(st, type) : [];
+    // Clusters kept for the routes the client holds make a set of their own, with a version of its own.
+    const version = kept.length ? keptVersion(type.version, kept) : type.version;
+    if (version === st.clientVersion && key === st.sentNamesKey) return;
+    if (this.server.cache.lastNack(this.nodeId(), typeUrl)?.version === version) return;
+    let resources = selected(st, type);
+    if (kept.length) resources = new Map([...resources, ...kept.map((r) => [r.name, r] as const)]);
+    if (REFERRING_TYPES.has(typeUrl) && [...resources.values()].some((r) => this.waits(typeUrl, r, snapshot))) return;
+    if (this.writeBlocked()) return;
+    const body = kept.length ? encodeSotwBody(version, typeUrl, [...resources.values()]) : sotwBody(snapshot, typeUrl, type, key, () => [...resources.values()]);
     const nonce = this.nextNonce();
-    this.call.write({ body: sotwBody(snapshot, typeUrl, type, key, select), nonce } satisfies EncodedResponse);
+    this.send({ body, nonce } satisfies EncodedResponse, body.length);
     st.nonce = nonce;
-    st.sentVersion = type.version;
+    st.sentVersion = version;
     st.sentNamesKey = key;
-    st.sentType = type;
+    st.sent = resources;
     st.watchOpen = false;
-    this.pushed(typeUrl, type.version);
+    this.pushed(typeUrl, version);
+  }
+
+  /**
+   * A cluster the client replaced or dropped with the CDS it ACKed no longer
+   * has its endpoints: Envoy asks again for them, and the request may have
+   * crossed a response (stale, ignored). Routes naming it wait for its EDS
+   * again, which is resent to be sure.
+   */
+  private clustersReplaced(before: ReadonlyMap<string, Resource> | undefined, after: ReadonlyMap<string, Resource> | undefined): void {
+    const eds = this.types.get(TYPE_URL.endpoint);
+    if (!eds?.acked || !before) return;
+    const kept = [...eds.acked].filter(([name]) => after?.get(name)?.version === before.get(name)?.version);
+    if (kept.length === eds.acked.size) return;
+    eds.acked = new Map(kept);
+    eds.clientVersion = '';
+  }
+
+  /** Clusters (or their endpoints) the client holds, gone from `type`, that held routes still name. */
+  private kept(st: SotwTypeState, type: TypeSnapshot): Resource[] {
+    const refs = this.heldRefs();
+    if (refs.size === 0 || (!st.sent && !st.acked)) return [];
+    const kept: Resource[] = [];
+    for (const name of refs) {
+      if (type.resources.has(name) || !(st.wildcard || st.names.includes(name))) continue;
+      const old = st.sent?.get(name) ?? st.acked?.get(name);
+      if (old) kept.push(old);
+    }
+    return kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 }
 
-/** name -> version of what the last response held; computed only for a NACK, to keep streams small. */
-function sentResources(st: SotwTypeState): Map<string, string> {
-  const resources = st.sentType?.resources ?? new Map<string, Resource>();
-  const names = st.sentNamesKey === '*' ? [...resources.keys()] : (st.sentNamesKey ?? '').split('\n');
-  return new Map(names.flatMap((n) => (resources.has(n) ? [[n, resources.get(n)!.version] as const] : [])));
+/** The resources a SotW subscription selects from `type` (wildcard: the type's own map, not a copy). */
+function selected(st: SotwTypeState, type: TypeSnapshot): ReadonlyMap<string, Resource> {
+  if (st.wildcard) return type.resources;
+  return new Map([...new Set(st.names)].flatMap((n) => (type.resources.has(n) ? [[n, type.resources.get(n)!] as const] : [])));
+}
+
+function keptVersion(typeVersion: string, kept: Resource[]): string {
+  return `${typeVersion}+${createHash('sha256').update(kept.map((r) => `${r.name}@${r.version}`).join('\n')).digest('hex').slice(0, 16)}`;
+}
+
+/** name -> version of a response's resources; computed only for a NACK, to keep streams small. */
+function versionsOf(resources: ReadonlyMap<string, Resource> | undefined): Map<string, string> {
+  return new Map([...(resources?.values() ?? [])].map((r) => [r.name, r.version]));
 }
 
 function namesKey(st: SotwTypeState): string {
@@ -407,20 +536,24 @@ interface DeltaTypeState {
   wildcard: boolean;
   /** name -> version the client has (or has been sent). */
   known: Map<string, string>;
-  /** Responses awaiting ACK/NACK, by nonce. */
-  pending: Map<string, { version: string; resources: Map<string, string> }>;
+  /**
+   * The response awaiting ACK/NACK: at most one per type. Changes meanwhile
+   * wait and go out merged, in the next response after the answer, so a
+   * client that stops answering costs one response per type, whatever the
+   * number of edits.
+   */
+  inFlight?: { nonce: string; version: string; resources: Map<string, string>; added: Set<string> };
   /**
    * A fresh wildcard subscription is answered even when there is nothing in
    * it, so the client knows the set is empty (Envoy would otherwise wait out
    * its initial fetch timeout).
    */
   answerEmpty: boolean;
-  /** Type version the client was last brought up to date with, for the current subscriptions. */
+  /** Type version the client was last brought fully up to date with, for the current subscriptions. */
   syncedVersion?: string;
+  /** Listeners and route configurations only: what the client holds (ACKed) and was sent, for make before break. */
+  held?: { sent: ReadonlyMap<string, Resource | undefined>; acked: ReadonlyMap<string, Resource | undefined> };
 }
-
-/** Unanswered delta responses kept per type; older ones can no longer be ACKed. */
-const MAX_PENDING = 32;
 
 class DeltaStream extends AdsStream<DeltaTypeState> {
   readonly protocol = 'delta' as const;
@@ -433,16 +566,29 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     if (!st) {
       const known = new Map(Object.entries(req.initial_resource_versions ?? {}));
       const wildcard = (req.resource_names_subscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) || req.resource_names_subscribe.includes('*');
-      st = { subscribed: new Set(), wildcard, known, pending: new Map(), answerEmpty: wildcard && known.size === 0 };
+      st = { subscribed: new Set(), wildcard, known, answerEmpty: wildcard && known.size === 0 };
+      if (REFERRING_TYPES.has(typeUrl)) {
+        // A reconnecting client's resources, where the current snapshot has that version (else their clusters are unknown).
+        const current = this.server.cache.snapshotFor(this.nodeId())?.type(typeUrl)?.resources;
+        const held = new Map([...known].map(([name, version]) => [name, current?.get(name)?.version === version ? current.get(name) : undefined]));
+        st.held = { sent: held, acked: held };
+      }
       this.types.set(typeUrl, st);
     }
     if (req.response_nonce) {
-      const answered = st.pending.get(req.response_nonce);
+      const answered = st.inFlight?.nonce === req.response_nonce ? st.inFlight : undefined;
       if (!answered) this.server.emit('stale', { node: this.nodeId(), typeUrl, nonce: req.response_nonce, stream: this.id });
       else {
-        st.pending.delete(req.response_nonce);
-        if (req.error_detail) this.nacked(typeUrl, answered.version, answered.resources, req.error_detail);
-        else this.acked(typeUrl, answered.version);
+        st.inFlight = undefined;
+        if (req.error_detail) {
+          // The client keeps what it had: resources new in the rejected response are not held.
+          for (const name of answered.added) st.known.delete(name);
+          if (st.held) st.held = { sent: st.held.acked, acked: st.held.acked };
+          this.nacked(typeUrl, answered.version, answered.resources, req.error_detail);
+        } else {
+          if (st.held) st.held = { sent: st.held.sent, acked: st.held.sent };
+          this.acked(typeUrl, answered.version);
+        }
       }
     }
     if (req.resource_names_subscribe.length || req.resource_names_unsubscribe.length) st.syncedVersion = undefined;
@@ -457,42 +603,71 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
         st.known.delete(name);
       }
     }
-    const snapshot = this.server.cache.snapshotFor(this.nodeId());
-    if (snapshot) this.push(typeUrl, snapshot);
+    // An answer frees its type for the changes that waited, and may let another type go (make before break).
+    this.pushAll();
     this.processed(typeUrl);
+  }
+
+  protected held(typeUrl: string): Held | undefined {
+    return this.types.get(typeUrl)?.held;
+  }
+
+  protected holds(typeUrl: string, name: string): boolean {
+    const st = this.types.get(typeUrl);
+    if (!st || (typeUrl === TYPE_URL.cluster && !(st.wildcard || st.subscribed.has(name)))) return true;
+    return st.known.has(name) && !st.inFlight?.added.has(name);
   }
 
   protected push(typeUrl: string, snapshot: Snapshot): void {
     const st = this.types.get(typeUrl);
     const type = snapshot.type(typeUrl);
     // Unchanged type, unchanged subscriptions: skip the diff (a CDS of 1,000 clusters, times every client, on every route edit).
-    if (!st || !type || this.isClosed || st.syncedVersion === type.version) return;
-    st.syncedVersion = type.version;
+    if (!st || !type || this.isClosed || st.inFlight || st.syncedVersion === type.version) return;
     const rejected = this.server.cache.lastNack(this.nodeId(), typeUrl)?.resources;
+    const keep = REFERRED_TYPES.has(typeUrl) ? this.heldRefs() : undefined;
     const wanted = st.wildcard ? new Set([...type.resources.keys(), ...st.subscribed]) : st.subscribed;
-    const changed = [];
+    const changed: Resource[] = [];
     const removed: string[] = [];
+    /** Something is held back for make before break: the type is not up to date yet. */
+    let waiting = false;
+    const remove = (name: string) => {
+      if (keep?.has(name)) waiting = true;
+      else removed.push(name);
+    };
     for (const name of wanted) {
       const resource = type.resources.get(name);
       if (!resource) {
-        if (st.known.has(name)) removed.push(name);
+        if (st.known.has(name)) remove(name);
       } else if (st.known.get(name) !== resource.version && rejected?.get(name) !== resource.version) {
-        changed.push(resource);
+        if (st.held && this.waits(typeUrl, resource, snapshot)) waiting = true;
+        else changed.push(resource);
       }
     }
     if (st.wildcard)
-      for (const name of st.known.keys()) if (!type.resources.has(name) && !wanted.has(name)) removed.push(name);
-    if (changed.length === 0 && removed.length === 0 && !st.answerEmpty) return;
+      for (const name of st.known.keys()) if (!type.resources.has(name) && !wanted.has(name)) remove(name);
+    if (changed.length === 0 && removed.length === 0 && !st.answerEmpty) {
+      if (!waiting) st.syncedVersion = type.version;
+      return;
+    }
+    if (this.writeBlocked()) return;
+    if (!waiting) st.syncedVersion = type.version;
     st.answerEmpty = false;
     const nonce = this.nextNonce();
     const head = protobuf.Writer.create().uint32(DELTA_TAG.systemVersionInfo).string(type.version).uint32(DELTA_TAG.typeUrl).string(typeUrl);
     for (const name of removed) head.uint32(DELTA_TAG.removed).string(name);
     head.uint32(DELTA_TAG.nonce).string(nonce);
-    this.call.write({ parts: [head.finish(), ...changed.map((r) => deltaEntry(snapshot, typeUrl, r))] } satisfies EncodedDeltaResponse);
+    const parts = [head.finish(), ...changed.map((r) => deltaEntry(snapshot, typeUrl, r))];
+    this.send({ parts } satisfies EncodedDeltaResponse, parts.reduce((n, p) => n + p.length, 0));
+    const added = new Set(changed.filter((r) => !st.known.has(r.name)).map((r) => r.name));
     for (const r of changed) st.known.set(r.name, r.version);
     for (const name of removed) st.known.delete(name);
-    st.pending.set(nonce, { version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])) });
-    if (st.pending.size > MAX_PENDING) st.pending.delete(st.pending.keys().next().value!);
+    if (st.held) {
+      const sent = new Map(st.held.sent);
+      for (const r of changed) sent.set(r.name, r);
+      for (const name of removed) sent.delete(name);
+      st.held = { ...st.held, sent };
+    }
+    st.inFlight = { nonce, version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])), added };
     this.pushed(typeUrl, type.version);
   }
 }

@@ -117,7 +117,7 @@ test('a request with a stale nonce is ignored', async () => {
   expect(server.status()[0].types[T.route].acked).toBe(second.version_info);
 });
 
-test('on a change, ADS sends clusters, endpoints, listeners, routes, then sidecar types', async () => {
+test('on a change, ADS sends clusters, endpoints, listeners, routes; routes naming a new cluster wait for it and its endpoints', async () => {
   const c = client();
   await subscribeAll(c);
   c.send({ type_url: T.authConfig });
@@ -132,12 +132,19 @@ test('on a change, ADS sends clusters, endpoints, listeners, routes, then sideca
     }),
   );
   const order: string[] = [];
-  for (let i = 0; i < 5; i++) {
+  let endpoints: string[] = [];
+  for (;;) {
     const r = await c.next();
     order.push(r.type_url);
-    c.ack(r, r.type_url === T.endpoint ? ['web'] : r.type_url === T.route ? ['http-8080'] : []);
+    if (r.type_url === T.route) break;
+    if (r.type_url === T.endpoint) endpoints = names(r.resources);
+    // As Envoy: the endpoints of every EDS cluster it has are asked for.
+    c.ack(r, r.type_url === T.endpoint ? ['web', 'web2'] : r.type_url === T.route ? ['http-8080'] : []);
   }
-  expect(order).toEqual([T.cluster, T.endpoint, T.listener, T.route, T.authConfig]);
+  // The new routes name web2: they go once CDS and EDS with web2 are ACKed; the AuthConfig, which names no cluster, does not wait.
+  expect([...new Set(order.filter((t) => t !== T.authConfig))]).toEqual([T.cluster, T.endpoint, T.listener, T.route]);
+  expect(order).toContain(T.authConfig);
+  expect(endpoints).toEqual(['web', 'web2']);
 });
 
 test('initial requests sent before the first snapshot are answered in ADS order once it exists', async () => {
@@ -154,7 +161,12 @@ test('initial requests sent before the first snapshot are answered in ADS order 
     expect(c.inbox.pending).toBe(0);
     empty.cache.setSnapshot(snapshotOf(BASE));
     const order = [];
-    for (let i = 0; i < 4; i++) order.push((await c.next()).type_url);
+    for (let i = 0; i < 4; i++) {
+      // Each ACKed, as Envoy does: the routes name web, so they wait for the CDS ACK.
+      const r = await c.next();
+      order.push(r.type_url);
+      c.ack(r, r.type_url === T.endpoint ? ['web'] : r.type_url === T.route ? ['http-8080'] : []);
+    }
     expect(order).toEqual([T.cluster, T.endpoint, T.listener, T.route]);
   } finally {
     await empty.server.close();

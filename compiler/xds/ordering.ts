@@ -1,0 +1,94 @@
+/**
+ * Make before break, per client, as Envoy's xDS protocol asks of a server
+ * ("eventual consistency considerations"): a listener or route configuration
+ * that names a cluster goes out only once the client has ACKed that cluster
+ * and, for an EDS cluster, its endpoints; a cluster and its endpoints leave
+ * the client only once no listener or route configuration it holds, or is
+ * being sent, names them. Until then the client keeps the version it has.
+ */
+import { TYPE_URL } from '../../protos/contract.js';
+import { decodeMessage } from '../../protos/codec.js';
+import type { Resource, Snapshot } from './snapshot.js';
+
+/** Types whose resources name clusters. */
+export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route]);
+/** Types a referring resource needs: a cluster, and the endpoints named after it. */
+export const REFERRED_TYPES: ReadonlySet<string> = new Set([TYPE_URL.cluster, TYPE_URL.endpoint]);
+
+const refsCache = new WeakMap<Resource, readonly string[]>();
+
+/**
+ * The clusters a listener or route configuration names: `cluster` (routes,
+ * tcp_proxy, http_uri), `cluster_name` (envoy_grpc), weighted clusters.
+ * Read from the encoded bytes (typed configs included), once per resource.
+ */
+export function clusterRefs(typeUrl: string, resource: Resource): readonly string[] {
+  if (!REFERRING_TYPES.has(typeUrl)) return [];
+  let refs = refsCache.get(resource);
+  if (!refs) {
+    const found = new Set<string>();
+    collect(decodeMessage(typeUrl, resource.value), found);
+    refs = [...found];
+    refsCache.set(resource, refs);
+  }
+  return refs;
+}
+
+function collect(node: unknown, into: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) collect(item, into);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) into.add(value);
+    else if (key === 'weighted_clusters' && value && typeof value === 'object') {
+      for (const c of ((value as { clusters?: Array<{ name?: unknown }> }).clusters ?? []))
+        if (typeof c.name === 'string' && c.name) into.add(c.name);
+    } else collect(value, into);
+  }
+}
+
+/** What a client holds of one type: the resources of the last response it ACKed, and of the one in flight. */
+export interface Held {
+  sent?: ReadonlyMap<string, Resource | undefined>;
+  acked?: ReadonlyMap<string, Resource | undefined>;
+}
+
+/**
+ * The clusters named by what a client holds of the referring types, or is
+ * being sent: they stay in its CDS and EDS. Recomputed only when one of the
+ * held sets changes.
+ */
+export class HeldRefs {
+  private key: unknown[] = [];
+  private refs: ReadonlySet<string> = new Set();
+
+  of(held: (typeUrl: string) => Held | undefined): ReadonlySet<string> {
+    const sets = [...REFERRING_TYPES].flatMap((t) => {
+      const h = held(t);
+      return [h?.sent, h?.acked].map((set) => [t, set] as const);
+    });
+    if (sets.length === this.key.length && sets.every(([, set], i) => set === this.key[i])) return this.refs;
+    const refs = new Set<string>();
+    for (const [typeUrl, set] of sets)
+      for (const r of set?.values() ?? []) if (r) for (const c of clusterRefs(typeUrl, r)) refs.add(c);
+    this.key = sets.map(([, set]) => set);
+    this.refs = refs;
+    return refs;
+  }
+}
+
+/**
+ * Whether `resource` names a cluster of `snapshot` the client does not hold
+ * yet, or whose endpoints (an EDS cluster) it does not hold yet. `holds`
+ * answers for CDS and EDS: ACKed (or outside what the client subscribes to).
+ */
+export function waitsForClusters(typeUrl: string, resource: Resource, snapshot: Snapshot, holds: (typeUrl: string, name: string) => boolean): boolean {
+  const clusters = snapshot.type(TYPE_URL.cluster)?.resources;
+  const endpoints = snapshot.type(TYPE_URL.endpoint)?.resources;
+  // A name that is no cluster of the snapshot (a defect elsewhere) must not hold the push back forever.
+  return clusterRefs(typeUrl, resource).some(
+    (c) => (clusters?.has(c) && !holds(TYPE_URL.cluster, c)) || (endpoints?.has(c) && !holds(TYPE_URL.endpoint, c)),
+  );
+}

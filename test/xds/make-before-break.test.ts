@@ -1,0 +1,86 @@
+/**
+ * Make before break: an Envoy-like ADS client (watcher.ts) follows a series
+ * of edits that add, rename and remove clusters, some arriving while the
+ * previous one is still being pushed; after every response it receives, no
+ * route it holds may name a cluster, or the endpoints of an EDS cluster, it
+ * does not have. SotW and delta. XDS_EDITS sets the number of random edits
+ * (default 40).
+ */
+import { jest } from '@jest/globals';
+import { Random } from '../fuzz/mutate.js';
+import { until } from '../extauth/helpers.js';
+import { TYPE_URL, snapshotOf, startServer, type Shape } from './fixtures.js';
+import { EnvoyWatcher } from './watcher.js';
+import type { XdsServer } from '../../compiler/xds/server.js';
+import type { SnapshotCache } from '../../compiler/xds/cache.js';
+
+jest.setTimeout(60_000);
+const EDITS = Number(process.env.XDS_EDITS ?? 40);
+
+let server: XdsServer;
+let cache: SnapshotCache;
+let port: number;
+let watcher: EnvoyWatcher | undefined;
+
+beforeEach(async () => {
+  ({ server, cache, port } = await startServer());
+});
+
+afterEach(async () => {
+  watcher?.close();
+  watcher = undefined;
+  await server.close();
+});
+
+/** Renames, removals and swaps first, then random sets of clusters (EDS or DNS) and routes to them. */
+function edits(count: number, seed: number): Shape[] {
+  const fixed: Shape[] = [
+    { vhosts: { a: ['/', 'web'] }, clusters: { web: '10.0.0.1:80', dns: 'dns.example:80' } },
+    { vhosts: { a: ['/', 'web2'] }, clusters: { web2: '10.0.0.1:80', dns: 'dns.example:80' } },
+    { vhosts: { a: ['/', 'dns'] }, clusters: { dns: 'dns.example:80' } },
+    { vhosts: { a: ['/', 'web'], b: ['/b', 'dns2'] }, clusters: { web: '10.0.0.2:80', dns2: 'dns2.example:80' } },
+    { vhosts: { a: ['/', 'dns2'], b: ['/b', 'web'] }, clusters: { web: '10.0.0.3:80', dns2: 'dns2.example:80' } },
+    { vhosts: { a: ['/', 'web3'] }, clusters: { web3: 'web3.example:80' } },
+  ];
+  const random = new Random(seed);
+  const pool = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'];
+  const shapes = [...fixed];
+  for (let i = 0; i < count; i++) {
+    const clusters: Record<string, string> = {};
+    for (const name of pool) if (random.chance(0.4)) clusters[name] = random.chance(0.6) ? `10.0.${random.int(4)}.${1 + random.int(9)}:80` : `${name}-${random.int(3)}.example:80`;
+    if (Object.keys(clusters).length === 0) clusters[random.pick(pool)] = '10.0.0.9:80';
+    const names = Object.keys(clusters);
+    const vhosts: Shape['vhosts'] = {};
+    for (let v = 0, n = 1 + random.int(3); v < n; v++) vhosts[`v${v}`] = [`/${v}`, random.pick(names)];
+    shapes.push({ vhosts, clusters });
+  }
+  return shapes;
+}
+
+async function run(protocol: 'sotw' | 'delta', seed: number): Promise<void> {
+  const shapes = edits(EDITS, seed);
+  const random = new Random(seed + 1);
+  cache.setSnapshot(snapshotOf(shapes[0]));
+  const w = (watcher = new EnvoyWatcher(port, protocol));
+  await until(() => w.syncedWith(cache.current!));
+  for (const shape of shapes.slice(1)) {
+    cache.setSnapshot(snapshotOf(shape));
+    // The next edit lands at once, or after 1-3 responses of this one, or once it is all applied: pushes overlap edits.
+    const wait = random.int(5);
+    const from = w.received;
+    if (wait > 0) await until(() => w.syncedWith(cache.current!) || (wait < 4 && w.received >= from + wait));
+  }
+  await until(() => w.syncedWith(cache.current!));
+  expect(w.violations).toEqual([]);
+  // Nothing kept for old routes once they are gone: exactly the last snapshot's clusters.
+  expect([...w.state.get(TYPE_URL.cluster)!.keys()].sort()).toEqual(Object.keys(shapes.at(-1)!.clusters).sort());
+  expect(w.received).toBeGreaterThan(shapes.length);
+}
+
+test('SotW: no route ever names a cluster, or endpoints, the client does not have', async () => {
+  await run('sotw', 14);
+});
+
+test('delta: no route ever names a cluster, or endpoints, the client does not have', async () => {
+  await run('delta', 41);
+});
