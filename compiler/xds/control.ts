@@ -10,10 +10,11 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { Compiler } from '../pipeline.js';
 import type { CompileOptions } from '../translate/output.js';
 import { SnapshotCache } from './cache.js';
+import { CompileLog } from './compile-log.js';
 import { SnapshotEncoder, type Snapshot } from './snapshot.js';
 import { watchInputs, type Watcher } from './watch.js';
 
@@ -41,6 +42,7 @@ export class ControlPlane extends EventEmitter {
   private watcher: Watcher | undefined;
   private readonly compiler: Compiler;
   private readonly encoder = new SnapshotEncoder();
+  private readonly log: CompileLog;
   private running: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -48,6 +50,7 @@ export class ControlPlane extends EventEmitter {
   constructor(private readonly options: ControlPlaneOptions) {
     super();
     this.compiler = new Compiler(options.compileOptions);
+    this.log = new CompileLog(options.logger);
   }
 
   get snapshot(): Snapshot | undefined {
@@ -86,15 +89,15 @@ export class ControlPlane extends EventEmitter {
   }
 
   private async compileOnce(): Promise<CompileOutcome> {
-    const { logger } = this.options;
     const started = performance.now();
     let outcome: CompileOutcome;
     try {
       const result = await this.compiler.compile(this.options.paths);
       if (!result.xds) throw new CompileFailed(result.diagnostics);
-      for (const d of result.diagnostics) logger.warn({ file: d.file, line: d.line, resource: d.resource, field: d.field }, formatDiagnostic(d));
+      this.log.diagnostics('warn', result.diagnostics);
       const snapshot: Snapshot = this.encoder.build(result.xds);
       const changed = snapshot.version !== this.snapshot?.version;
+      const previous = this.snapshot;
       if (changed) {
         this.generation++;
         this.snapshotAt = new Date();
@@ -102,13 +105,15 @@ export class ControlPlane extends EventEmitter {
       }
       this.errors = [];
       outcome = { ok: true, version: snapshot.version, generation: this.generation, changed, durationMs: performance.now() - started };
-      logger.info({ version: snapshot.version, generation: this.generation, changed, resources: snapshot.resourceCount, durationMs: Math.round(outcome.durationMs) }, changed ? 'new snapshot' : 'compiled; no change');
+      if (changed) this.log.snapshot(previous, snapshot, this.generation, outcome.durationMs);
+      else this.log.unchanged(snapshot.version, outcome.durationMs);
+      this.log.diagnostics('error', []);
     } catch (err) {
       const diagnostics = err instanceof CompileFailed ? err.diagnostics : [{ stage: 'load' as const, message: `compile failed: ${(err as Error).message}` }];
       this.errors = diagnostics;
       outcome = { ok: false, diagnostics, durationMs: performance.now() - started };
-      for (const d of diagnostics) logger.error({ file: d.file, line: d.line, resource: d.resource, field: d.field }, formatDiagnostic(d));
-      logger.error({ errors: diagnostics.length, serving: this.snapshot?.version ?? null }, 'compile failed; keeping the last good snapshot');
+      this.log.diagnostics('error', diagnostics);
+      this.options.logger.error({ errors: diagnostics.length, serving: this.snapshot?.version ?? null }, 'compile failed; keeping the last good snapshot');
     }
     this.lastCompile = { ok: outcome.ok, at: new Date(), durationMs: outcome.durationMs };
     this.emit('compiled', outcome);

@@ -1,0 +1,78 @@
+/**
+ * The serve log stays small over many edits: one info line per snapshot,
+ * the same errors not logged again in full, at most REPORT_LIMIT diagnostic
+ * lines per compile. Real compiles of files in a temporary folder.
+ */
+import { jest } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPORT_LIMIT } from '../../compiler/diagnostics.js';
+import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
+import { ControlPlane } from '../../compiler/xds/control.js';
+import { memoryLogger } from '../extauth/helpers.js';
+
+jest.setTimeout(60_000);
+
+const SERVICE = `apiVersion: v1
+kind: Service
+metadata: {name: petstore, namespace: default}
+spec:
+  ports: [{port: 8080}]
+`;
+
+/** A VirtualService with one route per prefix, each to `service`. */
+function virtualService(prefixes: string[], service = (_i: number) => 'petstore'): string {
+  const routes = prefixes.map((p, i) => `      - matchers: [{prefix: ${p}}]\n        routeAction:\n          single:\n            kube: {ref: {name: ${service(i)}, namespace: default}, port: 8080}\n`);
+  return `apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: {name: petstore, namespace: default}
+spec:
+  virtualHost:
+    domains: [petstore.example.com]
+    routes:
+${routes.join('')}`;
+}
+
+test('one info line per snapshot; identical errors summarised; at most REPORT_LIMIT diagnostic lines', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-log-'));
+  writeFileSync(path.join(dir, 'service.yaml'), SERVICE);
+  const vs = path.join(dir, 'vs.yaml');
+  writeFileSync(vs, virtualService(['/v0']));
+  const { logger, text } = memoryLogger();
+  logger.level = 'info';
+  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger });
+  const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; changed?: Record<string, string> });
+  try {
+    await control.recompile();
+    for (let i = 1; i <= 20; i++) {
+      writeFileSync(vs, virtualService([`/v${i}`]));
+      await control.recompile();
+    }
+    let log = lines();
+    expect(log.filter((l) => l.msg === 'new snapshot')).toHaveLength(21);
+    expect(log).toHaveLength(21);
+    expect(log.at(-1)!.changed).toEqual({ RouteConfiguration: '+0 ~1 -0' });
+
+    // The same broken edit five times: its error in full once, then one line each.
+    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    for (let i = 0; i < 5; i++) await control.recompile();
+    log = lines().slice(21);
+    const errorLines = log.filter((l) => l.msg.includes('nowhere'));
+    expect(errorLines).toHaveLength(1);
+    expect(log.filter((l) => l.msg.startsWith('the same 1 error as the previous compile'))).toHaveLength(4);
+    expect(log.filter((l) => l.msg === 'compile failed; keeping the last good snapshot')).toHaveLength(5);
+
+    // Hundreds of errors: REPORT_LIMIT lines and a count of the rest.
+    const before = lines().length;
+    writeFileSync(vs, virtualService(Array.from({ length: 300 }, (_, i) => `/r${i}`), (i) => `nowhere-${i}`));
+    await control.recompile();
+    log = lines().slice(before);
+    expect(control.errors.length).toBeGreaterThanOrEqual(300);
+    expect(log.filter((l) => l.msg.includes('nowhere-'))).toHaveLength(REPORT_LIMIT);
+    expect(log.some((l) => /^… and \d+ more not shown/.test(l.msg))).toBe(true);
+    expect(log.length).toBeLessThanOrEqual(REPORT_LIMIT + 2);
+  } finally {
+    control.close();
+  }
+});
