@@ -6,16 +6,17 @@
  * come back with the output.
  *
  * A Compiler is incremental: it keeps each file's bytes, documents and
- * validated resources, and each stage's memo (results by the objects they
- * came from), so compiling again after an edit re-parses and re-validates the
- * changed files only, re-resolves the resources whose lookups now answer
+ * validated resources (per document chunk), and each stage's memo (results by
+ * the objects they came from), so compiling again after an edit re-parses and
+ * re-validates the changed documents only, re-resolves the resources whose lookups now answer
  * differently, re-translates the IR objects that changed and re-verifies the
  * messages that are new. The result equals a fresh Compiler's, byte for byte
  * (the property test in pipeline.test.ts holds it to that).
  */
+import { promises as fs, type Stats } from 'node:fs';
 import { isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Model } from './ir/model.js';
-import { listInputFiles, parseBytes, readResourceFile, type LoadResult } from './load/load.js';
+import { binaryFile, listInputFiles, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
 import { translate, TranslateMemo } from './translate/translate.js';
@@ -61,11 +62,22 @@ function referenceErrorsOfInvalid(validated: Validated, options: CompileOptions)
   });
 }
 
-/** One file as last read: its bytes, and what loading and validating them gave. */
+/** How close to a read (ms) a modification time makes the file's times untrustworthy: coarse file-system clocks tick every few ms. */
+const RACY_MS = 50;
+
+function sameStat(a: Stats, b: Stats): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+}
+
+/** One file as last read: its bytes, and what loading and validating them gave, chunk by chunk. */
 interface FileEntry {
   bytes: Buffer;
-  loaded: LoadResult;
-  validated: Validated;
+  /** Its stat at that read, and whether it was modified too close to the read to trust it next time. */
+  stat?: Stats;
+  racy?: boolean;
+  /** A file that cannot be read or parsed at all. */
+  failed?: LoadResult;
+  chunks: Map<string, { chunk: ParsedChunk; validated: Validated }>;
 }
 
 export class Compiler {
@@ -83,26 +95,44 @@ export class Compiler {
     const files = new Map<string, FileEntry>();
     for (const file of listed.files) {
       const entry = await this.file(file);
-      if (!entry) continue;
       files.set(file, entry);
-      loadDiagnostics.push(...entry.loaded.diagnostics);
-      validated.resources.push(...entry.validated.resources);
-      validated.invalid.push(...entry.validated.invalid);
-      validated.diagnostics.push(...entry.validated.diagnostics);
+      if (entry.failed) loadDiagnostics.push(...entry.failed.diagnostics);
+      for (const { chunk, validated: v } of entry.chunks.values()) {
+        loadDiagnostics.push(...chunk.loaded.diagnostics);
+        validated.resources.push(...v.resources);
+        validated.invalid.push(...v.invalid);
+        validated.diagnostics.push(...v.diagnostics);
+      }
     }
     // Files gone from the input are forgotten, with what was made from them.
     this.files = files;
     return this.fromResources(loadDiagnostics, validated);
   }
 
-  /** The file's entry, re-parsed and re-validated only when its bytes changed; undefined when it cannot be read. */
-  private async file(file: string): Promise<FileEntry | undefined> {
-    const read = await readResourceFile(file);
-    if (!('bytes' in read)) return { bytes: Buffer.alloc(0), loaded: read, validated: { resources: [], invalid: [], diagnostics: [] } };
+  /**
+   * The file's entry. A file whose size, times and inode are those of the
+   * last read is not read again, unless it was modified so close to that read
+   * that an edit in the same clock tick would not show in its times (git's
+   * "racily clean" rule): then its bytes are compared. Of a changed file, only
+   * the changed document chunks are parsed and validated again.
+   */
+  private async file(file: string): Promise<FileEntry> {
     const known = this.files.get(file);
-    if (known && known.bytes.equals(read.bytes)) return known;
-    const loaded = parseBytes(file, read.bytes);
-    return { bytes: read.bytes, loaded, validated: validateDocuments(loaded.documents) };
+    const stat = await fs.stat(file).catch(() => undefined);
+    if (known?.stat && stat && !known.racy && sameStat(known.stat, stat)) return known;
+    const readAt = Date.now();
+    const read = await readResourceFile(file);
+    if (!('bytes' in read)) return { bytes: Buffer.alloc(0), failed: read, chunks: new Map() };
+    const checked = { stat, racy: !stat || stat.mtimeMs >= readAt - RACY_MS };
+    if (known && known.bytes.equals(read.bytes)) return { ...known, ...checked };
+    const binary = binaryFile(file, read.bytes);
+    if (binary) return { bytes: read.bytes, failed: binary, chunks: new Map() };
+    const previous = known?.chunks;
+    const chunks = new Map<string, { chunk: ParsedChunk; validated: Validated }>();
+    for (const chunk of parseChunks(file, read.bytes.toString('utf8'), previous && new Map([...previous].map(([k, v]) => [k, v.chunk])))) {
+      chunks.set(chunk.key, previous?.get(chunk.key) ?? { chunk, validated: validateDocuments(chunk.loaded.documents) });
+    }
+    return { bytes: read.bytes, chunks, ...checked };
   }
 
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {

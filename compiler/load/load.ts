@@ -170,18 +170,53 @@ export async function readResourceFile(file: string): Promise<{ bytes: Buffer } 
 }
 
 export function parseBytes(file: string, bytes: Buffer): LoadResult {
-  if (bytes.subarray(0, 8192).includes(0)) return { documents: [], diagnostics: [{ stage: 'load', file, message: 'binary file, not YAML or JSON', hint: 'remove it from the input or pass only resource files' }] };
-  return parseText(file, bytes.toString('utf8'));
+  return binaryFile(file, bytes) ?? parseText(file, bytes.toString('utf8'));
+}
+
+/** The error for a file that is no text, if it is one. */
+export function binaryFile(file: string, bytes: Buffer): LoadResult | undefined {
+  if (!bytes.subarray(0, 8192).includes(0)) return undefined;
+  return { documents: [], diagnostics: [{ stage: 'load', file, message: 'binary file, not YAML or JSON', hint: 'remove it from the input or pass only resource files' }] };
 }
 
 /** Parses multi-document YAML/JSON text; pure, so tests and the watcher can use it on strings. */
 export function parseText(file: string, text: string): LoadResult {
   const result: LoadResult = { documents: [], diagnostics: [] };
-  let index = 0;
-  for (const chunk of splitDocuments(text)) {
-    index = parseChunk(file, chunk.text, chunk.firstLine - 1, index, result);
+  for (const chunk of parseChunks(file, text)) {
+    result.documents.push(...chunk.loaded.documents);
+    result.diagnostics.push(...chunk.loaded.diagnostics);
   }
   return result;
+}
+
+/** What one document chunk of a file parsed to. */
+export interface ParsedChunk {
+  /** Its text, first line and first document index: the same key parses to the same documents. */
+  key: string;
+  loaded: LoadResult;
+  /** Index of the next chunk's first document. */
+  next: number;
+}
+
+/**
+ * A file's text, chunk by chunk (see splitDocuments). A chunk found in
+ * `previous` under the same key is taken from there, not parsed again: an
+ * edit to one resource of a large file re-parses that resource only.
+ */
+export function parseChunks(file: string, text: string, previous?: ReadonlyMap<string, ParsedChunk>): ParsedChunk[] {
+  const chunks: ParsedChunk[] = [];
+  let index = 0;
+  for (const chunk of splitDocuments(text)) {
+    const key = `${chunk.firstLine}:${index}:${chunk.text}`;
+    let parsed = previous?.get(key);
+    if (!parsed) {
+      const loaded: LoadResult = { documents: [], diagnostics: [] };
+      parsed = { key, loaded, next: parseChunk(file, chunk.text, chunk.firstLine - 1, index, loaded) };
+    }
+    chunks.push(parsed);
+    index = parsed.next;
+  }
+  return chunks;
 }
 
 /**

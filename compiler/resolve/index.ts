@@ -3,6 +3,7 @@
  * duplicates reported. Resolvers look references up here.
  */
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 
@@ -14,8 +15,14 @@ export type FindUpstream = (from: Resource, path: FieldPath, raw: Ref) => Upstre
 
 export class ResourceIndex {
   private readonly byKey = new Map<string, Resource>();
+  private readonly sorted = new Map<string, Resource[]>();
 
-  constructor(resources: Resource[], diagnostics: Diagnostic[]) {
+  /** `previous`: each kind's sorted resources of an earlier run, to sort this run's from (see sortedLike). */
+  constructor(
+    resources: Resource[],
+    diagnostics: Diagnostic[],
+    private readonly previous?: ReadonlyMap<string, Resource[]>,
+  ) {
     for (const r of resources) {
       const key = ResourceIndex.key(r.kind, r.namespace, r.name);
       const first = this.byKey.get(key);
@@ -37,10 +44,26 @@ export class ResourceIndex {
     return this.byKey.get(ResourceIndex.key(kind, ref.namespace, ref.name));
   }
 
+  /** The resources of `kind` by namespace, then name. */
   all(kind: string): Resource[] {
-    return [...this.byKey.values()]
-      .filter((r) => r.kind === kind)
-      .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+    let list = this.sorted.get(kind);
+    if (!list) {
+      const members = [...this.byKey.values()].filter((r) => r.kind === kind);
+      this.sorted.set(kind, (list = sortedLike(members, this.previous?.get(kind), (a, b) => compareText(a.namespace, b.namespace) || compareText(a.name, b.name))));
+    }
+    return list;
+  }
+
+  /** Whether `kind` has the very resources it had in `previous`. */
+  unchanged(kind: string): boolean {
+    const before = this.previous?.get(kind);
+    const now = this.all(kind);
+    return before !== undefined && before.length === now.length && before.every((r, i) => r === now[i]);
+  }
+
+  /** Each kind's sorted resources so far, for the next run's index. */
+  sortedKinds(): Map<string, Resource[]> {
+    return this.sorted;
   }
 }
 

@@ -18,6 +18,8 @@ export type Dependency =
 
 export class Lookups {
   readonly deps: Dependency[] = [];
+  /** Probes made so far, so each is recorded once (a VirtualService's routes often share one Service port). */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly index: ResourceIndex,
@@ -26,20 +28,26 @@ export class Lookups {
 
   upstream(ref: NamespacedName): ReturnType<UpstreamCatalog['lookup']> {
     const answer = this.catalog.lookup(ref);
-    this.deps.push({ kind: 'upstream', ref, answer });
+    if (this.first(`u|${ref.namespace}|${ref.name}`)) this.deps.push({ kind: 'upstream', ref, answer });
     return answer;
   }
 
   servicePort(ref: NamespacedName, port: number): ReturnType<UpstreamCatalog['servicePort']> {
     const answer = this.catalog.servicePort(ref, port);
-    this.deps.push({ kind: 'servicePort', ref, port, answer });
+    if (this.first(`p|${ref.namespace}|${ref.name}|${port}`)) this.deps.push({ kind: 'servicePort', ref, port, answer });
     return answer;
   }
 
   resource(resourceKind: string, ref: NamespacedName): Resource | undefined {
     const answer = this.index.get(resourceKind, ref);
-    this.deps.push({ kind: 'resource', resourceKind, ref, answer });
+    if (this.first(`r|${resourceKind}|${ref.namespace}|${ref.name}`)) this.deps.push({ kind: 'resource', resourceKind, ref, answer });
     return answer;
+  }
+
+  private first(key: string): boolean {
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    return true;
   }
 
   /** The upstream a reference names; a dangling or ambiguous one is an error on `path`. */
@@ -61,9 +69,16 @@ export class Lookups {
   }
 }
 
-/** Whether every recorded lookup answers the same now. */
-export function stillValid(deps: readonly Dependency[], index: ResourceIndex, catalog: UpstreamCatalog): boolean {
+/** What changed since the last run: the upstream catalog (any Upstream or Service), and which kinds of resources. */
+export interface Changes {
+  catalog: boolean;
+  kinds: ReadonlySet<string>;
+}
+
+/** Whether every recorded lookup answers the same now; lookups into what did not change are not made again. */
+export function stillValid(deps: readonly Dependency[], index: ResourceIndex, catalog: UpstreamCatalog, changes: Changes): boolean {
   for (const d of deps) {
+    if (d.kind === 'resource' ? !changes.kinds.has(d.resourceKind) : !changes.catalog) continue;
     const now = d.kind === 'upstream' ? catalog.lookup(d.ref) : d.kind === 'servicePort' ? catalog.servicePort(d.ref, d.port) : index.get(d.resourceKind, d.ref);
     if (!same(now, d.answer)) return false;
   }

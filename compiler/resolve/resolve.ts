@@ -5,13 +5,14 @@
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { normalizeDn } from '../../protos/ldap-dn.js';
 import { fieldError, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
-import { Lookups, stillValid, type Dependency } from './lookups.js';
+import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
 import { pemToJwks } from './pem.js';
-import { buildUpstreamCatalog, UpstreamMemo } from './upstreams.js';
+import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
 
 export interface ResolveOptions {
@@ -60,6 +61,11 @@ export class ResolveMemo {
   readonly authConfigs = new WeakMap<Resource, Memo<AuthConfigIR>>();
   graphqlApis: (Memo<GraphQLApiIR[]> & { apis: Resource[] }) | undefined;
   readonly upstreams = new UpstreamMemo();
+  /** The last run's catalog, kept while no Upstream or Service changes. */
+  catalog: UpstreamCatalog | undefined;
+  /** The last run's resources of each kind, sorted, and upstreams in use, sorted: this run sorts from them. */
+  sorted: ReadonlyMap<string, Resource[]> | undefined;
+  usedUpstreams: UpstreamIR[] | undefined;
 }
 
 interface Memo<T> {
@@ -75,19 +81,25 @@ interface VirtualServiceResult {
   uses: { path: FieldPath; upstream: UpstreamIR }[];
   /** JWT provider names it produces, with their fields. */
   providers: { name: string; path: FieldPath }[];
+  /** Its domains lowercased, as Envoy compares them. */
+  domainKeys: string[];
 }
 
 export function resolve(resources: Resource[], options: ResolveOptions, memo = new ResolveMemo()): { model: Model; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const index = new ResourceIndex(resources, diagnostics);
+  const index = new ResourceIndex(resources, diagnostics, memo.sorted);
   // No silent widening: an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index));
-  const catalog = buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams);
+  // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
+  const kinds = ['Upstream', 'Service', 'VirtualService', 'AuthConfig', 'Secret', 'GraphQLApi'];
+  const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service')), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
+  const catalog = changes.catalog ? buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
+  memo.catalog = catalog;
 
   /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */
   const cached = <T>(map: WeakMap<Resource, Memo<T>>, resource: Resource, compute: (lookups: Lookups, diagnostics: Diagnostic[]) => T): T => {
     let entry = map.get(resource);
-    if (!entry || !stillValid(entry.deps, index, catalog)) {
+    if (!entry || !stillValid(entry.deps, index, catalog, changes)) {
       const lookups = new Lookups(index, catalog);
       const own: Diagnostic[] = [];
       entry = { value: compute(lookups, own), diagnostics: own, deps: lookups.deps };
@@ -106,16 +118,17 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     const result = cached(memo.virtualServices, vs, (lookups, own) => resolveVirtualService(vs, lookups, options, own));
     const base = ['spec', 'virtualHost'];
     result.vh.domains.forEach((domain, i) => {
-      const owner = domainOwners.get(domain.toLowerCase());
+      const owner = domainOwners.get(result.domainKeys[i]!);
       if (owner) {
         const where = owner === vs ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name} (${owner.origin.file}:${owner.origin.lineOf(['spec', 'virtualHost', 'domains'])}) already claims it`;
         diagnostics.push(fieldError('resolve', vs.origin, [...base, 'domains', i], `domain ${quote(domain)} is claimed twice: ${where}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
       } else {
-        domainOwners.set(domain.toLowerCase(), vs);
+        domainOwners.set(result.domainKeys[i]!, vs);
       }
     });
     for (const { path, upstream } of result.uses) {
       const clash = used.get(upstream.name);
+      if (clash === upstream) continue;
       if (clash && clash !== upstream) {
         diagnostics.push(fieldError('resolve', vs.origin, path, `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`, 'give one of the Upstreams another name'));
       }
@@ -146,14 +159,15 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   // APIs read the others' schemas, so the APIs are resolved together, again when any of them changes.
   const apis = index.all('GraphQLApi');
   let gql = memo.graphqlApis;
-  if (!gql || gql.apis.length !== apis.length || gql.apis.some((a, i) => a !== apis[i]) || !stillValid(gql.deps, index, catalog)) {
+  if (!gql || gql.apis.length !== apis.length || gql.apis.some((a, i) => a !== apis[i]) || !stillValid(gql.deps, index, catalog, changes)) {
     const lookups = new Lookups(index, catalog);
     const own: Diagnostic[] = [];
     gql = memo.graphqlApis = { apis, value: resolveGraphQLApis(index, lookups.findUpstream(options, own), own), diagnostics: own, deps: lookups.deps };
   }
   diagnostics.push(...gql.diagnostics);
 
-  const upstreams = [...used.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
+  memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
   return { model: { virtualHosts, upstreams, authConfigs, graphqlApis: gql.value }, diagnostics };
 }
@@ -264,7 +278,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const ref = requireRef([...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
     if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
   }
-  return { vh, uses, providers: providerNames };
+  return { vh, uses, providers: providerNames, domainKeys: vh.domains.map((d) => d.toLowerCase()) };
 }
 
 function isHttpUrl(text: string): boolean {

@@ -11,6 +11,7 @@
  * messages are the same objects, which later stages (verify, encoding) key
  * their own caches on.
  */
+import { compareText, sortedLike } from '../order.js';
 import type { AuthConfigIR, GraphQLApiIR, Model, UpstreamIR, VirtualHostIR } from '../ir/model.js';
 import { upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
@@ -38,6 +39,8 @@ export class TranslateMemo {
   /** Options are fixed for a memo, so a sidecar cluster never changes. */
   readonly sidecars = new Map<string, ClusterPair>();
   listener: { usage: string; jwt: string[]; json: Json } | undefined;
+  /** The last run's clusters in name order, which this run's are sorted from. */
+  clusterOrder: ClusterPair[] | undefined;
 }
 
 export function translate(model: Model, options: CompileOptions, memo = new TranslateMemo(), concerns: readonly HttpFilterConcern[] = CONCERNS): XdsSet {
@@ -64,18 +67,20 @@ export function translate(model: Model, options: CompileOptions, memo = new Tran
   set.listeners.set(listenerName(options.listenerPort), listener.json);
   set.routes.set(listenerName(options.listenerPort), routeConfiguration(listenerName(options.listenerPort), entries.map((e) => e.json)));
 
-  const clusters: [string, ClusterPair][] = model.upstreams.map((u) => {
+  const clusters: ClusterPair[] = model.upstreams.map((u) => {
     let pair = memo.clusters.get(u);
     if (!pair) memo.clusters.set(u, (pair = upstreamCluster(u)));
-    return [u.name, pair];
+    return pair;
   });
   for (const c of inUse) {
     if (!c.sidecarCluster) continue;
     let pair = memo.sidecars.get(c.filterName);
     if (!pair) memo.sidecars.set(c.filterName, (pair = c.sidecarCluster(options)));
-    clusters.push([pair.cluster.name as string, pair]);
+    clusters.push(pair);
   }
-  for (const [name, pair] of clusters.sort(([a], [b]) => a.localeCompare(b))) {
+  memo.clusterOrder = sortedLike(clusters, memo.clusterOrder, (a, b) => compareText(a.cluster.name as string, b.cluster.name as string));
+  for (const pair of memo.clusterOrder) {
+    const name = pair.cluster.name as string;
     set.clusters.set(name, pair.cluster);
     if (pair.endpoints) set.endpoints.set(name, pair.endpoints);
   }
@@ -85,7 +90,7 @@ export function translate(model: Model, options: CompileOptions, memo = new Tran
 }
 
 function byName(a: { name: string }, b: { name: string }): number {
-  return a.name.localeCompare(b.name);
+  return compareText(a.name, b.name);
 }
 
 function kept<K extends object>(map: WeakMap<K, Json>, key: K, make: (k: K) => Json): Json {

@@ -56,7 +56,6 @@ interface Reference {
   kind: 'cluster' | 'route_config' | 'jwt_requirement';
   name: string;
   path: string;
-  resource?: string;
 }
 
 /**
@@ -117,7 +116,8 @@ class LoadChecks {
     if (typeof name === 'string' && name !== '') this.references.push({ kind: 'cluster', name, path: join(path(), field) });
   }
 
-  routeConfiguration(rc: Json, path: () => string): void {
+  /** Virtual host names and domains across a route configuration; `domainsOf(i)` gives host i's domains lowercased (a caller may keep them). */
+  routeConfiguration(rc: Json, path: () => string, domainsOf: (i: number) => readonly (string | undefined)[] = (i) => lowercased((rc.virtual_hosts as Json[])[i])): void {
     const vhosts = rc.virtual_hosts;
     if (!Array.isArray(vhosts)) return;
     const names = new Set<string>();
@@ -131,11 +131,10 @@ class LoadChecks {
         if (names.has(name)) this.add(join(path(), `virtual_hosts[${i}].name`), 'envoy.duplicate_virtual_host', `virtual host name "${name}" is used twice in route configuration "${nameOf(rc)}"`);
         names.add(name);
       }
-      const list = vh.domains;
-      if (!Array.isArray(list)) continue;
+      const list = domainsOf(i);
       for (let j = 0; j < list.length; j++) {
-        if (typeof list[j] !== 'string') continue;
-        const d = (list[j] as string).toLowerCase();
+        const d = list[j];
+        if (d === undefined) continue;
         const first = domains.get(d);
         if (first !== undefined) {
           this.add(
@@ -209,14 +208,19 @@ function duplicateAddresses(listeners: unknown[]): Clash[] {
 }
 
 /** References to names no message defines: clusters and jwt_authn requirements. */
-function unresolved(references: readonly Reference[], clusters: ReadonlySet<string>, jwtRequirements: ReadonlySet<string>): Array<ProtoIssue & { resource?: string }> {
-  const out: Array<ProtoIssue & { resource?: string }> = [];
-  for (const r of references) {
-    if (r.kind === 'cluster' && !clusters.has(r.name)) out.push({ path: r.path, resource: r.resource, rule: 'envoy.unknown_cluster', message: `cluster "${r.name}" is not defined` });
-    if (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name))
-      out.push({ path: r.path, resource: r.resource, rule: 'envoy.unknown_jwt_requirement', message: `requirement_name "${r.name}" is not in the requirement_map of any jwt_authn filter` });
-  }
-  return out;
+function unresolved(references: readonly Reference[], clusters: ReadonlySet<string>, jwtRequirements: ReadonlySet<string>): ProtoIssue[] {
+  return references
+    .filter((r) => (r.kind === 'cluster' && !clusters.has(r.name)) || (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name)))
+    .map((r) => {
+      const [message, rule] = MISSING[r.kind](r.name);
+      return { path: r.path, rule, message };
+    });
+}
+
+/** A virtual host's domains lowercased, as Envoy compares them; a non-string entry is undefined (the proto check reports it). */
+function lowercased(vh: Json | undefined): (string | undefined)[] {
+  const list = vh && typeof vh === 'object' ? vh.domains : undefined;
+  return Array.isArray(list) ? list.map((d) => (typeof d === 'string' ? d.toLowerCase() : undefined)) : [];
 }
 
 function asArray(v: unknown): unknown[] {
@@ -253,8 +257,13 @@ export function verifyBootstrap(bootstrap: Json): Diagnostic[] {
 /** What checking one message found on its own, and the names it uses and defines. */
 interface MessageFacts {
   issues: ProtoIssue[];
+  /** Every reference with its path; read only when one names nothing. */
   references: Reference[];
+  /** The names referred to, each once, by kind: what each run checks. */
+  names: Record<Reference['kind'], string[]>;
   jwtRequirements: string[];
+  /** Of a virtual host: its domains lowercased. */
+  domains?: (string | undefined)[];
 }
 
 /** Facts of the messages checked so far, by object: a message translate kept is not checked again. */
@@ -267,27 +276,16 @@ function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFact
   if (!facts) {
     const checks = new LoadChecks();
     const issues = [...checkMessage(typeName, message, { hooks: checks.hooks }), ...checks.found];
-    facts = { issues, references: checks.references, jwtRequirements: [...checks.jwtRequirements] };
+    const names = (kind: Reference['kind']) => [...new Set(checks.references.filter((r) => r.kind === kind).map((r) => r.name))];
+    facts = {
+      issues,
+      references: checks.references,
+      names: { cluster: names('cluster'), route_config: names('route_config'), jwt_requirement: names('jwt_requirement') },
+      jwtRequirements: [...checks.jwtRequirements],
+      ...(typeName === T.virtualHost ? { domains: lowercased(message) } : {}),
+    };
     memo.messages.set(message, facts);
   }
-  return facts;
-}
-
-/** A route configuration, one virtual host at a time (each one's facts kept), then its names and domains across them. */
-function routeFacts(memo: VerifyMemo, rc: Json): MessageFacts {
-  const vhosts = asArray(rc.virtual_hosts) as Json[];
-  const shell = factsOf(memo, T.route, { ...rc, virtual_hosts: [] });
-  const facts: MessageFacts = { issues: [...shell.issues], references: [...shell.references], jwtRequirements: [...shell.jwtRequirements] };
-  vhosts.forEach((vh, i) => {
-    const own = factsOf(memo, T.virtualHost, vh);
-    const at = (p: string) => join(`virtual_hosts[${i}]`, p);
-    for (const iss of own.issues) facts.issues.push({ ...iss, path: at(iss.path) });
-    for (const r of own.references) facts.references.push({ ...r, path: at(r.path) });
-    facts.jwtRequirements.push(...own.jwtRequirements);
-  });
-  const names = new LoadChecks();
-  names.routeConfiguration(rc, () => '');
-  facts.issues.push(...names.found);
   return facts;
 }
 
@@ -302,6 +300,48 @@ function endpointAddresses(assignment: Json): ProtoIssue[] {
   return checks.found;
 }
 
+/** A checked message (or virtual host of a route configuration, under `prefix`) of a served resource. */
+interface Checked {
+  resource: string;
+  prefix: string;
+  facts: MessageFacts;
+}
+
+/**
+ * The messages of the set, each with its facts; a route configuration one
+ * virtual host at a time (each kept on its own), with its names and domains
+ * checked across them.
+ */
+function checkAll(set: XdsSet, memo: VerifyMemo, diags: Diagnostic[]): Checked[] {
+  const checked: Checked[] = [];
+  const add = (resource: string, prefix: string, facts: MessageFacts) => {
+    for (const iss of facts.issues) diags.push(bug(resource, join(prefix, iss.path), iss.message, iss.rule));
+    checked.push({ resource, prefix, facts });
+  };
+  for (const { kind, messageType, label } of XDS_KINDS) {
+    for (const [key, message] of set[kind]) {
+      const resource = `${label} ${key}`;
+      if (kind === 'routes') {
+        add(resource, '', factsOf(memo, messageType, { ...message, virtual_hosts: [] }));
+        const vhosts = (asArray(message.virtual_hosts) as Json[]).map((vh, i) => {
+          const facts = factsOf(memo, T.virtualHost, vh);
+          add(resource, `virtual_hosts[${i}]`, facts);
+          return facts;
+        });
+        const across = new LoadChecks();
+        across.routeConfiguration(message, () => '', (i) => vhosts[i]!.domains ?? []);
+        for (const iss of across.found) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+      } else {
+        add(resource, '', factsOf(memo, messageType, message));
+      }
+      if (kind === 'endpoints') for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+      const own = kind === 'endpoints' ? message.cluster_name : message.name;
+      if (own !== key) diags.push(bug(resource, kind === 'endpoints' ? 'cluster_name' : 'name', `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'));
+    }
+  }
+  return checked;
+}
+
 /**
  * The xDS set: each resource by its own type, plus the checks across
  * resources: cluster, RDS and jwt requirement references, EDS clusters
@@ -310,26 +350,24 @@ function endpointAddresses(assignment: Json): ProtoIssue[] {
  */
 export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
   const diags: Diagnostic[] = [];
-  const references: Reference[] = [];
+  const checked = checkAll(set, memo, diags);
   const jwtRequirements = new Set<string>();
-  for (const { kind, messageType, label } of XDS_KINDS) {
-    for (const [key, message] of set[kind]) {
-      const resource = `${label} ${key}`;
-      const facts = kind === 'routes' ? routeFacts(memo, message) : factsOf(memo, messageType, message);
-      for (const iss of facts.issues) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      if (kind === 'endpoints') for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      for (const r of facts.references) references.push({ ...r, resource });
-      for (const name of facts.jwtRequirements) jwtRequirements.add(name);
-      const own = kind === 'endpoints' ? message.cluster_name : message.name;
-      if (own !== key) diags.push(bug(resource, kind === 'endpoints' ? 'cluster_name' : 'name', `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'));
+  for (const c of checked) for (const name of c.facts.jwtRequirements) jwtRequirements.add(name);
+  const defined: Record<Reference['kind'], (name: string) => boolean> = {
+    cluster: (name) => set.clusters.has(name),
+    route_config: (name) => set.routes.has(name),
+    jwt_requirement: (name) => jwtRequirements.has(name),
+  };
+  for (const c of checked) {
+    for (const kind of ['cluster', 'route_config', 'jwt_requirement'] as const) {
+      if (c.facts.names[kind].every(defined[kind])) continue;
+      // A name defined nowhere: now the paths of its references.
+      const missing = c.facts.references.filter((r) => r.kind === kind && !defined[kind](r.name)).map((r) => ({ ...r, path: join(c.prefix, r.path) }));
+      for (const r of missing) diags.push(bug(c.resource, r.path, ...MISSING[kind](r.name)));
     }
   }
   const listeners = [...set.listeners.values()];
   for (const c of duplicateAddresses(listeners)) diags.push(bug(`Listener ${nameOf(listeners[c.index])}`, 'address', c.message, c.rule));
-  for (const r of references) {
-    if (r.kind === 'route_config' && !set.routes.has(r.name)) diags.push(bug(r.resource!, r.path, `RDS route_config_name "${r.name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'));
-  }
-  for (const iss of unresolved(references, new Set(set.clusters.keys()), jwtRequirements)) diags.push(bug(iss.resource!, iss.path, iss.message, iss.rule));
   for (const [name, cluster] of set.clusters) {
     if (cluster.type !== 'EDS') continue;
     const serviceName = ((cluster.eds_cluster_config as Json | undefined)?.service_name as string | undefined) || name;
@@ -338,3 +376,10 @@ export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
   }
   return diags;
 }
+
+/** The message and rule for a reference to a name nothing defines. */
+const MISSING: Record<Reference['kind'], (name: string) => [message: string, rule: string]> = {
+  cluster: (name) => [`cluster "${name}" is not defined`, 'envoy.unknown_cluster'],
+  route_config: (name) => [`RDS route_config_name "${name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'],
+  jwt_requirement: (name) => [`requirement_name "${name}" is not in the requirement_map of any jwt_authn filter`, 'envoy.unknown_jwt_requirement'],
+};

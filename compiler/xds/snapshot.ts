@@ -76,10 +76,12 @@ export class SnapshotEncoder {
   private readonly virtualHosts = new WeakMap<Json, Uint8Array>();
   /** The last snapshot's resources by type URL and name: a message made anew with the same bytes keeps its Resource. */
   private last = new Map<string, ReadonlyMap<string, Resource>>();
+  private lastTypes: ReadonlyMap<string, TypeSnapshot> = new Map();
 
   /** The set as a snapshot. The set must have passed verifySet. */
   build(set: XdsSet): Snapshot {
     const snapshot = assemble(
+      this.lastTypes,
       XDS_KINDS.map(({ kind, typeUrl, messageType }) => [
         typeUrl,
         set[kind],
@@ -97,19 +99,18 @@ export class SnapshotEncoder {
       ]),
     );
     this.last = new Map([...snapshot.types].map(([url, t]) => [url, t.resources]));
+    this.lastTypes = snapshot.types;
     return snapshot;
   }
 
-  /** A RouteConfiguration: its other fields, then each virtual host's kept encoding. */
+  /** A RouteConfiguration: its other fields, then each virtual host's kept encoding (as one `virtual_hosts` entry). */
   private routeConfiguration(json: Json): Uint8Array {
     const vhosts = (json.virtual_hosts as Json[] | undefined) ?? [];
-    const writer = protobuf.Writer.create();
-    const head = encodeMessage(TYPE_URL.route.slice('type.googleapis.com/'.length), { ...json, virtual_hosts: [] });
-    const parts: Uint8Array[] = [head];
+    const parts: Uint8Array[] = [encodeMessage(TYPE_URL.route.slice('type.googleapis.com/'.length), { ...json, virtual_hosts: [] })];
     for (const vh of vhosts) {
-      let bytes = this.virtualHosts.get(vh);
-      if (!bytes) this.virtualHosts.set(vh, (bytes = encodeMessage(VIRTUAL_HOST, vh)));
-      parts.push(writer.reset().uint32(VIRTUAL_HOSTS_TAG).uint32(bytes.length).finish(), bytes);
+      let entry = this.virtualHosts.get(vh);
+      if (!entry) this.virtualHosts.set(vh, (entry = protobuf.Writer.create().uint32(VIRTUAL_HOSTS_TAG).bytes(encodeMessage(VIRTUAL_HOST, vh)).finish()));
+      parts.push(entry);
     }
     return Buffer.concat(parts);
   }
@@ -118,11 +119,17 @@ export class SnapshotEncoder {
 /** Per type URL: its resources by name, and how one becomes a Resource. */
 type TypeInput = [typeUrl: string, resources: Iterable<[string, Json]>, resource: (name: string, json: Json) => Resource];
 
-function assemble(inputs: TypeInput[]): Snapshot {
+/** The snapshot of `inputs`; a type whose resources are all those of `last` keeps its TypeSnapshot (no sort, no hash). */
+function assemble(last: ReadonlyMap<string, TypeSnapshot>, inputs: TypeInput[]): Snapshot {
   const types = new Map<string, TypeSnapshot>();
   for (const [typeUrl, entries, toResource] of inputs) {
     const list: Resource[] = [];
     for (const [name, json] of entries) list.push(toResource(name, json));
+    const before = last.get(typeUrl);
+    if (before && before.resources.size === list.length && list.every((r) => before.resources.get(r.name) === r)) {
+      types.set(typeUrl, before);
+      continue;
+    }
     list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const resources = new Map<string, Resource>();
     for (const r of list) {
@@ -149,6 +156,7 @@ export function resourceName(typeUrl: string, resource: Json): string {
 export function buildSnapshot(set: ResourceSet, encode: (typeUrl: string, json: Json) => Uint8Array = encodeMessage): Snapshot {
   const urls = [...TYPE_ORDER, ...Object.keys(set).filter((t) => !TYPE_ORDER.includes(t)).sort()];
   return assemble(
+    new Map(),
     urls.map((typeUrl) => [
       typeUrl,
       (set[typeUrl] ?? []).map((json) => [resourceName(typeUrl, json), json] as [string, Json]),
