@@ -30,10 +30,40 @@ export type RouteActionIR =
   /** Routed to the graphql sidecar with `x-sluice-graphql-api: <namespace>.<name>`. */
   | { kind: 'graphql'; api: string };
 
+/** A literal or an RE2 pattern (checked by resolve) that must match the whole value. */
+export interface StringMatchIR {
+  kind: 'exact' | 'regex';
+  value: string;
+}
+
+/** A request header; no `value`: the header must be present. */
+export interface HeaderMatchIR {
+  name: string;
+  value?: StringMatchIR;
+  invert: boolean;
+}
+
+/** A query parameter; no `value`: the parameter must be present. */
+export interface QueryMatchIR {
+  name: string;
+  value?: StringMatchIR;
+}
+
+/** One Gloo matcher: every condition must hold. */
+export interface RouteMatchIR {
+  path: { kind: 'prefix' | 'exact' | 'regex'; value: string };
+  /** false: prefix and exact compare ignoring case (regexes are unaffected). */
+  caseSensitive: boolean;
+  headers: HeaderMatchIR[];
+  queryParameters: QueryMatchIR[];
+  /** Empty: any method. */
+  methods: string[];
+}
+
 export interface RouteIR {
   /** `<vhost>/<index>`, stable for goldens. */
   name: string;
-  prefix: string;
+  match: RouteMatchIR;
   action: RouteActionIR;
 }
 

@@ -25,7 +25,7 @@ test('kube refs become discovered upstreams with DNS names; only referenced upst
   );
   expect(diagnostics).toEqual([]);
   expect(model.upstreams.map((u) => [u.name, u.target])).toEqual([['x-a-81', { kind: 'dns', host: 'a.x.svc.cluster.local', port: 81 }]]);
-  expect(model.virtualHosts[0].routes.map((r) => [r.name, r.prefix, r.action])).toEqual([
+  expect(model.virtualHosts[0].routes.map((r) => [r.name, r.match.path.value, r.action])).toEqual([
     ['x.v/0', '/a', { kind: 'cluster', cluster: 'x-a-81' }],
     ['x.v/1', '/b', { kind: 'cluster', cluster: 'x-a-81' }],
   ]);

@@ -11,6 +11,7 @@ import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProvide
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
+import { resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
@@ -26,7 +27,7 @@ interface VirtualServiceSpec {
   virtualHost: {
     domains: string[];
     routes?: {
-      matchers?: { prefix: string }[];
+      matchers?: MatcherSpec[];
       routeAction?: { single: { kube?: { ref: Ref; port: number }; upstream?: Ref } };
       graphqlApiRef?: Ref;
     }[];
@@ -206,6 +207,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   };
 
   const routes: RouteIR[] = [];
+  const placed: Parameters<typeof shadowWarnings>[0] = [];
   (host.routes ?? []).forEach((route, i) => {
     const path = [...base, 'routes', i];
     let action: RouteIR['action'] | undefined;
@@ -231,11 +233,12 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
         }
       }
     }
-    const matchers = route.matchers && route.matchers.length > 0 ? route.matchers : [{ prefix: '/' }];
-    if (action) {
-      for (const m of matchers) routes.push({ name: `${name}/${routes.length}`, prefix: m.prefix, action });
-    }
+    const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);
+    if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
+    // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
+    if (action && matches) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action });
   });
+  diagnostics.push(...shadowWarnings(placed, vs.origin));
 
   const vh: VirtualHostIR = { name, namespace: vs.namespace, origin: vs.origin, domains: host.domains, routes };
   if (spec.displayName !== undefined) vh.displayName = spec.displayName;

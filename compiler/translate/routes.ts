@@ -1,9 +1,31 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import { SIDECAR_CLUSTERS, type RouteIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type RouteIR, type RouteMatchIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
+
+function stringMatcher(m: StringMatchIR): Json {
+  return m.kind === 'exact' ? { exact: m.value } : { safe_regex: { regex: m.value } };
+}
+
+/** envoy.config.route.v3.RouteMatch, as Gloo writes it (methods: one `:method` regex header, as Gloo does). */
+function routeMatch(m: RouteMatchIR): Json {
+  const path = m.path.kind === 'prefix' ? { prefix: m.path.value } : m.path.kind === 'exact' ? { path: m.path.value } : { safe_regex: { regex: m.path.value } };
+  const headers: Json[] = m.headers.map((h) => ({
+    name: h.name,
+    ...(h.value ? { string_match: stringMatcher(h.value) } : { present_match: true }),
+    ...(h.invert ? { invert_match: true } : {}),
+  }));
+  if (m.methods.length > 0) headers.push({ name: ':method', string_match: { safe_regex: { regex: m.methods.join('|') } } });
+  const query = m.queryParameters.map((q) => ({ name: q.name, ...(q.value ? { string_match: stringMatcher(q.value) } : { present_match: true }) }));
+  return {
+    ...path,
+    ...(m.caseSensitive ? {} : { case_sensitive: false }),
+    ...(headers.length > 0 ? { headers } : {}),
+    ...(query.length > 0 ? { query_parameters: query } : {}),
+  };
+}
 
 function routeAction(route: RouteIR): Json {
   if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster } };
@@ -19,7 +41,7 @@ export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, hea
   return {
     name: vh.name,
     domains: vh.domains,
-    routes: vh.routes.map((r) => ({ name: r.name, match: { prefix: r.prefix }, ...routeAction(r) })),
+    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...routeAction(r) })),
     ...(headersToRemove.length > 0 ? { request_headers_to_remove: headersToRemove } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };

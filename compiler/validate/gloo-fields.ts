@@ -67,13 +67,13 @@ const destination: FieldTable = {
 
 const matcher: FieldTable = {
   prefix: supported(),
-  exact: notYet(),
-  regex: notYet(),
+  exact: supported(),
+  regex: supported('RE2 syntax, checked at compile time; the whole path (without the query) must match'),
   connectMatcher: refused('CONNECT requests are not proxied'),
-  caseSensitive: notYet(),
-  headers: notYet(),
-  queryParameters: notYet(),
-  methods: notYet(),
+  caseSensitive: supported('applies to prefix and exact; a regex is always case sensitive (write (?i) in it)'),
+  headers: message({ name: supported(), value: supported('absent or empty: the header must be present'), regex: supported(), invertMatch: supported() }, 'list'),
+  queryParameters: message({ name: supported(), value: supported('absent or empty: the parameter must be present'), regex: supported() }, 'list'),
+  methods: supported('matched as the :method header'),
 };
 
 const jwtProvider: FieldTable = {

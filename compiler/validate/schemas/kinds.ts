@@ -9,9 +9,20 @@ const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTION
 const pathPrefix: Schema = { type: 'string', pattern: '^/', minLength: 1, format: 'path-prefix' };
 const domain: Schema = { type: 'string', minLength: 1, format: 'domain' };
 
+// Gloo's Matcher; at most one of prefix, exact, regex (resolve says so), none: prefix "/".
+const matcher = object({
+  prefix: pathPrefix,
+  exact: pathPrefix,
+  regex: singleLine,
+  caseSensitive: boolean,
+  headers: { type: 'array', items: object({ name: singleLine, value: { type: 'string', format: 'single-line' }, regex: boolean, invertMatch: boolean }, ['name']) },
+  queryParameters: { type: 'array', items: object({ name: singleLine, value: { type: 'string', format: 'single-line' }, regex: boolean }, ['name']) },
+  methods: { type: 'array', items: { enum: HTTP_METHODS }, minItems: 1, uniqueItems: true },
+});
+
 const route = {
   ...object({
-    matchers: { type: 'array', items: object({ prefix: pathPrefix }, ['prefix']) },
+    matchers: { type: 'array', items: matcher },
     routeAction: object(
       {
         single: {

@@ -1,0 +1,32 @@
+import type { Diagnostic, Origin } from '../diagnostics.js';
+import { re2Problem, resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
+
+const origin: Origin = { file: 'in.yaml', resource: 'VirtualService ns/vs', lineOf: () => 1 };
+
+function routes(...specs: MatcherSpec[][]) {
+  const diagnostics: Diagnostic[] = [];
+  const placed = specs.map((s, i) => ({ path: ['routes', i], matches: resolveMatchers(s, ['routes', i, 'matchers'], origin, diagnostics)!.map((match, j) => ({ match, path: ['routes', i, 'matchers', j] })) }));
+  expect(diagnostics).toEqual([]);
+  return shadowWarnings(placed, origin).map((d) => `${d.field}: ${d.message}`);
+}
+
+test('RE2 refuses what Envoy refuses (lookaround, backreferences) and accepts its own syntax', () => {
+  expect(re2Problem('/a(?=b)')).toBe('invalid perl operator: (?=');
+  expect(re2Problem('(a)\\1')).toMatch(/escape/);
+  expect(re2Problem('/items/[0-9]+(?i:x)')).toBeUndefined();
+});
+
+test('a route is shadowed only when an earlier matcher covers every request of every one of its matchers', () => {
+  expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }])).toEqual(['routes[1]: this route is never used: routes[0].matchers[0], earlier on the same host, matches every request it matches']);
+  expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }, { prefix: '/b' }])).toEqual([]);
+  expect(routes([{ prefix: '/a', headers: [{ name: 'x' }] }], [{ prefix: '/ab' }])).toEqual([]);
+  expect(routes([{ prefix: '/a', headers: [{ name: 'x' }] }], [{ prefix: '/ab', headers: [{ name: 'x' }, { name: 'y' }] }])).toHaveLength(1);
+  expect(routes([{ prefix: '/a', methods: ['GET', 'POST'] }], [{ exact: '/a/b', methods: ['GET'] }])).toHaveLength(1);
+  expect(routes([{ prefix: '/a', methods: ['GET'] }], [{ exact: '/a/b' }])).toEqual([]);
+  // Case: a sensitive prefix does not cover an insensitive one ("/A/x" reaches the second).
+  expect(routes([{ prefix: '/a' }], [{ prefix: '/a/x', caseSensitive: false }])).toEqual([]);
+  expect(routes([{ prefix: '/A', caseSensitive: false }], [{ exact: '/a/x' }])).toHaveLength(1);
+  expect(routes([{ exact: '/a' }], [{ prefix: '/a' }])).toEqual([]);
+  expect(routes([{ regex: '/a.*' }], [{ prefix: '/a' }])).toEqual([]);
+  expect(routes([{}], [{ regex: '/a.*' }])).toHaveLength(1);
+});
