@@ -9,7 +9,7 @@
 import { GraphQLError, isListType, isNonNullType, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { RequestContext } from '../api.js';
 import { argVariables, groupDocument, mergeAlias, type Boundary, type Fetch, type Group, type Plan, type ShapeField, type Walk } from './plan.js';
-import { buildMergeArgs, valueAt } from './subschema.js';
+import { buildMergeArgs, hasMergeKeys } from './subschema.js';
 
 type Path = readonly (string | number)[];
 type Obj = Record<string, unknown>;
@@ -100,7 +100,12 @@ async function runGroup(run: Run, group: Group, collected: Collected): Promise<v
       run.errors.push(copyError(e, undefined));
       continue;
     }
-    for (const t of entry.targets) run.errors.push(copyError(e, [...t.path, ...e.path!.slice(1)]));
+    const keys = group.boundaries[Number(m![1])]!.keys;
+    for (const t of entry.targets) {
+      // The merge query itself failed: each field it was to answer failed (as @graphql-tools/stitch reports it).
+      if (e.path!.length === 1) for (const key of keys) run.errors.push(copyError(e, [...t.path, key]));
+      else run.errors.push(copyError(e, [...t.path, ...e.path!.slice(1)]));
+    }
   }
   if (!result.data) return;
   const next: Collected = new Map();
@@ -127,7 +132,7 @@ function collect(value: unknown, walk: Walk, path: Path, into: Collected): void 
   const object = value as Obj;
   for (const b of walk.boundaries) {
     // An object without its key cannot be fetched (and would fail the whole batch); its merged fields stay null.
-    if (b.args.some((a) => valueAt(object, a.from) == null)) continue;
+    if (!hasMergeKeys(b, object)) continue;
     const args = buildMergeArgs(b, object);
     const id = JSON.stringify(args);
     if (!into.has(b)) into.set(b, new Map());

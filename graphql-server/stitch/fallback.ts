@@ -7,11 +7,11 @@
  * schema is the client-facing one.
  */
 import { execute, print, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import { stitchSchemas } from '@graphql-tools/stitch';
-import type { SubschemaConfig } from '@graphql-tools/delegate';
+import { createMergedTypeResolver, stitchSchemas } from '@graphql-tools/stitch';
+import type { MergedTypeResolver, SubschemaConfig } from '@graphql-tools/delegate';
 import type { Executor } from '@graphql-tools/utils';
 import type { ExecuteArgs, RequestContext } from '../api.js';
-import { buildMergeArgs, printOnce, type Subschema } from './subschema.js';
+import { buildMergeArgs, hasMergeKeys, printOnce, type Subschema } from './subschema.js';
 
 export function stitchedSchema(subschemas: Subschema[]): GraphQLSchema {
   return stitchSchemas<RequestContext>({
@@ -30,7 +30,12 @@ export function stitchedSchema(subschemas: Subschema[]): GraphQLSchema {
         executor,
         batch: true,
         merge: Object.fromEntries(
-          [...s.merges].map(([typeName, m]) => [typeName, { selectionSet: print(m.selectionSet), fieldName: m.queryName, args: (original: unknown) => buildMergeArgs(m, original) }]),
+          [...s.merges].map(([typeName, m]) => {
+            const fetch = createMergedTypeResolver<RequestContext>({ fieldName: m.queryName, args: (original: unknown) => buildMergeArgs(m, original) })!;
+            // As the planner: an object without its key is not fetched (a null argument would fail the whole batch); its merged fields stay null.
+            const resolve: MergedTypeResolver<RequestContext> = (original, ...rest) => (hasMergeKeys(m, original) ? fetch(original, ...rest) : {});
+            return [typeName, { selectionSet: print(m.selectionSet), fieldName: m.queryName, resolve }];
+          }),
         ),
       };
     }),

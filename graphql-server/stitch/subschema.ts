@@ -62,6 +62,11 @@ export function valueAt(obj: unknown, path: readonly string[]): unknown {
   return v;
 }
 
+/** True when every key field the merge's arguments come from has a value in `object`: otherwise it cannot be fetched. */
+export function hasMergeKeys(merge: Pick<TypeMerge, 'args'>, object: unknown): boolean {
+  return merge.args.every((a) => valueAt(object, a.from) != null);
+}
+
 /** The merge query's arguments for one resolved object: each setter path gets the value at its key field path. */
 export function buildMergeArgs(merge: Pick<TypeMerge, 'args'>, object: unknown): Record<string, unknown> {
   const args: Record<string, unknown> = {};

@@ -242,3 +242,30 @@ describe('merges across several levels', () => {
     expect(wire(planned)).toEqual(wire(await run(query, undefined, 'fallback', nested)));
   });
 });
+
+describe('an object whose merge key is null', () => {
+  // Listings whose seller may have no id (a nullable key): nothing can be fetched for it.
+  const LISTINGS_SDL = 'type Query { listings: [Listing] } type Listing { name: String seller: User } type User { id: Int }';
+  let listings: GraphQLUpstream;
+  let keyed: StitchedApi;
+
+  beforeAll(async () => {
+    listings = await startGraphQLUpstream({
+      typeDefs: LISTINGS_SDL,
+      resolvers: { Query: { listings: () => [{ name: 'a', seller: { id: 1 } }, { name: 'b', seller: { id: null } }, { name: 'c', seller: { id: 2 } }] } },
+    });
+    const apis = new Map(subApis).set('shop.listings', remoteSubApi('shop.listings', LISTINGS_SDL, listings.url));
+    keyed = buildStitchedApi('shop.keyed', { enableIntrospection: true, subschemas: [STITCHED.subschemas[0]!, { api: 'shop.listings', typeMerge: {} }] }, apis, testDeps('shop.keyed'));
+  });
+
+  afterAll(() => listings.close());
+
+  it.each<Path>(['plan', 'fallback'])('is not fetched: its merged fields are null, without errors (%s)', async (path) => {
+    const result = wire(await run('{ listings { name seller { id username } } }', undefined, path, keyed));
+    expect(result).toEqual({
+      data: { listings: [{ name: 'a', seller: { id: 1, username: 'user1' } }, { name: 'b', seller: { id: null, username: null } }, { name: 'c', seller: { id: 2, username: 'user2' } }] },
+      errorPaths: [],
+    });
+    expect(usersQueries()).toHaveLength(1);
+  });
+});
