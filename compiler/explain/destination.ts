@@ -53,8 +53,11 @@ export function destination(route: Json, vh: Json, routeConfig: Json, config: Ga
   if (route.redirect) {
     const r = route.redirect as Json;
     const code = { MOVED_PERMANENTLY: 301, FOUND: 302, SEE_OTHER: 303, TEMPORARY_REDIRECT: 307, PERMANENT_REDIRECT: 308 }[(r.response_code as string | undefined) ?? 'MOVED_PERMANENTLY'] ?? 301;
-    const target = `${(r.scheme_redirect as string | undefined) ?? ''}${(r.host_redirect as string | undefined) ?? ''}${(r.path_redirect as string | undefined) ?? ''}`;
+    const scheme = r.https_redirect === true ? 'https://' : r.scheme_redirect !== undefined ? `${r.scheme_redirect as string}://` : '';
+    const target = `${scheme}${(r.host_redirect as string | undefined) ?? ''}${(r.path_redirect as string | undefined) ?? ''}`;
     step.summary = `redirect ${code}${target ? ` to ${target}` : ''}`;
+    if (r.prefix_rewrite !== undefined) step.details.push(`the matched prefix is replaced with ${JSON.stringify(r.prefix_rewrite)}`);
+    if (r.strip_query === true) step.details.push('the query string is dropped');
     return { step, outcome: { status: code, body: '', by: 'envoy' } };
   }
   const action = route.route as Json;

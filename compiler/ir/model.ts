@@ -28,7 +28,20 @@ export interface UpstreamIR {
 export type RouteActionIR =
   | { kind: 'cluster'; cluster: string }
   /** Routed to the graphql sidecar with `x-sluice-graphql-api: <namespace>.<name>`. */
-  | { kind: 'graphql'; api: string };
+  | { kind: 'graphql'; api: string }
+  | RedirectIR
+  | { kind: 'direct'; status: number; body?: string };
+
+/** Envoy answers with a redirect; unset parts keep the request's. */
+export interface RedirectIR {
+  kind: 'redirect';
+  host?: string;
+  path?: { kind: 'path' | 'prefix'; value: string };
+  https: boolean;
+  /** One of Envoy's RedirectResponseCode names; undefined: MOVED_PERMANENTLY (301). */
+  responseCode?: string;
+  stripQuery: boolean;
+}
 
 /** A literal or an RE2 pattern (checked by resolve) that must match the whole value. */
 export interface StringMatchIR {

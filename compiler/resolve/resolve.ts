@@ -11,6 +11,7 @@ import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProvide
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
+import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
 import { resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
@@ -30,6 +31,8 @@ interface VirtualServiceSpec {
       matchers?: MatcherSpec[];
       routeAction?: { single: { kube?: { ref: Ref; port: number }; upstream?: Ref } };
       graphqlApiRef?: Ref;
+      redirectAction?: RedirectSpec;
+      directResponseAction?: DirectResponseSpec;
     }[];
     options?: {
       jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } } }> };
@@ -214,6 +217,10 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     if (route.graphqlApiRef) {
       const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference');
       if (ref) action = { kind: 'graphql', api: `${ref.namespace}.${ref.name}` };
+    } else if (route.redirectAction) {
+      action = redirectAction(route.redirectAction, [...path, 'redirectAction'], vs.origin, diagnostics);
+    } else if (route.directResponseAction) {
+      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], vs.origin, diagnostics);
     } else {
       const single = route.routeAction!.single;
       if (single.upstream) {

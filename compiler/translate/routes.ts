@@ -1,5 +1,5 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import { SIDECAR_CLUSTERS, type RouteIR, type RouteMatchIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
@@ -27,8 +27,22 @@ function routeMatch(m: RouteMatchIR): Json {
   };
 }
 
+function redirect(r: RedirectIR): Json {
+  return {
+    redirect: {
+      ...(r.https ? { https_redirect: true } : {}),
+      ...(r.host !== undefined ? { host_redirect: r.host } : {}),
+      ...(r.path?.kind === 'path' ? { path_redirect: r.path.value } : r.path ? { prefix_rewrite: r.path.value } : {}),
+      ...(r.responseCode ? { response_code: r.responseCode } : {}),
+      ...(r.stripQuery ? { strip_query: true } : {}),
+    },
+  };
+}
+
 function routeAction(route: RouteIR): Json {
   if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster } };
+  if (route.action.kind === 'redirect') return redirect(route.action);
+  if (route.action.kind === 'direct') return { direct_response: { status: route.action.status, ...(route.action.body !== undefined ? { body: { inline_string: route.action.body } } : {}) } };
   return {
     route: { cluster: GRAPHQL_CLUSTER },
     // A client-sent copy must never pick the API: Envoy removes before it adds at one level.

@@ -30,7 +30,7 @@ test("Gloo's API groups are aliases: the resource is the same as under Sluice's"
 test('an unsupported field is reported, with the reason, instead of a misleading schema hint', () => {
   const cases: [string, string][] = [
     [route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher'],
-    [route('matchers: [{prefix: /}]\n        redirectAction: {hostRedirect: b}'), 'spec.virtualHost.routes[0].redirectAction: "redirectAction" is not supported: not implemented yet — remove redirectAction'],
+    [route('matchers: [{prefix: /}]\n        delegateAction: {ref: {name: b}}'), 'spec.virtualHost.routes[0].delegateAction: "delegateAction" is not supported: not implemented yet — remove delegateAction'],
     [route('routeAction: {multi: {destinations: []}}'), 'spec.virtualHost.routes[0].routeAction.multi: "multi" is not supported: not implemented yet — remove multi'],
   ];
   for (const [body, expected] of cases) {

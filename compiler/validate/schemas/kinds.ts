@@ -8,6 +8,8 @@ import { boolean, exactlyOne, mapOf, nonEmptyString, object, port, resource, res
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
 const pathPrefix: Schema = { type: 'string', pattern: '^/', minLength: 1, format: 'path-prefix' };
 const domain: Schema = { type: 'string', minLength: 1, format: 'domain' };
+/** Gloo's RedirectAction.RedirectResponseCode, Envoy's names. */
+export const REDIRECT_CODES = ['MOVED_PERMANENTLY', 'FOUND', 'SEE_OTHER', 'TEMPORARY_REDIRECT', 'PERMANENT_REDIRECT'];
 
 // Gloo's Matcher; at most one of prefix, exact, regex (resolve says so), none: prefix "/".
 const matcher = object({
@@ -36,10 +38,20 @@ const route = {
       ['single'],
     ),
     graphqlApiRef: resourceRef,
+    // pathRedirect with prefixRewrite: resolve says which to keep.
+    redirectAction: object({
+      hostRedirect: singleLine,
+      pathRedirect: pathPrefix,
+      prefixRewrite: { type: 'string', format: 'single-line' },
+      responseCode: { enum: REDIRECT_CODES },
+      httpsRedirect: boolean,
+      stripQuery: boolean,
+    }),
+    directResponseAction: object({ status: { type: 'integer', minimum: 200, maximum: 599 }, body: string }, ['status']),
     // Every route option is refused for now (gloo-fields.ts says why); an empty one is harmless.
     options: object({}),
   }),
-  ...exactlyOne('routeAction', 'graphqlApiRef'),
+  ...exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction'),
 };
 
 const jwtProvider = object(
