@@ -30,7 +30,9 @@ export type RouteActionIR =
   /** Routed to the graphql sidecar with `x-sluice-graphql-api: <namespace>.<name>`. */
   | { kind: 'graphql'; api: string }
   | RedirectIR
-  | { kind: 'direct'; status: number; body?: string };
+  | { kind: 'direct'; status: number; body?: string }
+  /** Requests split in proportion to the weights (Gloo's routeAction.multi). */
+  | { kind: 'weighted'; clusters: { cluster: string; weight: number }[] };
 
 /** Envoy answers with a redirect; unset parts keep the request's. */
 export interface RedirectIR {

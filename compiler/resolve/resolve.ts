@@ -29,7 +29,7 @@ interface VirtualServiceSpec {
     domains: string[];
     routes?: {
       matchers?: MatcherSpec[];
-      routeAction?: { single: { kube?: { ref: Ref; port: number }; upstream?: Ref } };
+      routeAction?: { single?: DestinationSpec; multi?: { destinations: { destination: DestinationSpec; weight?: number }[] } };
       graphqlApiRef?: Ref;
       redirectAction?: RedirectSpec;
       directResponseAction?: DirectResponseSpec;
@@ -40,6 +40,12 @@ interface VirtualServiceSpec {
       extauth?: { configRef: Ref };
     };
   };
+}
+
+/** Gloo's Destination: one of kube, upstream. */
+interface DestinationSpec {
+  kube?: { ref: Ref; port: number };
+  upstream?: Ref;
 }
 
 interface LdapSpec {
@@ -209,6 +215,21 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     return undefined;
   };
 
+  /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
+  const destinationCluster = (at: FieldPath, dest: DestinationSpec): string | undefined => {
+    if (dest.upstream) return upstreamRef([...at, 'upstream'], dest.upstream);
+    const kube = dest.kube!;
+    const ref = refOf(kube.ref, vs);
+    const found = lookups.servicePort(ref, kube.port);
+    if (found.upstream) {
+      uses.push({ path: [...at, 'kube'], upstream: found.upstream });
+      return found.upstream.name;
+    }
+    if (found.knownPorts) diagnostics.push(fieldError('resolve', vs.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
+    else diagnostics.push(fieldError('resolve', vs.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
+    return undefined;
+  };
+
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
   (host.routes ?? []).forEach((route, i) => {
@@ -221,24 +242,16 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
       action = redirectAction(route.redirectAction, [...path, 'redirectAction'], vs.origin, diagnostics);
     } else if (route.directResponseAction) {
       action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], vs.origin, diagnostics);
+    } else if (route.routeAction!.single) {
+      const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single);
+      if (cluster) action = { kind: 'cluster', cluster };
     } else {
-      const single = route.routeAction!.single;
-      if (single.upstream) {
-        const cluster = upstreamRef([...path, 'routeAction', 'single', 'upstream'], single.upstream);
-        if (cluster) action = { kind: 'cluster', cluster };
-      } else {
-        const kube = single.kube!;
-        const ref = refOf(kube.ref, vs);
-        const found = lookups.servicePort(ref, kube.port);
-        if (found.upstream) {
-          uses.push({ path: [...path, 'routeAction', 'single', 'kube'], upstream: found.upstream });
-          action = { kind: 'cluster', cluster: found.upstream.name };
-        } else if (found.knownPorts) {
-          diagnostics.push(fieldError('resolve', vs.origin, [...path, 'routeAction', 'single', 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
-        } else {
-          diagnostics.push(fieldError('resolve', vs.origin, [...path, 'routeAction', 'single', 'kube', 'ref'], `Service ${showRef(ref)} not found`, 'define the v1 Service among the inputs, or route to an Upstream with routeAction.single.upstream'));
-        }
-      }
+      const at = [...path, 'routeAction', 'multi', 'destinations'];
+      const destinations = route.routeAction!.multi!.destinations;
+      const clusters = destinations.map((d, j) => ({ cluster: destinationCluster([...at, j, 'destination'], d.destination), weight: d.weight ?? 0 }));
+      // Envoy refuses weighted clusters whose weights add up to 0.
+      if (clusters.every((c) => c.weight === 0)) diagnostics.push(fieldError('resolve', vs.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
+      else if (clusters.every((c) => c.cluster)) action = { kind: 'weighted', clusters: clusters.map((c) => ({ cluster: c.cluster!, weight: c.weight })) };
     }
     const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);
     if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });

@@ -42,6 +42,7 @@ function redirect(r: RedirectIR): Json {
 function routeAction(route: RouteIR): Json {
   if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster } };
   if (route.action.kind === 'redirect') return redirect(route.action);
+  if (route.action.kind === 'weighted') return { route: { weighted_clusters: { clusters: route.action.clusters.map((c) => ({ name: c.cluster, weight: c.weight })) } } };
   if (route.action.kind === 'direct') return { direct_response: { status: route.action.status, ...(route.action.body !== undefined ? { body: { inline_string: route.action.body } } : {}) } };
   return {
     route: { cluster: GRAPHQL_CLUSTER },

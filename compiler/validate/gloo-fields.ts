@@ -187,7 +187,7 @@ const route: FieldTable = {
   inheritablePathMatchers: notYet(),
   routeAction: message({
     single: message(destination),
-    multi: notYet(),
+    multi: message({ destinations: message({ destination: message(destination), weight: supported('requests are split in proportion to the weights; all 0 is an error'), options: notYet() }, 'list') }),
     upstreamGroup: notYet(),
     clusterHeader: refused('cluster names are internal to Sluice', 'name the upstream in routeAction.single'),
     dynamicForwardProxy: refused('Sluice sends requests only to upstreams its resources name', 'use an Upstream with static hosts'),

@@ -31,7 +31,7 @@ test('an unsupported field is reported, with the reason, instead of a misleading
   const cases: [string, string][] = [
     [route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher'],
     [route('matchers: [{prefix: /}]\n        delegateAction: {ref: {name: b}}'), 'spec.virtualHost.routes[0].delegateAction: "delegateAction" is not supported: not implemented yet — remove delegateAction'],
-    [route('routeAction: {multi: {destinations: []}}'), 'spec.virtualHost.routes[0].routeAction.multi: "multi" is not supported: not implemented yet — remove multi'],
+    [route('routeAction: {upstreamGroup: {name: g}}'), 'spec.virtualHost.routes[0].routeAction.upstreamGroup: "upstreamGroup" is not supported: not implemented yet — remove upstreamGroup'],
   ];
   for (const [body, expected] of cases) {
     const { resources, diagnostics } = validate(vs('gateway.solo.io/v1', body));

@@ -11,6 +11,15 @@ const domain: Schema = { type: 'string', minLength: 1, format: 'domain' };
 /** Gloo's RedirectAction.RedirectResponseCode, Envoy's names. */
 export const REDIRECT_CODES = ['MOVED_PERMANENTLY', 'FOUND', 'SEE_OTHER', 'TEMPORARY_REDIRECT', 'PERMANENT_REDIRECT'];
 
+// Gloo's Destination.
+const destination: Schema = {
+  ...object({
+    kube: object({ ref: resourceRef, port }, ['ref', 'port']),
+    upstream: resourceRef,
+  }),
+  ...exactlyOne('kube', 'upstream'),
+};
+
 // Gloo's Matcher; at most one of prefix, exact, regex (resolve says so), none: prefix "/".
 const matcher = object({
   prefix: pathPrefix,
@@ -25,18 +34,13 @@ const matcher = object({
 const route = {
   ...object({
     matchers: { type: 'array', items: matcher },
-    routeAction: object(
-      {
-        single: {
-          ...object({
-            kube: object({ ref: resourceRef, port }, ['ref', 'port']),
-            upstream: resourceRef,
-          }),
-          ...exactlyOne('kube', 'upstream'),
-        },
-      },
-      ['single'],
-    ),
+    routeAction: {
+      ...object({
+        single: destination,
+        multi: object({ destinations: { type: 'array', minItems: 1, items: object({ destination, weight: { type: 'integer', minimum: 0, maximum: 4294967295 } }, ['destination']) } }, ['destinations']),
+      }),
+      ...exactlyOne('single', 'multi'),
+    },
     graphqlApiRef: resourceRef,
     // pathRedirect with prefixRewrite: resolve says which to keep.
     redirectAction: object({
