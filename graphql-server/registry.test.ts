@@ -63,3 +63,33 @@ test('an unchanged API is kept as it is; a changed one is rebuilt; a lease keeps
   for (const l of [a1, b1, a2, b2]) l.release();
   await registry.close();
 });
+
+test('a change to a subschema rebuilds the stitched API and swaps both at once; a set whose stitched API no longer builds changes nothing', async () => {
+  const registry = new ApiRegistry({ logger, defaultTimeoutMs: 1000 });
+  const A = 'type Query { a: Int user(id: Int!): User } type User { id: Int! name: String }';
+  const merging = (b: GraphQLApiConfig, a = local('default.a', A)): GraphQLApiConfig[] => [
+    a,
+    b,
+    { ...stitched('default.s', 'default.a', 'default.b'), stitched: { enableIntrospection: true, subschemas: [{ api: 'default.a', typeMerge: { User: { selectionSet: '{ id }', queryName: 'user', args: { id: 'id' } } } }, { api: 'default.b', typeMerge: {} }] } },
+  ];
+  await registry.apply(merging(local('default.b', 'type Query { b: Int }')));
+  const s1 = registry.acquire('default.s')!;
+  const a1 = registry.acquire('default.a')!;
+  await registry.apply(merging(local('default.b', 'type Query { b: Int c: String }')));
+  const s2 = registry.acquire('default.s')!;
+  expect(s2.api).not.toBe(s1.api);
+  expect(registry.acquire('default.a')!.api).toBe(a1.api);
+  expect(Object.keys(s2.api.schema.getQueryType()!.getFields()).sort()).toEqual(['a', 'b', 'c', 'user']);
+  // The request that started on the old stitched API still runs on it.
+  expect(Object.keys(s1.api.schema.getQueryType()!.getFields()).sort()).toEqual(['a', 'b', 'user']);
+  expect(await s1.api.execute({ document: parse('{ b }'), query: '{ b }', context: { headers: {}, calls: new Map(), logger } })).toEqual({ data: { b: null } });
+  s1.release();
+  // a loses the query the typeMerge names: the stitched API fails to build, so neither a's nor b's change is applied.
+  await expect(registry.apply(merging(local('default.b', 'type Query { b: Int }'), local('default.a', 'type Query { a: Int } type User { id: Int! }')))).rejects.toThrow(
+    'queryName user is not a Query field of default.a',
+  );
+  expect(registry.acquire('default.s')!.api).toBe(s2.api);
+  expect(registry.acquire('default.a')!.api).toBe(a1.api);
+  expect(Object.keys(registry.acquire('default.b')!.api.schema.getQueryType()!.getFields()).sort()).toEqual(['b', 'c']);
+  await registry.close();
+});

@@ -184,3 +184,61 @@ test('a failed merge call: the same data and error paths on both paths, at the f
   expect([errorPaths(planned), errorPaths(stitched)]).toEqual([[JSON.stringify(['a', 'seller', 'username'])], [JSON.stringify(['a', 'seller', 'username'])]]);
   expect(planned.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
 });
+
+describe('the stitched API over HTTP', () => {
+  const url = () => `http://127.0.0.1:${sidecar.port}/graphql`;
+
+  test('introspection follows the stitched API own setting (on by default), not its subschemas', async () => {
+    const query = '{ __schema { queryType { fields { name } } } }';
+    const res = await post(query);
+    expect(res.status).toBe(200);
+    const fields = (res.json.data as { __schema: { queryType: { fields: { name: string }[] } } }).__schema.queryType.fields.map((f) => f.name).sort();
+    expect(fields).toEqual(['GetProduct', 'GetUser', 'TopProducts']);
+    // The product API alone refuses it.
+    const alone = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', [GRAPHQL_API_HEADER]: 'default.product-api' }, body: JSON.stringify({ query }) });
+    expect(((await alone.json()) as ExecutionResult).errors?.[0]?.message).toMatch(/introspection has been disabled/);
+  });
+
+  test('GET runs a stitched query', async () => {
+    const res = await fetch(`${url()}?query=${encodeURIComponent('{ GetProduct(id: 2) { name seller { username } } }')}`, { headers: { [GRAPHQL_API_HEADER]: 'default.shop-api' } });
+    expect(await res.json()).toEqual({ data: { GetProduct: { name: 'Product 2', seller: { username: 'user2' } } } });
+  });
+
+  test('an unknown field: no data, nothing sent upstream, 400 for graphql-response+json and 200 for json', async () => {
+    for (const [accept, status] of [
+      ['application/graphql-response+json', 400],
+      ['application/json', 200],
+    ] as const) {
+      const res = await fetch(url(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, [GRAPHQL_API_HEADER]: 'default.shop-api' },
+        body: JSON.stringify({ query: '{ GetProduct(id: 1) { name seller { email } } }' }),
+      });
+      const json = (await res.json()) as ExecutionResult;
+      expect({ status: res.status, hasData: 'data' in json, message: json.errors?.[0]?.message }).toEqual({ status, hasData: false, message: 'Cannot query field "email" on type "User".' });
+    }
+    expect(grpcServer.calls).toHaveLength(0);
+  });
+
+  test('the gRPC services down: errors at the fields, the server stays up and answers again once they are back', async () => {
+    await grpcServer.stop();
+    try {
+      const down = await post('{ GetProduct(id: 1) { name } GetUser(id: 2) { username } }');
+      expect(down.status).toBe(200);
+      expect(down.json.data).toEqual({ GetProduct: null, GetUser: null });
+      expect(errorPaths(down.json)).toEqual([JSON.stringify(['GetProduct']), JSON.stringify(['GetUser'])]);
+      expect(down.json.errors?.[0]?.extensions).toMatchObject({ code: 'UNAVAILABLE' });
+      expect((await fetch(`http://127.0.0.1:${sidecar.adminPort}/healthz`)).status).toBe(200);
+    } finally {
+      await grpcServer.start();
+    }
+    let back: ExecutionResult | undefined;
+    // grpc-js reconnects with backoff: ask until the channel is up again.
+    for (let i = 0; i < 100 && !back?.data; i++) {
+      const r = (await post('{ GetProduct(id: 1) { name seller { username } } }')).json;
+      if (!r.errors) back = r;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(back).toEqual({ data: { GetProduct: { name: 'Product 1', seller: { username: 'user1' } } } });
+  });
+});
