@@ -75,11 +75,22 @@ export interface RouteMatchIR {
   methods: string[];
 }
 
+/** Gloo route options that change the forwarded request; only on routes with routeAction. */
+export interface RouteOptionsIR {
+  /** Replaces the matched prefix (or the whole path of an exact match). */
+  prefixRewrite?: string;
+  /** The Host header sent upstream. */
+  hostRewrite?: string;
+  /** A proto3 JSON duration; "0s": none. */
+  timeout?: string;
+}
+
 export interface RouteIR {
   /** `<vhost>/<index>`, stable for goldens. */
   name: string;
   match: RouteMatchIR;
   action: RouteActionIR;
+  options?: RouteOptionsIR;
 }
 
 export type JwksIR =

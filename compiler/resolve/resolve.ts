@@ -14,6 +14,7 @@ import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js
 import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
 import { resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
+import { routeOptions, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
 
@@ -33,6 +34,7 @@ interface VirtualServiceSpec {
       graphqlApiRef?: Ref;
       redirectAction?: RedirectSpec;
       directResponseAction?: DirectResponseSpec;
+      options?: RouteOptionsSpec;
     }[];
     options?: {
       jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } } }> };
@@ -256,7 +258,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);
     if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
-    if (action && matches) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action });
+    const opts = routeOptions(route.options, route.routeAction !== undefined, [...path, 'options'], vs.origin, diagnostics);
+    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
 

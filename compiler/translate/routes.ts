@@ -1,5 +1,5 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
@@ -52,11 +52,22 @@ function routeAction(route: RouteIR): Json {
   };
 }
 
+/** Route options live in the route's RouteAction (resolve allows them only where there is one). */
+function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
+  if (!options) return action;
+  const extra = {
+    ...(options.prefixRewrite !== undefined ? { prefix_rewrite: options.prefixRewrite } : {}),
+    ...(options.hostRewrite !== undefined ? { host_rewrite_literal: options.hostRewrite } : {}),
+    ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+  };
+  return { ...action, route: { ...(action.route as Json), ...extra } };
+}
+
 export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, headersToRemove: string[]): Json {
   return {
     name: vh.name,
     domains: vh.domains,
-    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...routeAction(r) })),
+    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options) })),
     ...(headersToRemove.length > 0 ? { request_headers_to_remove: headersToRemove } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };

@@ -52,8 +52,8 @@ const route = {
       stripQuery: boolean,
     }),
     directResponseAction: object({ status: { type: 'integer', minimum: 200, maximum: 599 }, body: string }, ['status']),
-    // Every route option is refused for now (gloo-fields.ts says why); an empty one is harmless.
-    options: object({}),
+    // The route options Sluice implements; gloo-fields.ts says why each other one is refused.
+    options: object({ prefixRewrite: { type: 'string', format: 'single-line' }, hostRewrite: singleLine, timeout: string }),
   }),
   ...exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction'),
 };
