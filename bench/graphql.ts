@@ -5,9 +5,8 @@
  *   { user(id: 2) { id username fullName userId } }
  * under autocannon with 32 connections, next to peers measured in the same
  * run, each server in its own process:
- * - sluice: the sluice-graphql server with a GraphQLApiSet file holding the
- *   API (message types by server reflection); if the server does not start,
- *   buildLocalApi behind a minimal fastify harness, and the run says so;
+ * - sluice: the sluice-graphql server (graphql-server/main.js) with a
+ *   GraphQLApiSet file holding the API (message types by server reflection);
  * - graphql-yoga serving the same schema with a hand-written resolver making
  *   the same call over a @grpc/proto-loader client (the target: sluice at
  *   least yoga's requests/s, with a p99 no worse);
@@ -29,16 +28,10 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import Fastify from 'fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { parse, validate, type DocumentNode, type GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import pino from 'pino';
-import type { GrpcResolverConfig } from '../graphql-server/api.js';
-import { buildLocalApi } from '../graphql-server/local.js';
 import { GRAPHQL_API_HEADER } from '../protos/contract.js';
 import { GRPC_USERS, PROTO_DIR, startGrpcUpstream } from '../test/fixtures/grpc-services.js';
-import { testDeps } from '../test/fixtures/stitch-subgraphs.js';
 import { load, median, post, processCpu, startChild, type Child, type Figures, type Peer } from './stitch.js';
 
 const QUERY = '{ user(id: 2) { id username fullName userId } }';
@@ -107,41 +100,6 @@ async function yoga([port]: string[]): Promise<void> {
   await announce(http.createServer(server));
 }
 
-/**
- * buildLocalApi behind a minimal GraphQL-over-HTTP harness, parse + validate
- * cached per query text: measured only when sluice-graphql itself does not
- * start (the tree mid-change).
- */
-async function harness([port]: string[]): Promise<void> {
-  const r = resolution(Number(port)).grpc;
-  const user: GrpcResolverConfig = {
-    kind: 'grpc',
-    serviceName: r.service_name,
-    methodName: r.method_name,
-    outgoingMessageJson: r.outgoing_message_json,
-    target: r.target,
-    timeoutMs: 0,
-    requestMetadata: {},
-  };
-  const api = buildLocalApi(API, { schemaDefinition: SDL, enableIntrospection: false, resolutions: { user }, maxDepth: 0 }, testDeps(API));
-  const logger = pino({ level: 'silent' });
-  const documents = new Map<string, { document: DocumentNode; errors: readonly GraphQLError[] }>();
-  const app = Fastify({ logger: false });
-  app.post('/graphql', async (req) => {
-    const { query, variables, operationName } = req.body as { query: string; variables?: Record<string, unknown>; operationName?: string };
-    let prepared = documents.get(query);
-    if (!prepared) {
-      const document = parse(query);
-      prepared = { document, errors: validate(api.schema, document) };
-      documents.set(query, prepared);
-    }
-    if (prepared.errors.length) return { errors: prepared.errors };
-    return api.execute({ document: prepared.document, query, variableValues: variables, operationName, context: { headers: req.headers, calls: new Map(), logger } });
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  console.log(JSON.stringify({ port: (app.server.address() as { port: number }).port }));
-}
-
 /** The bare client: CONNECTIONS calls in flight for `ms`; prints its figures as JSON and exits. */
 async function loop([port, ms]: string[]): Promise<void> {
   const client = userClient(Number(port));
@@ -170,7 +128,7 @@ async function loop([port, ms]: string[]): Promise<void> {
   client.close();
 }
 
-const ROLES: Record<string, (args: string[]) => Promise<void>> = { upstream, yoga, harness, loop };
+const ROLES: Record<string, (args: string[]) => Promise<void>> = { upstream, yoga, loop };
 
 if (process.env[ROLE_ENV]) {
   // A clean exit on SIGTERM, so that `--cpu-prof` in NODE_OPTIONS writes each server's profile.
@@ -214,12 +172,8 @@ export async function run(args: string[]): Promise<void> {
     const up = await startRole('upstream', [], profileDir);
     children.push(up);
     const port = Number(new URL(up.url).port);
-    let sluiceNote = '(sluice-graphql, gRPC resolver, descriptors by server reflection)';
-    const sluice = await startSluice(port, dir, profileDir).catch(async (err: Error) => {
-      console.log(`sluice-graphql did not start (${err.message.split('\n')[0]}); measuring buildLocalApi behind a minimal fastify harness instead`);
-      sluiceNote = '(buildLocalApi, minimal fastify harness)';
-      return startRole('harness', [String(port)], profileDir);
-    });
+    const sluiceNote = '(sluice-graphql, gRPC resolver, descriptors by server reflection)';
+    const sluice = await startSluice(port, dir, profileDir);
     children.push(sluice);
     const yogaServer = await startRole('yoga', [String(port)], profileDir);
     children.push(yogaServer);

@@ -4,10 +4,9 @@
  *   { TopProducts(first: 10) { name seller { username fullName userId } } }
  * under autocannon with 32 connections, next to peers measured in the same
  * run, each server in its own process:
- * - sluice: the sluice-graphql server with a GraphQLApiSet file holding the
- *   two remote APIs and the stitched one (requests name it in
- *   x-sluice-graphql-api, as Envoy does); if the server does not start,
- *   buildStitchedApi behind a minimal fastify harness, and the run says so;
+ * - sluice: the sluice-graphql server (graphql-server/main.js) with a
+ *   GraphQLApiSet file holding the two remote APIs and the stitched one
+ *   (requests name it in x-sluice-graphql-api, as Envoy does);
  * - graphql-yoga + @graphql-tools/stitch with batched merged types (the
  *   target: sluice at 4x its requests/s or more, with a lower p99); its
  *   subschema executors use undici keep-alive pools as sluice's do;
@@ -30,16 +29,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import pino from 'pino';
-import { buildSchema, parse, print, validate, type DocumentNode, type GraphQLError } from 'graphql';
+import { buildSchema, print, type DocumentNode } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { stitchSchemas } from '@graphql-tools/stitch';
 import type { Executor } from '@graphql-tools/utils';
 import { Pool } from 'undici';
 import { GRAPHQL_API_HEADER } from '../protos/contract.js';
-import { buildStitchedApi } from '../graphql-server/stitch/index.js';
-import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, remoteSubApi, serveSubgraph, testDeps, type SubgraphName } from '../test/fixtures/stitch-subgraphs.js';
+import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, serveSubgraph, type SubgraphName } from '../test/fixtures/stitch-subgraphs.js';
 
 const QUERY = '{ TopProducts(first: 10) { name seller { username fullName userId } } }';
 const DIRECT_QUERY = '{ TopProducts(first: 10) { name seller { id } } }';
@@ -64,36 +60,6 @@ async function announce(server: http.Server): Promise<void> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   console.log(JSON.stringify({ port: (server.address() as { port: number }).port }));
-}
-
-/**
- * buildStitchedApi behind a minimal GraphQL-over-HTTP harness (argv: users
- * URL, products URL), parse + validate cached per query text: measured only
- * when sluice-graphql itself does not start (the tree mid-change).
- */
-async function harness(usersUrl: string, productsUrl: string): Promise<void> {
-  const deps = testDeps('bench.stitched');
-  const subApis = new Map([
-    ['shop.users', remoteSubApi('shop.users', USERS_SDL, usersUrl, deps)],
-    ['shop.products', remoteSubApi('shop.products', PRODUCTS_SDL, productsUrl, deps)],
-  ]);
-  const api = buildStitchedApi(STITCHED_API, STITCHED, subApis, deps);
-  const logger = pino({ level: 'silent' });
-  const documents = new Map<string, { document: DocumentNode; errors: readonly GraphQLError[] }>();
-  const app = Fastify({ logger: false });
-  app.post('/graphql', async (req) => {
-    const { query, variables, operationName } = req.body as { query: string; variables?: Record<string, unknown>; operationName?: string };
-    let prepared = documents.get(query);
-    if (!prepared) {
-      const document = parse(query);
-      prepared = { document, errors: validate(api.schema, document) };
-      documents.set(query, prepared);
-    }
-    if (prepared.errors.length) return { errors: prepared.errors };
-    return api.execute({ document: prepared.document, query, variableValues: variables, operationName, context: { headers: req.headers, calls: new Map(), logger } });
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  console.log(JSON.stringify({ port: (app.server.address() as { port: number }).port }));
 }
 
 /** graphql-yoga + @graphql-tools/stitch, merged types batched, executors on undici keep-alive pools. */
@@ -124,7 +90,6 @@ async function subgraph(name: SubgraphName): Promise<void> {
 }
 
 const ROLES: Record<string, (args: string[]) => Promise<void>> = {
-  harness: ([u, p]) => harness(u!, p!),
   yoga: ([u, p]) => yogaGateway(u!, p!),
   users: () => subgraph('users'),
   products: () => subgraph('products'),
@@ -270,12 +235,8 @@ export async function run(args: string[]): Promise<void> {
     const users = await startRole('users', [], profileDir);
     const products = await startRole('products', [], profileDir);
     children.push(users, products);
-    let sluiceNote = '(sluice-graphql, stitched API)';
-    const sluice = await startSluice(users.url, products.url, dir, profileDir).catch(async (err: Error) => {
-      console.log(`sluice-graphql did not start (${err.message.split('\n')[0]}); measuring buildStitchedApi behind a minimal fastify harness instead`);
-      sluiceNote = '(buildStitchedApi, minimal fastify harness)';
-      return startRole('harness', [users.url, products.url], profileDir);
-    });
+    const sluiceNote = '(sluice-graphql, stitched API)';
+    const sluice = await startSluice(users.url, products.url, dir, profileDir);
     const yoga = await startRole('yoga', [users.url, products.url], profileDir);
     children.push(sluice, yoga);
     const want = expected();
@@ -294,6 +255,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`query ${QUERY}`);
     console.log(`autocannon, ${CONNECTIONS} connections; ${rounds} interleaved rounds of ${ms} ms after a warm-up, median round shown`);
     console.log('@graphql-hive/gateway: skipped (not a dependency of the project; adding it changes package.json)');
+    console.log('subgraphs: node:http servers that parse and validate each query text once (as production GraphQL servers cache them), the same for every gateway');
     const subgraphs = [users.pid, products.pid];
     for (const p of peers) await load(p, Math.min(2000, ms), subgraphs);
     const results = new Map<string, Figures[]>(peers.map((p) => [p.label, []]));

@@ -84,15 +84,27 @@ export class HttpPools implements SharedService {
   /** Sends one request; any status is an answer, only transport failures and timeouts throw. */
   async request(target: Target, req: HttpRequest): Promise<HttpResponse> {
     const host = this.pick(target);
-    const timeout = AbortSignal.timeout(req.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+    // One controller and one plain timer per call, both released when it ends:
+    // AbortSignal.timeout/any cost several times more per call (tracked until collected).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, req.timeoutMs);
+    const onClientAbort = () => controller.abort();
+    if (req.signal?.aborted) controller.abort();
+    else req.signal?.addEventListener('abort', onClientAbort, { once: true });
     try {
-      const res = await this.pool(host).request({ method: req.method as 'GET', path: req.path, headers: req.headers, body: req.body, signal });
+      const res = await this.pool(host).request({ method: req.method as 'GET', path: req.path, headers: req.headers, body: req.body, signal: controller.signal });
       return { status: res.statusCode, body: await res.body.text() };
     } catch (err) {
-      if (timeout.aborted) throw new UpstreamError('UPSTREAM_TIMEOUT', `upstream ${target.cluster} did not answer within ${req.timeoutMs} ms`);
+      if (timedOut) throw new UpstreamError('UPSTREAM_TIMEOUT', `upstream ${target.cluster} did not answer within ${req.timeoutMs} ms`);
       if (req.signal?.aborted) throw err;
       throw new UpstreamError('UPSTREAM_UNAVAILABLE', `upstream ${target.cluster} (${origin(host)}) is unreachable: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onClientAbort);
     }
   }
 

@@ -229,6 +229,19 @@ describe('failures are GraphQL errors, never crashes', () => {
   });
 });
 
+describe('the client going away', () => {
+  test('abandons the upstream call at once, without waiting for the answer or the deadline', async () => {
+    upstream.intercept = () => ({ delayMs: 60_000, body: '{"data":{}}' });
+    const abort = new AbortController();
+    const query = '{ books { id } }';
+    const running = api().execute({ document: parse(query), query, context: { ...context(), signal: abort.signal } });
+    while (upstream.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    abort.abort();
+    // Nobody is left to answer: the operation ends with the abort (the server drops it), not with an upstream error.
+    await expect(running).rejects.toThrow('This operation was aborted');
+  });
+});
+
 describe('keep-alive', () => {
   const query = '{ books { id } }';
 
