@@ -3,7 +3,7 @@
  * named). Each benchmark module exports `run(args)`, prints its own figures and
  * its ratio to a peer measured in the same run.
  */
-const BENCHMARKS = ['compile', 'xds', 'extauth', 'stitch', 'graphql'] as const;
+const BENCHMARKS = ['compile', 'xds', 'scale', 'extauth', 'stitch', 'graphql'] as const;
 
 async function main(): Promise<void> {
   const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -38,7 +38,7 @@ const CHILD_FLAG = '--xds-clients';
 const PHASE_FLAG = '--xds-phase';
 const ROUNDS = 5;
 
-interface Plan {
+export interface Plan {
   port: number;
   clients: number;
   protocol: 'sotw' | 'delta';
@@ -90,7 +90,7 @@ async function clientsMain(): Promise<void> {
   process.send!({ event: 'ready' });
 }
 
-class ClientFleet {
+export class ClientFleet {
   private constructor(private readonly child: ChildProcess) {}
 
   static async start(): Promise<ClientFleet> {
@@ -192,18 +192,18 @@ function nonceField(nonce: string): Buffer {
 
 // ------------------------------------------------------------------ the benchmark
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
+export const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 
 /**
  * Memory after a full GC: RSS (what the OS sees; pages freed by one phase stay
  * with the process for the next) and retained bytes (V8 heap + buffers), which
  * give the per-client figure.
  */
-async function settledMemory(): Promise<{ rss: number; retained: number }> {
+export async function settledMemory(): Promise<{ rss: number; retained: number }> {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   // Twice, with a turn of the event loop between: the first pass lets finalizers release native buffers.

@@ -31,6 +31,8 @@ export interface Resource {
   value: Uint8Array;
   /** This resource as one `resources` entry of a DiscoveryResponse (tag, length, Any), made on first use. */
   sotwEntry?: Uint8Array;
+  /** Of a listener or route configuration the encoder made: the clusters it names (ordering.ts), read from its JSON, per virtual host kept. */
+  clusterRefs?: readonly string[];
 }
 
 export interface TypeSnapshot {
@@ -91,7 +93,7 @@ export class SnapshotEncoder {
             const value = kind === 'routes' ? this.routeConfiguration(json) : encodeMessage(messageType, json);
             const version = hash(value);
             const before = this.last.get(typeUrl)?.get(name);
-            resource = before?.version === version ? before : { name, version, value };
+            resource = before?.version === version ? before : { name, version, value, ...this.refsOf(kind, json) };
             this.resources.set(json, resource);
           }
           return resource;
@@ -101,6 +103,21 @@ export class SnapshotEncoder {
     this.last = new Map([...snapshot.types].map(([url, t]) => [url, t.resources]));
     this.lastTypes = snapshot.types;
     return snapshot;
+  }
+
+  private readonly hostRefs = new WeakMap<Json, string[]>();
+
+  /** The clusters a listener or route configuration names (a route configuration's per virtual host, kept). */
+  private refsOf(kind: string, json: Json): { clusterRefs?: readonly string[] } {
+    if (kind === 'listeners') return { clusterRefs: [...namedClusters(json, new Set())] };
+    if (kind !== 'routes') return {};
+    const all = new Set<string>(namedClusters({ ...json, virtual_hosts: [] }, new Set()));
+    for (const vh of (json.virtual_hosts as Json[] | undefined) ?? []) {
+      let refs = this.hostRefs.get(vh);
+      if (!refs) this.hostRefs.set(vh, (refs = [...namedClusters(vh, new Set())]));
+      for (const r of refs) all.add(r);
+    }
+    return { clusterRefs: [...all] };
   }
 
   /** A RouteConfiguration: its other fields, then each virtual host's kept encoding (as one `virtual_hosts` entry). */
@@ -114,6 +131,21 @@ export class SnapshotEncoder {
     }
     return Buffer.concat(parts);
   }
+}
+
+/** Cluster names in proto3 JSON: `cluster`, `cluster_name` (envoy_grpc, load assignments aside), weighted clusters. */
+function namedClusters(node: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(node)) {
+    for (const item of node) namedClusters(item, into);
+  } else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) into.add(value);
+      else if (key === 'weighted_clusters' && value && typeof value === 'object') {
+        for (const c of (value as { clusters?: Array<{ name?: unknown }> }).clusters ?? []) if (typeof c.name === 'string' && c.name) into.add(c.name);
+      } else namedClusters(value, into);
+    }
+  }
+  return into;
 }
 
 /** Per type URL: its resources by name, and how one becomes a Resource. */

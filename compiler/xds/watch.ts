@@ -11,11 +11,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/**
+ * Quiet period that ends a burst. An editor's save (write a temporary file,
+ * rename it over) or `git checkout` raises its events within a few ms; every
+ * ms of quiet is added to the time an edit takes to reach Envoy.
+ */
+export const DEBOUNCE_MS = 15;
+
 export interface Watcher {
   close(): void;
 }
 
-export function watchInputs(paths: string[], onChange: () => void, quietMs = 100): Watcher {
+export function watchInputs(paths: string[], onChange: () => void, quietMs = DEBOUNCE_MS): Watcher {
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const fire = () => {
