@@ -9,6 +9,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { BIND_REJECTED_CODES } from '../protos/extauth-contract.js';
+import { NO_CONFIGURATION_YET } from '../protos/health.js';
 import { normalizeDn } from '../protos/ldap-dn.js';
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../protos/ldap-credentials.js';
 import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
@@ -16,7 +17,7 @@ import type { Metrics } from './metrics.js';
 
 export type Decision =
   | { kind: 'ok'; userDn: string }
-  /** 401, 403, 500 (configuration or directory error), 503 (directory unreachable). */
+  /** 401, 403, 500 (configuration or directory error), 503 (directory unreachable, or no configuration yet). */
   | { kind: 'deny'; status: 401 | 403 | 500 | 503; reason: string };
 
 /** Pool replacements one check follows before giving up (503): configuration changes in a row. */
@@ -98,6 +99,8 @@ export class Authorizer {
 
   /** The decision for one request: `configRef` from context_extensions, the raw Authorization header. */
   async check(configRef: string | undefined, authorization: string | undefined): Promise<Decision> {
+    // Not heard from the control plane yet: transient, as a directory that is down (503, fail closed), not a fault.
+    if (!this.loaded) return deny(503, NO_CONFIGURATION_YET);
     const config = configRef ? this.configs.get(configRef) : undefined;
     if (!config) return deny(500, `unknown config_ref "${configRef ?? ''}"`);
     if (!config.ldap.length) return deny(500, `AuthConfig ${config.name} has no ldap config`);

@@ -1,5 +1,5 @@
 /** Command line of `sluice-extauth`. */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { VERSION } from '../protos/version.js';
 import { DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS } from './config.js';
@@ -29,7 +29,9 @@ export function parseArgs(argv: string[]): ExtauthOptions {
     .description('LDAP authentication for Envoy (envoy.service.auth.v3.Authorization/Check)')
     .option('--port <port>', 'Check gRPC port', port, 8083)
     .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', port, 8093)
-    .option('--host <address>', 'address to listen on', '0.0.0.0')
+    .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
+    // The flag's name before every binary took --bind.
+    .addOption(new Option('--host <address>', 'deprecated: use --bind').hideHelp())
     .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json)')
     .option('--xds <host:port>', 'xDS server (`sluice serve`) to get AuthConfigs from')
     .option('--node-id <id>', 'xDS node id', 'sluice-extauth')
@@ -43,7 +45,8 @@ export function parseArgs(argv: string[]): ExtauthOptions {
   const o = program.opts<{
     port: number;
     adminPort: number;
-    host: string;
+    bind: string;
+    host?: string;
     config?: string;
     xds?: string;
     nodeId: string;
@@ -54,10 +57,11 @@ export function parseArgs(argv: string[]): ExtauthOptions {
     ldapCa?: string;
   }>();
   if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
+  if (o.host !== undefined) console.error('sluice-extauth: --host is deprecated; use --bind (the same address)');
   return {
     port: o.port,
     adminPort: o.adminPort,
-    host: o.host,
+    host: o.host ?? o.bind,
     ...(o.config ? { config: o.config } : { xds: o.xds }),
     nodeId: o.nodeId,
     poolDefaults: {

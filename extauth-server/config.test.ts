@@ -2,7 +2,8 @@ import { jest } from '@jest/globals';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, DEFAULT_POOL, jsonSyntaxError, loadConfigFile, parseAuthConfigSet } from './config.js';
+import { jsonSyntaxError } from '../protos/config-file.js';
+import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet } from './config.js';
 import { parseArgs } from './cli.js';
 import { decodeAuthConfigs } from './xds.js';
 import { encodeMessage } from '../protos/codec.js';
@@ -150,7 +151,9 @@ test('xDS resources: the binary AuthConfig round-trips; another type URL is refu
 describe('command line', () => {
   test('defaults and flags', () => {
     const o = parseArgs(['--config', 'out/extauth.json']);
-    expect(o).toMatchObject({ port: 8083, adminPort: 8093, host: '0.0.0.0', config: 'out/extauth.json', nodeId: 'sluice-extauth', poolDefaults: DEFAULT_POOL });
+    // Loopback unless told otherwise, as every binary (--bind).
+    expect(o).toMatchObject({ port: 8083, adminPort: 8093, host: '127.0.0.1', config: 'out/extauth.json', nodeId: 'sluice-extauth', poolDefaults: DEFAULT_POOL });
+    expect(parseArgs(['--config', 'out/extauth.json', '--bind', '0.0.0.0']).host).toBe('0.0.0.0');
     const x = parseArgs(['--xds', 'sluice:18000', '--port', '9000', '--admin-port', '9001', '--node-id', 'n1', '--ldap-pool-max', '8', '--ldap-timeout-ms', '100']);
     expect(x).toMatchObject({ xds: 'sluice:18000', port: 9000, adminPort: 9001, nodeId: 'n1', poolDefaults: { maxSize: 8, operationTimeoutMs: 100 } });
   });

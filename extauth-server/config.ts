@@ -4,7 +4,7 @@
  * Any). Defaults the compiler may leave unset are applied here.
  */
 import { readFile } from 'node:fs/promises';
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { jsonSyntaxError } from '../protos/config-file.js';
 import { normalizeDn } from '../protos/ldap-dn.js';
 import { jsonField as field } from '../protos/proto3-json.js';
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../protos/extauth-contract.js';
@@ -174,19 +174,4 @@ export async function loadConfigFile(file: string, poolDefaults: PoolSettings = 
     if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`);
     throw err;
   }
-}
-
-/**
- * Where and why `text` is not JSON (RFC 8259), as line and column (1-based),
- * naming no part of the text; undefined when the parser finds no error.
- * jsonc-parser reports error codes and offsets, never excerpts.
- */
-export function jsonSyntaxError(text: string): { line: number; column: number; reason: string } | undefined {
-  const errors: ParseError[] = [];
-  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  if (!first) return undefined;
-  const before = text.slice(0, first.offset);
-  const reason = printParseErrorCode(first.error).replace(/[A-Z]/g, (c, i: number) => `${i ? ' ' : ''}${c.toLowerCase()}`);
-  return { line: before.split('\n').length, column: first.offset - before.lastIndexOf('\n'), reason };
 }

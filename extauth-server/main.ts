@@ -1,7 +1,8 @@
 /** `sluice-extauth`: runs until SIGTERM/SIGINT, then finishes in-flight checks and exits 0. */
 import { CommanderError } from 'commander';
+import { logGrpcTo, shutdownOnSignals, startFailed } from '../protos/binary.js';
 import { parseArgs } from './cli.js';
-import { startExtauth } from './server.js';
+import { extauthLogger, startExtauth } from './server.js';
 
 async function main(): Promise<void> {
   let opts;
@@ -11,21 +12,10 @@ async function main(): Promise<void> {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
     throw err;
   }
-  const running = await startExtauth(opts);
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const logger = extauthLogger();
+  logGrpcTo(logger);
+  const running = await startExtauth({ ...opts, logger });
+  shutdownOnSignals(logger, 'finishing the checks in flight', () => running.close());
 }
 
-main().catch((err: unknown) => {
-  console.error(`sluice-extauth: ${(err as Error).message}`);
-  process.exit(1);
-});
+main().catch((err: unknown) => startFailed('sluice-extauth', err));

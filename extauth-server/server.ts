@@ -1,9 +1,10 @@
 /**
  * One sluice-extauth instance: the Check gRPC server, the admin HTTP server
- * (/healthz, /readyz, /metrics) and the configuration source (file or xDS).
+ * (/healthz, /readyz, /metrics) and the configuration source (a watched file
+ * or xDS).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type * as grpc from '@grpc/grpc-js';
 import type { ConnectionOptions } from 'node:tls';
 import { Authorizer } from './authorizer.js';
@@ -11,6 +12,9 @@ import { DEFAULT_POOL, loadConfigFile, type AuthConfig, type PoolSettings } from
 import { startGrpcServer } from './grpc.js';
 import { Metrics } from './metrics.js';
 import type { AdsClient } from '../protos/ads-client.js';
+import { listenOn, stdoutLog } from '../protos/binary.js';
+import { watchConfigFile, type WatchedFile } from '../protos/config-file.js';
+import { addHealthRoutes, NO_CONFIGURATION_YET } from '../protos/health.js';
 import { authConfigSource } from './xds.js';
 
 /** How long SIGTERM waits for in-flight checks; Kubernetes' default grace period is 30 s. */
@@ -20,7 +24,7 @@ export interface ExtauthOptions {
   /** Check server port (0: ephemeral). */
   port: number;
   adminPort: number;
-  /** Address both servers listen on. */
+  /** Address both servers listen on (`--bind`). */
   host: string;
   /** AuthConfigSet JSON file, or */
   config?: string;
@@ -41,11 +45,8 @@ export interface RunningExtauth {
 
 function adminServer(authorizer: Authorizer, metrics: Metrics): FastifyInstance {
   const app = Fastify({ logger: false });
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => {
-    if (!authorizer.ready) return reply.code(503).send({ status: 'waiting for configuration' });
-    return { status: 'ready' };
-  });
+  // Only the xDS source can be without a configuration: a --config file is applied before the ports open.
+  addHealthRoutes(app, () => (authorizer.ready ? { ready: true } : { ready: false, reason: NO_CONFIGURATION_YET }));
   app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();
@@ -53,24 +54,30 @@ function adminServer(authorizer: Authorizer, metrics: Metrics): FastifyInstance 
   return app;
 }
 
+/** The binary's JSON log on stdout, level from LOG_LEVEL; passwords and credentials redacted. */
+export function extauthLogger(): Logger {
+  return stdoutLog({ name: 'sluice-extauth', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.password', '*.authorization', 'headers.authorization'] });
+}
+
 export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth> {
   if (!!opts.config === !!opts.xds) throw new Error('give exactly one of --config FILE and --xds HOST:PORT');
-  const logger =
-    opts.logger ?? pino({ name: 'sluice-extauth', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.password', '*.authorization', 'headers.authorization'] });
+  const logger = opts.logger ?? extauthLogger();
   const poolDefaults = opts.poolDefaults ?? DEFAULT_POOL;
   // The pool gauge reads the authorizer's pools at scrape time.
   const metrics: Metrics = new Metrics({ poolStats: () => authorizer.poolStats() });
   const authorizer = new Authorizer({ logger, metrics, tlsOptions: opts.tlsOptions });
 
-  if (opts.config) authorizer.setConfigs(await loadConfigFile(opts.config, poolDefaults));
-
+  let file: WatchedFile | undefined;
   let grpcServer: grpc.Server | undefined;
   let xds: AdsClient<AuthConfig[]> | undefined;
   const admin = adminServer(authorizer, metrics);
   try {
-    const started = await startGrpcServer(authorizer, logger, metrics, opts.port, opts.host);
+    const config = opts.config;
+    // Applied all or nothing (setConfigs); a bad file stops the start, a bad edit later leaves the last good set.
+    if (config) file = await watchConfigFile(config, async () => authorizer.setConfigs(await loadConfigFile(config, poolDefaults)), logger);
+    const started = await listenOn('--port', opts.host, opts.port, () => startGrpcServer(authorizer, logger, metrics, opts.port, opts.host));
     grpcServer = started.server;
-    await admin.listen({ port: opts.adminPort, host: opts.host });
+    await listenOn('--admin-port', opts.host, opts.adminPort, () => admin.listen({ port: opts.adminPort, host: opts.host }));
     if (opts.xds) {
       xds = authConfigSource({ address: opts.xds, nodeId: opts.nodeId, logger, poolDefaults, apply: (c) => authorizer.setConfigs(c) });
       xds.start();
@@ -82,6 +89,7 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
       adminPort,
       authorizer,
       async close() {
+        file?.close();
         xds?.stop();
         // Finish in-flight checks (bounded: a client may keep its connection open), then drop LDAP connections.
         await new Promise<void>((resolve) => {
@@ -99,6 +107,7 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
       },
     };
   } catch (err) {
+    file?.close();
     grpcServer?.forceShutdown();
     await admin.close();
     await authorizer.close();

@@ -6,7 +6,7 @@
  * API and the field.
  */
 import { readFile } from 'node:fs/promises';
-import { jsonSyntaxError } from '../extauth-server/config.js';
+import { jsonSyntaxError } from '../protos/config-file.js';
 import { jsonField } from '../protos/proto3-json.js';
 import type {
   ExecutableSchemaConfig,

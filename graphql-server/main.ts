@@ -1,7 +1,8 @@
 /** `sluice-graphql`: runs until SIGTERM/SIGINT, then finishes the requests in flight and exits 0. */
 import { CommanderError } from 'commander';
+import { logGrpcTo, shutdownOnSignals, startFailed } from '../protos/binary.js';
 import { parseArgs } from './cli.js';
-import { startGraphql } from './server.js';
+import { graphqlLogger, startGraphql } from './server.js';
 
 async function main(): Promise<void> {
   let opts;
@@ -11,21 +12,10 @@ async function main(): Promise<void> {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
     throw err;
   }
-  const running = await startGraphql(opts);
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  const logger = graphqlLogger();
+  logGrpcTo(logger);
+  const running = await startGraphql({ ...opts, logger });
+  shutdownOnSignals(logger, 'finishing the requests in flight', () => running.close());
 }
 
-main().catch((err: unknown) => {
-  console.error(`sluice-graphql: ${(err as Error).message}`);
-  process.exit(1);
-});
+main().catch((err: unknown) => startFailed('sluice-graphql', err));

@@ -3,18 +3,20 @@
  * server (/healthz, /readyz, /metrics) and the configuration source (a
  * watched file or xDS).
  */
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { AdsClient, decodeAnys } from '../protos/ads-client.js';
+import { listenOn, stdoutLog } from '../protos/binary.js';
+import { watchConfigFile, type WatchedFile } from '../protos/config-file.js';
 import { TYPE_URL } from '../protos/contract.js';
+import { NO_CONFIGURATION_YET } from '../protos/health.js';
 import { adminServer } from './admin.js';
 import type { GraphQLApiConfig } from './api.js';
-import { checkApiSet, parseGraphQLApi } from './config.js';
+import { checkApiSet, loadConfigFile, parseGraphQLApi } from './config.js';
 import { DocumentCache } from './documents.js';
 import { graphqlHttpServer } from './http.js';
 import { DEFAULT_LIMITS, type Limits } from './limits.js';
 import { Metrics } from './metrics.js';
 import { ApiRegistry } from './registry.js';
-import { watchConfigFile, type FileSource } from './source.js';
 
 /** How long SIGTERM waits for requests in flight; Kubernetes' default grace period is 30 s. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -23,13 +25,11 @@ export const DEFAULT_DOCUMENT_CACHE_SIZE = 1000;
 /** Deadline of an upstream call whose resolver sets none: below Envoy's default route timeout (15 s), so the client gets the GraphQL error. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
 
-const NOT_READY = 'not ready: no configuration from the control plane yet';
-
 export interface GraphqlOptions {
   /** GraphQL HTTP port (0: ephemeral). */
   port: number;
   adminPort: number;
-  /** Address both servers listen on. */
+  /** Address both servers listen on (`--bind`). */
   host: string;
   /** GraphQLApiSet JSON file, or */
   config?: string;
@@ -50,11 +50,14 @@ export interface RunningGraphql {
   close(): Promise<void>;
 }
 
+/** The binary's JSON log on stdout, level from LOG_LEVEL; headers and secrets redacted. */
+export function graphqlLogger(): Logger {
+  return stdoutLog({ name: 'sluice-graphql', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'] });
+}
+
 export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql> {
   if (!!opts.config === !!opts.xds) throw new Error('give exactly one of --config FILE and --xds HOST:PORT');
-  const logger =
-    opts.logger ??
-    pino({ name: 'sluice-graphql', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'] });
+  const logger = opts.logger ?? graphqlLogger();
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const metrics = new Metrics();
   const registry = new ApiRegistry({ logger, defaultTimeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS });
@@ -69,15 +72,16 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
     }
   };
   const documents = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE, limits, metrics);
-  const app = graphqlHttpServer({ registry, documents, metrics, logger, limits, notReadyMessage: NOT_READY });
+  const app = graphqlHttpServer({ registry, documents, metrics, logger, limits, notReadyMessage: NO_CONFIGURATION_YET });
   const admin = adminServer(registry, metrics);
 
-  let file: FileSource | undefined;
+  let file: WatchedFile | undefined;
   let xds: AdsClient<unknown[]> | undefined;
   try {
-    if (opts.config) file = await watchConfigFile(opts.config, apply, logger);
-    await app.listen({ port: opts.port, host: opts.host });
-    await admin.listen({ port: opts.adminPort, host: opts.host });
+    const config = opts.config;
+    if (config) file = await watchConfigFile(config, () => apply(() => loadConfigFile(config)), logger);
+    await listenOn('--port', opts.host, opts.port, () => app.listen({ port: opts.port, host: opts.host }));
+    await listenOn('--admin-port', opts.host, opts.adminPort, () => admin.listen({ port: opts.adminPort, host: opts.host }));
     if (opts.xds) {
       xds = new AdsClient<unknown[]>({
         address: opts.xds,

@@ -39,7 +39,7 @@ test('compile -o writes the bootstrap and the sidecar configs; the examples comp
 
 test('--version and -V print the package version, for sluice and both sidecars', async () => {
   const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-  for (const bin of ['bin/sluice.js', 'bin/sluice-extauth.js']) {
+  for (const bin of ['bin/sluice.js', 'bin/sluice-extauth.js', 'bin/sluice-graphql.js']) {
     for (const flag of ['--version', '-V']) {
       const { stdout } = await run(process.execPath, [bin, flag]);
       expect(stdout).toBe(`${version}\n`);

@@ -1,6 +1,6 @@
 /** `sluice serve`: compile, serve over ADS, watch the inputs and push what changes. */
 import type { Command } from 'commander';
-import { pino } from 'pino';
+import { logGrpcTo, shutdownOnSignals, startFailed, stdoutLog } from '../../protos/binary.js';
 import { startServe } from '../xds/run.js';
 import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } from './options.js';
 
@@ -24,7 +24,8 @@ export function register(program: Command): void {
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (flags: ServeFlags) => {
-      const logger = pino({ name: 'sluice-serve', level: flags.logLevel });
+      const logger = stdoutLog({ name: 'sluice-serve', level: flags.logLevel });
+      logGrpcTo(logger);
       let serving: Awaited<ReturnType<typeof startServe>>;
       try {
         serving = await startServe({
@@ -36,21 +37,9 @@ export function register(program: Command): void {
           logger,
         });
       } catch (err) {
-        // e.g. a port already in use
-        logger.fatal({ err }, `cannot start: ${(err as Error).message}`);
-        process.exit(1);
+        // e.g. a port already in use: one line naming the flag, exit 1
+        startFailed('sluice serve', err);
       }
-      const shutdown = (signal: string) => {
-        logger.info({ signal }, 'shutting down: closing xDS streams');
-        serving.close().then(
-          () => process.exit(0),
-          (err) => {
-            logger.error({ err }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
+      shutdownOnSignals(logger, 'closing xDS streams', () => serving.close());
     });
 }

@@ -6,6 +6,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { addHealthRoutes } from '../../protos/health.js';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
 import type { NackRecord } from './cache.js';
 import type { CompileOutcome, ControlPlane } from './control.js';
@@ -84,11 +85,12 @@ export function status(control: ControlPlane, server: XdsServer) {
 export async function startAdmin(control: ControlPlane, server: XdsServer, host: string, port: number): Promise<{ app: FastifyInstance; port: number }> {
   const registry = createMetrics(control, server);
   const app = Fastify({ logger: false });
-  app.get('/healthz', async () => ({ ok: true }));
-  app.get('/readyz', async (_req, reply) => {
-    if (control.ready) return { ready: true, version: control.snapshot!.version };
-    return reply.code(503).send({ ready: false, errors: control.errors.map(formatDiagnostic) });
-  });
+  // The shape every binary shares (protos/health.ts), with the snapshot version or the compile errors.
+  addHealthRoutes(app, () =>
+    control.ready
+      ? { ready: true, details: { version: control.snapshot!.version } }
+      : { ready: false, reason: 'not ready: the inputs have not compiled yet', details: { errors: control.errors.map(formatDiagnostic) } },
+  );
   app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   app.get('/status', async () => status(control, server));
   await app.listen({ host, port });

@@ -1,5 +1,6 @@
 /** `sluice serve` assembled: control loop, ADS server and admin HTTP. */
 import type { Logger } from 'pino';
+import { listenOn } from '../../protos/binary.js';
 import type { CompileOptions } from '../translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
@@ -36,8 +37,9 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     if (expected !== undefined && expected !== options.compileOptions.listenerPort)
       logger.warn({ node: s.node?.id, expected, serving: options.compileOptions.listenerPort }, 'node expects another listener port than the one served (--listener-port)');
   });
-  const xdsPort = await xds.listen(options.host, options.xdsPort);
-  const admin = await startAdmin(control, xds, options.host, options.adminPort);
+  // A port that cannot be opened is an error naming its flag (protos/binary.ts).
+  const xdsPort = await listenOn('--xds-port', options.host, options.xdsPort, () => xds.listen(options.host, options.xdsPort));
+  const admin = await listenOn('--admin-port', options.host, options.adminPort, () => startAdmin(control, xds, options.host, options.adminPort));
   const firstCompile = await control.start();
   if (!firstCompile.ok) logger.warn('first compile failed: serving nothing, /readyz is 503 until the inputs compile');
   logger.info({ xds: `${options.host}:${xdsPort}`, admin: `${options.host}:${admin.port}` }, 'sluice serve listening');

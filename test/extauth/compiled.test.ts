@@ -73,7 +73,7 @@ beforeAll(async () => {
     const per = vh.typed_per_filter_config?.['envoy.filters.http.ext_authz'] as { disabled?: boolean; check_settings?: { context_extensions?: { config_ref?: string } } } | undefined;
     configRefs[vh.name.replace('default.', '')] = per?.disabled ? 'disabled' : per?.check_settings?.context_extensions?.config_ref;
   }
-  const opts = parseArgs(['--config', path.join(out, 'extauth.json'), '--port', '0', '--admin-port', '0', '--host', '127.0.0.1']);
+  const opts = parseArgs(['--config', path.join(out, 'extauth.json'), '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
   server = await startExtauth({ ...opts, logger: pino({ level: 'silent' }) });
   check = checker(server.port);
 });

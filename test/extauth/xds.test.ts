@@ -68,9 +68,13 @@ afterAll(async () => {
   await slapd?.close();
 });
 
-test('not ready and fail closed until the first AuthConfigs arrive', async () => {
-  expect((await fetch(`http://127.0.0.1:${server.adminPort}/readyz`)).status).toBe(503);
-  expect(httpStatus(await check('default.users', alice))).toBe(500);
+test('not ready and fail closed until the first AuthConfigs arrive: 503 (UNAVAILABLE), as a directory that is down', async () => {
+  const readyz = await fetch(`http://127.0.0.1:${server.adminPort}/readyz`);
+  expect(readyz.status).toBe(503);
+  expect(await readyz.json()).toEqual({ status: 'not ready: no configuration from the control plane yet' });
+  const res = await check('default.users', alice);
+  expect(httpStatus(res)).toBe(503);
+  expect(res.status).toEqual({ code: 14, message: 'not ready: no configuration from the control plane yet' });
 });
 
 test('applies and ACKs the pushed AuthConfigs', async () => {
@@ -144,7 +148,10 @@ test('a later set replaces the whole set (state of the world)', async () => {
   push(authConfig('default.other', slapd.url));
   expect(await reply).toBe('ack');
   expect(httpStatus(await check('default.other', alice))).toBe(200);
-  expect(httpStatus(await check('default.users', alice))).toBe(500);
+  // A config_ref the configuration in force lacks is the configuration's fault: 500, not "not ready".
+  const gone = await check('default.users', alice);
+  expect(httpStatus(gone)).toBe(500);
+  expect(gone.status?.message).toBe('unknown config_ref "default.users"');
 });
 
 test('new pool settings for the same server replace its pool', async () => {

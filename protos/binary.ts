@@ -1,0 +1,86 @@
+/**
+ * What every binary (`sluice serve`, `sluice-extauth`, `sluice-graphql`) does
+ * the same way: opening its ports (a port it cannot open is one line naming
+ * the flag and what to do), grpc-js's own log lines, a failed start (exit 1)
+ * and the shutdown on SIGTERM / SIGINT (a log line, drain, exit 0).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { format } from 'node:util';
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+/** A port that could not be opened; its message names the flag and says what to do. */
+export class ListenError extends Error {}
+
+function listenProblem(flag: string, host: string, port: number, err: unknown): string {
+  // Node puts the errno in `code`; grpc-js only in the message ("No address added ... errors: [listen EADDRINUSE: ...]").
+  const text = `${(err as NodeJS.ErrnoException).code ?? ''} ${(err as Error).message}`;
+  const at = `${host}:${port}`;
+  if (/EADDRINUSE/.test(text)) return `${flag} ${port}: ${at} is already in use by another process; stop that process, or give ${flag} another port`;
+  if (/EACCES/.test(text)) return `${flag} ${port}: not allowed to listen on ${at} (ports below 1024 need privileges); give ${flag} a port from 1024 up`;
+  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text)) return `--bind ${host}: not an address of this machine; give --bind one of its addresses (127.0.0.1, or 0.0.0.0 for all)`;
+  return `${flag} ${port}: cannot listen on ${at}: ${(err as Error).message}`;
+}
+
+/** Runs `listen` (which opens `host:port`, the value of `flag`); a failure becomes a ListenError. */
+export async function listenOn<T>(flag: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    throw new ListenError(listenProblem(flag, host, port, err), { cause: err });
+  }
+}
+
+/**
+ * A binary's JSON log on stdout. Written synchronously: pino's default
+ * writes in the background, and the lines logged just before an exit
+ * (`stopped`) were lost with the process.
+ */
+export function stdoutLog(options: LoggerOptions): Logger {
+  return pino(options, pino.destination({ dest: 1, sync: true }));
+}
+
+/**
+ * grpc-js writes its own lines (`E No address added ...` on a busy port) to
+ * stderr; they go to the binary's JSON log instead, so stderr holds only what
+ * the binary itself says. Process-wide: the binaries call it, tests do not.
+ */
+export function logGrpcTo(logger: Logger): void {
+  const child = logger.child({ component: 'grpc-js' });
+  grpc.setLogger({
+    error: (...args: unknown[]) => child.error(format(...args)),
+    info: (...args: unknown[]) => child.info(format(...args)),
+    debug: (...args: unknown[]) => child.debug(format(...args)),
+  });
+}
+
+/** A start that failed (a port in use, a bad configuration): one line on stderr, exit 1. */
+export function startFailed(name: string, err: unknown): never {
+  console.error(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
+
+/**
+ * On the first SIGTERM or SIGINT: logs `shutting down: <draining>`, runs
+ * `close` (which drains what is in flight), logs `stopped` and exits 0; 1 if
+ * closing failed. `logger` is a stdoutLog, so the last lines are written.
+ */
+export function shutdownOnSignals(logger: Logger, draining: string, close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, `shutting down: ${draining}`);
+    close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err: (err as Error).message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
