@@ -367,7 +367,7 @@ async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: numbe
     },
   ]);
   const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
-  const server = await startProcess(main, ['--config', file, '--port', '0', '--admin-port', '0', '--host', '127.0.0.1']);
+  const server = await startProcess(main, ['--config', file, '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
   const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
   return {
     label: 'extauth',

@@ -201,7 +201,7 @@ async function main(): Promise<void> {
   if (!(await until200(`http://${LOOPBACK}:${PORTS.serveAdmin}/readyz`))) console.log(`serve is not ready: its errors are above and on http://${LOOPBACK}:${PORTS.serveAdmin}/status`);
 
   const xds = `${LOOPBACK}:${PORTS.xds}`;
-  stack.start('extauth', ...node('bin/sluice-extauth.js', '--xds', xds, '--host', LOOPBACK, '--port', String(PORTS.extauth), '--admin-port', String(PORTS.extauthAdmin)));
+  stack.start('extauth', ...node('bin/sluice-extauth.js', '--xds', xds, '--bind', LOOPBACK, '--port', String(PORTS.extauth), '--admin-port', String(PORTS.extauthAdmin)));
   stack.start('graphql', ...node('bin/sluice-graphql.js', '--xds', xds, '--bind', LOOPBACK, '--port', String(PORTS.graphql), '--admin-port', String(PORTS.graphqlAdmin)));
   await until200(`http://${LOOPBACK}:${PORTS.extauthAdmin}/readyz`);
   await until200(`http://${LOOPBACK}:${PORTS.graphqlAdmin}/readyz`);
