@@ -94,6 +94,20 @@ describe('docker-compose.yml and examples/ stay in step', () => {
     expect(services.envoy?.depends_on).toMatchObject({ sluice: { condition: 'service_healthy' }, extauth: { condition: 'service_healthy' }, graphql: { condition: 'service_healthy' } });
   });
 
+  test("the project's binaries listen on every address of their container (--bind 0.0.0.0), their healthchecks on their admin ports", () => {
+    const { services } = compose();
+    const binaries = Object.entries(services).filter(([, s]) => s.command?.[0]?.startsWith('bin/'));
+    expect(binaries.map(([, s]) => s.command![0]).sort()).toEqual(['bin/sluice-extauth.js', 'bin/sluice-graphql.js', 'bin/sluice.js']);
+    for (const [name, s] of binaries) {
+      const flag = (f: string) => s.command![s.command!.indexOf(f) + 1];
+      expect({ name, bind: flag('--bind') }).toEqual({ name, bind: '0.0.0.0' });
+      expect({ name, healthcheck: s.healthcheck?.test.join(' ') }).toEqual({ name, healthcheck: expect.stringContaining(`http://127.0.0.1:${flag('--admin-port')}/readyz`) });
+    }
+    // The ports Envoy dials for the sidecars (sluice compile's defaults).
+    expect(services.extauth?.command).toEqual(expect.arrayContaining(['--port', String(DEFAULT_OPTIONS.extauthAddress.port)]));
+    expect(services.graphql?.command).toEqual(['bin/sluice-graphql.js', '--xds', 'sluice:18000', '--port', String(DEFAULT_OPTIONS.graphqlAddress.port), '--admin-port', '8094', '--bind', '0.0.0.0']);
+  });
+
   const dockerCompose = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => existsSync(p));
   if (!dockerCompose) console.log('test/deploy.test.ts: skipping `docker-compose config`: docker-compose is not installed (apt-get install --no-install-recommends docker-compose)');
   (dockerCompose ? test : test.skip)('`docker-compose config` accepts the file', async () => {
