@@ -73,7 +73,7 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     matched: t.matched,
     answer: t.answer(outcome),
   });
-  if (options.proxy !== undefined && options.proxy !== DEFAULT_PROXY) t.add('proxy', `--proxy ${options.proxy}: no Gateways yet: the default gateway`);
+  if (options.proxy !== undefined && options.proxy !== DEFAULT_PROXY) t.add('proxy', `--proxy ${options.proxy}: proxy fleets are not implemented yet: every proxy is served every listener`);
   const req = toHttpRequest(request);
 
   const { listener, why } = pickListener(config.listeners, req);

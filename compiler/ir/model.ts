@@ -228,9 +228,25 @@ export interface GraphQLApiIR {
  */
 export const SIDECAR_CLUSTERS = { extauth: 'extauth', graphql: 'graphql' } as const;
 
+/** A Gateway resource: one listener serving the virtual hosts it selected. */
+export interface GatewayIR {
+  /** `<namespace>.<name>` */
+  name: string;
+  origin: Origin;
+  /** The listener's name, `listener-<address>-<port>` as Gloo's; its route configuration is `<listener>-routes`. */
+  listener: string;
+  address: string;
+  port: number;
+  proxyNames: string[];
+  /** `<namespace>.<name>` of each VirtualService it serves, in the virtual hosts' order. */
+  virtualHosts: string[];
+}
+
 export interface Model {
   /** In a stable order: by namespace, then name. */
   virtualHosts: VirtualHostIR[];
+  /** By namespace, then name. None: the default gateway, every virtual host on the listener the options set. */
+  gateways: GatewayIR[];
   /** Only upstreams something refers to, sorted by name. */
   upstreams: UpstreamIR[];
   authConfigs: AuthConfigIR[];

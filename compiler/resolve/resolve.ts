@@ -8,6 +8,7 @@ import { fieldError, quote, type Diagnostic, type FieldPath } from '../diagnosti
 import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
+import { resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
@@ -181,7 +182,8 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
-  return { model: { virtualHosts, upstreams, authConfigs, graphqlApis: gql.value }, diagnostics };
+  const gateways = resolveGateways(index, diagnostics);
+  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value }, diagnostics };
 }
 
 /** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */

@@ -11,11 +11,14 @@ export function listenerName(port: number): string {
   return `http-${port}`;
 }
 
-/** The listener; its connection manager gets the route configuration named `routeConfigName` over RDS (emit inlines it for a static bootstrap). */
-export function httpListener(address: string, port: number, httpFilters: Json[], routeConfigName: string): Json {
+/**
+ * The listener; its connection manager gets the route configuration named `routeConfigName` over RDS (emit inlines it for a static bootstrap).
+ * Bound to `::`, it takes IPv4 connections too (ipv4_compat), as Gloo's default gateway does.
+ */
+export function httpListener(address: string, port: number, httpFilters: Json[], routeConfigName: string, name = listenerName(port)): Json {
   return {
-    name: listenerName(port),
-    address: { socket_address: { address, port_value: port } },
+    name,
+    address: { socket_address: { address, port_value: port, ...(address === '::' ? { ipv4_compat: true } : {}) } },
     filter_chains: [
       {
         filters: [
@@ -23,7 +26,7 @@ export function httpListener(address: string, port: number, httpFilters: Json[],
             name: 'envoy.filters.network.http_connection_manager',
             typed_config: {
               '@type': HCM_TYPE,
-              stat_prefix: listenerName(port),
+              stat_prefix: name,
               // Never trust client-supplied x-envoy-* headers (e.g. x-envoy-original-path).
               use_remote_address: true,
               // RBAC permissions and route prefixes match the path as Envoy sees it; without these,

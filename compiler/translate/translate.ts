@@ -19,6 +19,7 @@ import { CONCERNS } from './concerns.js';
 import { compileAuthConfig } from './filters/extauth.js';
 import { compileApi } from './filters/graphql.js';
 import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
+import { gatewayListeners } from './gateways.js';
 import { httpListener, listenerName } from './listener.js';
 import { emptyXdsSet, type CompileOptions, type Json, type XdsSet } from './output.js';
 import { routeConfiguration, virtualHost } from './routes.js';
@@ -38,7 +39,7 @@ export class TranslateMemo {
   readonly graphqlApis = new WeakMap<GraphQLApiIR, Json>();
   /** Options are fixed for a memo, so a sidecar cluster never changes. */
   readonly sidecars = new Map<string, ClusterPair>();
-  listener: { usage: string; jwt: string[]; json: Json } | undefined;
+  listener: { usage: string; jwt: string[]; filters: Json[]; json: Json } | undefined;
   /** The last run's clusters in name order, which this run's are sorted from. */
   clusterOrder: ClusterPair[] | undefined;
 }
@@ -62,10 +63,14 @@ export function translate(model: Model, options: CompileOptions, memo = new Tran
       if (c.filterName === JWT_FILTER_NAME) return [jwtFilter(model.virtualHosts.map((vh, i) => ({ name: vh.name, providers: entries[i]!.jwt?.providers ?? [], requirement: entries[i]!.jwt?.requirement })))];
       return c.httpFilter ? [c.httpFilter()] : [];
     });
-    listener = memo.listener = { usage, jwt: jwtTexts, json: httpListener(options.listenerAddress, options.listenerPort, filters, listenerName(options.listenerPort)) };
+    listener = memo.listener = { usage, jwt: jwtTexts, filters, json: httpListener(options.listenerAddress, options.listenerPort, filters, listenerName(options.listenerPort)) };
   }
-  set.listeners.set(listenerName(options.listenerPort), listener.json);
-  set.routes.set(listenerName(options.listenerPort), routeConfiguration(listenerName(options.listenerPort), entries.map((e) => e.json)));
+  if (model.gateways.length > 0) {
+    gatewayListeners(set, model, entries.map((e) => e.json), listener.filters);
+  } else {
+    set.listeners.set(listenerName(options.listenerPort), listener.json);
+    set.routes.set(listenerName(options.listenerPort), routeConfiguration(listenerName(options.listenerPort), entries.map((e) => e.json)));
+  }
 
   const clusters: ClusterPair[] = model.upstreams.map((u) => {
     let pair = memo.clusters.get(u);

@@ -346,16 +346,31 @@ const graphqlApi: FieldTable = {
   allowedQueryHashes: refused('sluice-graphql does not check query hashes', 'limit what clients may do with RBAC on the route'),
 };
 
+/** Gloo's Gateway (gateway.proto, http_gateway.proto): one listener each. */
+const gateway: FieldTable = {
+  ssl: different('only false (the default): ssl: true is an error, TLS termination is not implemented yet'),
+  bindAddress: supported('an IP address; defaults to "::" with IPv4 accepted too (ipv4_compat), as Gloo'),
+  bindPort: supported(),
+  proxyNames: different('defaults to ["gateway-proxy"]; every Gateway must name the same proxies, since every Envoy is served every Gateway (proxy fleets are not implemented yet)'),
+  httpGateway: message({
+    virtualServices: message(ref, 'list', 'the VirtualServices served; setting it with virtualServiceSelector is an error (Gloo would silently prefer the selector)'),
+    virtualServiceSelector: supported('matches metadata.labels'),
+    virtualServiceExpressions: notYet(),
+    virtualServiceNamespaces: supported('"*" or a list; applies to the selector and to "every VirtualService", not to virtualServices'),
+    options: refused(REASONS.notYet, 'the connection manager settings are fixed (see docs/gateways.md)'),
+  }),
+  tcpGateway: notYet(),
+  hybridGateway: notYet(),
+  useProxyProto: notYet(),
+  options: notYet(),
+  routeOptions: notYet(),
+};
+
 /** Every Gloo kind of the routing API, by kind. */
 export const GLOO_KINDS: Record<string, GlooKind> = {
   VirtualService: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: virtualService },
   RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable, refused: { reason: 'route delegation is not implemented yet', instead: 'write the routes in the VirtualService' } },
-  Gateway: {
-    apiVersion: 'gateway.gateway.example/v1',
-    glooApiVersion: 'gateway.solo.io/v1',
-    spec: {},
-    refused: { reason: 'Sluice has one HTTP listener, set by its own options, not by Gateway resources', instead: 'leave Gateway resources out of the input and set the listener with --listener-address and --listener-port' },
-  },
+  Gateway: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: gateway },
   Upstream: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstream },
   UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup, refused: { reason: REASONS.notYet, instead: 'route to one upstream with routeAction.single' } },
   AuthConfig: { apiVersion: 'enterprise.gateway.example/v1', glooApiVersion: 'enterprise.gloo.solo.io/v1', spec: authConfig },

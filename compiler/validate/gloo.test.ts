@@ -63,10 +63,10 @@ test('schema hints come back once nothing unsupported is left', () => {
 });
 
 test('kinds Sluice does not implement are refused as a whole, with the reason', () => {
-  const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n---\napiVersion: gateway.solo.io/v1\nkind: Gateway\nmetadata: {name: g}\nspec: {bindPort: 8080}\n');
+  const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n---\napiVersion: gloo.solo.io/v1\nkind: UpstreamGroup\nmetadata: {name: g}\nspec: {}\n');
   expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
     '2 kind: kind RouteTable is not supported: route delegation is not implemented yet',
-    '8 kind: kind Gateway is not supported: Sluice has one HTTP listener, set by its own options, not by Gateway resources',
+    '8 kind: kind UpstreamGroup is not supported: not implemented yet',
   ]);
 });
 

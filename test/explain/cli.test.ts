@@ -90,7 +90,7 @@ test('sluice explain: text ends with the answer; --output json; --proxy is the d
   const json = await sluice('explain', '-f', 'examples', '--proxy', 'edge', '--output', 'json', 'GET', 'http://petstore.example.com/api/pets');
   const e = JSON.parse(json.stdout);
   expect(e.answer).toMatchObject({ status: 'upstream', by: 'default-petstore-8080', assumptions: [] });
-  expect(e.steps[0]).toMatchObject({ stage: 'proxy', summary: '--proxy edge: no Gateways yet: the default gateway' });
+  expect(e.steps[0]).toMatchObject({ stage: 'proxy', summary: '--proxy edge: proxy fleets are not implemented yet: every proxy is served every listener' });
 
   const bad = await sluice('explain', '-f', 'examples', 'GET', 'petstore.example.com/');
   expect(bad.code).toBe(1);

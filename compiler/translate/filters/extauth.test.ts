@@ -24,7 +24,7 @@ function authConfig(name: string, l: LdapIR = ldap): AuthConfigIR {
   return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), ldap: [l] };
 }
 
-const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({ virtualHosts, upstreams: [], authConfigs, graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs, graphqlApis: [] });
 
 /** Checks `json` (with its `@type`) against Envoy's proto. */
 function issues(json: Json): string[] {

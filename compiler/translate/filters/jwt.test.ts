@@ -27,7 +27,7 @@ function host(ns: string, name: string, providers?: JwtProviderIR[]): VirtualHos
   };
 }
 
-const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, upstreams: [], authConfigs: [], graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs: [], graphqlApis: [] });
 
 const typed = (result: ConcernPart) => (result.httpFilter!.typed_config as Json) as { providers: Record<string, Json>; requirement_map: Record<string, Json> };
 

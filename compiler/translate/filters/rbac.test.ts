@@ -24,7 +24,7 @@ function host(name: string, options: { jwt?: boolean; policies?: RbacPolicyIR[] 
   };
 }
 
-const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, upstreams: [], authConfigs: [], graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs: [], graphqlApis: [] });
 
 function rulesOf(vhs: VirtualHostIR[], name = 'default.api') {
   const result = runConcern(rbacConcern, model(vhs));

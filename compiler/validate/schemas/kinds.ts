@@ -3,7 +3,7 @@
  * `v1` Service and Secret. Every field SPEC.md names is typed.
  */
 import { REQUEST_TEST_API_VERSION, REQUEST_TEST_KIND, requestTest } from '../../explain/schema.js';
-import { boolean, exactlyOne, mapOf, nonEmptyString, object, port, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
+import { boolean, exactlyOne, mapOf, namespaceName, nonEmptyString, object, port, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
 const pathPrefix: Schema = { type: 'string', pattern: '^/', minLength: 1, format: 'path-prefix' };
@@ -107,6 +107,25 @@ export const virtualService = resource(
     },
     ['virtualHost'],
   ),
+);
+
+// Gloo's Gateway: where VirtualServices are served (one listener each); its selection is resolved in resolve/gateways.ts.
+export const gateway = resource(
+  'gateway.gateway.example/v1',
+  'Gateway',
+  object({
+    // true is refused by resolve: TLS termination is not implemented yet.
+    ssl: boolean,
+    // An IP address (resolve checks it: Envoy binds to addresses, not names).
+    bindAddress: singleLine,
+    bindPort: port,
+    proxyNames: { type: 'array', minItems: 1, items: resourceName, uniqueItems: true },
+    httpGateway: object({
+      virtualServices: { type: 'array', items: resourceRef },
+      virtualServiceSelector: stringMap,
+      virtualServiceNamespaces: { type: 'array', minItems: 1, items: { anyOf: [{ const: '*' }, namespaceName] }, uniqueItems: true },
+    }),
+  }, ['bindPort', 'httpGateway']),
 );
 
 const ldap = object(
@@ -275,7 +294,7 @@ export const secret: Schema = {
 
 /** apiVersion -> kind -> schema */
 export const SCHEMAS: Record<string, Record<string, Schema>> = {
-  'gateway.gateway.example/v1': { VirtualService: virtualService },
+  'gateway.gateway.example/v1': { VirtualService: virtualService, Gateway: gateway },
   'enterprise.gateway.example/v1': { AuthConfig: authConfig },
   'gloo.gateway.example/v1': { Upstream: upstream },
   'graphql.gateway.example/v1beta1': { GraphQLApi: graphqlApi },
