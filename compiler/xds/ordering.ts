@@ -1,8 +1,8 @@
 /**
  * Make before break, per client, as Envoy's xDS protocol asks of a server
  * ("eventual consistency considerations"): a listener or route configuration
- * that names a cluster goes out only once the client has ACKed that cluster
- * and, for an EDS cluster, its endpoints; a cluster and its endpoints leave
+ * that names a cluster goes out only once the client has ACKed that cluster,
+ * in the version about to be served, and, for an EDS cluster, its endpoints; a cluster and its endpoints leave
  * the client only once no listener or route configuration it holds, or is
  * being sent, names them. Until then the client keeps the version it has.
  */
@@ -24,7 +24,8 @@ const refsCache = new WeakMap<Resource, readonly string[]>();
  */
 export function clusterRefs(typeUrl: string, resource: Resource): readonly string[] {
   if (!REFERRING_TYPES.has(typeUrl)) return [];
-  let refs = refsCache.get(resource);
+  // The snapshot encoder gives them from the JSON, kept per virtual host: no decode of a large route configuration per edit.
+  let refs = resource.clusterRefs ?? refsCache.get(resource);
   if (!refs) {
     const found = new Set<string>();
     collect(decodeMessage(typeUrl, resource.value), found);
@@ -81,14 +82,20 @@ export class HeldRefs {
 
 /**
  * Whether `resource` names a cluster of `snapshot` the client does not hold
- * yet, or whose endpoints (an EDS cluster) it does not hold yet. `holds`
- * answers for CDS and EDS: ACKed (or outside what the client subscribes to).
+ * yet in the snapshot's version, or whose endpoints (an EDS cluster) it does
+ * not hold yet. `holds` answers for CDS (that version ACKed) and EDS (some
+ * version ACKed), or when the client does not subscribe to that name.
  */
-export function waitsForClusters(typeUrl: string, resource: Resource, snapshot: Snapshot, holds: (typeUrl: string, name: string) => boolean): boolean {
+export function waitsForClusters(
+  typeUrl: string,
+  resource: Resource,
+  snapshot: Snapshot,
+  holds: (typeUrl: string, name: string, version?: string) => boolean,
+): boolean {
   const clusters = snapshot.type(TYPE_URL.cluster)?.resources;
   const endpoints = snapshot.type(TYPE_URL.endpoint)?.resources;
   // A name that is no cluster of the snapshot (a defect elsewhere) must not hold the push back forever.
   return clusterRefs(typeUrl, resource).some(
-    (c) => (clusters?.has(c) && !holds(TYPE_URL.cluster, c)) || (endpoints?.has(c) && !holds(TYPE_URL.endpoint, c)),
+    (c) => (clusters?.has(c) && !holds(TYPE_URL.cluster, c, clusters.get(c)!.version)) || (endpoints?.has(c) && !holds(TYPE_URL.endpoint, c)),
   );
 }

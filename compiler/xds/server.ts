@@ -246,12 +246,13 @@ abstract class AdsStream<TypeState = unknown> {
   /** What the client holds of a listener or route type (make before break). */
   protected abstract held(typeUrl: string): Held | undefined;
   /**
-   * Whether the client has ACKed the cluster (CDS) or endpoints (EDS)
-   * `name`. True when it does not subscribe to the type, or to that cluster
-   * by name; not for EDS, since Envoy asks for an EDS cluster's endpoints
-   * once it has the cluster.
+   * Whether the client has ACKed the cluster `name` in `version` (CDS) or
+   * some endpoints for it (EDS), and no response in flight changes that.
+   * True when it does not subscribe to the type, or to that cluster by name;
+   * not for EDS, since Envoy asks for an EDS cluster's endpoints once it has
+   * the cluster.
    */
-  protected abstract holds(typeUrl: string, name: string): boolean;
+  protected abstract holds(typeUrl: string, name: string, version?: string): boolean;
 
   end(): void {
     if (!this.closed) this.call.end();
@@ -343,7 +344,7 @@ abstract class AdsStream<TypeState = unknown> {
 
   /** Whether `resource` names a cluster (or its endpoints) the client has not ACKed yet: it waits. */
   protected waits(typeUrl: string, resource: Resource, snapshot: Snapshot): boolean {
-    return waitsForClusters(typeUrl, resource, snapshot, (type, name) => this.holds(type, name));
+    return waitsForClusters(typeUrl, resource, snapshot, (type, name, version) => this.holds(type, name, version));
   }
 
   protected acked(typeUrl: string, version: string): void {
@@ -439,11 +440,14 @@ class SotwStream extends AdsStream<SotwTypeState> {
     return this.types.get(typeUrl);
   }
 
-  protected holds(typeUrl: string, name: string): boolean {
+  protected holds(typeUrl: string, name: string, version?: string): boolean {
     const st = this.types.get(typeUrl);
     if (!st || (typeUrl === TYPE_URL.cluster && !(st.wildcard || st.names.includes(name)))) return true;
-    // ACKed, and not taken away by the response in flight.
-    return (st.acked?.has(name) ?? false) && (st.watchOpen || (st.sent?.has(name) ?? false));
+    // ACKed, and not taken away (nor, for a cluster, changed) by the response in flight; new endpoints for a cluster keep it usable.
+    const acked = st.acked?.get(name);
+    if (!acked || (version !== undefined && acked.version !== version)) return false;
+    if (st.watchOpen) return true;
+    return typeUrl === TYPE_URL.cluster ? st.sent?.get(name)?.version === acked.version : (st.sent?.has(name) ?? false);
   }
 
   protected push(typeUrl: string, snapshot: Snapshot): void {
@@ -542,7 +546,7 @@ interface DeltaTypeState {
    * client that stops answering costs one response per type, whatever the
    * number of edits.
    */
-  inFlight?: { nonce: string; version: string; resources: Map<string, string>; added: Set<string> };
+  inFlight?: { nonce: string; version: string; resources: Map<string, string>; added: Set<string>; removed: Set<string> };
   /**
    * A fresh wildcard subscription is answered even when there is nothing in
    * it, so the client knows the set is empty (Envoy would otherwise wait out
@@ -612,10 +616,24 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     return this.types.get(typeUrl)?.held;
   }
 
-  protected holds(typeUrl: string, name: string): boolean {
+  protected holds(typeUrl: string, name: string, version?: string): boolean {
     const st = this.types.get(typeUrl);
     if (!st || (typeUrl === TYPE_URL.cluster && !(st.wildcard || st.subscribed.has(name)))) return true;
-    return st.known.has(name) && !st.inFlight?.added.has(name);
+    // `known` is what the client has once the response in flight is applied: a cluster it adds or changes must be ACKed first; endpoints it adds too (new endpoints for a cluster keep it usable).
+    if (st.inFlight?.added.has(name) || (typeUrl === TYPE_URL.cluster && st.inFlight?.resources.has(name))) return false;
+    return st.known.has(name) && (version === undefined || st.known.get(name) === version);
+  }
+
+  /**
+   * Whether the client may still hold cluster `name` as an EDS cluster: its
+   * CDS update or removal is not ACKed yet. Its endpoints stay until then
+   * (an EDS cluster left without endpoints takes no traffic).
+   */
+  private clusterUnsettled(name: string, snapshot: Snapshot): boolean {
+    const cds = this.types.get(TYPE_URL.cluster);
+    if (!cds) return false;
+    if (cds.inFlight?.resources.has(name) || cds.inFlight?.removed.has(name)) return true;
+    return cds.known.get(name) !== snapshot.type(TYPE_URL.cluster)?.resources.get(name)?.version;
   }
 
   protected push(typeUrl: string, snapshot: Snapshot): void {
@@ -625,13 +643,14 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     if (!st || !type || this.isClosed || st.inFlight || st.syncedVersion === type.version) return;
     const rejected = this.server.cache.lastNack(this.nodeId(), typeUrl)?.resources;
     const keep = REFERRED_TYPES.has(typeUrl) ? this.heldRefs() : undefined;
+    const endpoints = typeUrl === TYPE_URL.endpoint;
     const wanted = st.wildcard ? new Set([...type.resources.keys(), ...st.subscribed]) : st.subscribed;
     const changed: Resource[] = [];
     const removed: string[] = [];
     /** Something is held back for make before break: the type is not up to date yet. */
     let waiting = false;
     const remove = (name: string) => {
-      if (keep?.has(name)) waiting = true;
+      if (keep?.has(name) || (endpoints && this.clusterUnsettled(name, snapshot))) waiting = true;
       else removed.push(name);
     };
     for (const name of wanted) {
@@ -667,7 +686,7 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
       for (const name of removed) sent.delete(name);
       st.held = { ...st.held, sent };
     }
-    st.inFlight = { nonce, version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])), added };
+    st.inFlight = { nonce, version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])), added, removed: new Set(removed) };
     this.pushed(typeUrl, type.version);
   }
 }

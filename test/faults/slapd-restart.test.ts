@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 /** Who asks, and the right answer while the directory is up. */
-const CASES = [
+const CASES: Array<{ who: string; headers: Record<string, string>; right: number }> = [
   { who: 'alice (developer)', headers: { authorization: basic('alice', 'alice-pw') }, right: 200 },
   { who: 'bob (not a developer)', headers: { authorization: basic('bob', 'bob-pw') }, right: 403 },
   { who: 'alice, wrong password', headers: { authorization: basic('alice', 'nope') }, right: 401 },
