@@ -32,7 +32,7 @@ export function parseArgs(argv: string[]): ExtauthOptions {
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
     // The flag's name before every binary took --bind.
     .addOption(new Option('--host <address>', 'deprecated: use --bind').hideHelp())
-    .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json)')
+    .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json); watched for changes')
     .option('--xds <host:port>', 'xDS server (`sluice serve`) to get AuthConfigs from')
     .option('--node-id <id>', 'xDS node id', 'sluice-extauth')
     .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', upTo(MAX_POOL_SIZE), DEFAULT_POOL.initialSize)
