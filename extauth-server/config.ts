@@ -3,8 +3,7 @@
  * from `--config FILE` (proto JSON of AuthConfigSet) or from xDS (decoded
  * Any). Defaults the compiler may leave unset are applied here.
  */
-import { readFile } from 'node:fs/promises';
-import { jsonSyntaxError } from '../protos/config-file.js';
+import { loadJsonConfig } from '../protos/config-file.js';
 import { normalizeDn } from '../protos/ldap-dn.js';
 import { jsonField as field } from '../protos/proto3-json.js';
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../protos/extauth-contract.js';
@@ -154,24 +153,5 @@ export function parseAuthConfigSet(raw: unknown, poolDefaults: PoolSettings = DE
 }
 
 export async function loadConfigFile(file: string, poolDefaults: PoolSettings = DEFAULT_POOL): Promise<AuthConfig[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Not JSON.parse's message: V8 quotes the text around the error, which may be a password.
-    const at = jsonSyntaxError(text);
-    throw new ConfigError(`${file}: not JSON${at ? `: ${at.reason} at line ${at.line}, column ${at.column}` : ''}`);
-  }
-  try {
-    return parseAuthConfigSet(json, poolDefaults);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`);
-    throw err;
-  }
+  return loadJsonConfig(file, (json) => parseAuthConfigSet(json, poolDefaults), ConfigError);
 }

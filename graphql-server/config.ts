@@ -5,8 +5,7 @@
  * lowerCamelCase, as proto3 JSON parsers accept both. Every error names the
  * API and the field.
  */
-import { readFile } from 'node:fs/promises';
-import { jsonSyntaxError } from '../protos/config-file.js';
+import { loadJsonConfig } from '../protos/config-file.js';
 import { jsonField } from '../protos/proto3-json.js';
 import type {
   ExecutableSchemaConfig,
@@ -232,24 +231,5 @@ export function parseGraphQLApiSet(raw: unknown): GraphQLApiConfig[] {
 }
 
 export async function loadConfigFile(file: string): Promise<GraphQLApiConfig[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Not JSON.parse's message: V8 quotes the text around the error, which may hold a header value.
-    const at = jsonSyntaxError(text);
-    throw new ConfigError(`${file}: not JSON${at ? `: ${at.reason} at line ${at.line}, column ${at.column}` : ''}`);
-  }
-  try {
-    return parseGraphQLApiSet(json);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`);
-    throw err;
-  }
+  return loadJsonConfig(file, parseGraphQLApiSet, ConfigError);
 }

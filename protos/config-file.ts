@@ -26,6 +26,33 @@ export function jsonSyntaxError(text: string): { line: number; column: number; r
   return { line: before.split('\n').length, column: first.offset - before.lastIndexOf('\n'), reason };
 }
 
+/**
+ * Reads `file` and parses its JSON with `parse`. Every failure is an
+ * `ErrorType` naming the file: unreadable, not JSON (line and column only),
+ * or `parse`'s own ErrorType, prefixed with the file.
+ */
+export async function loadJsonConfig<T>(file: string, parse: (json: unknown) => T, ErrorType: new (message: string) => Error): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ErrorType(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const at = jsonSyntaxError(text);
+    throw new ErrorType(`${file}: not JSON${at ? `: ${at.reason} at line ${at.line}, column ${at.column}` : ''}`);
+  }
+  try {
+    return parse(json);
+  } catch (err) {
+    if (err instanceof ErrorType) throw new ErrorType(`${file}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** Editors and `sluice compile -o` write in steps; one reload after the burst. */
 const DEBOUNCE_MS = 100;
 
