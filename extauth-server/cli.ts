@@ -1,44 +1,27 @@
 /** Command line of `sluice-extauth`. */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
+import { integerUpTo, portArg } from '../protos/binary.js';
 import { VERSION } from '../protos/version.js';
 import { DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS } from './config.js';
 import type { ExtauthOptions } from './server.js';
-
-// Digits only: Number() would also take "1e3", "0x50" and " 80".
-const digits = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
-
-function port(v: string): number {
-  const n = digits(v);
-  if (!(n >= 0 && n <= 65535)) throw new InvalidArgumentError('not a port number');
-  return n;
-}
-
-/** A parser of integers 1..max, with the same limits as the config file's pool settings. */
-function upTo(max: number): (v: string) => number {
-  return (v) => {
-    const n = digits(v);
-    if (!(n >= 1 && n <= max)) throw new InvalidArgumentError(`not an integer from 1 to ${max}`);
-    return n;
-  };
-}
 
 export function parseArgs(argv: string[]): ExtauthOptions {
   const program = new Command('sluice-extauth')
     .version(VERSION, '-V, --version', 'print the version')
     .description('LDAP authentication for Envoy (envoy.service.auth.v3.Authorization/Check)')
-    .option('--port <port>', 'Check gRPC port', port, 8083)
-    .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', port, 8093)
+    .option('--port <port>', 'Check gRPC port', portArg, 8083)
+    .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', portArg, 8093)
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
     // The flag's name before every binary took --bind.
     .addOption(new Option('--host <address>', 'deprecated: use --bind').hideHelp())
     .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json); watched for changes')
     .option('--xds <host:port>', 'xDS server (`sluice serve`) to get AuthConfigs from')
     .option('--node-id <id>', 'xDS node id', 'sluice-extauth')
-    .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', upTo(MAX_POOL_SIZE), DEFAULT_POOL.initialSize)
-    .option('--ldap-pool-max <n>', 'LDAP connections per server at most', upTo(MAX_POOL_SIZE), DEFAULT_POOL.maxSize)
-    .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', upTo(MAX_TIMEOUT_MS), DEFAULT_POOL.connectTimeoutMs)
-    .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', upTo(MAX_TIMEOUT_MS), DEFAULT_POOL.operationTimeoutMs)
+    .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', integerUpTo(MAX_POOL_SIZE), DEFAULT_POOL.initialSize)
+    .option('--ldap-pool-max <n>', 'LDAP connections per server at most', integerUpTo(MAX_POOL_SIZE), DEFAULT_POOL.maxSize)
+    .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_POOL.connectTimeoutMs)
+    .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_POOL.operationTimeoutMs)
     .option('--ldap-ca <file>', 'PEM CA bundle trusted for ldaps:// servers (default: the system CAs)')
     .exitOverride()
     .parse(argv, { from: 'user' });

@@ -5,6 +5,7 @@
  * and the shutdown on SIGTERM / SIGINT (a log line, drain, exit 0).
  */
 import * as grpc from '@grpc/grpc-js';
+import { InvalidArgumentError } from 'commander';
 import { format } from 'node:util';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
@@ -83,4 +84,23 @@ export function shutdownOnSignals(logger: Logger, draining: string, close: () =>
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+// Digits only: Number() would also take "1e3", "0x50" and " 80".
+const digits = (v: string) => (/^\d{1,9}$/.test(v) ? Number(v) : NaN);
+
+/** A sidecar's port flag: 0 (ephemeral) to 65535. */
+export function portArg(v: string): number {
+  const n = digits(v);
+  if (!(n >= 0 && n <= 65535)) throw new InvalidArgumentError('not a port number');
+  return n;
+}
+
+/** A parser of integer flags from 1 to `max`. */
+export function integerUpTo(max: number): (v: string) => number {
+  return (v) => {
+    const n = digits(v);
+    if (!(n >= 1 && n <= max)) throw new InvalidArgumentError(`not an integer from 1 to ${max}`);
+    return n;
+  };
 }
