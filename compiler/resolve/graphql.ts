@@ -21,7 +21,6 @@ interface GrpcResolverSpec {
   upstreamRef: Ref;
   requestTransform: { serviceName: string; methodName: string; outgoingMessageJson?: unknown; requestMetadata?: Record<string, string> };
   timeout?: string;
-  spanName?: unknown;
 }
 
 interface RestResolverSpec {
@@ -29,14 +28,11 @@ interface RestResolverSpec {
   request?: { headers?: Record<string, string>; queryParams?: Record<string, string>; body?: unknown };
   response?: { resultRoot?: string; setters?: Record<string, string> };
   timeout?: string;
-  spanName?: unknown;
 }
 
 interface ResolutionSpec {
   grpcResolver?: GrpcResolverSpec;
   restResolver?: RestResolverSpec;
-  mockResolver?: unknown;
-  statPrefix?: unknown;
 }
 
 interface RemoteSpec {
@@ -53,29 +49,17 @@ interface ExecutableSchemaSpec {
     remote?: RemoteSpec;
   };
   resolutions?: Record<string, ResolutionSpec>;
-  grpcDescriptorRegistry?: { protoDescriptorBin?: string; protoDescriptor?: unknown; protoRefsList?: unknown };
+  grpcDescriptorRegistry?: { protoDescriptorBin?: string };
 }
 
 export interface GraphQLApiSpec {
   executableSchema?: ExecutableSchemaSpec;
   stitchedSchema?: { subschemas: { name: string; namespace?: string; typeMerge?: Record<string, { selectionSet: string; queryName: string; args?: Record<string, string> }> }[] };
   options?: { logSensitiveInfo?: boolean };
-  statPrefix?: unknown;
-  persistedQueryCacheConfig?: unknown;
-  allowedQueryHashes?: unknown;
 }
 
-/** Gloo fields sluice-graphql does not implement, and why; each is an error where it is written. */
-const NOT_SUPPORTED = {
-  statPrefix: ['statPrefix is not supported: sluice-graphql labels its metrics with the API and resolution names', 'remove statPrefix'],
-  persistedQueryCacheConfig: ['persisted queries are not supported: sluice-graphql executes the query text each request carries', 'remove persistedQueryCacheConfig'],
-  allowedQueryHashes: ['a query hash safelist is not supported: sluice-graphql does not check query hashes', 'remove allowedQueryHashes; limit what clients may do with RBAC on the route'],
-  mockResolver: ['mockResolver is not supported: sluice-graphql only calls real upstreams', 'point a restResolver or grpcResolver at a test upstream'],
-  spanName: ['a resolver spanName is not supported: sluice-graphql does not trace resolver calls', 'remove spanName'],
-  protoDescriptor: ['protoDescriptor (a file on the gateway) is not supported: sluice-graphql reads no files named by resources', 'inline the descriptor set as protoDescriptorBin: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`'],
-  protoRefsList: ['protoRefsList is not supported: the compiler reads no ConfigMaps', 'inline the descriptor set as protoDescriptorBin: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`'],
-  cacheControl: ['@cacheControl is not supported: sluice-graphql sends no Cache-Control header', 'remove @cacheControl from the schema'],
-} as const;
+/** `@cacheControl` is a schema directive, so only resolve sees it (validate refuses Gloo's unsupported fields). */
+const CACHE_CONTROL_REFUSAL = ['@cacheControl is not supported: sluice-graphql sends no Cache-Control header', 'remove @cacheControl from the schema'] as const;
 
 /** Which template sources each kind of template may read. */
 const REQUEST_SOURCES: readonly TemplateSource[] = ['args', 'parent', 'headers'];
@@ -111,12 +95,6 @@ class ApiReport {
   warning(path: FieldPath, message: string, hint?: string): void {
     this.diagnostics.push(asWarning(fieldError('resolve', this.api.origin, path, message, hint)));
   }
-
-  /** Refuses a Gloo field sluice-graphql does not implement, if it is written. */
-  refuse(present: unknown, path: FieldPath, what: keyof typeof NOT_SUPPORTED): void {
-    const [message, hint] = NOT_SUPPORTED[what];
-    if (present !== undefined) this.error(path, message, hint);
-  }
 }
 
 export function resolveGraphQLApis(index: ResourceIndex, findUpstream: FindUpstream, diagnostics: Diagnostic[]): GraphQLApiIR[] {
@@ -126,9 +104,6 @@ export function resolveGraphQLApis(index: ResourceIndex, findUpstream: FindUpstr
   for (const api of apis) {
     const spec = api.spec as GraphQLApiSpec;
     const report = new ApiReport(api, diagnostics);
-    report.refuse(spec.statPrefix, ['spec', 'statPrefix'], 'statPrefix');
-    report.refuse(spec.persistedQueryCacheConfig, ['spec', 'persistedQueryCacheConfig'], 'persistedQueryCacheConfig');
-    report.refuse(spec.allowedQueryHashes, ['spec', 'allowedQueryHashes'], 'allowedQueryHashes');
     const ir: GraphQLApiIR = { name: `${api.namespace}.${api.name}`, origin: api.origin, logSensitiveInfo: spec.options?.logSensitiveInfo ?? false };
     if (spec.executableSchema) {
       const { executable, schema } = resolveExecutable(spec.executableSchema, report, findUpstream);
@@ -180,8 +155,6 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
 
   const registry = exe.grpcDescriptorRegistry;
   const regPath = [...base, 'grpcDescriptorRegistry'];
-  report.refuse(registry?.protoDescriptor, [...regPath, 'protoDescriptor'], 'protoDescriptor');
-  report.refuse(registry?.protoRefsList, [...regPath, 'protoRefsList'], 'protoRefsList');
   let services: protobuf.Root | undefined;
   if (registry?.protoDescriptorBin !== undefined) {
     const decoded = decodeDescriptorSet(registry.protoDescriptorBin);
@@ -232,7 +205,7 @@ function schemaOf(text: string, path: FieldPath, report: ApiReport): GraphQLSche
   let doc = parsed.doc;
   const cacheControl = directiveUses(doc, 'cacheControl');
   if (cacheControl.length > 0) {
-    const [message, hint] = NOT_SUPPORTED.cacheControl;
+    const [message, hint] = CACHE_CONTROL_REFUSAL;
     report.error(path, `line ${cacheControl[0]!.loc?.startToken.line ?? '?'}: ${message}`, hint);
     doc = withoutDirective(doc, 'cacheControl');
   }
@@ -277,13 +250,9 @@ function bindings(schema: GraphQLSchema): Map<string | typeof NOT_A_NAME, Bindin
 }
 
 function resolveResolution(r: ResolutionSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream, fields: Binding[], services: protobuf.Root | undefined): ResolutionIR | undefined {
-  report.refuse(r.statPrefix, [...path, 'statPrefix'], 'statPrefix');
-  report.refuse(r.mockResolver, [...path, 'mockResolver'], 'mockResolver');
   const written = (['grpcResolver', 'restResolver'] as const).filter((k) => r[k] !== undefined);
   if (written.length !== 1) {
-    if (r.mockResolver === undefined) {
-      report.error(path, written.length === 0 ? 'no resolver: set grpcResolver or restResolver' : 'both grpcResolver and restResolver are set', 'a resolution has exactly one resolver');
-    }
+    report.error(path, written.length === 0 ? 'no resolver: set grpcResolver or restResolver' : 'both grpcResolver and restResolver are set', 'a resolution has exactly one resolver');
     return undefined;
   }
   if (r.grpcResolver) return grpcResolution(r.grpcResolver, [...path, 'grpcResolver'], report, findUpstream, fields, services);
@@ -291,7 +260,6 @@ function resolveResolution(r: ResolutionSpec, path: FieldPath, report: ApiReport
 }
 
 function grpcResolution(g: GrpcResolverSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream, fields: Binding[], services: protobuf.Root | undefined): ResolutionIR | undefined {
-  report.refuse(g.spanName, [...path, 'spanName'], 'spanName');
   const t = g.requestTransform;
   const tPath = [...path, 'requestTransform'];
   checkTemplates(report, [...tPath, 'outgoingMessageJson'], t.outgoingMessageJson, REQUEST_SOURCES, 'a request', fields);
@@ -309,7 +277,6 @@ function grpcResolution(g: GrpcResolverSpec, path: FieldPath, report: ApiReport,
 }
 
 function restResolution(rest: RestResolverSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream, fields: Binding[]): ResolutionIR | undefined {
-  report.refuse(rest.spanName, [...path, 'spanName'], 'spanName');
   const req = rest.request ?? {};
   const res = rest.response ?? {};
   checkTemplates(report, [...path, 'request', 'headers'], req.headers, REQUEST_SOURCES, 'a request', fields);
