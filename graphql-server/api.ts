@@ -7,70 +7,16 @@
  */
 import type { DocumentNode, ExecutionResult, GraphQLArgument, GraphQLOutputType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
+import type { ExecutableSchema, StitchedSubschema } from '../protos/graphql-api.js';
 
-/** Compiled configuration (protos/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts. */
-export interface HostPort {
-  address: string;
-  port: number;
-}
+/** Compiled configuration (protos/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts: the contract's shapes. */
+export type { HostPort, Target, GrpcResolution as GrpcResolverConfig, RestResolution as RestResolverConfig, Resolution as ResolutionConfig, RemoteExecutor as RemoteExecutorConfig, TypeMerge as TypeMergeConfig } from '../protos/graphql-api.js';
 
-export interface Target {
-  cluster: string;
-  hosts: HostPort[];
-}
-
-export interface GrpcResolverConfig {
-  kind: 'grpc';
-  serviceName: string;
-  methodName: string;
-  /** JSON with templates in its strings (templates.ts). */
-  outgoingMessageJson: unknown;
-  target: Target;
-  /** 0: the server's default deadline. */
-  timeoutMs: number;
-  requestMetadata: Record<string, string>;
-}
-
-export interface RestResolverConfig {
-  kind: 'rest';
-  target: Target;
-  headers: Record<string, string>;
-  queryParams: Record<string, string>;
-  /** undefined: no body. */
-  body?: unknown;
-  resultRoot: string;
-  setters: Record<string, string>;
-  timeoutMs: number;
-}
-
-export type ResolutionConfig = GrpcResolverConfig | RestResolverConfig;
-
-export interface RemoteExecutorConfig {
-  target: Target;
-  headers: Record<string, string>;
-  queryParams: Record<string, string>;
-  spanName: string;
-}
-
-export interface ExecutableSchemaConfig {
-  schemaDefinition: string;
-  enableIntrospection: boolean;
-  resolutions: Record<string, ResolutionConfig>;
-  remote?: RemoteExecutorConfig;
-  /** FileDescriptorSet bytes; undefined: gRPC server reflection. */
-  protoDescriptorBin?: Uint8Array;
-  /** 0: the server's limit. */
-  maxDepth: number;
-}
-
-export interface TypeMergeConfig {
-  selectionSet: string;
-  queryName: string;
-  args: Record<string, string>;
-}
+/** The descriptor set as bytes. */
+export type ExecutableSchemaConfig = ExecutableSchema<Uint8Array>;
 
 export interface StitchedSchemaConfig {
-  subschemas: { api: string; typeMerge: Record<string, TypeMergeConfig> }[];
+  subschemas: StitchedSubschema[];
   enableIntrospection: boolean;
 }
 

@@ -6,6 +6,7 @@
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
 import type { Origin } from '../diagnostics.js';
+import type { ExecutableSchema, StitchedSubschema } from '../../protos/graphql-api.js';
 
 export interface NamespacedName {
   name: string;
@@ -150,67 +151,14 @@ export interface AuthConfigIR {
   ldap: LdapIR[];
 }
 
-/** Where sluice-graphql dials an upstream itself (it never goes through Envoy). */
-export interface TargetIR {
-  /** The upstream's cluster name, for the sidecar's logs and metrics. */
-  cluster: string;
-  hosts: { address: string; port: number }[];
-}
+// The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).
+export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../protos/graphql-api.js';
 
-export interface GrpcResolverIR {
-  kind: 'grpc';
-  serviceName: string;
-  methodName: string;
-  /** JSON with templates in its strings; undefined: an empty request message. */
-  outgoingMessageJson?: unknown;
-  requestMetadata: Record<string, string>;
-  target: TargetIR;
-  /** 0: the sidecar's default. */
-  timeoutMs: number;
-}
-
-export interface RestResolverIR {
-  kind: 'rest';
-  target: TargetIR;
-  headers: Record<string, string>;
-  queryParams: Record<string, string>;
-  /** undefined: no body. */
-  body?: unknown;
-  resultRoot: string;
-  setters: Record<string, string>;
-  timeoutMs: number;
-}
-
-export type ResolutionIR = GrpcResolverIR | RestResolverIR;
-
-export interface RemoteExecutorIR {
-  target: TargetIR;
-  headers: Record<string, string>;
-  queryParams: Record<string, string>;
-  spanName: string;
-}
-
-export interface ExecutableSchemaIR {
-  schemaDefinition: string;
-  enableIntrospection: boolean;
-  /** Empty for a remote executor. */
-  resolutions: Record<string, ResolutionIR>;
-  remote?: RemoteExecutorIR;
-  /** A FileDescriptorSet, base64 as written; undefined: gRPC server reflection. */
-  protoDescriptorBin?: string;
-  /** 0: the sidecar's limit. */
-  maxDepth: number;
-}
-
-export interface TypeMergeIR {
-  selectionSet: string;
-  queryName: string;
-  args: Record<string, string>;
-}
+/** The descriptor set stays base64 as written. */
+export type ExecutableSchemaIR = ExecutableSchema<string>;
 
 export interface StitchedSchemaIR {
-  /** `<namespace>.<name>` of each merged GraphQLApi, with its type merging by type name. */
-  subschemas: { api: string; typeMerge: Record<string, TypeMergeIR> }[];
+  subschemas: StitchedSubschema[];
 }
 
 export interface GraphQLApiIR {
