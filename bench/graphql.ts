@@ -25,14 +25,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { createYoga } from 'graphql-yoga';
 import { GRAPHQL_API_HEADER } from '../protos/contract.js';
 import { GRPC_USERS, PROTO_DIR, startGrpcUpstream } from '../test/fixtures/grpc-services.js';
-import { load, median, post, processCpu, startChild, type Child, type Figures, type Peer } from './stitch.js';
+import { CONNECTIONS, announce, benchFlags, checkedPeer, formatFigures, interleavedRounds, processCpu, runRole, startRole, startSluiceGraphql, type Child, type Figures, type Peer } from './graphql-load.js';
 
 const QUERY = '{ user(id: 2) { id username fullName userId } }';
 const USER_ID = 2;
@@ -47,7 +46,6 @@ const SDL = /* GraphQL */ `
     userId: Int
   }
 `;
-const CONNECTIONS = 32;
 const ROLE_ENV = 'SLUICE_BENCH_GRAPHQL';
 const API = 'bench.users';
 
@@ -71,14 +69,6 @@ function userClient(port: number): grpc.Client & { GetUser(req: { id: number }, 
   const pkg = protoLoader.loadSync('users.proto', { includeDirs: [PROTO_DIR], longs: String, enums: String, defaults: true });
   const Service = (grpc.loadPackageDefinition(pkg).users as grpc.GrpcObject).UserService as grpc.ServiceClientConstructor;
   return new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as never;
-}
-
-/** Prints `{"port":N}` once `server` listens on 127.0.0.1. */
-async function announce(server: http.Server): Promise<void> {
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  console.log(JSON.stringify({ port: (server.address() as { port: number }).port }));
 }
 
 async function upstream(): Promise<void> {
@@ -130,20 +120,11 @@ async function loop([port, ms]: string[]): Promise<void> {
 
 const ROLES: Record<string, (args: string[]) => Promise<void>> = { upstream, yoga, loop };
 
-if (process.env[ROLE_ENV]) {
-  // A clean exit on SIGTERM, so that `--cpu-prof` in NODE_OPTIONS writes each server's profile.
-  process.on('SIGTERM', () => process.exit(0));
-  await ROLES[process.env[ROLE_ENV]]!(process.argv.slice(2));
-}
+await runRole(ROLE_ENV, ROLES);
 
-const startRole = (role: string, args: string[], profileDir: string | undefined) => startChild(fileURLToPath(import.meta.url), args, { [ROLE_ENV]: role }, profileDir, role);
-
-/** The sluice-graphql server with the API in a GraphQLApiSet file, as `sluice compile` writes it. */
-async function startSluice(port: number, dir: string, profileDir: string | undefined): Promise<Child> {
-  const file = path.join(dir, 'graphql.json');
-  await writeFile(file, JSON.stringify({ resources: [{ name: API, executable: { schema_definition: SDL, resolutions: { user: resolution(port) } } }] }));
-  const main = fileURLToPath(new URL('../graphql-server/main.js', import.meta.url));
-  return startChild(main, ['--config', file, '--port', '0', '--admin-port', '0'], {}, profileDir, 'sluice');
+/** The GraphQLApiSet file sluice-graphql serves, as `sluice compile` writes it. */
+function writeConfig(port: number, file: string): Promise<void> {
+  return writeFile(file, JSON.stringify({ resources: [{ name: API, executable: { schema_definition: SDL, resolutions: { user: resolution(port) } } }] }));
 }
 
 /** One round of the bare client loop in its own process; the upstream's CPU measured around it. */
@@ -158,48 +139,32 @@ async function loopRound(port: number, ms: number, upstreamPid: number): Promise
   return { ...figures, subgraphCpu: (processCpu(upstreamPid) - cpu0) / (figures.perSecond * (ms / 1000)) };
 }
 
-const fmt = (f: Figures) =>
-  `${f.perSecond.toFixed(0).padStart(6)}/s  p50 ${f.p50.toFixed(1).padStart(5)} ms  p99 ${f.p99.toFixed(1).padStart(5)} ms  CPU ${f.cpu.toFixed(0).padStart(4)} µs/req, upstream ${f.subgraphCpu.toFixed(0).padStart(4)} µs/req${f.failed ? `  (${f.failed} failed)` : ''}`;
-
 export async function run(args: string[]): Promise<void> {
-  const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-  const ms = flag('duration-ms', 5000);
-  const rounds = flag('rounds', 3);
-  const profileDir = args.find((a) => a.startsWith('--profile='))?.split('=')[1];
+  const flags = benchFlags(args);
   const children: Child[] = [];
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-graphql-'));
   try {
-    const up = await startRole('upstream', [], profileDir);
+    const up = await startRole(import.meta.url, ROLE_ENV, 'upstream', [], flags.profileDir);
     children.push(up);
     const port = Number(new URL(up.url).port);
-    const sluiceNote = '(sluice-graphql, gRPC resolver, descriptors by server reflection)';
-    const sluice = await startSluice(port, dir, profileDir);
+    const config = path.join(dir, 'graphql.json');
+    await writeConfig(port, config);
+    const sluice = await startSluiceGraphql(config, flags.profileDir);
     children.push(sluice);
-    const yogaServer = await startRole('yoga', [String(port)], profileDir);
+    const yogaServer = await startRole(import.meta.url, ROLE_ENV, 'yoga', [String(port)], flags.profileDir);
     children.push(yogaServer);
     const want = expected();
     const json = { 'content-type': 'application/json' };
-    const peers: Peer[] = [];
-    for (const [label, note, { url, pid }, headers] of [
-      ['sluice', sluiceNote, sluice, { ...json, [GRAPHQL_API_HEADER]: API }],
-      ['yoga', '(graphql-yoga, hand-written resolver, @grpc/proto-loader client)', yogaServer, json],
-    ] as const) {
-      const body = await post(url, headers, QUERY);
-      if (!isDeepStrictEqual((JSON.parse(body) as { data?: unknown }).data, want)) throw new Error(`bench graphql: ${label} answered ${body}, not the expected data`);
-      peers.push({ label, note, url, pid, headers, query: QUERY, body });
-    }
+    const peers: Peer[] = [
+      await checkedPeer({ label: 'sluice', note: '(sluice-graphql, gRPC resolver, descriptors by server reflection)', url: sluice.url, pid: sluice.pid, query: QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: API } }, want),
+      await checkedPeer({ label: 'yoga', note: '(graphql-yoga, hand-written resolver, @grpc/proto-loader client)', url: yogaServer.url, pid: yogaServer.pid, query: QUERY, headers: json }, want),
+    ];
     console.log(`query ${QUERY} (one unary gRPC call, users.UserService/GetUser)`);
-    console.log(`autocannon, ${CONNECTIONS} connections; ${rounds} interleaved rounds of ${ms} ms after a warm-up, median round shown`);
-    for (const p of peers) await load(p, Math.min(2000, ms), [up.pid]);
-    await loopRound(port, Math.min(2000, ms), up.pid);
-    const results = new Map<string, Figures[]>([...peers.map((p) => [p.label, []] as [string, Figures[]]), ['grpc-js loop', []]]);
-    for (let r = 0; r < rounds; r++) {
-      for (const p of peers) results.get(p.label)!.push(await load(p, ms, [up.pid]));
-      results.get('grpc-js loop')!.push(await loopRound(port, ms, up.pid));
-    }
-    for (const p of peers) console.log(`  ${p.label.padEnd(13)}${fmt(median(results.get(p.label)!))}   ${p.note}`);
-    console.log(`  ${'grpc-js loop'.padEnd(13)}${fmt(median(results.get('grpc-js loop')!))}   (the same call from a bare grpc-js client, ${CONNECTIONS} in flight; CPU is the client's)`);
-    const [ours, theirs, bare] = [median(results.get('sluice')!), median(results.get('yoga')!), median(results.get('grpc-js loop')!)];
+    console.log(`autocannon, ${CONNECTIONS} connections; ${flags.rounds} interleaved rounds of ${flags.ms} ms after a warm-up, median round shown`);
+    const results = await interleavedRounds(peers, flags, [up.pid], { 'grpc-js loop': (ms) => loopRound(port, ms, up.pid) });
+    for (const p of peers) console.log(`  ${p.label.padEnd(13)}${formatFigures(results.get(p.label)!, 'upstream')}   ${p.note}`);
+    console.log(`  ${'grpc-js loop'.padEnd(13)}${formatFigures(results.get('grpc-js loop')!, 'upstream')}   (the same call from a bare grpc-js client, ${CONNECTIONS} in flight; CPU is the client's)`);
+    const [ours, theirs, bare] = [results.get('sluice')!, results.get('yoga')!, results.get('grpc-js loop')!];
     const met = ours.perSecond >= theirs.perSecond && ours.p99 <= theirs.p99 && ours.failed === 0;
     console.log(
       `  sluice / yoga: ${(ours.perSecond / theirs.perSecond).toFixed(2)}x requests/s (target >= 1x), p99 ${ours.p99.toFixed(1)} vs ${theirs.p99.toFixed(1)} ms (target: no worse): ${met ? 'met' : 'NOT met'}`,
