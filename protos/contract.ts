@@ -11,6 +11,8 @@ export const TYPE_URL = {
   route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
   cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
   endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+  /** SDS: certificates and CAs, which listeners and clusters name. */
+  secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
   authConfig: 'type.googleapis.com/sluice.extauth.v1.AuthConfig',
   graphqlApi: 'type.googleapis.com/sluice.graphql.v1.GraphQLApi',
 } as const;

@@ -1,8 +1,8 @@
 /**
  * Emit: the static Envoy bootstrap that `envoy -c` loads, made from the xDS
  * set that `serve` serves: each connection manager gets its RDS route
- * configuration inline, and each EDS cluster its load assignment (as a
- * STATIC cluster). Pure; the set is not changed.
+ * configuration inline, each EDS cluster its load assignment (as a
+ * STATIC cluster), and the SDS Secrets are static ones, named the same. Pure; the set is not changed.
  */
 import { HCM_TYPE } from '../translate/listener.js';
 import type { CompileOptions, Json, XdsSet } from '../translate/output.js';
@@ -12,10 +12,20 @@ export function staticBootstrap(set: XdsSet, options: CompileOptions): Json {
     // Loopback only: the admin interface can change Envoy's state.
     admin: { address: { socket_address: { address: '127.0.0.1', port_value: options.adminPort } } },
     static_resources: {
-      listeners: [...set.listeners.values()].map((l) => withInlineRoutes(l, set.routes)),
-      clusters: [...set.clusters.values()].map((c) => staticCluster(c, c.type === 'EDS' ? set.endpoints.get(c.name as string) : undefined)),
+      listeners: [...set.listeners.values()].map((l) => staticSecretRefs(withInlineRoutes(l, set.routes))),
+      clusters: [...set.clusters.values()].map((c) => staticSecretRefs(staticCluster(c, c.type === 'EDS' ? set.endpoints.get(c.name as string) : undefined))),
+      ...(set.secrets.size > 0 ? { secrets: [...set.secrets.values()] } : {}),
     },
   };
+}
+
+/** SDS references (`{name, sds_config}`) without their `sds_config`: a name alone is a static Secret's. */
+function staticSecretRefs<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(staticSecretRefs) as T;
+  if (!node || typeof node !== 'object') return node;
+  const entries = Object.entries(node as Json);
+  const isRef = 'sds_config' in (node as Json) && 'name' in (node as Json);
+  return Object.fromEntries(entries.filter(([k]) => !(isRef && k === 'sds_config')).map(([k, v]) => [k, staticSecretRefs(v)])) as T;
 }
 
 /** An EDS cluster as a STATIC one carrying its load assignment; any other cluster as it is. */

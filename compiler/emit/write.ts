@@ -27,17 +27,25 @@ export function renderOutput(set: XdsSet, options: CompileOptions, format: Outpu
   };
 }
 
-/** The Envoy resources as `serve` serves them, one `xds.<kind>.yaml` per kind that has any (listeners, routes, clusters, endpoints). */
+/** The Envoy resources as `serve` serves them, one `xds.<kind>.yaml` per kind that has any (listeners, routes, clusters, endpoints, secrets with their private keys shown as "<redacted>"). */
 export function renderXds(set: XdsSet): EmittedFiles {
   const files: EmittedFiles = {};
-  for (const kind of ['listeners', 'routes', 'clusters', 'endpoints'] as const) {
-    if (set[kind].size > 0) files[`xds.${kind}.yaml`] = serialize([...set[kind].values()], 'yaml');
+  for (const kind of ['listeners', 'routes', 'clusters', 'endpoints', 'secrets'] as const) {
+    const values = kind === 'secrets' ? [...set.secrets.values()].map(redactKey) : [...set[kind].values()];
+    if (values.length > 0) files[`xds.${kind}.yaml`] = serialize(values, 'yaml');
   }
   return files;
 }
 
-/** Files that carry secrets (the LDAP service-account passwords): readable by their owner only. */
-const SECRET_FILES = new Set(['extauth.json']);
+function redactKey(secret: Record<string, unknown>): Record<string, unknown> {
+  const cert = secret.tls_certificate as Record<string, unknown> | undefined;
+  return cert ? { ...secret, tls_certificate: { ...cert, private_key: { inline_string: '<redacted>' } } } : secret;
+}
+
+/** Files that carry secrets: the LDAP service-account passwords, a static bootstrap with TLS private keys (its Secrets' `private_key`). */
+function secretFile(name: string, text: string): boolean {
+  return name === 'extauth.json' || (name.startsWith('envoy.') && text.includes('private_key'));
+}
 
 /** Writes `files` into `dir`, and removes the files named in `stale` when present. */
 export async function writeFiles(dir: string, files: EmittedFiles, stale: string[] = []): Promise<string[]> {
@@ -47,7 +55,7 @@ export async function writeFiles(dir: string, files: EmittedFiles, stale: string
   for (const [name, text] of Object.entries(files)) {
     const target = path.join(dir, name);
     const tmp = `${target}.tmp-${process.pid}`;
-    await fs.writeFile(tmp, text, { mode: SECRET_FILES.has(name) ? 0o600 : 0o644 });
+    await fs.writeFile(tmp, text, { mode: secretFile(name, text) ? 0o600 : 0o644 });
     await fs.rename(tmp, target);
     written.push(target);
   }

@@ -14,7 +14,7 @@ export function dumpIr(model: Model): string {
     noRefs: true,
     replacer: (key, value) => {
       if (LEFT_OUT.has(key)) return undefined;
-      if (key === 'password') return '<redacted>';
+      if (key === 'password' || key === 'privateKey') return '<redacted>';
       return value;
     },
   });

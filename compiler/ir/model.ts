@@ -24,6 +24,48 @@ export interface UpstreamIR {
     | { kind: 'static'; hosts: { address: string; port: number }[] };
   /** Speak HTTP/2 to the upstream (gRPC services). */
   http2?: boolean;
+  /** Gloo's sslConfig: TLS to the upstream. */
+  tls?: UpstreamTlsIR;
+}
+
+/** Gloo's SslParameters.ProtocolVersion names. */
+export type TlsVersion = 'TLS_AUTO' | 'TLSv1_0' | 'TLSv1_1' | 'TLSv1_2' | 'TLSv1_3';
+
+export interface TlsParametersIR {
+  minimumProtocolVersion?: TlsVersion;
+  maximumProtocolVersion?: TlsVersion;
+}
+
+/** A Secret's TLS material, served by name over SDS (inlined in a static bootstrap). */
+export interface TlsSecretIR {
+  /** `<namespace>/<name>` of the Secret: the SDS name of its certificate and key. */
+  name: string;
+  /** tls.crt and tls.key, when the Secret has them. */
+  certificate?: { chain: string; privateKey: string };
+  /** ca.crt, when the Secret has it: served as `<name>/ca.crt`. */
+  ca?: string;
+}
+
+/** A VirtualService's sslConfig: how the HTTPS listener serves it. */
+export interface DownstreamTlsIR {
+  /** TlsSecretIR name (with a certificate). */
+  secret: string;
+  /** Empty: any SNI (and none). */
+  sniDomains: string[];
+  parameters: TlsParametersIR;
+  alpnProtocols: string[];
+  /** false and the Secret has ca.crt: clients must present a certificate it signed. */
+  oneWayTls: boolean;
+}
+
+export interface UpstreamTlsIR {
+  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None: TLS without verification, as Gloo. */
+  secret?: string;
+  sni?: string;
+  parameters: TlsParametersIR;
+  alpnProtocols: string[];
+  /** true: no client certificate even when the Secret has one. */
+  oneWayTls: boolean;
 }
 
 export type RouteActionIR =
@@ -131,6 +173,8 @@ export interface VirtualHostIR {
   rbac?: { policies: RbacPolicyIR[] };
   /** `<namespace>.<name>` of the AuthConfig. */
   extauth?: { configRef: string };
+  /** Gloo's sslConfig: served only by ssl Gateways. */
+  tls?: DownstreamTlsIR;
 }
 
 export interface LdapIR {
@@ -188,6 +232,47 @@ export interface GatewayIR {
   proxyNames: string[];
   /** `<namespace>.<name>` of each VirtualService it serves, in the virtual hosts' order. */
   virtualHosts: string[];
+  /** The listener's filter chains: a plain Gateway has one, an ssl Gateway one per distinct sslConfig. */
+  chains: GatewayChainIR[];
+  /** useProxyProto: connections start with a PROXY protocol header (the proxy_protocol listener filter). */
+  proxyProtocol: boolean;
+  /** options.accessLoggingService: file sinks. */
+  accessLogs: FileAccessLogIR[];
+  /** httpGateway.options.httpConnectionManagerSettings, as set. */
+  http: HttpSettingsIR;
+}
+
+export interface GatewayChainIR {
+  /** Its route configuration: only its virtual hosts, so a client cannot reach a host through another host's SNI. */
+  routes: string;
+  /** undefined: plain HTTP. */
+  tls?: DownstreamTlsIR;
+  /** `<namespace>.<name>` of its VirtualServices, in the virtual hosts' order. */
+  virtualHosts: string[];
+}
+
+export interface FileAccessLogIR {
+  path: string;
+  /** undefined: Envoy's default text format. */
+  format?: { kind: 'text'; text: string } | { kind: 'json'; json: Record<string, unknown> };
+}
+
+/** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */
+export interface HttpSettingsIR {
+  useRemoteAddress?: boolean;
+  xffNumTrustedHops?: number;
+  skipXffAppend?: boolean;
+  serverName?: string;
+  maxRequestHeadersKb?: number;
+  /** Proto3 JSON durations. */
+  idleTimeout?: string;
+  streamIdleTimeout?: string;
+  requestTimeout?: string;
+  requestHeadersTimeout?: string;
+  drainTimeout?: string;
+  delayedCloseTimeout?: string;
+  maxConnectionDuration?: string;
+  maxStreamDuration?: string;
 }
 
 export interface Model {
@@ -199,4 +284,6 @@ export interface Model {
   upstreams: UpstreamIR[];
   authConfigs: AuthConfigIR[];
   graphqlApis: GraphQLApiIR[];
+  /** The TLS Secrets virtual hosts and upstreams use, by name; absent: none. */
+  secrets?: TlsSecretIR[];
 }

@@ -3,10 +3,13 @@
  * which address and port. Without any Gateway the model has none, and
  * translate makes the default gateway (every VirtualService on the listener
  * the options set), so inputs without Gateways compile as before.
+ * A Gateway with ssl: true serves only VirtualServices with sslConfig, one
+ * filter chain per distinct sslConfig; a plain one only those without (Gloo's rule).
  */
 import { isIP } from 'node:net';
-import { asWarning, fieldError, quote, type Diagnostic } from '../diagnostics.js';
-import type { GatewayIR } from '../ir/model.js';
+import { parseDuration } from '../../protos/proto3-json.js';
+import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import type { FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, VirtualHostIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 
@@ -19,21 +22,39 @@ interface GatewaySpec {
   bindAddress?: string;
   bindPort: number;
   proxyNames?: string[];
-  httpGateway: { virtualServices?: Ref[]; virtualServiceSelector?: Record<string, string>; virtualServiceNamespaces?: string[] };
+  useProxyProto?: boolean;
+  options?: { accessLoggingService?: { accessLog: { fileSink: { path: string; stringFormat?: string; jsonFormat?: Record<string, unknown> } }[] } };
+  httpGateway: {
+    virtualServices?: Ref[];
+    virtualServiceSelector?: Record<string, string>;
+    virtualServiceNamespaces?: string[];
+    options?: { httpConnectionManagerSettings?: HttpSettingsIR };
+  };
 }
+
+/** The connection manager settings that are durations (the schema types them as strings). */
+const DURATIONS = ['idleTimeout', 'streamIdleTimeout', 'requestTimeout', 'requestHeadersTimeout', 'drainTimeout', 'delayedCloseTimeout', 'maxConnectionDuration', 'maxStreamDuration'] as const;
 
 const WILDCARDS = new Set(['::', '0.0.0.0']);
 
-export function resolveGateways(index: ResourceIndex, diagnostics: Diagnostic[]): GatewayIR[] {
+export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostIR[], diagnostics: Diagnostic[]): GatewayIR[] {
   const gateways = index.all('Gateway');
-  if (gateways.length === 0) return [];
+  if (gateways.length === 0) {
+    for (const vh of virtualHosts) {
+      if (vh.tls) diagnostics.push(fieldError('resolve', vh.origin, ['spec', 'sslConfig'], 'this VirtualService has sslConfig, but there is no Gateway: the default gateway speaks plain HTTP', 'add a Gateway with ssl: true (and one without for the plain VirtualServices), or remove sslConfig'));
+    }
+    return [];
+  }
+  const hosts = new Map(virtualHosts.map((vh) => [vh.name, vh]));
+  const reportedDomains = new Set<string>();
   const out: GatewayIR[] = [];
   const served = new Set<string>();
   const byPort = new Map<number, { gw: GatewayIR; resource: Resource }[]>();
   let proxies: { names: string; resource: Resource } | undefined;
   for (const resource of gateways) {
-    const gw = resolveGateway(resource, index, diagnostics);
+    const gw = resolveGateway(resource, index, hosts, diagnostics);
     if (!gw) continue;
+    claimDomains(gw.virtualHosts.map((name) => hosts.get(name)!), diagnostics, reportedDomains);
     for (const vh of gw.virtualHosts) served.add(vh);
     if (gw.virtualHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
     // Two listeners on one port of one Envoy: the second bind fails (a wildcard address covers the others).
@@ -59,12 +80,9 @@ export function resolveGateways(index: ResourceIndex, diagnostics: Diagnostic[])
   return out;
 }
 
-function resolveGateway(resource: Resource, index: ResourceIndex, diagnostics: Diagnostic[]): GatewayIR | undefined {
+function resolveGateway(resource: Resource, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, diagnostics: Diagnostic[]): GatewayIR | undefined {
   const spec = resource.spec as unknown as GatewaySpec;
-  if (spec.ssl) {
-    diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'ssl'], 'ssl: true is not supported yet: TLS termination (VirtualService sslConfig) is not implemented', 'leave ssl out and terminate TLS in front of Envoy (a load balancer or an ingress)'));
-    return undefined;
-  }
+  const ssl = spec.ssl ?? false;
   const address = spec.bindAddress ?? DEFAULT_BIND_ADDRESS;
   if (isIP(address) === 0) {
     diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'bindAddress'], `${quote(address)} is not an IP address: Envoy binds a listener to an address, not a name`, 'write "::" (every address, IPv4 too), "0.0.0.0" (every IPv4 address) or one of the host\'s addresses'));
@@ -77,12 +95,15 @@ function resolveGateway(resource: Resource, index: ResourceIndex, diagnostics: D
     return undefined;
   }
   let selected: Resource[];
+  // Only VirtualServices that resolved have a host; the others have their errors already.
+  const hasTls = (vs: Resource) => hosts.get(`${vs.namespace}.${vs.name}`)?.tls !== undefined;
   if (http.virtualServices?.length) {
     selected = [];
     http.virtualServices.forEach((raw, i) => {
       const vs = index.get('VirtualService', refOf(raw, resource));
-      if (vs) selected.push(vs);
-      else diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServices', i], `VirtualService ${showRef(refOf(raw, resource))} does not exist`, 'define the VirtualService or fix the reference'));
+      if (!vs) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServices', i], `VirtualService ${showRef(refOf(raw, resource))} does not exist`, 'define the VirtualService or fix the reference'));
+      else if (hosts.has(`${vs.namespace}.${vs.name}`) && hasTls(vs) !== ssl) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServices', i], ssl ? `VirtualService ${showRef(vs)} has no sslConfig, and this Gateway has ssl: true (it serves TLS only)` : `VirtualService ${showRef(vs)} has sslConfig, and this Gateway speaks plain HTTP`, ssl ? 'give the VirtualService an sslConfig, or list it in a Gateway without ssl' : 'list it in a Gateway with ssl: true, or remove its sslConfig'));
+      else selected.push(vs);
     });
   } else {
     const namespaces = http.virtualServiceNamespaces;
@@ -91,18 +112,108 @@ function resolveGateway(resource: Resource, index: ResourceIndex, diagnostics: D
     selected = index.all('VirtualService').filter((vs) => {
       if (!anyNamespace && !namespaces.includes(vs.namespace)) return false;
       const labels = ((vs.value.metadata as { labels?: Record<string, string> | null } | undefined)?.labels ?? {}) as Record<string, string>;
-      return selector.every(([k, v]) => labels[k] === v);
+      return selector.every(([k, v]) => labels[k] === v) && hasTls(vs) === ssl;
     });
   }
   const chosen = new Set(selected);
+  const listener = `listener-${address}-${spec.bindPort}`;
+  // In the virtual hosts' order (namespace, then name), each once.
+  const virtualHosts = index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`).filter((name) => hosts.has(name));
+  const chains = ssl ? tlsChains(listener, virtualHosts.map((name) => hosts.get(name)!), diagnostics) : [{ routes: `${listener}-routes`, virtualHosts }];
+  const settings = httpSettings(spec.httpGateway.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics);
+  if (!chains || !settings) return undefined;
   return {
     name: `${resource.namespace}.${resource.name}`,
     origin: resource.origin,
-    listener: `listener-${address}-${spec.bindPort}`,
+    listener,
     address,
     port: spec.bindPort,
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
-    // In the virtual hosts' order (namespace, then name), each once.
-    virtualHosts: index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`),
+    virtualHosts,
+    chains,
+    proxyProtocol: spec.useProxyProto ?? false,
+    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? []),
+    http: settings,
   };
+}
+
+/**
+ * One filter chain per distinct sslConfig, matched by its SNI domains, each
+ * with a route configuration of its own virtual hosts. Envoy refuses two
+ * chains matching one server name, so a shared SNI domain (or two chains
+ * without sniDomains) is an error naming both VirtualServices.
+ */
+function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagnostic[]): GatewayChainIR[] | undefined {
+  const byConfig = new Map<string, { chain: GatewayChainIR; first: VirtualHostIR }>();
+  for (const vh of hosts) {
+    const key = JSON.stringify(vh.tls);
+    const found = byConfig.get(key);
+    if (found) found.chain.virtualHosts.push(vh.name);
+    else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name] }, first: vh });
+  }
+  let ok = true;
+  const claimed = new Map<string, VirtualHostIR>();
+  for (const { chain, first } of byConfig.values()) {
+    const sni = chain.tls!.sniDomains.map((d) => d.toLowerCase());
+    for (const name of sni.length > 0 ? sni : ['']) {
+      const owner = claimed.get(name);
+      if (!owner) {
+        claimed.set(name, first);
+        continue;
+      }
+      ok = false;
+      const what = name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`;
+      diagnostics.push(fieldError('resolve', first.origin, ['spec', 'sslConfig', 'sniDomains'], `this sslConfig ${what}, as VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)}'s (${where(owner.origin, ['spec', 'sslConfig'])}) does with another sslConfig, on the same Gateway: Envoy could not tell which certificate to present`, 'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig'));
+    }
+  }
+  return ok ? [...byConfig.values()].map((c) => c.chain) : undefined;
+}
+
+function where(origin: Origin, path: FieldPath): string {
+  return `${origin.file}:${origin.lineOf(path)}`;
+}
+
+function httpSettings(spec: HttpSettingsIR | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR | undefined {
+  let ok = true;
+  for (const field of DURATIONS) {
+    const text = spec?.[field];
+    if (text === undefined) continue;
+    const nanos = parseDuration(text);
+    if (nanos === undefined || nanos < 0n) {
+      diagnostics.push(fieldError('resolve', origin, [...path, field], `${quote(text)} is not a duration`, 'write seconds with an "s", e.g. "60s" or "0.250s" ("0s": none)'));
+      ok = false;
+    }
+  }
+  return ok ? { ...spec } : undefined;
+}
+
+function accessLogs(logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog']): FileAccessLogIR[] {
+  return logs.map(({ fileSink: f }) => ({
+    path: f.path,
+    ...(f.stringFormat !== undefined ? { format: { kind: 'text' as const, text: f.stringFormat } } : f.jsonFormat !== undefined ? { format: { kind: 'json' as const, json: f.jsonFormat } } : {}),
+  }));
+}
+
+/**
+ * Two virtual hosts on one listener claiming one domain (compared as Envoy
+ * does, ignoring case): an error on the second naming the first. `reported`
+ * keeps a virtual host's own duplicate from being reported once per Gateway.
+ */
+export function claimDomains(hosts: VirtualHostIR[], diagnostics: Diagnostic[], reported = new Set<string>()): void {
+  const owners = new Map<string, VirtualHostIR>();
+  for (const vh of hosts) {
+    vh.domains.forEach((domain, i) => {
+      const key = domain.toLowerCase();
+      const owner = owners.get(key);
+      if (!owner) {
+        owners.set(key, vh);
+        return;
+      }
+      const id = `${vh.name}|${i}|${owner.name}`;
+      if (reported.has(id)) return;
+      reported.add(id);
+      const by = owner === vh ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)} (${where(owner.origin, ['spec', 'virtualHost', 'domains'])}) already claims it`;
+      diagnostics.push(fieldError('resolve', vh.origin, ['spec', 'virtualHost', 'domains', i], `domain ${quote(domain)} is claimed twice: ${by}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
+    });
+  }
 }

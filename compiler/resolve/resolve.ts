@@ -8,7 +8,7 @@ import { fieldError, quote, type Diagnostic, type FieldPath } from '../diagnosti
 import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
-import { resolveGateways } from './gateways.js';
+import { claimDomains, resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
@@ -18,6 +18,7 @@ import { pemToJwks } from './pem.js';
 import { routeOptions, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
+import { downstreamTls, resolveTlsSecrets, secretEntry, type SslConfigSpec } from './tls.js';
 
 export interface ResolveOptions {
   clusterDomain: string;
@@ -27,6 +28,7 @@ export interface ResolveOptions {
 
 interface VirtualServiceSpec {
   displayName?: string;
+  sslConfig?: SslConfigSpec;
   virtualHost: {
     domains: string[];
     routes?: {
@@ -94,8 +96,6 @@ interface VirtualServiceResult {
   uses: { path: FieldPath; upstream: UpstreamIR }[];
   /** JWT provider names it produces, with their fields. */
   providers: { name: string; path: FieldPath }[];
-  /** Its domains lowercased, as Envoy compares them. */
-  domainKeys: string[];
 }
 
 export function resolve(resources: Resource[], options: ResolveOptions, memo = new ResolveMemo()): { model: Model; diagnostics: Diagnostic[] } {
@@ -123,22 +123,11 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   };
 
   const used = new Map<string, UpstreamIR>();
-  const domainOwners = new Map<string, Resource>();
   // Envoy's jwt_authn holds the providers of all virtual hosts in one map.
   const providerOwners = new Map<string, Resource>();
   const virtualHosts: VirtualHostIR[] = [];
   for (const vs of index.all('VirtualService')) {
     const result = cached(memo.virtualServices, vs, (lookups, own) => resolveVirtualService(vs, lookups, options, own));
-    const base = ['spec', 'virtualHost'];
-    result.vh.domains.forEach((domain, i) => {
-      const owner = domainOwners.get(result.domainKeys[i]!);
-      if (owner) {
-        const where = owner === vs ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name} (${owner.origin.file}:${owner.origin.lineOf(['spec', 'virtualHost', 'domains'])}) already claims it`;
-        diagnostics.push(fieldError('resolve', vs.origin, [...base, 'domains', i], `domain ${quote(domain)} is claimed twice: ${where}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
-      } else {
-        domainOwners.set(result.domainKeys[i]!, vs);
-      }
-    });
     for (const { path, upstream } of result.uses) {
       const clash = used.get(upstream.name);
       if (clash === upstream) continue;
@@ -182,8 +171,11 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
-  const gateways = resolveGateways(index, diagnostics);
-  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value }, diagnostics };
+  const gateways = resolveGateways(index, virtualHosts, diagnostics);
+  // The default gateway serves every virtual host on one listener; a Gateway checks its own (resolveGateways).
+  if (index.all('Gateway').length === 0) claimDomains(virtualHosts, diagnostics);
+  const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, diagnostics);
+  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}) }, diagnostics };
 }
 
 /** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */
@@ -267,6 +259,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
 
   const vh: VirtualHostIR = { name, namespace: vs.namespace, origin: vs.origin, domains: host.domains, routes };
   if (spec.displayName !== undefined) vh.displayName = spec.displayName;
+  if (spec.sslConfig) vh.tls = downstreamTls(spec.sslConfig, vs);
   const providerNames: VirtualServiceResult['providers'] = [];
   const opts = host.options ?? {};
   if (opts.jwt) {
@@ -306,7 +299,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const ref = requireRef([...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
     if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
   }
-  return { vh, uses, providers: providerNames, domainKeys: vh.domains.map((d) => d.toLowerCase()) };
+  return { vh, uses, providers: providerNames };
 }
 
 function isHttpUrl(text: string): boolean {
@@ -397,10 +390,6 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, lookups: Loo
   return ok ? ldap : undefined;
 }
 
-/** A key of a Secret: `stringData` wins over base64 `data`, as the API server merges them. */
 function secretValue(secret: Resource, key: string): string | undefined {
-  const { data, stringData } = secret.value as { data?: Record<string, string>; stringData?: Record<string, string> };
-  if (stringData && typeof stringData[key] === 'string') return stringData[key];
-  if (data && typeof data[key] === 'string') return Buffer.from(data[key], 'base64').toString('utf8');
-  return undefined;
+  return secretEntry(secret, key)?.value;
 }

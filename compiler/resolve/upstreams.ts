@@ -6,10 +6,12 @@
 import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import type { ResourceIndex } from './index.js';
+import { upstreamTls, type UpstreamSslConfigSpec } from './tls.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 
 interface KubeUpstreamSpec {
   useHttp2?: boolean;
+  sslConfig?: UpstreamSslConfigSpec;
   kube?: { serviceName: string; serviceNamespace?: string; servicePort: number };
   static?: { hosts: { addr: string; port: number }[] };
 }
@@ -95,10 +97,10 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
 function explicitUpstream(r: Resource, dnsName: (service: string, namespace: string) => string): UpstreamIR {
   const spec = r.spec as KubeUpstreamSpec;
   const origin: Origin = r.origin;
-  const http2 = spec.useHttp2 ? { http2: true } : {};
+  const transport = { ...(spec.useHttp2 ? { http2: true } : {}), ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}) };
   if (spec.static) {
-    return { name: r.name, namespace: r.namespace, origin, ...http2, target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) } };
+    return { name: r.name, namespace: r.namespace, origin, ...transport, target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) } };
   }
   const kube = spec.kube!;
-  return { name: r.name, namespace: r.namespace, origin, ...http2, target: { kind: 'dns', host: dnsName(kube.serviceName, kube.serviceNamespace ?? r.namespace), port: kube.servicePort } };
+  return { name: r.name, namespace: r.namespace, origin, ...transport, target: { kind: 'dns', host: dnsName(kube.serviceName, kube.serviceNamespace ?? r.namespace), port: kube.servicePort } };
 }

@@ -39,6 +39,8 @@ export interface XdsSet {
   clusters: Map<string, Json>;
   /** ClusterLoadAssignments of the EDS clusters, by cluster name. */
   endpoints: Map<string, Json>;
+  /** SDS Secrets (certificates with their private keys, CAs), by name; key material: never logged. */
+  secrets: Map<string, Json>;
   listeners: Map<string, Json>;
   routes: Map<string, Json>;
   /** Compiled AuthConfigs (`sluice.extauth.v1.AuthConfig`), secrets resolved. */
@@ -49,10 +51,11 @@ export interface XdsSet {
 
 export type XdsKind = keyof XdsSet;
 
-/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, listeners, routes, then the sidecars' types). */
+/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, secrets, listeners, routes, then the sidecars' types). */
 export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageType: string; label: string }> = [
   { kind: 'clusters', typeUrl: TYPE_URL.cluster, label: 'Cluster' },
   { kind: 'endpoints', typeUrl: TYPE_URL.endpoint, label: 'ClusterLoadAssignment' },
+  { kind: 'secrets', typeUrl: TYPE_URL.secret, label: 'Secret' },
   { kind: 'listeners', typeUrl: TYPE_URL.listener, label: 'Listener' },
   { kind: 'routes', typeUrl: TYPE_URL.route, label: 'RouteConfiguration' },
   { kind: 'authConfigs', typeUrl: TYPE_URL.authConfig, label: 'AuthConfig' },
@@ -63,5 +66,5 @@ export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageT
 export const ADS_CONFIG_SOURCE: Json = { ads: {}, resource_api_version: 'V3' };
 
 export function emptyXdsSet(): XdsSet {
-  return { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
+  return { clusters: new Map(), endpoints: new Map(), secrets: new Map(), listeners: new Map(), routes: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
 }

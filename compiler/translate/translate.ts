@@ -23,6 +23,7 @@ import { gatewayListeners } from './gateways.js';
 import { httpListener, listenerName } from './listener.js';
 import { emptyXdsSet, type CompileOptions, type Json, type XdsSet } from './output.js';
 import { routeConfiguration, virtualHost } from './routes.js';
+import { secretResources } from './tls.js';
 
 /** A virtual host's output, for the concerns in use when it was made. */
 interface VirtualHostEntry {
@@ -72,9 +73,12 @@ export function translate(model: Model, options: CompileOptions, memo = new Tran
     set.routes.set(listenerName(options.listenerPort), routeConfiguration(listenerName(options.listenerPort), entries.map((e) => e.json)));
   }
 
+  const secrets = new Map((model.secrets ?? []).map((s) => [s.name, s]));
+  for (const secret of secrets.values()) for (const json of secretResources(secret)) set.secrets.set(json.name as string, json);
   const clusters: ClusterPair[] = model.upstreams.map((u) => {
     let pair = memo.clusters.get(u);
-    if (!pair) memo.clusters.set(u, (pair = upstreamCluster(u)));
+    // A TLS cluster names what its Secret holds, which can change while the Upstream does not.
+    if (!pair || u.tls) memo.clusters.set(u, (pair = upstreamCluster(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
     return pair;
   });
   for (const c of inUse) {

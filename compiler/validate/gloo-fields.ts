@@ -209,6 +209,43 @@ const route: FieldTable = {
   optionsConfigRefs: refused(REASONS.optionResources, 'write the options inline in the route\'s options'),
 };
 
+const tlsUnsupported = {
+  sslFiles: refused('Sluice reads certificates from Secrets only (served over SDS), not from files on the proxy', 'put the certificate in a kubernetes.io/tls Secret and use secretRef'),
+  sds: refused('Sluice serves the certificates over SDS itself', 'use secretRef'),
+  verifySubjectAltName: notYet(),
+};
+
+const sslParameters: FieldTable = {
+  minimumProtocolVersion: supported('TLS_AUTO, TLSv1_0 to TLSv1_3'),
+  maximumProtocolVersion: supported('TLS_AUTO, TLSv1_0 to TLSv1_3; not below the minimum'),
+  cipherSuites: notYet(),
+  ecdhCurves: notYet(),
+};
+
+/** Gloo's SslConfig (ssl.proto): TLS termination. */
+const sslConfig: FieldTable = {
+  secretRef: message(ref, undefined, 'required: a kubernetes.io/tls Secret (tls.crt, tls.key; ca.crt requires client certificates unless oneWayTls); checked at compile time (PEM, key matches certificate, not expired; names not covering the domains: a warning)'),
+  ...tlsUnsupported,
+  sniDomains: supported('one filter chain per distinct sslConfig, matched by SNI; empty: any SNI (and none). Two chains sharing an SNI domain on one Gateway are an error'),
+  parameters: message(sslParameters),
+  alpnProtocols: supported('default ["h2", "http/1.1"]'),
+  oneWayTls: supported(),
+  disableTlsSessionResumption: notYet(),
+  transportSocketConnectTimeout: notYet(),
+  ocspStaplePolicy: notYet(),
+};
+
+/** Gloo's UpstreamSslConfig. */
+const upstreamSslConfig: FieldTable = {
+  secretRef: message(ref, undefined, "a Secret: its ca.crt verifies the upstream's certificate, its tls.crt and tls.key are the client certificate. Without one (or without ca.crt) the upstream's certificate is not verified, as Gloo (a warning)"),
+  ...tlsUnsupported,
+  sni: supported(),
+  parameters: message(sslParameters),
+  alpnProtocols: supported(),
+  allowRenegotiation: notYet(),
+  oneWayTls: supported('true: no client certificate even when the Secret has one'),
+};
+
 const virtualService: FieldTable = {
   virtualHost: message({
     domains: supported(),
@@ -216,7 +253,7 @@ const virtualService: FieldTable = {
     options: message(virtualHostOptions),
     optionsConfigRefs: refused(REASONS.optionResources, 'write the options inline in virtualHost.options'),
   }),
-  sslConfig: refused('the listener speaks plain HTTP (TLS termination is not implemented)', 'terminate TLS in front of Envoy (a load balancer or an ingress)'),
+  sslConfig: message(sslConfig, undefined, 'served only by Gateways with ssl: true (and one without sslConfig only by plain ones), as Gloo'),
   displayName: different('kept in the compiled model (sluice compile --dump-ir); no Envoy field carries it'),
 };
 
@@ -227,7 +264,7 @@ const routeTable: FieldTable = {
 
 const upstream: FieldTable = {
   discoveryMetadata: different("accepted and not used: labels Gloo's discovery adds, with no routing meaning", { labels: supported() }),
-  sslConfig: refused('TLS to upstreams is not implemented yet'),
+  sslConfig: message(upstreamSslConfig),
   circuitBreakers: notYet(),
   loadBalancerConfig: notYet(),
   healthChecks: notYet(),
@@ -347,8 +384,45 @@ const graphqlApi: FieldTable = {
 };
 
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): one listener each. */
+const hcmSettings: FieldTable = {
+  useRemoteAddress: supported('default true (as Gloo)'),
+  xffNumTrustedHops: supported(),
+  skipXffAppend: supported(),
+  serverName: supported(),
+  maxRequestHeadersKb: supported('1 to 8192'),
+  idleTimeout: supported('a duration, e.g. "60s"'),
+  streamIdleTimeout: supported('a duration'),
+  requestTimeout: supported('a duration'),
+  requestHeadersTimeout: supported('a duration'),
+  drainTimeout: supported('a duration'),
+  delayedCloseTimeout: supported('a duration'),
+  maxConnectionDuration: supported('a duration'),
+  maxStreamDuration: supported('a duration'),
+  ...Object.fromEntries(
+    ['via', 'generateRequestId', 'proxy100Continue', 'maxHeadersCount', 'stripAnyHostPort', 'acceptHttp10', 'defaultHostForHttp10', 'allowChunkedLength', 'enableTrailers', 'properCaseHeaderKeyFormat', 'preserveCaseHeaderKeyFormat', 'forwardClientCertDetails', 'setCurrentClientCertDetails', 'preserveExternalRequestId', 'serverHeaderTransformation', 'codecType', 'uuidRequestIdConfig', 'http2ProtocolOptions', 'internalAddressConfig', 'appendXForwardedPort', 'earlyHeaderManipulation'].map((f) => [f, notYet()]),
+  ),
+  tracing: refused('tracing is not implemented'),
+  headersWithUnderscoresAction: refused('fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)'),
+  pathWithEscapedSlashesAction: refused('fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees'),
+  mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),
+  normalizePath: refused('fixed: on, so path-based policies see the path the upstream sees'),
+};
+
+/** Gloo's AccessLoggingService (als.proto). */
+const accessLoggingService: FieldTable = {
+  accessLog: message(
+    {
+      fileSink: message({ path: supported('a file on the proxy, or /dev/stdout'), stringFormat: supported("Envoy's command operators, e.g. %REQ(:PATH)%"), jsonFormat: supported("an object of Envoy's command operators") }),
+      grpcService: refused('Sluice runs no access log service', 'write to a fileSink (e.g. /dev/stdout) and collect the proxy\'s output'),
+      openTelemetryService: refused('OpenTelemetry is not implemented', 'write to a fileSink'),
+      filter: notYet(),
+    },
+    'list',
+  ),
+};
+
 const gateway: FieldTable = {
-  ssl: different('only false (the default): ssl: true is an error, TLS termination is not implemented yet'),
+  ssl: supported('true: TLS only, serving the VirtualServices with sslConfig (one filter chain per distinct sslConfig, matched by SNI)'),
   bindAddress: supported('an IP address; defaults to "::" with IPv4 accepted too (ipv4_compat), as Gloo'),
   bindPort: supported(),
   proxyNames: different('defaults to ["gateway-proxy"]; every Gateway must name the same proxies, since every Envoy is served every Gateway (proxy fleets are not implemented yet)'),
@@ -357,12 +431,26 @@ const gateway: FieldTable = {
     virtualServiceSelector: supported('matches metadata.labels'),
     virtualServiceExpressions: notYet(),
     virtualServiceNamespaces: supported('"*" or a list; applies to the selector and to "every VirtualService", not to virtualServices'),
-    options: refused(REASONS.notYet, 'the connection manager settings are fixed (see docs/gateways.md)'),
+    options: message(
+      {
+        httpConnectionManagerSettings: message(hcmSettings),
+        ...Object.fromEntries('grpcWeb healthCheck extensions waf dlp wasm extauth ratelimitServer caching disableExtProcEarly extProcEarly disableExtProc extProc disableExtProcLate extProcLate gzip proxyLatency buffer csrf grpcJsonTranscoder sanitizeClusterHeader leftmostXffAddress dynamicForwardProxy connectionLimit networkLocalRatelimit httpLocalRatelimit router tap statefulSession headerValidationSettings'.split(' ').map((f) => [f, notYet()])),
+      },
+      undefined,
+      'only httpConnectionManagerSettings',
+    ),
   }),
   tcpGateway: notYet(),
   hybridGateway: notYet(),
-  useProxyProto: notYet(),
-  options: notYet(),
+  useProxyProto: supported('the proxy_protocol listener filter: every connection must start with a PROXY header (v1 or v2), whose source address Envoy then uses'),
+  options: message(
+    {
+      accessLoggingService: message(accessLoggingService),
+      ...Object.fromEntries(['extensions', 'perConnectionBufferLimitBytes', 'socketOptions', 'proxyProtocol', 'connectionBalanceConfig', 'listenerAccessLoggingService', 'tcpStats'].map((f) => [f, notYet()])),
+    },
+    undefined,
+    'only accessLoggingService',
+  ),
   routeOptions: notYet(),
 };
 

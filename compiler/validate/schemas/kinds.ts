@@ -86,6 +86,17 @@ const rbacPolicy = object(
   ['permissions'],
 );
 
+/** Gloo's SslParameters.ProtocolVersion. */
+const tlsVersion: Schema = { enum: ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'] };
+const sslParameters = object({ minimumProtocolVersion: tlsVersion, maximumProtocolVersion: tlsVersion });
+const alpnProtocols: Schema = { type: 'array', items: singleLine, uniqueItems: true };
+
+// Gloo's SslConfig (a VirtualService's or a TCP host's); the Secret is read by resolve/tls.ts.
+export const sslConfig = object(
+  { secretRef: resourceRef, sniDomains: { type: 'array', items: domain, uniqueItems: true }, parameters: sslParameters, alpnProtocols, oneWayTls: boolean },
+  ['secretRef'],
+);
+
 export const virtualService = resource(
   'gateway.gateway.example/v1',
   'VirtualService',
@@ -104,6 +115,7 @@ export const virtualService = resource(
         },
         ['domains'],
       ),
+      sslConfig,
     },
     ['virtualHost'],
   ),
@@ -114,16 +126,48 @@ export const gateway = resource(
   'gateway.gateway.example/v1',
   'Gateway',
   object({
-    // true is refused by resolve: TLS termination is not implemented yet.
+    // true: TLS only, to the VirtualServices with sslConfig.
     ssl: boolean,
     // An IP address (resolve checks it: Envoy binds to addresses, not names).
     bindAddress: singleLine,
     bindPort: port,
     proxyNames: { type: 'array', minItems: 1, items: resourceName, uniqueItems: true },
+    useProxyProto: boolean,
+    options: object({
+      accessLoggingService: object(
+        {
+          accessLog: {
+            type: 'array',
+            minItems: 1,
+            items: object({ fileSink: { ...object({ path: singleLine, stringFormat: string, jsonFormat: { type: 'object', minProperties: 1 } }, ['path']), not: { required: ['stringFormat', 'jsonFormat'] } } }, ['fileSink']),
+          },
+        },
+        ['accessLog'],
+      ),
+    }),
     httpGateway: object({
       virtualServices: { type: 'array', items: resourceRef },
       virtualServiceSelector: stringMap,
       virtualServiceNamespaces: { type: 'array', minItems: 1, items: { anyOf: [{ const: '*' }, namespaceName] }, uniqueItems: true },
+      options: object({
+        // Durations are checked by resolve, which says what to write.
+        httpConnectionManagerSettings: object({
+          useRemoteAddress: boolean,
+          xffNumTrustedHops: { type: 'integer', minimum: 0, maximum: 4294967295 },
+          skipXffAppend: boolean,
+          serverName: singleLine,
+          // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
+          maxRequestHeadersKb: { type: 'integer', minimum: 1, maximum: 8192 },
+          idleTimeout: string,
+          streamIdleTimeout: string,
+          requestTimeout: string,
+          requestHeadersTimeout: string,
+          drainTimeout: string,
+          delayedCloseTimeout: string,
+          maxConnectionDuration: string,
+          maxStreamDuration: string,
+        }),
+      }),
     }),
   }, ['bindPort', 'httpGateway']),
 );
@@ -155,6 +199,8 @@ export const upstream = resource(
       kube: object({ selector: stringMap, serviceName: resourceName, serviceNamespace: resourceName, servicePort: port }, ['serviceName', 'servicePort']),
       static: object({ hosts: { type: 'array', minItems: 1, items: object({ addr: { type: 'string', minLength: 1, format: 'host' }, port }, ['addr', 'port']) } }, ['hosts']),
       useHttp2: boolean,
+      // Gloo's UpstreamSslConfig; the Secret is read by resolve/tls.ts.
+      sslConfig: object({ secretRef: resourceRef, sni: singleLine, parameters: sslParameters, alpnProtocols, oneWayTls: boolean }),
       // Labels Gloo's discovery adds; no routing meaning (see gloo-fields.ts).
       discoveryMetadata: object({ labels: stringMap }),
     }),

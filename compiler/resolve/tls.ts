@@ -1,0 +1,259 @@
+/**
+ * TLS: Gloo's sslConfig (a VirtualService's, an Upstream's) -> IR, and the
+ * Secrets they name -> TlsSecretIR, checked here so Envoy never sees a bad
+ * certificate: a PEM that does not parse, a key that does not match its
+ * certificate, an expired certificate are errors at the Secret's file and
+ * line; a certificate whose names do not cover the domains it serves is a
+ * warning. Messages never quote key material.
+ */
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { isIP } from 'node:net';
+import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import type { DownstreamTlsIR, TlsParametersIR, TlsSecretIR, TlsVersion, UpstreamIR, UpstreamTlsIR, VirtualHostIR } from '../ir/model.js';
+import type { Resource } from '../validate/validate.js';
+import { refOf, type Ref, type ResourceIndex } from './index.js';
+
+export interface SslParametersSpec {
+  minimumProtocolVersion?: TlsVersion;
+  maximumProtocolVersion?: TlsVersion;
+}
+
+export interface SslConfigSpec {
+  secretRef: Ref;
+  sniDomains?: string[];
+  parameters?: SslParametersSpec;
+  alpnProtocols?: string[];
+  oneWayTls?: boolean;
+}
+
+export interface UpstreamSslConfigSpec {
+  secretRef?: Ref;
+  sni?: string;
+  parameters?: SslParametersSpec;
+  alpnProtocols?: string[];
+  oneWayTls?: boolean;
+}
+
+/** What an HTTPS listener offers when the sslConfig names no ALPN protocols: HTTP/2 and HTTP/1.1, as Gloo. */
+export const DEFAULT_ALPN = ['h2', 'http/1.1'];
+
+/** The SDS name of a Secret's certificate and key; its ca.crt is `<name>/ca.crt`. */
+export function secretName(ref: { namespace: string; name: string }): string {
+  return `${ref.namespace}/${ref.name}`;
+}
+
+function parameters(spec: SslParametersSpec | undefined): TlsParametersIR {
+  return { ...(spec?.minimumProtocolVersion ? { minimumProtocolVersion: spec.minimumProtocolVersion } : {}), ...(spec?.maximumProtocolVersion ? { maximumProtocolVersion: spec.maximumProtocolVersion } : {}) };
+}
+
+export function downstreamTls(spec: SslConfigSpec, from: Resource): DownstreamTlsIR {
+  return {
+    secret: secretName(refOf(spec.secretRef, from)),
+    sniDomains: spec.sniDomains ?? [],
+    parameters: parameters(spec.parameters),
+    alpnProtocols: spec.alpnProtocols ?? DEFAULT_ALPN,
+    oneWayTls: spec.oneWayTls ?? false,
+  };
+}
+
+export function upstreamTls(spec: UpstreamSslConfigSpec, from: Resource): UpstreamTlsIR {
+  return {
+    ...(spec.secretRef ? { secret: secretName(refOf(spec.secretRef, from)) } : {}),
+    ...(spec.sni !== undefined ? { sni: spec.sni } : {}),
+    parameters: parameters(spec.parameters),
+    alpnProtocols: spec.alpnProtocols ?? [],
+    oneWayTls: spec.oneWayTls ?? false,
+  };
+}
+
+/** A key of a Secret and where it is: `stringData` wins over base64 `data`, as the API server merges them. */
+export function secretEntry(secret: Resource, key: string): { value: string; path: FieldPath } | undefined {
+  const { data, stringData } = secret.value as { data?: Record<string, string>; stringData?: Record<string, string> };
+  if (stringData && typeof stringData[key] === 'string') return { value: stringData[key], path: ['stringData', key] };
+  if (data && typeof data[key] === 'string') return { value: Buffer.from(data[key], 'base64').toString('utf8'), path: ['data', key] };
+  return undefined;
+}
+
+const VERSION_ORDER: TlsVersion[] = ['TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'];
+
+/** A Secret's parsed material, kept per Secret object (its checks against the clock run every compile). */
+interface Parsed {
+  chain?: { certs: X509Certificate[]; text: string; path: FieldPath } | { problem: string; path: FieldPath };
+  key?: { key: KeyObject; text: string; path: FieldPath } | { problem: string; path: FieldPath };
+  ca?: { certs: X509Certificate[]; text: string; path: FieldPath } | { problem: string; path: FieldPath };
+}
+
+const parsedSecrets = new WeakMap<Resource, Parsed>();
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
+function certificates(text: string): X509Certificate[] | string {
+  const blocks = [...text.matchAll(PEM_BLOCK)];
+  if (blocks.length === 0) return 'holds no PEM block ("-----BEGIN CERTIFICATE-----")';
+  const certs: X509Certificate[] = [];
+  for (const [i, block] of blocks.entries()) {
+    if (block[1] !== 'CERTIFICATE') return `PEM block ${i + 1} is a ${quote(block[1]!)}, not a CERTIFICATE`;
+    try {
+      certs.push(new X509Certificate(block[0]));
+    } catch {
+      return `PEM block ${i + 1} is not a valid X.509 certificate`;
+    }
+  }
+  return certs;
+}
+
+function parse(secret: Resource): Parsed {
+  let parsed = parsedSecrets.get(secret);
+  if (parsed) return parsed;
+  parsed = {};
+  const crt = secretEntry(secret, 'tls.crt');
+  if (crt) {
+    const certs = certificates(crt.value);
+    parsed.chain = typeof certs === 'string' ? { problem: `tls.crt ${certs}`, path: crt.path } : { certs, text: crt.value, path: crt.path };
+  }
+  const key = secretEntry(secret, 'tls.key');
+  if (key) {
+    try {
+      parsed.key = { key: createPrivateKey(key.value), text: key.value, path: key.path };
+    } catch {
+      // The crypto error is not shown: some quote the input.
+      const encrypted = /ENCRYPTED/.test(key.value);
+      parsed.key = { problem: encrypted ? 'tls.key is an encrypted private key; Envoy needs it unencrypted' : 'tls.key is not a PEM private key (PKCS#8, PKCS#1 or SEC1)', path: key.path };
+    }
+  }
+  const ca = secretEntry(secret, 'ca.crt');
+  if (ca) {
+    const certs = certificates(ca.value);
+    parsed.ca = typeof certs === 'string' ? { problem: `ca.crt ${certs}`, path: ca.path } : { certs, text: ca.value, path: ca.path };
+  }
+  parsedSecrets.set(secret, parsed);
+  return parsed;
+}
+
+/** Who uses a Secret, for the errors a missing or unfit one gets. */
+interface SecretUse {
+  origin: Origin;
+  path: FieldPath;
+  secret: string;
+  /** A server certificate: tls.crt and tls.key required. */
+  needsCertificate: boolean;
+  /** Domains the certificate should cover (a warning if not). */
+  domains: string[];
+}
+
+/**
+ * The Secrets the model's TLS uses, checked, by name; every problem reported
+ * (a Secret's own once, at its file and line). Also checks the sslConfigs'
+ * parameters, and warns of an upstream whose certificate is not verified.
+ */
+export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], diagnostics: Diagnostic[], now = Date.now()): TlsSecretIR[] {
+  const uses: SecretUse[] = [];
+  for (const vh of virtualHosts) {
+    if (!vh.tls) continue;
+    const base = ['spec', 'sslConfig'];
+    checkParameters(vh.tls.parameters, vh.origin, [...base, 'parameters'], diagnostics);
+    uses.push({ origin: vh.origin, path: [...base, 'secretRef'], secret: vh.tls.secret, needsCertificate: true, domains: [...vh.domains, ...vh.tls.sniDomains] });
+  }
+  for (const u of upstreams) {
+    if (!u.tls) continue;
+    const base = ['spec', 'sslConfig'];
+    checkParameters(u.tls.parameters, u.origin, [...base, 'parameters'], diagnostics);
+    if (u.tls.secret) uses.push({ origin: u.origin, path: [...base, 'secretRef'], secret: u.tls.secret, needsCertificate: false, domains: [] });
+  }
+  const out = new Map<string, TlsSecretIR>();
+  const reported = new Set<string>();
+  for (const use of uses) {
+    const [namespace, name] = use.secret.split('/') as [string, string];
+    const secret = index.get('Secret', { namespace, name });
+    if (!secret) {
+      diagnostics.push(fieldError('resolve', use.origin, use.path, `Secret ${use.secret} not found`, `create it: kubectl create secret tls ${name} -n ${namespace} --cert=tls.crt --key=tls.key --dry-run=client -o yaml, and add it to the resources`));
+      continue;
+    }
+    const parsed = parse(secret);
+    const own = (path: FieldPath, message: string, hint: string, warning = false) => {
+      const key = `${use.secret}|${path.join('.')}|${message}`;
+      if (reported.has(key)) return;
+      reported.add(key);
+      const d = fieldError('resolve', secret.origin, path, message, hint);
+      diagnostics.push(warning ? asWarning(d) : d);
+    };
+    const ir = checkSecret(secret, parsed, use, now, own, diagnostics);
+    if (ir) out.set(ir.name, ir);
+  }
+  for (const u of upstreams) {
+    if (u.tls && !(u.tls.secret && out.get(u.tls.secret)?.ca)) {
+      diagnostics.push(asWarning(fieldError('resolve', u.origin, ['spec', 'sslConfig'], `Envoy will not verify the certificate of upstream ${u.namespace}/${u.name} (no ca.crt), as Gloo: anyone on the path can pose as it`, 'reference a Secret whose ca.crt holds the CA that signed the upstream\'s certificate in sslConfig.secretRef')));
+    }
+  }
+  return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function checkParameters(p: TlsParametersIR, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): void {
+  const min = p.minimumProtocolVersion ? VERSION_ORDER.indexOf(p.minimumProtocolVersion) : -1;
+  const max = p.maximumProtocolVersion ? VERSION_ORDER.indexOf(p.maximumProtocolVersion) : -1;
+  if (min >= 0 && max >= 0 && min > max) {
+    diagnostics.push(fieldError('resolve', origin, [...path, 'maximumProtocolVersion'], `maximumProtocolVersion ${p.maximumProtocolVersion} is below minimumProtocolVersion ${p.minimumProtocolVersion}: no connection could be made`, 'raise maximumProtocolVersion or lower minimumProtocolVersion'));
+  }
+}
+
+type Report = (path: FieldPath, message: string, hint: string, warning?: boolean) => void;
+
+function checkSecret(secret: Resource, parsed: Parsed, use: SecretUse, now: number, own: Report, diagnostics: Diagnostic[]): TlsSecretIR | undefined {
+  let ok = true;
+  const fail: Report = (path, message, hint, warning) => {
+    if (!warning) ok = false;
+    own(path, message, hint, warning);
+  };
+  const { chain, key, ca } = parsed;
+  if (use.needsCertificate && (!chain || !key)) {
+    const missing = [chain ? '' : 'tls.crt', key ? '' : 'tls.key'].filter(Boolean).join(' and ');
+    diagnostics.push(fieldError('resolve', use.origin, use.path, `Secret ${use.secret} has no ${missing}: a server certificate needs both`, 'reference a kubernetes.io/tls Secret (kubectl create secret tls NAME --cert=tls.crt --key=tls.key)'));
+    return undefined;
+  }
+  if (!use.needsCertificate && !chain && !key && !ca) {
+    diagnostics.push(fieldError('resolve', use.origin, use.path, `Secret ${use.secret} has none of tls.crt, tls.key, ca.crt`, "put the CA that signed the upstream's certificate in ca.crt (and a client certificate in tls.crt and tls.key)"));
+    return undefined;
+  }
+  if (!!chain !== !!key) {
+    const present = chain ? 'tls.crt' : 'tls.key';
+    fail(['metadata', 'name'], `Secret has ${present} without ${chain ? 'tls.key' : 'tls.crt'}`, 'a certificate needs its private key, and a key its certificate: add the other one or remove this one');
+  }
+  const pemHint = 'paste the PEM text as written by openssl or kubectl create secret tls (in stringData, or base64 in data)';
+  for (const part of [chain, ca]) {
+    if (!part) continue;
+    if ('problem' in part) {
+      fail(part.path, part.problem, pemHint);
+      continue;
+    }
+    part.certs.forEach((cert, i) => {
+      const which = `${part.path[part.path.length - 1]} certificate ${i + 1} (${cert.subject.replace(/\n/g, ', ')})`;
+      if (Date.parse(cert.validTo) < now) fail(part.path, `${which} expired on ${cert.validTo}`, 'renew the certificate');
+      else if (Date.parse(cert.validFrom) > now) fail(part.path, `${which} is not valid before ${cert.validFrom}`, 'check the issuing clock, or wait', true);
+    });
+  }
+  if (key && 'problem' in key) fail(key.path, key.problem, 'write the private key as PEM, e.g. openssl pkcs8 -topk8 -nocrypt -in key.pem');
+  if (chain && 'certs' in chain && key && 'key' in key) {
+    const leaf = chain.certs[0]!;
+    if (!leaf.checkPrivateKey(key.key)) fail(key.path, "tls.key does not match the certificate in tls.crt (the first one, the server's own)", 'put the private key of that certificate in tls.key, or its certificate first in tls.crt');
+    const uncovered = use.domains.filter((d) => !covers(leaf, d));
+    if (uncovered.length > 0) {
+      diagnostics.push(asWarning(fieldError('resolve', use.origin, use.path, `the certificate of Secret ${use.secret} does not cover ${uncovered.map(quote).join(', ')}: clients will refuse the connection`, 'issue a certificate whose subject alternative names include every domain and sniDomain of the VirtualService')));
+    }
+  }
+  if (!ok) return undefined;
+  return {
+    name: use.secret,
+    ...(chain && 'text' in chain && key && 'text' in key ? { certificate: { chain: chain.text, privateKey: key.text } } : {}),
+    ...(ca && 'text' in ca ? { ca: ca.text } : {}),
+  };
+}
+
+/** Whether the certificate's names cover a VirtualService domain (`*` and other wildcard patterns than `*.` are not checked). */
+function covers(cert: X509Certificate, domain: string): boolean {
+  const host = domain.replace(/:\d+$/, '');
+  if (isIP(host)) return cert.checkIP(host) !== undefined;
+  if (host.includes('*') && !host.startsWith('*.')) return true;
+  // A wildcard domain is covered by a wildcard certificate for it: any one name under it must match.
+  const probe = host.startsWith('*.') ? `sluice-probe${host.slice(1)}` : host;
+  return cert.checkHost(probe) !== undefined;
+}

@@ -1,0 +1,80 @@
+/**
+ * TLS -> Envoy: SDS Secrets, and the transport sockets that name them. A
+ * listener or cluster refers to its certificate by name over ADS, so a new
+ * certificate is an SDS push that changes no listener (no drain); emit turns
+ * the references into static ones and inlines the Secrets for `envoy -c`.
+ */
+import type { DownstreamTlsIR, TlsParametersIR, TlsSecretIR, UpstreamTlsIR } from '../ir/model.js';
+import { ADS_CONFIG_SOURCE, type Json } from './output.js';
+
+const TLS_SOCKET = 'envoy.transport_sockets.tls';
+const DOWNSTREAM_TLS = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
+const UPSTREAM_TLS = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
+
+/** Reads the SNI a client sends, which the HTTPS listener's filter chains match on. */
+export const TLS_INSPECTOR: Json = {
+  name: 'envoy.filters.listener.tls_inspector',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' },
+};
+
+/** The Secret's SDS resources: its certificate and key, and its CA (`<name>/ca.crt`). */
+export function secretResources(secret: TlsSecretIR): Json[] {
+  const out: Json[] = [];
+  if (secret.certificate) out.push({ name: secret.name, tls_certificate: { certificate_chain: { inline_string: secret.certificate.chain }, private_key: { inline_string: secret.certificate.privateKey } } });
+  if (secret.ca) out.push({ name: caSecretName(secret.name), validation_context: { trusted_ca: { inline_string: secret.ca } } });
+  return out;
+}
+
+/** The SDS name of a Secret's ca.crt. */
+export function caSecretName(secret: string): string {
+  return `${secret}/ca.crt`;
+}
+
+function sds(name: string): Json {
+  return { name, sds_config: ADS_CONFIG_SOURCE };
+}
+
+/** Gloo's protocol version names are Envoy's. */
+function tlsParams(p: TlsParametersIR): Json {
+  const params = {
+    ...(p.minimumProtocolVersion ? { tls_minimum_protocol_version: p.minimumProtocolVersion } : {}),
+    ...(p.maximumProtocolVersion ? { tls_maximum_protocol_version: p.maximumProtocolVersion } : {}),
+  };
+  return Object.keys(params).length > 0 ? { tls_params: params } : {};
+}
+
+/** The HTTPS filter chain's TLS: the Secret's certificate; its ca.crt, unless oneWayTls, requires a client certificate it signed. */
+export function downstreamTransportSocket(tls: DownstreamTlsIR, secret: TlsSecretIR): Json {
+  const verifyClient = secret.ca !== undefined && !tls.oneWayTls;
+  return {
+    name: TLS_SOCKET,
+    typed_config: {
+      '@type': DOWNSTREAM_TLS,
+      common_tls_context: {
+        ...tlsParams(tls.parameters),
+        tls_certificate_sds_secret_configs: [sds(secret.name)],
+        ...(verifyClient ? { validation_context_sds_secret_config: sds(caSecretName(secret.name)) } : {}),
+        ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
+      },
+      ...(verifyClient ? { require_client_certificate: true } : {}),
+    },
+  };
+}
+
+/** TLS to an upstream: its ca.crt verifies the upstream, its certificate (unless oneWayTls) is the client's. */
+export function upstreamTransportSocket(tls: UpstreamTlsIR, secret: TlsSecretIR | undefined): Json {
+  const clientCertificate = secret?.certificate !== undefined && !tls.oneWayTls;
+  return {
+    name: TLS_SOCKET,
+    typed_config: {
+      '@type': UPSTREAM_TLS,
+      ...(tls.sni !== undefined ? { sni: tls.sni } : {}),
+      common_tls_context: {
+        ...tlsParams(tls.parameters),
+        ...(clientCertificate ? { tls_certificate_sds_secret_configs: [sds(secret.name)] } : {}),
+        ...(secret?.ca !== undefined ? { validation_context_sds_secret_config: sds(caSecretName(secret.name)) } : {}),
+        ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
+      },
+    },
+  };
+}
