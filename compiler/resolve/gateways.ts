@@ -119,9 +119,8 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
   const listener = `listener-${address}-${spec.bindPort}`;
   // In the virtual hosts' order (namespace, then name), each once.
   const virtualHosts = index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`).filter((name) => hosts.has(name));
+  // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl ? tlsChains(listener, virtualHosts.map((name) => hosts.get(name)!), diagnostics) : [{ routes: `${listener}-routes`, virtualHosts }];
-  const settings = httpSettings(spec.httpGateway.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics);
-  if (!chains || !settings) return undefined;
   return {
     name: `${resource.namespace}.${resource.name}`,
     origin: resource.origin,
@@ -133,7 +132,7 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     chains,
     proxyProtocol: spec.useProxyProto ?? false,
     accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? []),
-    http: settings,
+    http: httpSettings(spec.httpGateway.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics),
   };
 }
 
@@ -143,7 +142,7 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
  * chains matching one server name, so a shared SNI domain (or two chains
  * without sniDomains) is an error naming both VirtualServices.
  */
-function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagnostic[]): GatewayChainIR[] | undefined {
+function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagnostic[]): GatewayChainIR[] {
   const byConfig = new Map<string, { chain: GatewayChainIR; first: VirtualHostIR }>();
   for (const vh of hosts) {
     const key = JSON.stringify(vh.tls);
@@ -151,7 +150,6 @@ function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagno
     if (found) found.chain.virtualHosts.push(vh.name);
     else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name] }, first: vh });
   }
-  let ok = true;
   const claimed = new Map<string, VirtualHostIR>();
   for (const { chain, first } of byConfig.values()) {
     const sni = chain.tls!.sniDomains.map((d) => d.toLowerCase());
@@ -161,30 +159,27 @@ function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagno
         claimed.set(name, first);
         continue;
       }
-      ok = false;
       const what = name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`;
       diagnostics.push(fieldError('resolve', first.origin, ['spec', 'sslConfig', 'sniDomains'], `this sslConfig ${what}, as VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)}'s (${where(owner.origin, ['spec', 'sslConfig'])}) does with another sslConfig, on the same Gateway: Envoy could not tell which certificate to present`, 'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig'));
     }
   }
-  return ok ? [...byConfig.values()].map((c) => c.chain) : undefined;
+  return [...byConfig.values()].map((c) => c.chain);
 }
 
 function where(origin: Origin, path: FieldPath): string {
   return `${origin.file}:${origin.lineOf(path)}`;
 }
 
-function httpSettings(spec: HttpSettingsIR | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR | undefined {
-  let ok = true;
+function httpSettings(spec: HttpSettingsIR | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR {
   for (const field of DURATIONS) {
     const text = spec?.[field];
     if (text === undefined) continue;
     const nanos = parseDuration(text);
     if (nanos === undefined || nanos < 0n) {
       diagnostics.push(fieldError('resolve', origin, [...path, field], `${quote(text)} is not a duration`, 'write seconds with an "s", e.g. "60s" or "0.250s" ("0s": none)'));
-      ok = false;
     }
   }
-  return ok ? { ...spec } : undefined;
+  return { ...spec };
 }
 
 function accessLogs(logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog']): FileAccessLogIR[] {

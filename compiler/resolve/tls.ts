@@ -152,7 +152,7 @@ export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHos
     if (!vh.tls) continue;
     const base = ['spec', 'sslConfig'];
     checkParameters(vh.tls.parameters, vh.origin, [...base, 'parameters'], diagnostics);
-    uses.push({ origin: vh.origin, path: [...base, 'secretRef'], secret: vh.tls.secret, needsCertificate: true, domains: [...vh.domains, ...vh.tls.sniDomains] });
+    uses.push({ origin: vh.origin, path: [...base, 'secretRef'], secret: vh.tls.secret, needsCertificate: true, domains: [...new Set([...vh.domains, ...vh.tls.sniDomains])] });
   }
   for (const u of upstreams) {
     if (!u.tls) continue;
