@@ -35,12 +35,32 @@ function pickListener(listeners: Json[], req: HttpRequest): { listener: Json; wh
   throw new Error(`no listener for the URL's port ${req.port ?? '(none)'}: the listeners are on ${listeners.map(socketPort).join(', ')}; put one of these ports in the URL`);
 }
 
-function connectionManager(listener: Json): Json {
-  for (const chain of (listener.filter_chains as Json[] | undefined) ?? []) {
+function connectionManager(chains: Json[], listener: Json): Json {
+  for (const chain of chains) {
     const f = ((chain.filters as Json[] | undefined) ?? []).find((x) => x.name === HCM);
     if (f) return f.typed_config as Json;
   }
   throw new Error(`listener ${String(listener.name)} has no HTTP connection manager`);
+}
+
+/**
+ * The filter chain of a TLS listener Envoy picks for the SNI a client sends
+ * (curl: the URL's host): an exact server name, then the longest `*.` suffix,
+ * then the chain without server names (Envoy's filter chain match order).
+ */
+function tlsChain(listener: Json, sni: string, t: Trace): Json {
+  const chains = (listener.filter_chains as Json[] | undefined) ?? [];
+  const names = (c: Json) => ((c.filter_chain_match as Json | undefined)?.server_names as string[] | undefined) ?? [];
+  const host = sni.toLowerCase();
+  const wildcard = (c: Json) => Math.max(-1, ...names(c).filter((n) => n.startsWith('*.') && host.endsWith(n.slice(1))).map((n) => n.length));
+  const chain = chains.find((c) => names(c).includes(host)) ?? [...chains].sort((a, b) => wildcard(b) - wildcard(a)).find((c) => wildcard(c) >= 0) ?? chains.find((c) => names(c).length === 0);
+  if (!chain) throw new Error(`no filter chain of listener ${String(listener.name)} matches SNI ${JSON.stringify(host)}: the TLS handshake fails (its chains serve ${chains.flatMap(names).join(', ')})`);
+  const context = (chain.transport_socket as Json).typed_config as Json;
+  const common = context.common_tls_context as Json;
+  const certificate = ((common.tls_certificate_sds_secret_configs as Json[] | undefined) ?? []).map((c) => c.name).join(', ');
+  const details = context.require_client_certificate ? [`the client must present a certificate signed by ${String((common.validation_context_sds_secret_config as Json).name)}, or the handshake fails`] : [];
+  t.add('tls', `SNI ${host}: ${names(chain).length > 0 ? `the filter chain for ${names(chain).join(', ')}` : 'the filter chain without server names'}, certificate ${certificate}`, details);
+  return chain;
 }
 
 class Trace {
@@ -77,8 +97,10 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
   const req = toHttpRequest(request);
 
   const { listener, why } = pickListener(config.listeners, req);
-  const hcm = connectionManager(listener);
   t.add('listener', `${String(listener.name)} (${why})`);
+  const tls = ((listener.filter_chains as Json[] | undefined) ?? []).some((c) => c.transport_socket);
+  if (tls && req.scheme !== 'https') throw new Error(`listener ${String(listener.name)} serves TLS only: use an https:// URL`);
+  const hcm = connectionManager(tls ? [tlsChain(listener, new URL(request.url).hostname, t)] : ((listener.filter_chains as Json[] | undefined) ?? []), listener);
 
   // headers_with_underscores_action: the connection manager drops (or refuses) such headers before anything reads them.
   const underscoreAction = (hcm.common_http_protocol_options as Json | undefined)?.headers_with_underscores_action as string | undefined;
