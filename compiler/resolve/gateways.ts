@@ -131,7 +131,7 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     virtualHosts,
     chains,
     proxyProtocol: spec.useProxyProto ?? false,
-    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? []),
+    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
     http: httpSettings(spec.httpGateway.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics),
   };
 }
@@ -182,11 +182,16 @@ function httpSettings(spec: HttpSettingsIR | undefined, origin: Origin, path: Fi
   return { ...spec };
 }
 
-function accessLogs(logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog']): FileAccessLogIR[] {
-  return logs.map(({ fileSink: f }) => ({
-    path: f.path,
-    ...(f.stringFormat !== undefined ? { format: { kind: 'text' as const, text: f.stringFormat } } : f.jsonFormat !== undefined ? { format: { kind: 'json' as const, json: f.jsonFormat } } : {}),
-  }));
+function accessLogs(logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog'], origin: Origin, diagnostics: Diagnostic[]): FileAccessLogIR[] {
+  return logs.map(({ fileSink: f }, i) => {
+    if (f.stringFormat !== undefined && f.jsonFormat !== undefined) {
+      diagnostics.push(fieldError('resolve', origin, ['spec', 'options', 'accessLoggingService', 'accessLog', i, 'fileSink', 'jsonFormat'], 'stringFormat and jsonFormat are both set; a file sink has one format', 'keep one of them'));
+    }
+    return {
+      path: f.path,
+      ...(f.stringFormat !== undefined ? { format: { kind: 'text' as const, text: f.stringFormat } } : f.jsonFormat !== undefined ? { format: { kind: 'json' as const, json: f.jsonFormat } } : {}),
+    };
+  });
 }
 
 /**

@@ -139,7 +139,8 @@ export const gateway = resource(
           accessLog: {
             type: 'array',
             minItems: 1,
-            items: object({ fileSink: { ...object({ path: singleLine, stringFormat: string, jsonFormat: { type: 'object', minProperties: 1 } }, ['path']), not: { required: ['stringFormat', 'jsonFormat'] } } }, ['fileSink']),
+            // Both formats at once (Gloo's oneof) is reported by resolve.
+            items: object({ fileSink: object({ path: singleLine, stringFormat: string, jsonFormat: { type: 'object', minProperties: 1 } }, ['path']) }, ['fileSink']),
           },
         },
         ['accessLog'],
