@@ -240,6 +240,17 @@ export interface GatewayIR {
   accessLogs: FileAccessLogIR[];
   /** httpGateway.options.httpConnectionManagerSettings, as set. */
   http: HttpSettingsIR;
+  /** A tcpGateway's hosts (then `chains` is empty): one filter chain each, proxied to a cluster. */
+  tcpHosts: TcpHostIR[];
+}
+
+export interface TcpHostIR {
+  name: string;
+  cluster: string;
+  /** SNI the chain matches; empty: any connection. */
+  serverNames: string[];
+  /** undefined: the TLS connection (if any) is passed through to the upstream as it is. */
+  tls?: DownstreamTlsIR;
 }
 
 export interface GatewayChainIR {

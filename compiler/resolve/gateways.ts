@@ -9,9 +9,13 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../../protos/proto3-json.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, VirtualHostIR } from '../ir/model.js';
+import type { FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
+import { downstreamTls, type SslConfigSpec } from './tls.js';
+
+/** The cluster of the Upstream `ref` names at `path` of `from`, taken into the output; undefined after reporting. */
+export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string | undefined;
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
 export const DEFAULT_PROXY_NAME = 'gateway-proxy';
@@ -24,7 +28,8 @@ interface GatewaySpec {
   proxyNames?: string[];
   useProxyProto?: boolean;
   options?: { accessLoggingService?: { accessLog: { fileSink: { path: string; stringFormat?: string; jsonFormat?: Record<string, unknown> } }[] } };
-  httpGateway: {
+  tcpGateway?: { tcpHosts: { name: string; sslConfig?: Partial<SslConfigSpec>; destination: { single: { upstream: Ref } } }[] };
+  httpGateway?: {
     virtualServices?: Ref[];
     virtualServiceSelector?: Record<string, string>;
     virtualServiceNamespaces?: string[];
@@ -37,7 +42,7 @@ const DURATIONS = ['idleTimeout', 'streamIdleTimeout', 'requestTimeout', 'reques
 
 const WILDCARDS = new Set(['::', '0.0.0.0']);
 
-export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostIR[], diagnostics: Diagnostic[]): GatewayIR[] {
+export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostIR[], findCluster: FindCluster, diagnostics: Diagnostic[]): GatewayIR[] {
   const gateways = index.all('Gateway');
   if (gateways.length === 0) {
     for (const vh of virtualHosts) {
@@ -52,11 +57,11 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
   const byPort = new Map<number, { gw: GatewayIR; resource: Resource }[]>();
   let proxies: { names: string; resource: Resource } | undefined;
   for (const resource of gateways) {
-    const gw = resolveGateway(resource, index, hosts, diagnostics);
+    const gw = resolveGateway(resource, index, hosts, findCluster, diagnostics);
     if (!gw) continue;
     claimDomains(gw.virtualHosts.map((name) => hosts.get(name)!), diagnostics, reportedDomains);
     for (const vh of gw.virtualHosts) served.add(vh);
-    if (gw.virtualHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
+    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
     // Two listeners on one port of one Envoy: the second bind fails (a wildcard address covers the others).
     const samePort = byPort.get(gw.port) ?? [];
     const clash = samePort.find((o) => o.gw.address === gw.address || WILDCARDS.has(o.gw.address) || WILDCARDS.has(gw.address));
@@ -80,7 +85,7 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
   return out;
 }
 
-function resolveGateway(resource: Resource, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, diagnostics: Diagnostic[]): GatewayIR | undefined {
+function resolveGateway(resource: Resource, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, findCluster: FindCluster, diagnostics: Diagnostic[]): GatewayIR | undefined {
   const spec = resource.spec as unknown as GatewaySpec;
   const ssl = spec.ssl ?? false;
   const address = spec.bindAddress ?? DEFAULT_BIND_ADDRESS;
@@ -88,7 +93,22 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'bindAddress'], `${quote(address)} is not an IP address: Envoy binds a listener to an address, not a name`, 'write "::" (every address, IPv4 too), "0.0.0.0" (every IPv4 address) or one of the host\'s addresses'));
     return undefined;
   }
-  const http = spec.httpGateway;
+  const listener = `listener-${address}-${spec.bindPort}`;
+  const common = {
+    name: `${resource.namespace}.${resource.name}`,
+    origin: resource.origin,
+    listener,
+    address,
+    port: spec.bindPort,
+    proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
+    proxyProtocol: spec.useProxyProto ?? false,
+    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
+  };
+  if (spec.tcpGateway) {
+    if (ssl) diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'ssl'], 'ssl applies to an httpGateway; a TCP host terminates TLS with its own sslConfig', 'remove ssl and give the TCP hosts an sslConfig with secretRef'));
+    return { ...common, virtualHosts: [], chains: [], http: {}, tcpHosts: tcpHosts(resource, spec.tcpGateway.tcpHosts, findCluster, diagnostics) };
+  }
+  const http = spec.httpGateway!;
   const base = ['spec', 'httpGateway'];
   if (http.virtualServices?.length && http.virtualServiceSelector) {
     diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServiceSelector'], 'virtualServices and virtualServiceSelector are both set (Gloo would use the selector and ignore the list)', 'keep one of them'));
@@ -116,24 +136,55 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     });
   }
   const chosen = new Set(selected);
-  const listener = `listener-${address}-${spec.bindPort}`;
   // In the virtual hosts' order (namespace, then name), each once.
   const virtualHosts = index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`).filter((name) => hosts.has(name));
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl ? tlsChains(listener, virtualHosts.map((name) => hosts.get(name)!), diagnostics) : [{ routes: `${listener}-routes`, virtualHosts }];
-  return {
-    name: `${resource.namespace}.${resource.name}`,
-    origin: resource.origin,
-    listener,
-    address,
-    port: spec.bindPort,
-    proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
-    virtualHosts,
-    chains,
-    proxyProtocol: spec.useProxyProto ?? false,
-    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
-    http: httpSettings(spec.httpGateway.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics),
-  };
+  return { ...common, virtualHosts, chains, http: httpSettings(http.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics), tcpHosts: [] };
+}
+
+/** A tcpGateway's hosts: each proxied to its Upstream; with a secretRef TLS is terminated, otherwise passed through. */
+function tcpHosts(resource: Resource, specs: NonNullable<GatewaySpec['tcpGateway']>['tcpHosts'], findCluster: FindCluster, diagnostics: Diagnostic[]): TcpHostIR[] {
+  const out: TcpHostIR[] = [];
+  const claims: SniClaim[] = [];
+  specs.forEach((h, i) => {
+    const path = ['spec', 'tcpGateway', 'tcpHosts', i];
+    const cluster = findCluster(resource, [...path, 'destination', 'single', 'upstream'], h.destination.single.upstream);
+    const serverNames = h.sslConfig?.sniDomains ?? [];
+    claims.push({ names: serverNames, origin: resource.origin, path: [...path, 'sslConfig', 'sniDomains'], label: `TCP host ${quote(h.name)}` });
+    if (!cluster) return;
+    // No ALPN unless asked for: the bytes inside are not HTTP's.
+    const tls = h.sslConfig?.secretRef ? { ...downstreamTls(h.sslConfig as SslConfigSpec, resource), alpnProtocols: h.sslConfig.alpnProtocols ?? [] } : undefined;
+    out.push({ name: h.name, cluster, serverNames, ...(tls ? { tls } : {}) });
+  });
+  sniClashes(claims, 'give each TCP host its own sniDomains', diagnostics);
+  return out;
+}
+
+/** A filter chain's SNI match, for the clash check. */
+interface SniClaim {
+  /** Empty: any SNI. */
+  names: string[];
+  origin: Origin;
+  path: FieldPath;
+  label: string;
+}
+
+/** Envoy refuses two filter chains matching one server name (or two without any): an error on the later naming the earlier. */
+function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagnostic[]): void {
+  const claimed = new Map<string, SniClaim>();
+  for (const claim of claims) {
+    const names = claim.names.map((d) => d.toLowerCase());
+    for (const name of names.length > 0 ? names : ['']) {
+      const owner = claimed.get(name);
+      if (!owner) {
+        claimed.set(name, claim);
+        continue;
+      }
+      const what = name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`;
+      diagnostics.push(fieldError('resolve', claim.origin, claim.path, `${claim.label} ${what}, as ${owner.label} (${where(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`, hint));
+    }
+  }
 }
 
 /**
@@ -150,19 +201,11 @@ function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagno
     if (found) found.chain.virtualHosts.push(vh.name);
     else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name] }, first: vh });
   }
-  const claimed = new Map<string, VirtualHostIR>();
-  for (const { chain, first } of byConfig.values()) {
-    const sni = chain.tls!.sniDomains.map((d) => d.toLowerCase());
-    for (const name of sni.length > 0 ? sni : ['']) {
-      const owner = claimed.get(name);
-      if (!owner) {
-        claimed.set(name, first);
-        continue;
-      }
-      const what = name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`;
-      diagnostics.push(fieldError('resolve', first.origin, ['spec', 'sslConfig', 'sniDomains'], `this sslConfig ${what}, as VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)}'s (${where(owner.origin, ['spec', 'sslConfig'])}) does with another sslConfig, on the same Gateway: Envoy could not tell which certificate to present`, 'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig'));
-    }
-  }
+  sniClashes(
+    [...byConfig.values()].map(({ chain, first }) => ({ names: chain.tls!.sniDomains, origin: first.origin, path: ['spec', 'sslConfig', 'sniDomains'], label: `the sslConfig of VirtualService ${first.namespace}/${first.name.slice(first.namespace.length + 1)}` })),
+    'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig',
+    diagnostics,
+  );
   return [...byConfig.values()].map((c) => c.chain);
 }
 

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { normalizeDn } from '../../protos/ldap-dn.js';
-import { fieldError, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
@@ -123,19 +123,19 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   };
 
   const used = new Map<string, UpstreamIR>();
+  /** An upstream Envoy sends to (a cluster), used at `path` of a resource from `origin`. */
+  const use = (upstream: UpstreamIR, origin: Origin, path: FieldPath) => {
+    const clash = used.get(upstream.name);
+    if (clash === upstream) return;
+    if (clash) diagnostics.push(fieldError('resolve', origin, path, `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`, 'give one of the Upstreams another name'));
+    used.set(upstream.name, upstream);
+  };
   // Envoy's jwt_authn holds the providers of all virtual hosts in one map.
   const providerOwners = new Map<string, Resource>();
   const virtualHosts: VirtualHostIR[] = [];
   for (const vs of index.all('VirtualService')) {
     const result = cached(memo.virtualServices, vs, (lookups, own) => resolveVirtualService(vs, lookups, options, own));
-    for (const { path, upstream } of result.uses) {
-      const clash = used.get(upstream.name);
-      if (clash === upstream) continue;
-      if (clash && clash !== upstream) {
-        diagnostics.push(fieldError('resolve', vs.origin, path, `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`, 'give one of the Upstreams another name'));
-      }
-      used.set(upstream.name, upstream);
-    }
+    for (const { path, upstream } of result.uses) use(upstream, vs.origin, path);
     for (const { name, path } of result.providers) {
       // Names may contain dots: VirtualService `a` with provider `b.c` and VirtualService `a.b` with
       // provider `c` would share one entry, and one host would verify tokens with the other's keys.
@@ -168,13 +168,20 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   }
   diagnostics.push(...gql.diagnostics);
 
+  // A TCP host's Upstream is a cluster too (Gateways are few: resolved every run).
+  const findUpstream = new Lookups(index, catalog).findUpstream(options, diagnostics);
+  const gateways = resolveGateways(index, virtualHosts, (from, path, ref) => {
+    const upstream = findUpstream(from, path, ref);
+    if (upstream) use(upstream, from.origin, path);
+    return upstream?.name;
+  }, diagnostics);
+  // The default gateway serves every virtual host on one listener; a Gateway checks its own (resolveGateways).
+  if (index.all('Gateway').length === 0) claimDomains(virtualHosts, diagnostics);
+
   const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
-  const gateways = resolveGateways(index, virtualHosts, diagnostics);
-  // The default gateway serves every virtual host on one listener; a Gateway checks its own (resolveGateways).
-  if (index.all('Gateway').length === 0) claimDomains(virtualHosts, diagnostics);
-  const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, diagnostics);
+  const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
   return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}) }, diagnostics };
 }
 

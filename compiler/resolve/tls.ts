@@ -9,7 +9,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { DownstreamTlsIR, TlsParametersIR, TlsSecretIR, TlsVersion, UpstreamIR, UpstreamTlsIR, VirtualHostIR } from '../ir/model.js';
+import type { DownstreamTlsIR, GatewayIR, TlsParametersIR, TlsSecretIR, TlsVersion, UpstreamIR, UpstreamTlsIR, VirtualHostIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, type Ref, type ResourceIndex } from './index.js';
 
@@ -146,8 +146,16 @@ interface SecretUse {
  * (a Secret's own once, at its file and line). Also checks the sslConfigs'
  * parameters, and warns of an upstream whose certificate is not verified.
  */
-export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], diagnostics: Diagnostic[], now = Date.now()): TlsSecretIR[] {
+export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], gateways: GatewayIR[], diagnostics: Diagnostic[], now = Date.now()): TlsSecretIR[] {
   const uses: SecretUse[] = [];
+  for (const gw of gateways) {
+    gw.tcpHosts.forEach((h, i) => {
+      if (!h.tls) return;
+      const base = ['spec', 'tcpGateway', 'tcpHosts', i, 'sslConfig'];
+      checkParameters(h.tls.parameters, gw.origin, [...base, 'parameters'], diagnostics);
+      uses.push({ origin: gw.origin, path: [...base, 'secretRef'], secret: h.tls.secret, needsCertificate: true, domains: h.tls.sniDomains });
+    });
+  }
   for (const vh of virtualHosts) {
     if (!vh.tls) continue;
     const base = ['spec', 'sslConfig'];

@@ -1,6 +1,10 @@
-/** Gateways -> one listener each, with a route configuration per filter chain of the virtual hosts it serves. */
-import type { GatewayIR, Model, TlsSecretIR } from '../ir/model.js';
-import { connectionManager, listenerAddress } from './listener.js';
+/**
+ * Gateways -> one listener each: an httpGateway's with a route configuration
+ * per filter chain of the virtual hosts it serves, a tcpGateway's with a
+ * tcp_proxy chain per TCP host.
+ */
+import type { GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
+import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
 import { TLS_INSPECTOR, downstreamTransportSocket } from './tls.js';
@@ -27,16 +31,39 @@ export function gatewayListeners(set: XdsSet, model: Model, virtualHosts: Json[]
 }
 
 function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMap<string, TlsSecretIR>): Json {
+  const sni = gw.chains.some((c) => c.tls) || gw.tcpHosts.some((h) => h.serverNames.length > 0);
   // PROXY protocol first: the TLS handshake follows its header.
-  const listenerFilters = [...(gw.proxyProtocol ? [PROXY_PROTOCOL] : []), ...(gw.chains.some((c) => c.tls) ? [TLS_INSPECTOR] : [])];
+  const listenerFilters = [...(gw.proxyProtocol ? [PROXY_PROTOCOL] : []), ...(sni ? [TLS_INSPECTOR] : [])];
+  const httpChains = gw.chains.map((chain) => ({
+    ...(chain.tls && chain.tls.sniDomains.length > 0 ? { filter_chain_match: { server_names: chain.tls.sniDomains } } : {}),
+    filters: [connectionManager(gw.listener, httpFilters, chain.routes, gw.http, gw.accessLogs)],
+    ...(chain.tls ? { transport_socket: downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) } : {}),
+  }));
   return {
     name: gw.listener,
     address: listenerAddress(gw.address, gw.port),
     ...(listenerFilters.length > 0 ? { listener_filters: listenerFilters } : {}),
-    filter_chains: gw.chains.map((chain) => ({
-      ...(chain.tls && chain.tls.sniDomains.length > 0 ? { filter_chain_match: { server_names: chain.tls.sniDomains } } : {}),
-      filters: [connectionManager(gw.listener, httpFilters, chain.routes, gw.http, gw.accessLogs)],
-      ...(chain.tls ? { transport_socket: downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) } : {}),
-    })),
+    // A server-first protocol (the client sends nothing until the server speaks) would otherwise be closed when tls_inspector gives up.
+    ...(sni && gw.tcpHosts.some((h) => h.serverNames.length === 0) ? { continue_on_listener_filters_timeout: true } : {}),
+    filter_chains: [...httpChains, ...gw.tcpHosts.map((h) => tcpChain(gw, h, secrets))],
+  };
+}
+
+function tcpChain(gw: GatewayIR, host: TcpHostIR, secrets: ReadonlyMap<string, TlsSecretIR>): Json {
+  return {
+    name: host.name,
+    ...(host.serverNames.length > 0 ? { filter_chain_match: { server_names: host.serverNames } } : {}),
+    filters: [
+      {
+        name: 'envoy.filters.network.tcp_proxy',
+        typed_config: {
+          '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
+          stat_prefix: `${gw.listener}-${host.name}`,
+          cluster: host.cluster,
+          ...(gw.accessLogs.length > 0 ? { access_log: gw.accessLogs.map(fileAccessLog) } : {}),
+        },
+      },
+    ],
+    ...(host.tls ? { transport_socket: downstreamTransportSocket(host.tls, secrets.get(host.tls.secret)!) } : {}),
   };
 }

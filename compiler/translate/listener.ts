@@ -70,7 +70,7 @@ export function connectionManager(statPrefix: string, httpFilters: Json[], route
   };
 }
 
-function fileAccessLog(log: FileAccessLogIR): Json {
+export function fileAccessLog(log: FileAccessLogIR): Json {
   const format = log.format?.kind === 'text' ? { log_format: { text_format_source: { inline_string: log.format.text } } } : log.format?.kind === 'json' ? { log_format: { json_format: log.format.json } } : {};
   return {
     name: 'envoy.access_loggers.file',

@@ -440,7 +440,23 @@ const gateway: FieldTable = {
       'only httpConnectionManagerSettings',
     ),
   }),
-  tcpGateway: notYet(),
+  tcpGateway: message({
+    tcpHosts: message(
+      {
+        name: supported('names the filter chain and its statistics'),
+        sslConfig: message({ ...sslConfig, secretRef: message(ref, undefined, 'optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are') }),
+        destination: message({
+          single: message({ upstream: message(ref), kube: notYet(), consul: refused('Sluice does not read Consul', 'use an Upstream with static hosts'), destinationSpec: glooEnvoy(), subset: notYet() }),
+          multi: notYet(),
+          upstreamGroup: notYet(),
+          forwardSniClusterName: refused('cluster names are internal to Sluice', 'name the upstream in destination.single'),
+        }),
+      },
+      'list',
+      'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
+    ),
+    options: notYet(),
+  }),
   hybridGateway: notYet(),
   useProxyProto: supported('the proxy_protocol listener filter: every connection must start with a PROXY header (v1 or v2), whose source address Envoy then uses'),
   options: message(

@@ -125,52 +125,63 @@ export const virtualService = resource(
 export const gateway = resource(
   'gateway.gateway.example/v1',
   'Gateway',
-  object({
-    // true: TLS only, to the VirtualServices with sslConfig.
-    ssl: boolean,
-    // An IP address (resolve checks it: Envoy binds to addresses, not names).
-    bindAddress: singleLine,
-    bindPort: port,
-    proxyNames: { type: 'array', minItems: 1, items: resourceName, uniqueItems: true },
-    useProxyProto: boolean,
-    options: object({
-      accessLoggingService: object(
-        {
-          accessLog: {
-            type: 'array',
-            minItems: 1,
-            // Both formats at once (Gloo's oneof) is reported by resolve.
-            items: object({ fileSink: object({ path: singleLine, stringFormat: string, jsonFormat: { type: 'object', minProperties: 1 } }, ['path']) }, ['fileSink']),
-          },
-        },
-        ['accessLog'],
-      ),
-    }),
-    httpGateway: object({
-      virtualServices: { type: 'array', items: resourceRef },
-      virtualServiceSelector: stringMap,
-      virtualServiceNamespaces: { type: 'array', minItems: 1, items: { anyOf: [{ const: '*' }, namespaceName] }, uniqueItems: true },
+  {
+    ...object({
+      // true: TLS only, to the VirtualServices with sslConfig.
+      ssl: boolean,
+      // An IP address (resolve checks it: Envoy binds to addresses, not names).
+      bindAddress: singleLine,
+      bindPort: port,
+      proxyNames: { type: 'array', minItems: 1, items: resourceName, uniqueItems: true },
+      useProxyProto: boolean,
       options: object({
-        // Durations are checked by resolve, which says what to write.
-        httpConnectionManagerSettings: object({
-          useRemoteAddress: boolean,
-          xffNumTrustedHops: { type: 'integer', minimum: 0, maximum: 4294967295 },
-          skipXffAppend: boolean,
-          serverName: singleLine,
-          // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
-          maxRequestHeadersKb: { type: 'integer', minimum: 1, maximum: 8192 },
-          idleTimeout: string,
-          streamIdleTimeout: string,
-          requestTimeout: string,
-          requestHeadersTimeout: string,
-          drainTimeout: string,
-          delayedCloseTimeout: string,
-          maxConnectionDuration: string,
-          maxStreamDuration: string,
+        accessLoggingService: object(
+          {
+            accessLog: {
+              type: 'array',
+              minItems: 1,
+              // Both formats at once (Gloo's oneof) is reported by resolve.
+              items: object({ fileSink: object({ path: singleLine, stringFormat: string, jsonFormat: { type: 'object', minProperties: 1 } }, ['path']) }, ['fileSink']),
+            },
+          },
+          ['accessLog'],
+        ),
+      }),
+      httpGateway: object({
+        virtualServices: { type: 'array', items: resourceRef },
+        virtualServiceSelector: stringMap,
+        virtualServiceNamespaces: { type: 'array', minItems: 1, items: { anyOf: [{ const: '*' }, namespaceName] }, uniqueItems: true },
+        options: object({
+          // Durations are checked by resolve, which says what to write.
+          httpConnectionManagerSettings: object({
+            useRemoteAddress: boolean,
+            xffNumTrustedHops: { type: 'integer', minimum: 0, maximum: 4294967295 },
+            skipXffAppend: boolean,
+            serverName: singleLine,
+            // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
+            maxRequestHeadersKb: { type: 'integer', minimum: 1, maximum: 8192 },
+            idleTimeout: string,
+            streamIdleTimeout: string,
+            requestTimeout: string,
+            requestHeadersTimeout: string,
+            drainTimeout: string,
+            delayedCloseTimeout: string,
+            maxConnectionDuration: string,
+            maxStreamDuration: string,
+          }),
         }),
       }),
-    }),
-  }, ['bindPort', 'httpGateway']),
+      // Gloo's TcpGateway: TCP hosts proxied to an Upstream; sslConfig without secretRef: matched by SNI, passed through.
+      tcpGateway: object({
+        tcpHosts: {
+          type: 'array',
+          minItems: 1,
+          items: object({ name: singleLine, sslConfig: object({ ...(sslConfig.properties as Record<string, Schema>) }), destination: object({ single: object({ upstream: resourceRef }, ['upstream']) }, ['single']) }, ['name', 'destination']),
+        },
+      }, ['tcpHosts']),
+    }, ['bindPort']),
+    ...exactlyOne('httpGateway', 'tcpGateway'),
+  },
 );
 
 const ldap = object(
