@@ -206,6 +206,26 @@ describe('verifySet', () => {
     ]);
   });
 
+  test('a transport socket names an SDS secret the output does not hold (a static bootstrap: no static secret of that name)', () => {
+    const out = output();
+    const tls = {
+      name: 'envoy.transport_sockets.tls',
+      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext', common_tls_context: { tls_certificate_sds_secret_configs: [{ name: 'shop/tls', sds_config: { ads: {}, resource_api_version: 'V3' } }] } },
+    };
+    (out.listeners[0] as any).filter_chains[0].transport_socket = tls;
+    const set = setOf(out);
+    expect(summary(verifySet(set))).toEqual([
+      'Listener http-8080 | filter_chains[0].transport_socket.typed_config.common_tls_context.tls_certificate_sds_secret_configs[0].name | SDS secret "shop/tls" is not in the output [envoy.unknown_secret]',
+    ]);
+    set.secrets.set('shop/tls', { name: 'shop/tls', tls_certificate: { certificate_chain: { inline_string: 'x' }, private_key: { inline_string: 'y' } } });
+    expect(verifySet(set)).toEqual([]);
+    const b = bootstrap();
+    (b as any).static_resources.listeners[0].filter_chains[0].transport_socket = { ...tls, typed_config: { ...tls.typed_config, common_tls_context: { tls_certificate_sds_secret_configs: [{ name: 'shop/tls' }] } } };
+    expect(summary(verifyBootstrap(b))).toEqual([
+      `Listener http-8080 | static_resources.listeners[0].filter_chains[0].transport_socket.typed_config.common_tls_context.tls_certificate_sds_secret_configs[0].name | SDS secret "shop/tls" is not in the output [envoy.unknown_secret]`,
+    ]);
+  });
+
   test('an EDS cluster without its load assignment; an EDS endpoint that is no IP address', () => {
     const out = output();
     out.clusters.push({ name: 'eds', type: 'EDS', connect_timeout: '5s', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } } });

@@ -28,6 +28,7 @@ const T = {
   jwtPerRoute: 'envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig',
   authConfig: 'sluice.extauth.v1.AuthConfig',
   graphqlApi: 'sluice.graphql.v1.GraphQLApi',
+  sdsSecretConfig: 'envoy.extensions.transport_sockets.tls.v3.SdsSecretConfig',
 } as const;
 
 const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
@@ -53,7 +54,7 @@ function nameOf(v: unknown): string {
 
 /** A name used in one resource and defined in another, checked once everything is walked. */
 interface Reference {
-  kind: 'cluster' | 'route_config' | 'jwt_requirement';
+  kind: 'cluster' | 'route_config' | 'jwt_requirement' | 'secret';
   name: string;
   path: string;
 }
@@ -79,6 +80,8 @@ class LoadChecks {
       [T.hcm, (v, p) => this.hcm(v, p)],
       [T.grpcService, (v, p) => this.clusterRef((v.envoy_grpc as Json | undefined)?.cluster_name, p, 'envoy_grpc.cluster_name')],
       [T.httpUri, (v, p) => this.clusterRef(v.cluster, p, 'cluster')],
+      // A listener or cluster waits for an SDS secret it names until it comes: it must be in the output.
+      [T.sdsSecretConfig, (v, p) => typeof v.name === 'string' && v.name !== '' && this.references.push({ kind: 'secret', name: v.name, path: join(p(), 'name') })],
       [T.jwtAuthn, (v) => Object.keys((v.requirement_map as Json | undefined) ?? {}).forEach((k) => this.jwtRequirements.add(k))],
       [
         T.jwtPerRoute,
@@ -208,9 +211,9 @@ function duplicateAddresses(listeners: unknown[]): Clash[] {
 }
 
 /** References to names no message defines: clusters and jwt_authn requirements. */
-function unresolved(references: readonly Reference[], clusters: ReadonlySet<string>, jwtRequirements: ReadonlySet<string>): ProtoIssue[] {
+function unresolved(references: readonly Reference[], clusters: ReadonlySet<string>, jwtRequirements: ReadonlySet<string>, secrets: ReadonlySet<string>): ProtoIssue[] {
   return references
-    .filter((r) => (r.kind === 'cluster' && !clusters.has(r.name)) || (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name)))
+    .filter((r) => (r.kind === 'cluster' && !clusters.has(r.name)) || (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name)) || (r.kind === 'secret' && !secrets.has(r.name)))
     .map((r) => {
       const [message, rule] = MISSING[r.kind](r.name);
       return { path: r.path, rule, message };
@@ -241,7 +244,7 @@ export function verifyBootstrap(bootstrap: Json): Diagnostic[] {
   const issues = [
     ...protoIssues,
     ...checks.found,
-    ...unresolved(checks.references, new Set(clusters.map(nameOf)), checks.jwtRequirements),
+    ...unresolved(checks.references, new Set(clusters.map(nameOf)), checks.jwtRequirements, new Set(asArray(sr.secrets).map(nameOf))),
     ...duplicateNames(listeners, 'listener').map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].name` })),
     ...duplicateAddresses(listeners).map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].address` })),
     ...duplicateNames(clusters, 'cluster').map((c) => ({ ...c, path: `static_resources.clusters[${c.index}].name` })),
@@ -280,7 +283,7 @@ function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFact
     facts = {
       issues,
       references: checks.references,
-      names: { cluster: names('cluster'), route_config: names('route_config'), jwt_requirement: names('jwt_requirement') },
+      names: { cluster: names('cluster'), route_config: names('route_config'), jwt_requirement: names('jwt_requirement'), secret: names('secret') },
       jwtRequirements: [...checks.jwtRequirements],
       ...(typeName === T.virtualHost ? { domains: lowercased(message) } : {}),
     };
@@ -357,9 +360,10 @@ export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
     cluster: (name) => set.clusters.has(name),
     route_config: (name) => set.routes.has(name),
     jwt_requirement: (name) => jwtRequirements.has(name),
+    secret: (name) => set.secrets.has(name),
   };
   for (const c of checked) {
-    for (const kind of ['cluster', 'route_config', 'jwt_requirement'] as const) {
+    for (const kind of ['cluster', 'route_config', 'jwt_requirement', 'secret'] as const) {
       if (c.facts.names[kind].every(defined[kind])) continue;
       // A name defined nowhere: now the paths of its references.
       const missing = c.facts.references.filter((r) => r.kind === kind && !defined[kind](r.name)).map((r) => ({ ...r, path: join(c.prefix, r.path) }));
@@ -382,4 +386,5 @@ const MISSING: Record<Reference['kind'], (name: string) => [message: string, rul
   cluster: (name) => [`cluster "${name}" is not defined`, 'envoy.unknown_cluster'],
   route_config: (name) => [`RDS route_config_name "${name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'],
   jwt_requirement: (name) => [`requirement_name "${name}" is not in the requirement_map of any jwt_authn filter`, 'envoy.unknown_jwt_requirement'],
+  secret: (name) => [`SDS secret "${name}" is not in the output`, 'envoy.unknown_secret'],
 };
