@@ -48,8 +48,7 @@ function connectionManager(chains: Json[], listener: Json): Json {
  * (curl: the URL's host): an exact server name, then the longest `*.` suffix,
  * then the chain without server names (Envoy's filter chain match order).
  */
-function tlsChain(listener: Json, sni: string, t: Trace): Json {
-  const chains = (listener.filter_chains as Json[] | undefined) ?? [];
+function tlsChain(listener: Json, chains: Json[], sni: string, t: Trace): Json {
   const names = (c: Json) => ((c.filter_chain_match as Json | undefined)?.server_names as string[] | undefined) ?? [];
   const host = sni.toLowerCase();
   const wildcard = (c: Json) => Math.max(-1, ...names(c).filter((n) => n.startsWith('*.') && host.endsWith(n.slice(1))).map((n) => n.length));
@@ -98,9 +97,14 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
 
   const { listener, why } = pickListener(config.listeners, req);
   t.add('listener', `${String(listener.name)} (${why})`);
-  const tls = ((listener.filter_chains as Json[] | undefined) ?? []).some((c) => c.transport_socket);
-  if (tls && req.scheme !== 'https') throw new Error(`listener ${String(listener.name)} serves TLS only: use an https:// URL`);
-  const hcm = connectionManager(tls ? [tlsChain(listener, new URL(request.url).hostname, t)] : ((listener.filter_chains as Json[] | undefined) ?? []), listener);
+  const chains = (listener.filter_chains as Json[] | undefined) ?? [];
+  const tlsChains = chains.filter((c) => c.transport_socket);
+  if (tlsChains.length === chains.length && tlsChains.length > 0 && req.scheme !== 'https') throw new Error(`listener ${String(listener.name)} serves TLS only: use an https:// URL`);
+  const chain = req.scheme === 'https' && tlsChains.length > 0 ? [tlsChain(listener, tlsChains, new URL(request.url).hostname, t)] : chains.filter((c) => !c.transport_socket && !(c.filter_chain_match as Json | undefined)?.server_names);
+  // A hybrid gateway's chains can be for some client addresses only; explain cannot know the client's.
+  const sources = ((chain[0]?.filter_chain_match as Json | undefined)?.source_prefix_ranges as Json[] | undefined) ?? [];
+  if (sources.length > 0) t.assume({ text: `the client connects from ${sources.map((r) => `${String(r.address_prefix)}/${String(r.prefix_len)}`).join(' or ')} (the filter chain taken is for those addresses)`, otherwise: [] });
+  const hcm = connectionManager(chain, listener);
 
   // headers_with_underscores_action: the connection manager drops (or refuses) such headers before anything reads them.
   const underscoreAction = (hcm.common_http_protocol_options as Json | undefined)?.headers_with_underscores_action as string | undefined;

@@ -56,6 +56,9 @@ export interface DownstreamTlsIR {
   alpnProtocols: string[];
   /** false and the Secret has ca.crt: clients must present a certificate it signed. */
   oneWayTls: boolean;
+  /** Where the sslConfig is, for diagnostics. */
+  origin: Origin;
+  path: ReadonlyArray<string | number>;
 }
 
 export interface UpstreamTlsIR {
@@ -238,9 +241,7 @@ export interface GatewayIR {
   proxyProtocol: boolean;
   /** options.accessLoggingService: file sinks. */
   accessLogs: FileAccessLogIR[];
-  /** httpGateway.options.httpConnectionManagerSettings, as set. */
-  http: HttpSettingsIR;
-  /** A tcpGateway's hosts (then `chains` is empty): one filter chain each, proxied to a cluster. */
+  /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
   tcpHosts: TcpHostIR[];
 }
 
@@ -251,6 +252,7 @@ export interface TcpHostIR {
   serverNames: string[];
   /** undefined: the TLS connection (if any) is passed through to the upstream as it is. */
   tls?: DownstreamTlsIR;
+  sourcePrefixRanges?: CidrIR[];
 }
 
 export interface GatewayChainIR {
@@ -260,6 +262,15 @@ export interface GatewayChainIR {
   tls?: DownstreamTlsIR;
   /** `<namespace>.<name>` of its VirtualServices, in the virtual hosts' order. */
   virtualHosts: string[];
+  /** httpGateway.options.httpConnectionManagerSettings, as set. */
+  http: HttpSettingsIR;
+  /** A hybridGateway's matcher: client addresses the chain is for; absent: any. */
+  sourcePrefixRanges?: CidrIR[];
+}
+
+export interface CidrIR {
+  address: string;
+  prefixLen: number;
 }
 
 export interface FileAccessLogIR {

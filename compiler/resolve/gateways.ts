@@ -9,7 +9,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../../protos/proto3-json.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
+import type { CidrIR, FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { downstreamTls, type SslConfigSpec } from './tls.js';
@@ -28,13 +28,26 @@ interface GatewaySpec {
   proxyNames?: string[];
   useProxyProto?: boolean;
   options?: { accessLoggingService?: { accessLog: { fileSink: { path: string; stringFormat?: string; jsonFormat?: Record<string, unknown> } }[] } };
-  tcpGateway?: { tcpHosts: { name: string; sslConfig?: Partial<SslConfigSpec>; destination: { single: { upstream: Ref } } }[] };
-  httpGateway?: {
-    virtualServices?: Ref[];
-    virtualServiceSelector?: Record<string, string>;
-    virtualServiceNamespaces?: string[];
-    options?: { httpConnectionManagerSettings?: HttpSettingsIR };
-  };
+  tcpGateway?: TcpGatewaySpec;
+  httpGateway?: HttpGatewaySpec;
+  hybridGateway?: { matchedGateways: MatchedGatewaySpec[] };
+}
+
+interface HttpGatewaySpec {
+  virtualServices?: Ref[];
+  virtualServiceSelector?: Record<string, string>;
+  virtualServiceNamespaces?: string[];
+  options?: { httpConnectionManagerSettings?: HttpSettingsIR };
+}
+
+interface TcpGatewaySpec {
+  tcpHosts: { name: string; sslConfig?: Partial<SslConfigSpec>; destination: { single: { upstream: Ref } } }[];
+}
+
+interface MatchedGatewaySpec {
+  matcher?: { sslConfig?: Partial<SslConfigSpec>; sourcePrefixRanges?: { addressPrefix: string; prefixLen?: number }[] };
+  httpGateway?: HttpGatewaySpec;
+  tcpGateway?: TcpGatewaySpec;
 }
 
 /** The connection manager settings that are durations (the schema types them as strings). */
@@ -57,11 +70,12 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
   const byPort = new Map<number, { gw: GatewayIR; resource: Resource }[]>();
   let proxies: { names: string; resource: Resource } | undefined;
   for (const resource of gateways) {
-    const gw = resolveGateway(resource, index, hosts, findCluster, diagnostics);
-    if (!gw) continue;
-    claimDomains(gw.virtualHosts.map((name) => hosts.get(name)!), diagnostics, reportedDomains);
+    const resolved = resolveGateway(resource, index, hosts, findCluster, diagnostics);
+    if (!resolved) continue;
+    const gw = resolved.gw;
+    for (const scope of resolved.domainScopes) claimDomains(scope.map((name) => hosts.get(name)!), diagnostics, reportedDomains);
     for (const vh of gw.virtualHosts) served.add(vh);
-    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
+    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', (resource.spec as unknown as GatewaySpec).hybridGateway ? 'hybridGateway' : 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
     // Two listeners on one port of one Envoy: the second bind fails (a wildcard address covers the others).
     const samePort = byPort.get(gw.port) ?? [];
     const clash = samePort.find((o) => o.gw.address === gw.address || WILDCARDS.has(o.gw.address) || WILDCARDS.has(gw.address));
@@ -85,7 +99,13 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
   return out;
 }
 
-function resolveGateway(resource: Resource, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, findCluster: FindCluster, diagnostics: Diagnostic[]): GatewayIR | undefined {
+/** A Gateway resolved, with the sets of virtual hosts whose domains must not clash (the Gateway's, or each matched gateway's). */
+interface Resolved {
+  gw: GatewayIR;
+  domainScopes: string[][];
+}
+
+function resolveGateway(resource: Resource, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, findCluster: FindCluster, diagnostics: Diagnostic[]): Resolved | undefined {
   const spec = resource.spec as unknown as GatewaySpec;
   const ssl = spec.ssl ?? false;
   const address = spec.bindAddress ?? DEFAULT_BIND_ADDRESS;
@@ -104,12 +124,29 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     proxyProtocol: spec.useProxyProto ?? false,
     accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
   };
+  if (ssl && !spec.httpGateway) diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'ssl'], 'ssl applies to an httpGateway; TCP hosts and matched gateways terminate TLS with their own sslConfig', 'remove ssl and give the TCP hosts (or matchers) an sslConfig with secretRef'));
   if (spec.tcpGateway) {
-    if (ssl) diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'ssl'], 'ssl applies to an httpGateway; a TCP host terminates TLS with its own sslConfig', 'remove ssl and give the TCP hosts an sslConfig with secretRef'));
-    return { ...common, virtualHosts: [], chains: [], http: {}, tcpHosts: tcpHosts(resource, spec.tcpGateway.tcpHosts, findCluster, diagnostics) };
+    const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
+    sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
+    return { gw: { ...common, virtualHosts: [], chains: [], tcpHosts: tcp.hosts }, domainScopes: [] };
   }
+  if (spec.hybridGateway) return hybridGateway(resource, common, spec.hybridGateway.matchedGateways, index, hosts, findCluster, diagnostics);
   const http = spec.httpGateway!;
   const base = ['spec', 'httpGateway'];
+  const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
+  if (!virtualHosts) return undefined;
+  const settings = httpSettings(http.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics);
+  // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
+  const chains = ssl ? tlsChains(listener, virtualHosts.map((name) => hosts.get(name)!), settings, diagnostics) : [{ routes: `${listener}-routes`, virtualHosts, http: settings }];
+  return { gw: { ...common, virtualHosts, chains, tcpHosts: [] }, domainScopes: [virtualHosts] };
+}
+
+/**
+ * The VirtualServices an httpGateway serves, in the virtual hosts' order, each
+ * once: those with sslConfig when `ssl`, those without otherwise. Undefined
+ * after reporting a selection that cannot be made.
+ */
+function selectVirtualServices(resource: Resource, http: HttpGatewaySpec, base: FieldPath, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, ssl: boolean, diagnostics: Diagnostic[], hybrid = false): string[] | undefined {
   if (http.virtualServices?.length && http.virtualServiceSelector) {
     diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServiceSelector'], 'virtualServices and virtualServiceSelector are both set (Gloo would use the selector and ignore the list)', 'keep one of them'));
     return undefined;
@@ -121,9 +158,13 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     selected = [];
     http.virtualServices.forEach((raw, i) => {
       const vs = index.get('VirtualService', refOf(raw, resource));
-      if (!vs) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServices', i], `VirtualService ${showRef(refOf(raw, resource))} does not exist`, 'define the VirtualService or fix the reference'));
-      else if (hosts.has(`${vs.namespace}.${vs.name}`) && hasTls(vs) !== ssl) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServices', i], ssl ? `VirtualService ${showRef(vs)} has no sslConfig, and this Gateway has ssl: true (it serves TLS only)` : `VirtualService ${showRef(vs)} has sslConfig, and this Gateway speaks plain HTTP`, ssl ? 'give the VirtualService an sslConfig, or list it in a Gateway without ssl' : 'list it in a Gateway with ssl: true, or remove its sslConfig'));
-      else selected.push(vs);
+      const at = [...base, 'virtualServices', i];
+      if (!vs) diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(refOf(raw, resource))} does not exist`, 'define the VirtualService or fix the reference'));
+      else if (hosts.has(`${vs.namespace}.${vs.name}`) && hasTls(vs) !== ssl) {
+        if (hybrid) diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(vs)} has sslConfig: a matched gateway takes its TLS from its matcher, and would not use it`, 'serve it from a Gateway with ssl: true, or remove its sslConfig and put the TLS settings on the matcher'));
+        else if (ssl) diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(vs)} has no sslConfig, and this Gateway has ssl: true (it serves TLS only)`, 'give the VirtualService an sslConfig, or list it in a Gateway without ssl'));
+        else diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(vs)} has sslConfig, and this Gateway speaks plain HTTP`, 'list it in a Gateway with ssl: true, or remove its sslConfig'));
+      } else selected.push(vs);
     });
   } else {
     const namespaces = http.virtualServiceNamespaces;
@@ -136,35 +177,85 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     });
   }
   const chosen = new Set(selected);
-  // In the virtual hosts' order (namespace, then name), each once.
-  const virtualHosts = index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`).filter((name) => hosts.has(name));
-  // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
-  const chains = ssl ? tlsChains(listener, virtualHosts.map((name) => hosts.get(name)!), diagnostics) : [{ routes: `${listener}-routes`, virtualHosts }];
-  return { ...common, virtualHosts, chains, http: httpSettings(http.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics), tcpHosts: [] };
+  return index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`).filter((name) => hosts.has(name));
+}
+
+/**
+ * A hybridGateway's matched gateways: each an HTTP chain or TCP host chains on
+ * the one listener, matched by its matcher's SNI domains and source prefixes.
+ * A matched httpGateway serves VirtualServices without sslConfig; the TLS is
+ * its matcher's sslConfig (Gloo ignores a VirtualService's sslConfig there).
+ */
+function hybridGateway(resource: Resource, common: Omit<GatewayIR, 'virtualHosts' | 'chains' | 'tcpHosts'>, matched: MatchedGatewaySpec[], index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, findCluster: FindCluster, diagnostics: Diagnostic[]): Resolved {
+  const chains: GatewayChainIR[] = [];
+  const tcp: TcpHostIR[] = [];
+  const claims: SniClaim[] = [];
+  const domainScopes: string[][] = [];
+  matched.forEach((m, i) => {
+    const base = ['spec', 'hybridGateway', 'matchedGateways', i];
+    const checked = sourceRanges(m.matcher?.sourcePrefixRanges ?? [], resource.origin, [...base, 'matcher', 'sourcePrefixRanges'], diagnostics);
+    const ranges = checked ?? [];
+    // Ranges in error would make false clashes: the chain is left out of the check.
+    const claim = (c: SniClaim[]) => checked && claims.push(...c);
+    const sslConfig = m.matcher?.sslConfig;
+    if (m.tcpGateway) {
+      if (sslConfig) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'matcher', 'sslConfig'], "a matched tcpGateway's TLS and SNI are its TCP hosts' sslConfig", 'move the sslConfig to the tcpHosts'));
+      const hosts = tcpHosts(resource, [...base, 'tcpGateway'], m.tcpGateway.tcpHosts, ranges, findCluster, diagnostics);
+      tcp.push(...hosts.hosts);
+      claim(hosts.claims);
+      return;
+    }
+    const http = m.httpGateway!;
+    const virtualHosts = selectVirtualServices(resource, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
+    domainScopes.push(virtualHosts);
+    if (sslConfig && !sslConfig.secretRef) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'matcher', 'sslConfig'], 'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef to terminate it with', 'add a secretRef (a kubernetes.io/tls Secret), or remove sslConfig'));
+    const tls = sslConfig?.secretRef ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig']) : undefined;
+    const settings = httpSettings(http.options?.httpConnectionManagerSettings, resource.origin, [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'], diagnostics);
+    chains.push({ routes: `${common.listener}-${i}-routes`, virtualHosts, http: settings, ...(tls ? { tls } : {}), ...(ranges.length > 0 ? { sourcePrefixRanges: ranges } : {}) });
+    claim([{ names: sslConfig?.sniDomains ?? [], sources: ranges, origin: resource.origin, path: [...base, 'matcher'], label: `matched gateway ${i + 1}` }]);
+  });
+  sniClashes(claims, 'give each matched gateway (or TCP host) its own sniDomains or sourcePrefixRanges', diagnostics);
+  const virtualHosts = [...new Set(chains.flatMap((c) => c.virtualHosts))];
+  return { gw: { ...common, virtualHosts, chains, tcpHosts: tcp }, domainScopes };
+}
+
+/** Gloo's CidrRange: an IP address and a prefix length within its family's; undefined after reporting one that is not. */
+function sourceRanges(specs: { addressPrefix: string; prefixLen?: number }[], origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): CidrIR[] | undefined {
+  const ranges = specs.flatMap((r, i) => {
+    const family = isIP(r.addressPrefix);
+    const max = family === 6 ? 128 : 32;
+    const prefixLen = r.prefixLen ?? max;
+    if (family === 0) diagnostics.push(fieldError('resolve', origin, [...path, i, 'addressPrefix'], `${quote(r.addressPrefix)} is not an IP address`, 'write the network address, e.g. 10.0.0.0 with prefixLen 8'));
+    else if (prefixLen > max) diagnostics.push(fieldError('resolve', origin, [...path, i, 'prefixLen'], `prefixLen ${prefixLen} is longer than an IPv${family} address (${max} bits)`, `use 0 to ${max}`));
+    else return [{ address: r.addressPrefix, prefixLen }];
+    return [];
+  });
+  return ranges.length === specs.length ? ranges : undefined;
 }
 
 /** A tcpGateway's hosts: each proxied to its Upstream; with a secretRef TLS is terminated, otherwise passed through. */
-function tcpHosts(resource: Resource, specs: NonNullable<GatewaySpec['tcpGateway']>['tcpHosts'], findCluster: FindCluster, diagnostics: Diagnostic[]): TcpHostIR[] {
-  const out: TcpHostIR[] = [];
+function tcpHosts(resource: Resource, base: FieldPath, specs: TcpGatewaySpec['tcpHosts'], sourcePrefixRanges: CidrIR[], findCluster: FindCluster, diagnostics: Diagnostic[]): { hosts: TcpHostIR[]; claims: SniClaim[] } {
+  const hosts: TcpHostIR[] = [];
   const claims: SniClaim[] = [];
   specs.forEach((h, i) => {
-    const path = ['spec', 'tcpGateway', 'tcpHosts', i];
+    const path = [...base, 'tcpHosts', i];
     const cluster = findCluster(resource, [...path, 'destination', 'single', 'upstream'], h.destination.single.upstream);
     const serverNames = h.sslConfig?.sniDomains ?? [];
-    claims.push({ names: serverNames, origin: resource.origin, path: [...path, 'sslConfig', 'sniDomains'], label: `TCP host ${quote(h.name)}` });
+    claims.push({ names: serverNames, sources: sourcePrefixRanges, origin: resource.origin, path: [...path, 'sslConfig', 'sniDomains'], label: `TCP host ${quote(h.name)}` });
     if (!cluster) return;
     // No ALPN unless asked for: the bytes inside are not HTTP's.
-    const tls = h.sslConfig?.secretRef ? { ...downstreamTls(h.sslConfig as SslConfigSpec, resource), alpnProtocols: h.sslConfig.alpnProtocols ?? [] } : undefined;
-    out.push({ name: h.name, cluster, serverNames, ...(tls ? { tls } : {}) });
+    const tls = h.sslConfig?.secretRef ? { ...downstreamTls(h.sslConfig as SslConfigSpec, resource, [...path, 'sslConfig']), alpnProtocols: h.sslConfig.alpnProtocols ?? [] } : undefined;
+    hosts.push({ name: h.name, cluster, serverNames, ...(tls ? { tls } : {}), ...(sourcePrefixRanges.length > 0 ? { sourcePrefixRanges } : {}) });
   });
-  sniClashes(claims, 'give each TCP host its own sniDomains', diagnostics);
-  return out;
+  return { hosts, claims };
 }
 
 /** A filter chain's SNI match, for the clash check. */
 interface SniClaim {
   /** Empty: any SNI. */
   names: string[];
+  /** Source prefixes it also matches on; empty: any. */
+  sources: CidrIR[];
   origin: Origin;
   path: FieldPath;
   label: string;
@@ -175,13 +266,15 @@ function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagnostic[])
   const claimed = new Map<string, SniClaim>();
   for (const claim of claims) {
     const names = claim.names.map((d) => d.toLowerCase());
+    // Chains with other source prefixes are told apart by them.
+    const sources = claim.sources.map((r) => `${r.address}/${r.prefixLen}`).sort().join(',');
     for (const name of names.length > 0 ? names : ['']) {
-      const owner = claimed.get(name);
+      const owner = claimed.get(`${name}|${sources}`);
       if (!owner) {
-        claimed.set(name, claim);
+        claimed.set(`${name}|${sources}`, claim);
         continue;
       }
-      const what = name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`;
+      const what = (name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`) + (sources ? ` and source prefixes ${sources}` : '');
       diagnostics.push(fieldError('resolve', claim.origin, claim.path, `${claim.label} ${what}, as ${owner.label} (${where(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`, hint));
     }
   }
@@ -193,16 +286,17 @@ function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagnostic[])
  * chains matching one server name, so a shared SNI domain (or two chains
  * without sniDomains) is an error naming both VirtualServices.
  */
-function tlsChains(listener: string, hosts: VirtualHostIR[], diagnostics: Diagnostic[]): GatewayChainIR[] {
+function tlsChains(listener: string, hosts: VirtualHostIR[], http: HttpSettingsIR, diagnostics: Diagnostic[]): GatewayChainIR[] {
   const byConfig = new Map<string, { chain: GatewayChainIR; first: VirtualHostIR }>();
   for (const vh of hosts) {
-    const key = JSON.stringify(vh.tls);
+    // The same settings (where they are written aside) share a chain.
+    const key = JSON.stringify({ ...vh.tls, origin: undefined, path: undefined });
     const found = byConfig.get(key);
     if (found) found.chain.virtualHosts.push(vh.name);
-    else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name] }, first: vh });
+    else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name], http }, first: vh });
   }
   sniClashes(
-    [...byConfig.values()].map(({ chain, first }) => ({ names: chain.tls!.sniDomains, origin: first.origin, path: ['spec', 'sslConfig', 'sniDomains'], label: `the sslConfig of VirtualService ${first.namespace}/${first.name.slice(first.namespace.length + 1)}` })),
+    [...byConfig.values()].map(({ chain, first }) => ({ names: chain.tls!.sniDomains, sources: [], origin: first.origin, path: ['spec', 'sslConfig', 'sniDomains'], label: `the sslConfig of VirtualService ${first.namespace}/${first.name.slice(first.namespace.length + 1)}` })),
     'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig',
     diagnostics,
   );

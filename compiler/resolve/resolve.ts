@@ -266,7 +266,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
 
   const vh: VirtualHostIR = { name, namespace: vs.namespace, origin: vs.origin, domains: host.domains, routes };
   if (spec.displayName !== undefined) vh.displayName = spec.displayName;
-  if (spec.sslConfig) vh.tls = downstreamTls(spec.sslConfig, vs);
+  if (spec.sslConfig) vh.tls = downstreamTls(spec.sslConfig, vs, ['spec', 'sslConfig']);
   const providerNames: VirtualServiceResult['providers'] = [];
   const opts = host.options ?? {};
   if (opts.jwt) {

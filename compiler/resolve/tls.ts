@@ -46,8 +46,11 @@ function parameters(spec: SslParametersSpec | undefined): TlsParametersIR {
   return { ...(spec?.minimumProtocolVersion ? { minimumProtocolVersion: spec.minimumProtocolVersion } : {}), ...(spec?.maximumProtocolVersion ? { maximumProtocolVersion: spec.maximumProtocolVersion } : {}) };
 }
 
-export function downstreamTls(spec: SslConfigSpec, from: Resource): DownstreamTlsIR {
+/** `path`: where the sslConfig is in `from`. */
+export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPath): DownstreamTlsIR {
   return {
+    origin: from.origin,
+    path,
     secret: secretName(refOf(spec.secretRef, from)),
     sniDomains: spec.sniDomains ?? [],
     parameters: parameters(spec.parameters),
@@ -148,19 +151,18 @@ interface SecretUse {
  */
 export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], gateways: GatewayIR[], diagnostics: Diagnostic[], now = Date.now()): TlsSecretIR[] {
   const uses: SecretUse[] = [];
+  /** A server certificate for `domains` and the sslConfig's SNI domains. */
+  const serve = (tls: DownstreamTlsIR, domains: string[]) => {
+    checkParameters(tls.parameters, tls.origin, [...tls.path, 'parameters'], diagnostics);
+    uses.push({ origin: tls.origin, path: [...tls.path, 'secretRef'], secret: tls.secret, needsCertificate: true, domains: [...new Set([...domains, ...tls.sniDomains])] });
+  };
+  for (const vh of virtualHosts) if (vh.tls) serve(vh.tls, vh.domains);
+  // A hybridGateway's matcher TLS serves the virtual hosts of its chain; TCP hosts only their SNI domains.
+  const byName = new Map(virtualHosts.map((vh) => [vh.name, vh]));
+  const ofVirtualHosts = new Set(virtualHosts.map((vh) => vh.tls));
   for (const gw of gateways) {
-    gw.tcpHosts.forEach((h, i) => {
-      if (!h.tls) return;
-      const base = ['spec', 'tcpGateway', 'tcpHosts', i, 'sslConfig'];
-      checkParameters(h.tls.parameters, gw.origin, [...base, 'parameters'], diagnostics);
-      uses.push({ origin: gw.origin, path: [...base, 'secretRef'], secret: h.tls.secret, needsCertificate: true, domains: h.tls.sniDomains });
-    });
-  }
-  for (const vh of virtualHosts) {
-    if (!vh.tls) continue;
-    const base = ['spec', 'sslConfig'];
-    checkParameters(vh.tls.parameters, vh.origin, [...base, 'parameters'], diagnostics);
-    uses.push({ origin: vh.origin, path: [...base, 'secretRef'], secret: vh.tls.secret, needsCertificate: true, domains: [...new Set([...vh.domains, ...vh.tls.sniDomains])] });
+    for (const chain of gw.chains) if (chain.tls && !ofVirtualHosts.has(chain.tls)) serve(chain.tls, chain.virtualHosts.flatMap((name) => byName.get(name)?.domains ?? []));
+    for (const h of gw.tcpHosts) if (h.tls) serve(h.tls, []);
   }
   for (const u of upstreams) {
     if (!u.tls) continue;

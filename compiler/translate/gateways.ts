@@ -3,7 +3,7 @@
  * per filter chain of the virtual hosts it serves, a tcpGateway's with a
  * tcp_proxy chain per TCP host.
  */
-import type { GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
+import type { CidrIR, GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
 import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
@@ -35,8 +35,8 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
   // PROXY protocol first: the TLS handshake follows its header.
   const listenerFilters = [...(gw.proxyProtocol ? [PROXY_PROTOCOL] : []), ...(sni ? [TLS_INSPECTOR] : [])];
   const httpChains = gw.chains.map((chain) => ({
-    ...(chain.tls && chain.tls.sniDomains.length > 0 ? { filter_chain_match: { server_names: chain.tls.sniDomains } } : {}),
-    filters: [connectionManager(gw.listener, httpFilters, chain.routes, gw.http, gw.accessLogs)],
+    ...chainMatch(chain.tls?.sniDomains ?? [], chain.sourcePrefixRanges ?? []),
+    filters: [connectionManager(gw.listener, httpFilters, chain.routes, chain.http, gw.accessLogs)],
     ...(chain.tls ? { transport_socket: downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) } : {}),
   }));
   return {
@@ -49,10 +49,19 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
   };
 }
 
+/** A filter chain's match: SNI and client address prefixes; nothing to match: none (the chain takes every other connection). */
+function chainMatch(serverNames: string[], sources: CidrIR[]): Json {
+  const match = {
+    ...(serverNames.length > 0 ? { server_names: serverNames } : {}),
+    ...(sources.length > 0 ? { source_prefix_ranges: sources.map((r) => ({ address_prefix: r.address, prefix_len: r.prefixLen })) } : {}),
+  };
+  return Object.keys(match).length > 0 ? { filter_chain_match: match } : {};
+}
+
 function tcpChain(gw: GatewayIR, host: TcpHostIR, secrets: ReadonlyMap<string, TlsSecretIR>): Json {
   return {
     name: host.name,
-    ...(host.serverNames.length > 0 ? { filter_chain_match: { server_names: host.serverNames } } : {}),
+    ...chainMatch(host.serverNames, host.sourcePrefixRanges ?? []),
     filters: [
       {
         name: 'envoy.filters.network.tcp_proxy',

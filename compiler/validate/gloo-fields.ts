@@ -383,7 +383,6 @@ const graphqlApi: FieldTable = {
   allowedQueryHashes: refused('sluice-graphql does not check query hashes', 'limit what clients may do with RBAC on the route'),
 };
 
-/** Gloo's Gateway (gateway.proto, http_gateway.proto): one listener each. */
 const hcmSettings: FieldTable = {
   useRemoteAddress: supported('default true (as Gloo)'),
   xffNumTrustedHops: supported(),
@@ -421,43 +420,66 @@ const accessLoggingService: FieldTable = {
   ),
 };
 
+const httpGateway: FieldEntry = message({
+  virtualServices: message(ref, 'list', 'the VirtualServices served; setting it with virtualServiceSelector is an error (Gloo would silently prefer the selector)'),
+  virtualServiceSelector: supported('matches metadata.labels'),
+  virtualServiceExpressions: notYet(),
+  virtualServiceNamespaces: supported('"*" or a list; applies to the selector and to "every VirtualService", not to virtualServices'),
+  options: message(
+    {
+      httpConnectionManagerSettings: message(hcmSettings),
+      ...Object.fromEntries('grpcWeb healthCheck extensions waf dlp wasm extauth ratelimitServer caching disableExtProcEarly extProcEarly disableExtProc extProc disableExtProcLate extProcLate gzip proxyLatency buffer csrf grpcJsonTranscoder sanitizeClusterHeader leftmostXffAddress dynamicForwardProxy connectionLimit networkLocalRatelimit httpLocalRatelimit router tap statefulSession headerValidationSettings'.split(' ').map((f) => [f, notYet()])),
+    },
+    undefined,
+    'only httpConnectionManagerSettings',
+  ),
+});
+
+const tcpGateway: FieldEntry = message({
+  tcpHosts: message(
+    {
+      name: supported('names the filter chain and its statistics'),
+      sslConfig: message({ ...sslConfig, secretRef: message(ref, undefined, 'optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are') }),
+      destination: message({
+        single: message({ upstream: message(ref), kube: notYet(), consul: refused('Sluice does not read Consul', 'use an Upstream with static hosts'), destinationSpec: glooEnvoy(), subset: notYet() }),
+        multi: notYet(),
+        upstreamGroup: notYet(),
+        forwardSniClusterName: refused('cluster names are internal to Sluice', 'name the upstream in destination.single'),
+      }),
+    },
+    'list',
+    'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
+  ),
+  options: notYet(),
+});
+
+const hybridGateway: FieldEntry = message({
+  matchedGateways: message(
+    {
+      matcher: message({
+        sslConfig: message({ ...sslConfig, secretRef: message(ref, undefined, "required for a matched httpGateway (its TLS: a VirtualService's own sslConfig is not used there, so VirtualServices with one are not served); not allowed on a matched tcpGateway (its TCP hosts have their own)") }),
+        sourcePrefixRanges: message({ addressPrefix: supported('an IP address'), prefixLen: supported('default: the whole address') }, 'list'),
+        passthroughCipherSuites: refused("an Enterprise Gloo feature of its own Envoy build", 'terminate TLS or pass it through by SNI'),
+      }),
+      httpGateway,
+      tcpGateway,
+    },
+    'list',
+    'one filter chain each (a matched tcpGateway: one per TCP host), matched by the matcher\'s SNI domains and source prefixes; each matched httpGateway has its own route configuration',
+  ),
+  delegatedHttpGateways: refused('MatchableHttpGateway resources are not read', 'write the gateways in matchedGateways'),
+  delegatedTcpGateways: refused('MatchableTcpGateway resources are not read', 'write the gateways in matchedGateways'),
+});
+
+/** Gloo's Gateway (gateway.proto, http_gateway.proto): one listener each. */
 const gateway: FieldTable = {
   ssl: supported('true: TLS only, serving the VirtualServices with sslConfig (one filter chain per distinct sslConfig, matched by SNI)'),
   bindAddress: supported('an IP address; defaults to "::" with IPv4 accepted too (ipv4_compat), as Gloo'),
   bindPort: supported(),
   proxyNames: different('defaults to ["gateway-proxy"]; every Gateway must name the same proxies, since every Envoy is served every Gateway (proxy fleets are not implemented yet)'),
-  httpGateway: message({
-    virtualServices: message(ref, 'list', 'the VirtualServices served; setting it with virtualServiceSelector is an error (Gloo would silently prefer the selector)'),
-    virtualServiceSelector: supported('matches metadata.labels'),
-    virtualServiceExpressions: notYet(),
-    virtualServiceNamespaces: supported('"*" or a list; applies to the selector and to "every VirtualService", not to virtualServices'),
-    options: message(
-      {
-        httpConnectionManagerSettings: message(hcmSettings),
-        ...Object.fromEntries('grpcWeb healthCheck extensions waf dlp wasm extauth ratelimitServer caching disableExtProcEarly extProcEarly disableExtProc extProc disableExtProcLate extProcLate gzip proxyLatency buffer csrf grpcJsonTranscoder sanitizeClusterHeader leftmostXffAddress dynamicForwardProxy connectionLimit networkLocalRatelimit httpLocalRatelimit router tap statefulSession headerValidationSettings'.split(' ').map((f) => [f, notYet()])),
-      },
-      undefined,
-      'only httpConnectionManagerSettings',
-    ),
-  }),
-  tcpGateway: message({
-    tcpHosts: message(
-      {
-        name: supported('names the filter chain and its statistics'),
-        sslConfig: message({ ...sslConfig, secretRef: message(ref, undefined, 'optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are') }),
-        destination: message({
-          single: message({ upstream: message(ref), kube: notYet(), consul: refused('Sluice does not read Consul', 'use an Upstream with static hosts'), destinationSpec: glooEnvoy(), subset: notYet() }),
-          multi: notYet(),
-          upstreamGroup: notYet(),
-          forwardSniClusterName: refused('cluster names are internal to Sluice', 'name the upstream in destination.single'),
-        }),
-      },
-      'list',
-      'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
-    ),
-    options: notYet(),
-  }),
-  hybridGateway: notYet(),
+  httpGateway,
+  tcpGateway,
+  hybridGateway,
   useProxyProto: supported('the proxy_protocol listener filter: every connection must start with a PROXY header (v1 or v2), whose source address Envoy then uses'),
   options: message(
     {

@@ -32,3 +32,12 @@ test('an SNI no chain serves, and plain HTTP to the TLS listener, are errors', a
   await expect(get('https://other.example.com:8443/')).rejects.toThrow('no filter chain of listener listener-::-8443 matches SNI "other.example.com"');
   await expect(get('http://shop.example.com:8443/')).rejects.toThrow('serves TLS only');
 });
+
+test('a hybrid gateway: plain HTTP takes the chain without SNI, and the client address it is for is an assumption', async () => {
+  const hybrid = fromCompileResult(await compileFiles(['golden/gateway-hybrid/input'], DEFAULT_OPTIONS))!;
+  const r = await explain(hybrid, { method: 'GET', url: 'http://admin.shop.example.com:8443/', headers: [['Host', 'admin.shop.example.com']] });
+  expect(r.answer).toMatchObject({ status: 'upstream', by: 'shop-shop-8080', assumptions: ['the client connects from 10.0.0.0/8 (the filter chain taken is for those addresses)'] });
+  const tls = await explain(hybrid, { method: 'GET', url: 'https://shop.example.com:8443/', headers: [['Host', 'shop.example.com']] });
+  expect(tls.steps.find((s) => s.stage === 'tls')!.summary).toBe('SNI shop.example.com: the filter chain for shop.example.com, certificate shop/shop-tls');
+  expect(tls.answer).toMatchObject({ status: 'upstream', by: 'shop-shop-8080' });
+});

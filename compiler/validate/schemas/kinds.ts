@@ -121,6 +121,66 @@ export const virtualService = resource(
   ),
 );
 
+// An sslConfig whose secretRef is optional (TCP hosts, matchers): without it, connections are matched by SNI only.
+const sniSslConfig = object({ ...(sslConfig.properties as Record<string, Schema>) });
+
+// Gloo's HttpGateway.
+const httpGateway = object({
+  virtualServices: { type: 'array', items: resourceRef },
+  virtualServiceSelector: stringMap,
+  virtualServiceNamespaces: { type: 'array', minItems: 1, items: { anyOf: [{ const: '*' }, namespaceName] }, uniqueItems: true },
+  options: object({
+    // Durations are checked by resolve, which says what to write.
+    httpConnectionManagerSettings: object({
+      useRemoteAddress: boolean,
+      xffNumTrustedHops: { type: 'integer', minimum: 0, maximum: 4294967295 },
+      skipXffAppend: boolean,
+      serverName: singleLine,
+      // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
+      maxRequestHeadersKb: { type: 'integer', minimum: 1, maximum: 8192 },
+      idleTimeout: string,
+      streamIdleTimeout: string,
+      requestTimeout: string,
+      requestHeadersTimeout: string,
+      drainTimeout: string,
+      delayedCloseTimeout: string,
+      maxConnectionDuration: string,
+      maxStreamDuration: string,
+    }),
+  }),
+});
+
+// Gloo's TcpGateway: TCP hosts proxied to an Upstream; sslConfig without secretRef: matched by SNI, passed through.
+const tcpGateway = object({
+  tcpHosts: {
+    type: 'array',
+    minItems: 1,
+    items: object({ name: singleLine, sslConfig: sniSslConfig, destination: object({ single: object({ upstream: resourceRef }, ['upstream']) }, ['single']) }, ['name', 'destination']),
+  },
+}, ['tcpHosts']);
+
+// Gloo's HybridGateway: matched gateways on one listener, by SNI and client address (resolve checks the CIDRs).
+const hybridGateway = object(
+  {
+    matchedGateways: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        ...object({
+          matcher: object({
+            sslConfig: sniSslConfig,
+            sourcePrefixRanges: { type: 'array', items: object({ addressPrefix: singleLine, prefixLen: { type: 'integer', minimum: 0, maximum: 128 } }, ['addressPrefix']) },
+          }),
+          httpGateway,
+          tcpGateway,
+        }),
+        ...exactlyOne('httpGateway', 'tcpGateway'),
+      },
+    },
+  },
+  ['matchedGateways'],
+);
+
 // Gloo's Gateway: where VirtualServices are served (one listener each); its selection is resolved in resolve/gateways.ts.
 export const gateway = resource(
   'gateway.gateway.example/v1',
@@ -147,40 +207,11 @@ export const gateway = resource(
           ['accessLog'],
         ),
       }),
-      httpGateway: object({
-        virtualServices: { type: 'array', items: resourceRef },
-        virtualServiceSelector: stringMap,
-        virtualServiceNamespaces: { type: 'array', minItems: 1, items: { anyOf: [{ const: '*' }, namespaceName] }, uniqueItems: true },
-        options: object({
-          // Durations are checked by resolve, which says what to write.
-          httpConnectionManagerSettings: object({
-            useRemoteAddress: boolean,
-            xffNumTrustedHops: { type: 'integer', minimum: 0, maximum: 4294967295 },
-            skipXffAppend: boolean,
-            serverName: singleLine,
-            // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
-            maxRequestHeadersKb: { type: 'integer', minimum: 1, maximum: 8192 },
-            idleTimeout: string,
-            streamIdleTimeout: string,
-            requestTimeout: string,
-            requestHeadersTimeout: string,
-            drainTimeout: string,
-            delayedCloseTimeout: string,
-            maxConnectionDuration: string,
-            maxStreamDuration: string,
-          }),
-        }),
-      }),
-      // Gloo's TcpGateway: TCP hosts proxied to an Upstream; sslConfig without secretRef: matched by SNI, passed through.
-      tcpGateway: object({
-        tcpHosts: {
-          type: 'array',
-          minItems: 1,
-          items: object({ name: singleLine, sslConfig: object({ ...(sslConfig.properties as Record<string, Schema>) }), destination: object({ single: object({ upstream: resourceRef }, ['upstream']) }, ['single']) }, ['name', 'destination']),
-        },
-      }, ['tcpHosts']),
+      httpGateway,
+      tcpGateway,
+      hybridGateway,
     }, ['bindPort']),
-    ...exactlyOne('httpGateway', 'tcpGateway'),
+    ...exactlyOne('httpGateway', 'tcpGateway', 'hybridGateway'),
   },
 );
 
