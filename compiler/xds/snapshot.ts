@@ -17,7 +17,7 @@ import { TYPE_URL } from '../../protos/contract.js';
 import { encodeMessage } from '../../protos/codec.js';
 import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
 
-/** ADS order (make before break): clusters, endpoints, listeners, routes, then the sidecars' types. */
+/** ADS order (make before break): clusters, endpoints, secrets, listeners, routes, then the sidecars' types. */
 export const TYPE_ORDER: readonly string[] = XDS_KINDS.map((k) => k.typeUrl);
 
 /** Types a client may subscribe to with an empty name list (legacy wildcard); RDS and EDS go by name. */
