@@ -5,7 +5,7 @@
  * Certificates are made with openssl for each run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { formatDiagnostic } from '../diagnostics.js';
@@ -15,6 +15,7 @@ import { compileFiles } from '../pipeline.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'sluice-tls-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function certificate(name: string, san: string): { crt: string; key: string } {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`], { cwd: dir, stdio: 'ignore' });

@@ -7,7 +7,7 @@
  */
 import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -90,14 +90,16 @@ function nextCompile(serving: Serving): Promise<CompileOutcome> {
 
 let serving: Serving | undefined;
 let client: SotwClient | undefined;
+let dir: string | undefined;
 afterEach(async () => {
   client?.close();
   await serving?.close();
-  serving = client = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  serving = client = dir = undefined;
 });
 
 test('a Secret edited on disk is pushed over SDS alone; the listener keeps its version; no key in the log, /status or errors', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-sds-'));
+  dir = mkdtempSync(path.join(tmpdir(), 'sluice-sds-'));
   const first = certificate(dir, 'first', 'shop.example.com');
   const second = certificate(dir, 'second', 'shop.example.com');
   const other = certificate(dir, 'other', 'shop.example.com');
