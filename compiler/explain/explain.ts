@@ -57,7 +57,10 @@ function tlsChain(listener: Json, chains: Json[], sni: string, t: Trace): Json {
   const context = (chain.transport_socket as Json).typed_config as Json;
   const common = context.common_tls_context as Json;
   const certificate = ((common.tls_certificate_sds_secret_configs as Json[] | undefined) ?? []).map((c) => c.name).join(', ');
-  const details = context.require_client_certificate ? [`the client must present a certificate signed by ${String((common.validation_context_sds_secret_config as Json).name)}, or the handshake fails`] : [];
+  const combined = common.combined_validation_context as Json | undefined;
+  const ca = ((common.validation_context_sds_secret_config ?? combined?.validation_context_sds_secret_config) as Json | undefined)?.name;
+  const sans = [...new Set((((combined?.default_validation_context as Json | undefined)?.match_typed_subject_alt_names as Json[] | undefined) ?? []).map((m) => String((m.matcher as Json).exact)))];
+  const details = context.require_client_certificate ? [`the client must present a certificate signed by ${String(ca)}${sans.length > 0 ? ` naming ${sans.join(' or ')}` : ''}, or the handshake fails`] : [];
   t.add('tls', `SNI ${host}: ${names(chain).length > 0 ? `the filter chain for ${names(chain).join(', ')}` : 'the filter chain without server names'}, certificate ${certificate}`, details);
   return chain;
 }

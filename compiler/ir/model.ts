@@ -54,6 +54,8 @@ export interface DownstreamTlsIR {
   sniDomains: string[];
   parameters: TlsParametersIR;
   alpnProtocols: string[];
+  /** The peer's certificate must carry one of these subject alternative names (any type); needs the Secret's ca.crt. */
+  verifySubjectAltNames: string[];
   /** false and the Secret has ca.crt: clients must present a certificate it signed. */
   oneWayTls: boolean;
   /** Where the sslConfig is, for diagnostics. */
@@ -67,6 +69,8 @@ export interface UpstreamTlsIR {
   sni?: string;
   parameters: TlsParametersIR;
   alpnProtocols: string[];
+  /** The peer's certificate must carry one of these subject alternative names (any type); needs the Secret's ca.crt. */
+  verifySubjectAltNames: string[];
   /** true: no client certificate even when the Secret has one. */
   oneWayTls: boolean;
 }

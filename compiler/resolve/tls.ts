@@ -24,6 +24,7 @@ export interface SslConfigSpec {
   parameters?: SslParametersSpec;
   alpnProtocols?: string[];
   oneWayTls?: boolean;
+  verifySubjectAltName?: string[];
 }
 
 export interface UpstreamSslConfigSpec {
@@ -32,6 +33,7 @@ export interface UpstreamSslConfigSpec {
   parameters?: SslParametersSpec;
   alpnProtocols?: string[];
   oneWayTls?: boolean;
+  verifySubjectAltName?: string[];
 }
 
 /** What an HTTPS listener offers when the sslConfig names no ALPN protocols: HTTP/2 and HTTP/1.1, as Gloo. */
@@ -55,6 +57,7 @@ export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPa
     sniDomains: spec.sniDomains ?? [],
     parameters: parameters(spec.parameters),
     alpnProtocols: spec.alpnProtocols ?? DEFAULT_ALPN,
+    verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
   };
 }
@@ -65,6 +68,7 @@ export function upstreamTls(spec: UpstreamSslConfigSpec, from: Resource): Upstre
     ...(spec.sni !== undefined ? { sni: spec.sni } : {}),
     parameters: parameters(spec.parameters),
     alpnProtocols: spec.alpnProtocols ?? [],
+    verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
   };
 }
@@ -151,8 +155,10 @@ interface SecretUse {
  */
 export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], gateways: GatewayIR[], diagnostics: Diagnostic[], now = Date.now()): TlsSecretIR[] {
   const uses: SecretUse[] = [];
+  const served: DownstreamTlsIR[] = [];
   /** A server certificate for `domains` and the sslConfig's SNI domains. */
   const serve = (tls: DownstreamTlsIR, domains: string[]) => {
+    served.push(tls);
     checkParameters(tls.parameters, tls.origin, [...tls.path, 'parameters'], diagnostics);
     uses.push({ origin: tls.origin, path: [...tls.path, 'secretRef'], secret: tls.secret, needsCertificate: true, domains: [...new Set([...domains, ...tls.sniDomains])] });
   };
@@ -190,10 +196,18 @@ export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHos
     const ir = checkSecret(secret, parsed, use, now, own, diagnostics);
     if (ir) out.set(ir.name, ir);
   }
+  const sanHint = "put the CA that signs the peer's certificates in the Secret's ca.crt, or remove verifySubjectAltName";
+  for (const tls of served) {
+    const secret = out.get(tls.secret);
+    if (!secret || tls.verifySubjectAltNames.length === 0) continue;
+    // Names are checked on a client certificate, which only a ca.crt (without oneWayTls) asks for.
+    if (!secret.ca || tls.oneWayTls) diagnostics.push(fieldError('resolve', tls.origin, [...tls.path, 'verifySubjectAltName'], tls.oneWayTls ? 'oneWayTls asks no client certificate, so there are no names to verify' : `Secret ${tls.secret} has no ca.crt, so no client certificate is asked for and there are no names to verify`, tls.oneWayTls ? 'remove oneWayTls or verifySubjectAltName' : sanHint));
+  }
   for (const u of upstreams) {
-    if (u.tls && !(u.tls.secret && out.get(u.tls.secret)?.ca)) {
-      diagnostics.push(asWarning(fieldError('resolve', u.origin, ['spec', 'sslConfig'], `Envoy will not verify the certificate of upstream ${u.namespace}/${u.name} (no ca.crt), as Gloo: anyone on the path can pose as it`, 'reference a Secret whose ca.crt holds the CA that signed the upstream\'s certificate in sslConfig.secretRef')));
-    }
+    // A Secret in error is reported already; one with ca.crt verifies the upstream.
+    if (!u.tls || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca))) continue;
+    if (u.tls.verifySubjectAltNames.length > 0) diagnostics.push(fieldError('resolve', u.origin, ['spec', 'sslConfig', 'verifySubjectAltName'], `upstream ${u.namespace}/${u.name}'s certificate is not verified (no ca.crt), so its names cannot be`, sanHint));
+    else diagnostics.push(asWarning(fieldError('resolve', u.origin, ['spec', 'sslConfig'], `Envoy will not verify the certificate of upstream ${u.namespace}/${u.name} (no ca.crt), as Gloo: anyone on the path can pose as it`, "reference a Secret whose ca.crt holds the CA that signed the upstream's certificate in sslConfig.secretRef")));
   }
   return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -5,6 +5,9 @@
  * the references into static ones and inlines the Secrets for `envoy -c`.
  */
 import type { DownstreamTlsIR, TlsParametersIR, TlsSecretIR, UpstreamTlsIR } from '../ir/model.js';
+
+/** Gloo's verifySubjectAltName matches a name of any type; Envoy's typed matchers take one type each. */
+const SAN_TYPES = ['DNS', 'URI', 'EMAIL', 'IP_ADDRESS'];
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 
 const TLS_SOCKET = 'envoy.transport_sockets.tls';
@@ -34,6 +37,13 @@ function sds(name: string): Json {
   return { name, sds_config: ADS_CONFIG_SOURCE };
 }
 
+/** The CA over SDS, and the names the peer's certificate must carry (then in a combined validation context). */
+function validation(secret: string, names: string[]): Json {
+  if (names.length === 0) return { validation_context_sds_secret_config: sds(caSecretName(secret)) };
+  const matchers = names.flatMap((name) => SAN_TYPES.map((san_type) => ({ san_type, matcher: { exact: name } })));
+  return { combined_validation_context: { default_validation_context: { match_typed_subject_alt_names: matchers }, validation_context_sds_secret_config: sds(caSecretName(secret)) } };
+}
+
 /** Gloo's protocol version names are Envoy's. */
 function tlsParams(p: TlsParametersIR): Json {
   const params = {
@@ -53,7 +63,7 @@ export function downstreamTransportSocket(tls: DownstreamTlsIR, secret: TlsSecre
       common_tls_context: {
         ...tlsParams(tls.parameters),
         tls_certificate_sds_secret_configs: [sds(secret.name)],
-        ...(verifyClient ? { validation_context_sds_secret_config: sds(caSecretName(secret.name)) } : {}),
+        ...(verifyClient ? validation(secret.name, tls.verifySubjectAltNames) : {}),
         ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
       },
       ...(verifyClient ? { require_client_certificate: true } : {}),
@@ -72,7 +82,7 @@ export function upstreamTransportSocket(tls: UpstreamTlsIR, secret: TlsSecretIR 
       common_tls_context: {
         ...tlsParams(tls.parameters),
         ...(clientCertificate ? { tls_certificate_sds_secret_configs: [sds(secret.name)] } : {}),
-        ...(secret?.ca !== undefined ? { validation_context_sds_secret_config: sds(caSecretName(secret.name)) } : {}),
+        ...(secret?.ca !== undefined ? validation(secret.name, tls.verifySubjectAltNames) : {}),
         ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
       },
     },

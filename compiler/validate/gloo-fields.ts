@@ -212,7 +212,7 @@ const route: FieldTable = {
 const tlsUnsupported = {
   sslFiles: refused('Sluice reads certificates from Secrets only (served over SDS), not from files on the proxy', 'put the certificate in a kubernetes.io/tls Secret and use secretRef'),
   sds: refused('Sluice serves the certificates over SDS itself', 'use secretRef'),
-  verifySubjectAltName: notYet(),
+  verifySubjectAltName: supported("the peer's certificate must carry one of these subject alternative names (DNS, URI, email or IP, exactly); needs ca.crt in the Secret"),
 };
 
 const sslParameters: FieldTable = {

@@ -19,7 +19,7 @@ test('SNI picks the chain; the client certificate it requires is named', async (
   const r = await get('https://api.example.com:8443/pay', 'api.example.com');
   const tls = r.steps.find((s) => s.stage === 'tls')!;
   expect(tls.summary).toBe('SNI api.example.com: the filter chain for api.example.com, certificate shop/api-tls');
-  expect(tls.details).toEqual(['the client must present a certificate signed by shop/api-tls/ca.crt, or the handshake fails']);
+  expect(tls.details).toEqual(['the client must present a certificate signed by shop/api-tls/ca.crt naming checkout.example.com, or the handshake fails']);
   expect(r.answer).toMatchObject({ status: 'upstream', by: 'payments' });
 });
 

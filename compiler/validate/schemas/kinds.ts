@@ -90,10 +90,11 @@ const rbacPolicy = object(
 const tlsVersion: Schema = { enum: ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'] };
 const sslParameters = object({ minimumProtocolVersion: tlsVersion, maximumProtocolVersion: tlsVersion });
 const alpnProtocols: Schema = { type: 'array', items: singleLine, uniqueItems: true };
+const verifySubjectAltName: Schema = { type: 'array', items: singleLine, uniqueItems: true };
 
 // Gloo's SslConfig (a VirtualService's or a TCP host's); the Secret is read by resolve/tls.ts.
 export const sslConfig = object(
-  { secretRef: resourceRef, sniDomains: { type: 'array', items: domain, uniqueItems: true }, parameters: sslParameters, alpnProtocols, oneWayTls: boolean },
+  { secretRef: resourceRef, sniDomains: { type: 'array', items: domain, uniqueItems: true }, parameters: sslParameters, alpnProtocols, oneWayTls: boolean, verifySubjectAltName },
   ['secretRef'],
 );
 
@@ -243,7 +244,7 @@ export const upstream = resource(
       static: object({ hosts: { type: 'array', minItems: 1, items: object({ addr: { type: 'string', minLength: 1, format: 'host' }, port }, ['addr', 'port']) } }, ['hosts']),
       useHttp2: boolean,
       // Gloo's UpstreamSslConfig; the Secret is read by resolve/tls.ts.
-      sslConfig: object({ secretRef: resourceRef, sni: singleLine, parameters: sslParameters, alpnProtocols, oneWayTls: boolean }),
+      sslConfig: object({ secretRef: resourceRef, sni: singleLine, parameters: sslParameters, alpnProtocols, oneWayTls: boolean, verifySubjectAltName }),
       // Labels Gloo's discovery adds; no routing meaning (see gloo-fields.ts).
       discoveryMetadata: object({ labels: stringMap }),
     }),
