@@ -121,7 +121,7 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
         };
         server.on('ack', onAck);
       });
-      // Registered before the streams' watchers: called when the snapshot is set, before any push.
+      // Called when the snapshot is set; the streams' pushes are scheduled for later turns of the event loop (XdsServer.schedulePush).
       let snapshotAt = 0;
       const unwatch = control.cache.watch(() => {
         snapshotAt = performance.now();

@@ -72,8 +72,14 @@ export class HeldRefs {
     });
     if (sets.length === this.key.length && sets.every(([, set], i) => set === this.key[i])) return this.refs;
     const refs = new Set<string>();
+    // Sent and ACKed are mostly the same resources: each is read once.
+    const seen = new Set<Resource>();
     for (const [typeUrl, set] of sets)
-      for (const r of set?.values() ?? []) if (r) for (const c of clusterRefs(typeUrl, r)) refs.add(c);
+      for (const r of set?.values() ?? []) {
+        if (!r || seen.has(r)) continue;
+        seen.add(r);
+        for (const c of clusterRefs(typeUrl, r)) refs.add(c);
+      }
     this.key = sets.map(([, set]) => set);
     this.refs = refs;
     return refs;

@@ -72,6 +72,9 @@ export class XdsServer extends EventEmitter {
   });
   private readonly streams = new Set<AdsStream>();
   private nextStreamId = 1;
+  /** Streams with a snapshot change to push, drained one stream per turn of the event loop. */
+  private readonly pendingPushes = new Set<AdsStream>();
+  private draining = false;
 
   constructor(
     readonly cache: SnapshotCache,
@@ -140,6 +143,31 @@ export class XdsServer extends EventEmitter {
   get connectedClients(): number {
     return this.streams.size;
   }
+
+  /**
+   * @internal Pushes a snapshot change to `stream` later, one stream per
+   * turn of the event loop: setting a snapshot returns at once, and a
+   * snapshot's pushes to many clients (each a copy of a response that may
+   * be megabytes) leave room for reading ACKs, the file watcher and the
+   * next compile in between. Repeated changes before its turn push once.
+   */
+  schedulePush(stream: AdsStream): void {
+    this.pendingPushes.add(stream);
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(this.drainPushes);
+  }
+
+  private readonly drainPushes = (): void => {
+    const next = this.pendingPushes.values().next();
+    if (next.done) {
+      this.draining = false;
+      return;
+    }
+    this.pendingPushes.delete(next.value);
+    next.value.pushAll();
+    setImmediate(this.drainPushes);
+  };
 
   /** @internal */
   log(): Logger | undefined {
@@ -223,7 +251,7 @@ abstract class AdsStream<TypeState = unknown> {
     protected readonly server: XdsServer,
   ) {
     this.unwatch = server.cache.watch((node) => {
-      if (this.node && (node === undefined || node === this.node.id)) this.pushAll();
+      if (this.node && (node === undefined || node === this.node.id)) server.schedulePush(this);
     });
     call.on('data', (msg) => {
       try {
@@ -305,7 +333,7 @@ abstract class AdsStream<TypeState = unknown> {
   }
 
   /** After a snapshot change: each subscribed type, in ADS order. */
-  protected pushAll(): void {
+  pushAll(): void {
     if (this.closed) return;
     const snapshot = this.server.cache.snapshotFor(this.nodeId());
     if (!snapshot) return;
@@ -492,6 +520,8 @@ class SotwStream extends AdsStream<SotwTypeState> {
 
   /** Clusters (or their endpoints) the client holds, gone from `type`, that held routes still name. */
   private kept(st: SotwTypeState, type: TypeSnapshot): Resource[] {
+    // Nothing the client holds is gone: skip collecting the held listeners' and routes' cluster names (tens of thousands at scale, on every request).
+    if (!goneFrom(type, st.sent) && !goneFrom(type, st.acked)) return [];
     const refs = this.heldRefs();
     if (refs.size === 0 || (!st.sent && !st.acked)) return [];
     const kept: Resource[] = [];
@@ -508,6 +538,13 @@ class SotwStream extends AdsStream<SotwTypeState> {
 function selected(st: SotwTypeState, type: TypeSnapshot): ReadonlyMap<string, Resource> {
   if (st.wildcard) return type.resources;
   return new Map([...new Set(st.names)].flatMap((n) => (type.resources.has(n) ? [[n, type.resources.get(n)!] as const] : [])));
+}
+
+/** Whether `held` has a resource that `type` no longer has. */
+function goneFrom(type: TypeSnapshot, held: ReadonlyMap<string, Resource> | undefined): boolean {
+  if (!held || held === type.resources) return false;
+  for (const name of held.keys()) if (!type.resources.has(name)) return true;
+  return false;
 }
 
 function keptVersion(typeVersion: string, kept: Resource[]): string {
