@@ -75,6 +75,8 @@ export class XdsServer extends EventEmitter {
   /** Streams with a snapshot change to push, drained one stream per turn of the event loop. */
   private readonly pendingPushes = new Set<AdsStream>();
   private draining = false;
+  /** Bytes written to all streams and not yet taken by HTTP/2: scheduled pushes wait past PUSH_BUDGET. */
+  private unflushedBytes = 0;
 
   constructor(
     readonly cache: SnapshotCache,
@@ -158,9 +160,19 @@ export class XdsServer extends EventEmitter {
     setImmediate(this.drainPushes);
   }
 
+  /** @internal Bytes handed to a stream (positive) or taken by HTTP/2 (negative). */
+  unflushed(bytes: number): void {
+    this.unflushedBytes += bytes;
+    if (bytes < 0 && !this.draining && this.pendingPushes.size && this.unflushedBytes < PUSH_BUDGET) {
+      this.draining = true;
+      setImmediate(this.drainPushes);
+    }
+  }
+
   private readonly drainPushes = (): void => {
     const next = this.pendingPushes.values().next();
-    if (next.done) {
+    // Past the budget, the next push waits for a write to complete (unflushed): memory stays bounded whatever the number of clients.
+    if (next.done || this.unflushedBytes >= PUSH_BUDGET) {
       this.draining = false;
       return;
     }
@@ -186,6 +198,9 @@ export class XdsServer extends EventEmitter {
 
 /** Unflushed bytes past which a stream's next response waits (one large response always goes). */
 const WRITE_BUDGET = 1024 * 1024;
+/** Unflushed bytes of all streams past which scheduled pushes wait (one large response always goes): each client gets its own copy of a response. */
+const PUSH_BUDGET = 64 * 1024 * 1024;
+const PUSH_HOLD_MS = 1000;
 
 /** Field 5 (nonce), wire type 2. */
 const NONCE_TAG = (5 << 3) | 2;
@@ -281,6 +296,10 @@ abstract class AdsStream<TypeState = unknown> {
    * the cluster.
    */
   protected abstract holds(typeUrl: string, name: string, version?: string): boolean;
+  /** Whether the client surely holds every resource of `typeUrl` in `snapshot` (as `holds` would answer for each); false when unsure. */
+  protected holdsAll(_typeUrl: string, _snapshot: Snapshot): boolean {
+    return false;
+  }
 
   end(): void {
     if (!this.closed) this.call.end();
@@ -355,8 +374,19 @@ abstract class AdsStream<TypeState = unknown> {
 
   protected send(message: EncodedResponse | EncodedDeltaResponse, bytes: number): void {
     this.unflushed += bytes;
+    // Counted against the server's push budget until written, or for at most PUSH_HOLD_MS: a client that stopped reading (or a stream that died) holds up the others' pushes only that long.
+    this.server.unflushed(bytes);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(hold);
+      this.server.unflushed(-bytes);
+    };
+    const hold = setTimeout(release, PUSH_HOLD_MS).unref();
     // grpc-js calls back once the HTTP/2 stream has taken the message, which flow control delays for a client that does not read.
     this.call.write(message, () => {
+      release();
       this.unflushed -= bytes;
       if (this.deferred && this.unflushed < WRITE_BUDGET) {
         this.deferred = false;
@@ -372,6 +402,8 @@ abstract class AdsStream<TypeState = unknown> {
 
   /** Whether `resource` names a cluster (or its endpoints) the client has not ACKed yet: it waits. */
   protected waits(typeUrl: string, resource: Resource, snapshot: Snapshot): boolean {
+    // The usual case, settled clusters and endpoints: no need to look up each of the tens of thousands of clusters a route configuration names.
+    if (this.holdsAll(TYPE_URL.cluster, snapshot) && this.holdsAll(TYPE_URL.endpoint, snapshot)) return false;
     return waitsForClusters(typeUrl, resource, snapshot, (type, name, version) => this.holds(type, name, version));
   }
 
@@ -476,6 +508,31 @@ class SotwStream extends AdsStream<SotwTypeState> {
     if (!acked || (version !== undefined && acked.version !== version)) return false;
     if (st.watchOpen) return true;
     return typeUrl === TYPE_URL.cluster ? st.sent?.get(name)?.version === acked.version : (st.sent?.has(name) ?? false);
+  }
+
+  /** Per type: the last answer of holdsAll, for the ACKed set and the snapshot's resources it was computed from. */
+  private readonly heldAll = new Map<string, { acked: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource>; all: boolean }>();
+
+  protected holdsAll(typeUrl: string, snapshot: Snapshot): boolean {
+    const st = this.types.get(typeUrl);
+    const resources = snapshot.type(typeUrl)?.resources;
+    if (!st || !resources) return true;
+    // A response in flight may change what the client holds: unsure.
+    if (!st.watchOpen || !st.acked) return false;
+    const acked = st.acked;
+    if (acked === resources) return true;
+    const memo = this.heldAll.get(typeUrl);
+    if (memo?.acked === acked && memo.resources === resources) return memo.all;
+    let all = true;
+    for (const [name, r] of resources) {
+      const a = acked.get(name);
+      if (!a || (typeUrl === TYPE_URL.cluster && a.version !== r.version)) {
+        all = false;
+        break;
+      }
+    }
+    this.heldAll.set(typeUrl, { acked, resources, all });
+    return all;
   }
 
   protected push(typeUrl: string, snapshot: Snapshot): void {
