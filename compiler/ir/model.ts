@@ -133,6 +133,32 @@ export interface RouteOptionsIR {
   hostRewrite?: string;
   /** A proto3 JSON duration; "0s": none. */
   timeout?: string;
+  /** The path rewritten by an RE2 pattern (checked by resolve) and a substitution. */
+  regexRewrite?: { pattern: string; substitution: string };
+  /** The Host header set to the upstream host's name (DNS clusters). */
+  autoHostRewrite?: boolean;
+  retries?: RetriesIR;
+  /** Protocol upgrades (websocket, CONNECT) the route allows or forbids. */
+  upgrades?: { type: 'websocket' | 'CONNECT'; enabled: boolean }[];
+  headers?: HeaderManipulationIR;
+}
+
+/** Gloo's retry policy, as Envoy's: on a route, or on a virtual host for its routes without one. */
+export interface RetriesIR {
+  /** Envoy's x-envoy-retry-on conditions, comma separated; empty: only retriableStatusCodes. */
+  retryOn: string;
+  numRetries: number;
+  perTryTimeout?: string;
+  retriableStatusCodes: number[];
+  backOff?: { baseInterval: string; maxInterval?: string };
+}
+
+/** Headers added to and removed from requests and responses (Gloo's headerManipulation). */
+export interface HeaderManipulationIR {
+  requestAdd: { key: string; value: string; append: boolean }[];
+  requestRemove: string[];
+  responseAdd: { key: string; value: string; append: boolean }[];
+  responseRemove: string[];
 }
 
 export interface RouteIR {
@@ -180,6 +206,9 @@ export interface VirtualHostIR {
   rbac?: { policies: RbacPolicyIR[] };
   /** `<namespace>.<name>` of the AuthConfig. */
   extauth?: { configRef: string };
+  /** Virtual-host options that apply to every route; a route's own retries replace these. */
+  retries?: RetriesIR;
+  headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
 }

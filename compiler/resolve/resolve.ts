@@ -15,7 +15,7 @@ import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js
 import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
 import { resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
-import { routeOptions, type RouteOptionsSpec } from './route-options.js';
+import { routeOptions, virtualHostOptions, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
 import { downstreamTls, resolveTlsSecrets, secretEntry, type SslConfigSpec } from './tls.js';
@@ -43,6 +43,8 @@ interface VirtualServiceSpec {
       jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } } }> };
       rbac?: { policies: Record<string, { permissions: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[] }> };
       extauth?: { configRef: Ref };
+      retries?: RetriesSpec;
+      headerManipulation?: HeaderManipulationSpec;
     };
   };
 }
@@ -269,6 +271,9 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   if (spec.sslConfig) vh.tls = downstreamTls(spec.sslConfig, vs, ['spec', 'sslConfig']);
   const providerNames: VirtualServiceResult['providers'] = [];
   const opts = host.options ?? {};
+  const hostOptions = virtualHostOptions(opts, [...base, 'options'], vs.origin, diagnostics);
+  if (hostOptions.retries) vh.retries = hostOptions.retries;
+  if (hostOptions.headers) vh.headers = hostOptions.headers;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
     for (const [pname, p] of Object.entries(opts.jwt.providers)) {

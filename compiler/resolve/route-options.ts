@@ -1,30 +1,181 @@
-/** A route's own `options` that change how Envoy forwards it: prefixRewrite, hostRewrite, timeout. */
+/**
+ * Gloo's `options` on a route and on a virtual host -> IR, with the checks a
+ * user can fail. Route options that change the forwarded request (rewrites,
+ * timeout, retries, upgrades) need a routeAction; headerManipulation and
+ * retries may also sit on the virtual host, where Envoy applies them to every
+ * route (a route's own retry policy replaces the host's; headers of both
+ * levels apply, the route's first), as Gloo maps them.
+ */
 import { parseDuration } from '../../protos/proto3-json.js';
+import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import { USER_ID_HEADER } from '../../protos/extauth-contract.js';
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { RouteOptionsIR } from '../ir/model.js';
+import type { HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import { re2Problem } from './matchers.js';
+
+interface HeaderValueSpec {
+  header: { key: string; value?: string };
+  append?: boolean;
+}
+
+export interface HeaderManipulationSpec {
+  requestHeadersToAdd?: HeaderValueSpec[];
+  requestHeadersToRemove?: string[];
+  responseHeadersToAdd?: HeaderValueSpec[];
+  responseHeadersToRemove?: string[];
+}
+
+export interface RetriesSpec {
+  retryOn?: string;
+  numRetries?: number;
+  perTryTimeout?: string;
+  retriableStatusCodes?: number[];
+  retryBackOff?: { baseInterval: string; maxInterval?: string };
+}
 
 export interface RouteOptionsSpec {
   prefixRewrite?: string;
+  regexRewrite?: { pattern: { regex: string }; substitution: string };
   hostRewrite?: string;
+  autoHostRewrite?: boolean;
   timeout?: string;
+  retries?: RetriesSpec;
+  upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
+  headerManipulation?: HeaderManipulationSpec;
 }
 
-/** The options as IR (undefined: none set), or undefined after reporting a problem via `ok: false`. */
+/** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
+const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades'];
+
+/**
+ * Headers Sluice sets itself to carry decisions between Envoy and its sidecars
+ * (the GraphQL API a route names, the user extauth authenticated): a user's
+ * own value must never stand in for them. Envoy itself refuses pseudo-headers
+ * and Host in these lists.
+ */
+const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
+  [GRAPHQL_API_HEADER, 'Sluice sets it to name the GraphQL API of a route'],
+  [USER_ID_HEADER, 'sluice-extauth sets it to the authenticated user (and Sluice strips it on hosts without extauth)'],
+  ['host', 'Envoy does not let header lists change Host; use hostRewrite'],
+]);
+
+class OptionReport {
+  ok = true;
+  constructor(
+    private readonly origin: Origin,
+    private readonly diagnostics: Diagnostic[],
+  ) {}
+
+  error(path: FieldPath, message: string, hint?: string): void {
+    this.ok = false;
+    this.diagnostics.push(fieldError('resolve', this.origin, path, message, hint));
+  }
+
+  /** A duration as proto3 JSON writes it, at least `min` nanoseconds; undefined after an error. */
+  duration(value: string, path: FieldPath, min = 0n, hint = 'write seconds with an "s", e.g. "15s" or "0.250s"'): string | undefined {
+    const nanos = parseDuration(value);
+    if (nanos === undefined || nanos < min) {
+      this.error(path, nanos === undefined ? `"${value}" is not a duration` : `"${value}" is too short (${min === 1n ? 'it must be more than 0s' : `at least ${Number(min) / 1e6} ms`})`, hint);
+      return undefined;
+    }
+    return value;
+  }
+}
+
+function headerProblem(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (lower.startsWith(':')) return `"${name}" is a pseudo-header, which Envoy does not let header lists change`;
+  const why = RESERVED_HEADERS.get(lower);
+  return why && `"${name}" cannot be set or removed here: ${why}`;
+}
+
+function headerManipulation(spec: HeaderManipulationSpec, path: FieldPath, report: OptionReport): HeaderManipulationIR {
+  const adds = (list: HeaderValueSpec[] | undefined, field: string) =>
+    (list ?? []).flatMap((h, i) => {
+      const problem = headerProblem(h.header.key);
+      if (problem) report.error([...path, field, i, 'header', 'key'], problem, 'use another header name');
+      // Gloo's default: append to a header the request already has (append: false overwrites it).
+      return problem ? [] : [{ key: h.header.key, value: h.header.value ?? '', append: h.append ?? true }];
+    });
+  const removes = (list: string[] | undefined, field: string) =>
+    (list ?? []).filter((name, i) => {
+      const problem = headerProblem(name);
+      if (problem) report.error([...path, field, i], problem, 'remove it from the list');
+      return !problem;
+    });
+  return {
+    requestAdd: adds(spec.requestHeadersToAdd, 'requestHeadersToAdd'),
+    requestRemove: removes(spec.requestHeadersToRemove, 'requestHeadersToRemove'),
+    responseAdd: adds(spec.responseHeadersToAdd, 'responseHeadersToAdd'),
+    responseRemove: removes(spec.responseHeadersToRemove, 'responseHeadersToRemove'),
+  };
+}
+
+function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): RetriesIR | undefined {
+  const out: RetriesIR = {
+    retryOn: spec.retryOn ?? '',
+    // Gloo turns 0 (unset) into one retry.
+    numRetries: spec.numRetries || 1,
+    retriableStatusCodes: spec.retriableStatusCodes ?? [],
+  };
+  if (out.retryOn === '' && out.retriableStatusCodes.length === 0) {
+    report.error(path, 'retries without retryOn or retriableStatusCodes would never retry', 'set retryOn, e.g. "5xx,reset,connect-failure"');
+  }
+  if (spec.perTryTimeout !== undefined) out.perTryTimeout = report.duration(spec.perTryTimeout, [...path, 'perTryTimeout'], 1n);
+  const backOff = spec.retryBackOff;
+  if (backOff) {
+    // Gloo's and Envoy's rules: a base of at least 1 ms, a maximum not below it.
+    const base = report.duration(backOff.baseInterval, [...path, 'retryBackOff', 'baseInterval'], 1_000_000n);
+    const max = backOff.maxInterval === undefined ? undefined : report.duration(backOff.maxInterval, [...path, 'retryBackOff', 'maxInterval'], 1n);
+    if (base && max && parseDuration(max)! < parseDuration(base)!) report.error([...path, 'retryBackOff', 'maxInterval'], `maxInterval ${max} is below baseInterval ${base}`, 'make maxInterval at least baseInterval');
+    if (base) out.backOff = { baseInterval: base, ...(max ? { maxInterval: max } : {}) };
+  }
+  return out;
+}
+
+/** A virtual host's retries and headerManipulation as IR; `ok: false` after reporting a problem. */
+export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipulation?: HeaderManipulationSpec }, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR } {
+  const report = new OptionReport(origin, diagnostics);
+  const out = {
+    ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
+    ...(spec.headerManipulation ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) } : {}),
+  };
+  return { ok: report.ok, ...out };
+}
+
+/** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
 export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boolean, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; options?: RouteOptionsIR } {
   const set = (Object.keys(spec ?? {}) as (keyof RouteOptionsSpec)[]).filter((k) => spec![k] !== undefined);
   if (set.length === 0) return { ok: true };
-  // Each changes the request Envoy forwards: a redirect, direct response or GraphQL route forwards none of its own.
-  if (!forwards) {
-    diagnostics.push(fieldError('resolve', origin, [...path, set[0]!], `${set[0]} applies only to a route with routeAction (it changes the request forwarded to the upstream)`, `remove ${set[0]}`));
+  const report = new OptionReport(origin, diagnostics);
+  // A redirect, direct response or GraphQL route forwards no request of its own.
+  const forwarding = set.find((k) => FORWARDING.includes(k));
+  if (!forwards && forwarding) {
+    report.error([...path, forwarding], `${forwarding} applies only to a route with routeAction (it changes the request forwarded to the upstream)`, `remove ${forwarding}`);
     return { ok: false };
   }
   const s = spec!;
-  if (s.timeout !== undefined) {
-    const nanos = parseDuration(s.timeout);
-    if (nanos === undefined || nanos < 0n) {
-      diagnostics.push(fieldError('resolve', origin, [...path, 'timeout'], `"${s.timeout}" is not a duration`, 'write seconds with an "s", e.g. "15s" or "0.250s" ("0s": no timeout)'));
-      return { ok: false };
-    }
+  const options: RouteOptionsIR = {};
+  if (s.prefixRewrite !== undefined) options.prefixRewrite = s.prefixRewrite;
+  if (s.regexRewrite !== undefined) {
+    if (s.prefixRewrite !== undefined) report.error([...path, 'regexRewrite'], 'regexRewrite and prefixRewrite are both set; Envoy takes one path rewrite', 'keep one of them');
+    const problem = re2Problem(s.regexRewrite.pattern.regex);
+    if (problem) report.error([...path, 'regexRewrite', 'pattern', 'regex'], `RE2 refuses the pattern: ${problem}`, 'write an RE2 regular expression (no lookaround or backreferences)');
+    options.regexRewrite = { pattern: s.regexRewrite.pattern.regex, substitution: s.regexRewrite.substitution };
   }
-  return { ok: true, options: { ...(s.prefixRewrite !== undefined ? { prefixRewrite: s.prefixRewrite } : {}), ...(s.hostRewrite !== undefined ? { hostRewrite: s.hostRewrite } : {}), ...(s.timeout !== undefined ? { timeout: s.timeout } : {}) } };
+  if (s.hostRewrite !== undefined) options.hostRewrite = s.hostRewrite;
+  if (s.autoHostRewrite !== undefined) {
+    if (s.hostRewrite !== undefined) report.error([...path, 'autoHostRewrite'], 'autoHostRewrite and hostRewrite are both set; Envoy takes one host rewrite', 'keep one of them');
+    options.autoHostRewrite = s.autoHostRewrite;
+  }
+  if (s.timeout !== undefined) {
+    const timeout = report.duration(s.timeout, [...path, 'timeout'], 0n, 'write seconds with an "s", e.g. "15s" or "0.250s" ("0s": no timeout)');
+    if (timeout !== undefined) options.timeout = timeout;
+  }
+  if (s.retries !== undefined) options.retries = retries(s.retries, [...path, 'retries'], report);
+  if (s.upgrades !== undefined) {
+    options.upgrades = s.upgrades.map((u) => (u.websocket ? { type: 'websocket' as const, enabled: u.websocket.enabled ?? true } : { type: 'CONNECT' as const, enabled: u.connect!.enabled ?? true }));
+  }
+  if (s.headerManipulation !== undefined) options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+  return report.ok ? { ok: true, options } : { ok: false };
 }

@@ -1,5 +1,5 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
@@ -52,15 +52,46 @@ function routeAction(route: RouteIR): Json {
   };
 }
 
-/** Route options live in the route's RouteAction (resolve allows them only where there is one). */
+/** envoy.config.route.v3.RetryPolicy. Codes alone retry only with `retriable-status-codes` in retry_on, so it is added with them. */
+function retryPolicy(r: RetriesIR): Json {
+  const on = r.retryOn.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  if (r.retriableStatusCodes.length > 0 && !on.includes('retriable-status-codes')) on.push('retriable-status-codes');
+  return {
+    retry_on: on.join(','),
+    num_retries: r.numRetries,
+    ...(r.perTryTimeout !== undefined ? { per_try_timeout: r.perTryTimeout } : {}),
+    ...(r.retriableStatusCodes.length > 0 ? { retriable_status_codes: r.retriableStatusCodes } : {}),
+    ...(r.backOff ? { retry_back_off: { base_interval: r.backOff.baseInterval, ...(r.backOff.maxInterval ? { max_interval: r.backOff.maxInterval } : {}) } } : {}),
+  };
+}
+
+/** Request and response header lists of a route or virtual host (Gloo's headerManipulation; append false overwrites). */
+function headerLists(h: HeaderManipulationIR | undefined): Json {
+  if (!h) return {};
+  const add = (list: HeaderManipulationIR['requestAdd']) => list.map((x) => ({ header: { key: x.key, value: x.value }, append_action: x.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD' }));
+  return {
+    ...(h.requestAdd.length > 0 ? { request_headers_to_add: add(h.requestAdd) } : {}),
+    ...(h.requestRemove.length > 0 ? { request_headers_to_remove: h.requestRemove } : {}),
+    ...(h.responseAdd.length > 0 ? { response_headers_to_add: add(h.responseAdd) } : {}),
+    ...(h.responseRemove.length > 0 ? { response_headers_to_remove: h.responseRemove } : {}),
+  };
+}
+
+/** Route options: the forwarding ones live in the RouteAction (resolve allows them only where there is one); header lists on the route, before Sluice's own. */
 function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
   if (!options) return action;
   const extra = {
     ...(options.prefixRewrite !== undefined ? { prefix_rewrite: options.prefixRewrite } : {}),
+    ...(options.regexRewrite ? { regex_rewrite: { pattern: { regex: options.regexRewrite.pattern }, substitution: options.regexRewrite.substitution } } : {}),
     ...(options.hostRewrite !== undefined ? { host_rewrite_literal: options.hostRewrite } : {}),
+    ...(options.autoHostRewrite !== undefined ? { auto_host_rewrite: options.autoHostRewrite } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+    ...(options.retries ? { retry_policy: retryPolicy(options.retries) } : {}),
+    ...(options.upgrades ? { upgrade_configs: options.upgrades.map((u) => ({ upgrade_type: u.type, enabled: u.enabled })) } : {}),
   };
-  return { ...action, route: { ...(action.route as Json), ...extra } };
+  const out: Json = action.route ? { ...action, route: { ...(action.route as Json), ...extra } } : { ...action };
+  for (const [field, values] of Object.entries(headerLists(options.headers))) out[field] = [...(values as unknown[]), ...((action[field] as unknown[] | undefined) ?? [])];
+  return out;
 }
 
 export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, headersToRemove: string[]): Json {
@@ -68,9 +99,16 @@ export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, hea
     name: vh.name,
     domains: vh.domains,
     routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options) })),
-    ...(headersToRemove.length > 0 ? { request_headers_to_remove: headersToRemove } : {}),
+    ...withHostHeaders(headerLists(vh.headers), headersToRemove),
+    ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };
+}
+
+/** The virtual host's header lists: the user's, then the headers Sluice always strips. */
+function withHostHeaders(user: Json, headersToRemove: string[]): Json {
+  const remove = [...((user.request_headers_to_remove as string[] | undefined) ?? []), ...headersToRemove];
+  return { ...user, ...(remove.length > 0 ? { request_headers_to_remove: remove } : {}) };
 }
 
 export function routeConfiguration(name: string, virtualHosts: Json[]): Json {

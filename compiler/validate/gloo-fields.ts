@@ -107,25 +107,48 @@ const extauth: FieldTable = {
   customAuth: refused('ext auth is served by sluice-extauth', 'use an AuthConfig with ldap'),
 };
 
-const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: notYet(), hostRewritePathRegex: notYet(), hostRewriteHeader: notYet(), appendXForwardedHost: notYet() };
+const retries: FieldTable = {
+  retryOn: supported("Envoy's x-envoy-retry-on conditions; with retriableStatusCodes, retriable-status-codes is added"),
+  numRetries: supported('0 or unset: 1, as Gloo'),
+  perTryTimeout: supported(),
+  retryBackOff: message({ baseInterval: supported('at least 1ms'), maxInterval: supported('not below baseInterval') }),
+  retriableStatusCodes: supported(),
+  previousPriorities: refused('Upstream failover priorities are not implemented'),
+  rateLimitedRetryBackOff: rateLimit(),
+};
+
+const headerValue: FieldTable = {
+  header: message({ key: supported(':-prefixed names, host, x-user-id and x-sluice-graphql-api are refused (Envoy or Sluice owns them)'), value: supported() }),
+  append: supported('unset or true: appended to a header already there; false: overwrites it'),
+  headerSecretRef: refused('header values from Secrets are not implemented', 'write the value inline'),
+};
+
+const headerManipulation: FieldTable = {
+  requestHeadersToAdd: message(headerValue, 'list'),
+  requestHeadersToRemove: supported(),
+  responseHeadersToAdd: message(headerValue, 'list'),
+  responseHeadersToRemove: supported(),
+};
+
+const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: supported('routes with routeAction only; not with hostRewrite'), hostRewritePathRegex: notYet(), hostRewriteHeader: notYet(), appendXForwardedHost: notYet() };
 
 const routeOptions: FieldTable = {
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),
   faults: notYet(),
   prefixRewrite: supported('routes with routeAction only; replaces the matched prefix'),
-  regexRewrite: notYet(),
+  regexRewrite: message({ pattern: message({ regex: supported('checked with RE2 at compile time'), googleRe2: refused('RE2 program size limits are not implemented') }), substitution: supported() }, undefined, 'routes with routeAction only; not with prefixRewrite'),
   ...headerRewrites,
   hostRewrite: supported('routes with routeAction only: the Host header sent upstream'),
   timeout: supported('routes with routeAction only; "0s": none (Envoy\'s default is 15s)'),
-  retries: notYet(),
+  retries: message(retries, undefined, 'routes with routeAction only; replaces the virtual host\'s'),
   extensions: refused('Gloo plugin extensions do not exist in Sluice'),
   tracing: refused('tracing is not implemented'),
   shadowing: notYet(),
-  headerManipulation: notYet(),
+  headerManipulation: message(headerManipulation, undefined, 'applied before the virtual host\'s'),
   cors: notYet(),
   lbHash: notYet(),
-  upgrades: notYet(),
+  upgrades: message({ websocket: message({ enabled: supported('unset: enabled') }), connect: message({ enabled: supported('unset: enabled') }), connectTerminate: refused('terminating CONNECT is not implemented') }, 'list', 'routes with routeAction only'),
   ratelimitBasic: rateLimit(),
   ratelimitEarly: rateLimit(),
   rateLimitEarlyConfigs: rateLimit(),
@@ -153,9 +176,9 @@ const routeOptions: FieldTable = {
 
 const virtualHostOptions: FieldTable = {
   extensions: refused('Gloo plugin extensions do not exist in Sluice'),
-  retries: notYet(),
+  retries: message(retries, undefined, "every route without retries of its own"),
   stats: refused('virtual cluster statistics are not implemented'),
-  headerManipulation: notYet(),
+  headerManipulation: message(headerManipulation, undefined, "every route, after the route's own"),
   cors: notYet(),
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),

@@ -31,6 +31,20 @@ const matcher = object({
   methods: { type: 'array', items: { enum: HTTP_METHODS }, minItems: 1, uniqueItems: true },
 });
 
+// Gloo's RetryPolicy (retries.proto); durations are checked by resolve.
+const retries = object({
+  retryOn: { type: 'string', format: 'single-line' },
+  numRetries: { type: 'integer', minimum: 0, maximum: 4294967295 },
+  perTryTimeout: string,
+  retriableStatusCodes: { type: 'array', items: { type: 'integer', minimum: 100, maximum: 599 } },
+  retryBackOff: object({ baseInterval: string, maxInterval: string }, ['baseInterval']),
+});
+
+// Gloo's HeaderManipulation (headers.proto); reserved names are checked by resolve.
+const headerValues = { type: 'array', items: object({ header: object({ key: singleLine, value: { type: 'string', format: 'single-line' } }, ['key']), append: boolean }, ['header']) };
+const headerNames = { type: 'array', items: singleLine };
+const headerManipulation = object({ requestHeadersToAdd: headerValues, requestHeadersToRemove: headerNames, responseHeadersToAdd: headerValues, responseHeadersToRemove: headerNames });
+
 const route = {
   ...object({
     matchers: { type: 'array', items: matcher },
@@ -52,8 +66,21 @@ const route = {
       stripQuery: boolean,
     }),
     directResponseAction: object({ status: { type: 'integer', minimum: 200, maximum: 599 }, body: string }, ['status']),
-    // The route options Sluice implements; gloo-fields.ts says why each other one is refused.
-    options: object({ prefixRewrite: { type: 'string', format: 'single-line' }, hostRewrite: singleLine, timeout: string }),
+    // The route options Sluice implements; gloo-fields.ts says why each other one is refused. Durations and regexes: resolve.
+    options: object({
+      prefixRewrite: { type: 'string', format: 'single-line' },
+      regexRewrite: object({ pattern: object({ regex: singleLine }, ['regex']), substitution: { type: 'string', format: 'single-line' } }, ['pattern', 'substitution']),
+      hostRewrite: singleLine,
+      autoHostRewrite: boolean,
+      timeout: string,
+      retries,
+      upgrades: {
+        type: 'array',
+        minItems: 1,
+        items: { ...object({ websocket: object({ enabled: boolean }), connect: object({ enabled: boolean }) }), minProperties: 1, maxProperties: 1 },
+      },
+      headerManipulation,
+    }),
   }),
   ...exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction'),
 };
@@ -112,6 +139,8 @@ export const virtualService = resource(
             jwt: object({ providers: { ...mapOf(jwtProvider, singleLine), minProperties: 1 } }, ['providers']),
             rbac: object({ policies: { ...mapOf(rbacPolicy, singleLine), minProperties: 1 } }, ['policies']),
             extauth: object({ configRef: resourceRef }, ['configRef']),
+            retries,
+            headerManipulation,
           }),
         },
         ['domains'],
