@@ -26,6 +26,41 @@ export interface UpstreamIR {
   http2?: boolean;
   /** Gloo's sslConfig: TLS to the upstream. */
   tls?: UpstreamTlsIR;
+  /** Gloo's load balancing, circuit breaking, connection, outlier detection and health checking settings. */
+  policy?: UpstreamPolicyIR;
+}
+
+/** Durations are proto3 JSON ("5s"); every field is as Gloo names it and optional (Envoy's default). */
+export interface UpstreamPolicyIR {
+  loadBalancer?: {
+    kind: 'roundRobin' | 'leastRequest' | 'random' | 'ringHash' | 'maglev';
+    choiceCount?: number;
+    minimumRingSize?: number;
+    maximumRingSize?: number;
+    healthyPanicThreshold?: number;
+    updateMergeWindow?: string;
+    useHostnameForHashing?: boolean;
+    closeConnectionsOnHostSetChange?: boolean;
+  };
+  circuitBreakers?: { maxConnections?: number; maxPendingRequests?: number; maxRequests?: number; maxRetries?: number; trackRemaining?: boolean };
+  connection?: {
+    maxRequestsPerConnection?: number;
+    connectTimeout?: string;
+    tcpKeepalive?: { keepaliveProbes?: number; keepaliveTime?: string; keepaliveInterval?: string };
+    perConnectionBufferLimitBytes?: number;
+  };
+  /** Gloo's (Envoy's) OutlierDetection fields that are set, by name. */
+  outlierDetection?: Record<string, number | string | boolean>;
+  healthChecks?: HealthCheckIR[];
+}
+
+export interface HealthCheckIR {
+  timeout: string;
+  interval: string;
+  unhealthyThreshold: number;
+  healthyThreshold: number;
+  noTrafficInterval?: string;
+  check: { kind: 'http'; path: string; host?: string } | { kind: 'tcp' } | { kind: 'grpc'; serviceName?: string; authority?: string };
 }
 
 /** Gloo's SslParameters.ProtocolVersion names. */
@@ -141,7 +176,11 @@ export interface RouteOptionsIR {
   /** Protocol upgrades (websocket, CONNECT) the route allows or forbids. */
   upgrades?: { type: 'websocket' | 'CONNECT'; enabled: boolean }[];
   headers?: HeaderManipulationIR;
+  /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
+  hashPolicies?: HashPolicyIR[];
 }
+
+export type HashPolicyIR = ({ kind: 'header'; name: string } | { kind: 'cookie'; name: string; ttl?: string; path?: string } | { kind: 'sourceIp' }) & { terminal: boolean };
 
 /** Gloo's retry policy, as Envoy's: on a route, or on a virtual host for its routes without one. */
 export interface RetriesIR {

@@ -42,10 +42,11 @@ export interface RouteOptionsSpec {
   retries?: RetriesSpec;
   upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
   headerManipulation?: HeaderManipulationSpec;
+  lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
 }
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
-const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades'];
+const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash'];
 
 /**
  * Headers Sluice sets itself to carry decisions between Envoy and its sidecars
@@ -177,5 +178,13 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boole
     options.upgrades = s.upgrades.map((u) => (u.websocket ? { type: 'websocket' as const, enabled: u.websocket.enabled ?? true } : { type: 'CONNECT' as const, enabled: u.connect!.enabled ?? true }));
   }
   if (s.headerManipulation !== undefined) options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+  if (s.lbHash !== undefined) {
+    options.hashPolicies = s.lbHash.hashPolicies.map((h) => {
+      const terminal = h.terminal ?? false;
+      if (h.header !== undefined) return { kind: 'header' as const, name: h.header, terminal };
+      if (h.cookie) return { kind: 'cookie' as const, name: h.cookie.name, ...(h.cookie.ttl !== undefined ? { ttl: h.cookie.ttl } : {}), ...(h.cookie.path !== undefined ? { path: h.cookie.path } : {}), terminal };
+      return { kind: 'sourceIp' as const, terminal };
+    });
+  }
   return report.ok ? { ok: true, options } : { ok: false };
 }

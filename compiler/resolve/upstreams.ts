@@ -7,9 +7,10 @@ import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import type { ResourceIndex } from './index.js';
 import { upstreamTls, type UpstreamSslConfigSpec } from './tls.js';
+import { upstreamPolicy, type UpstreamPolicySpec } from './upstream-policy.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 
-interface KubeUpstreamSpec {
+interface KubeUpstreamSpec extends UpstreamPolicySpec {
   useHttp2?: boolean;
   sslConfig?: UpstreamSslConfigSpec;
   kube?: { serviceName: string; serviceNamespace?: string; servicePort: number };
@@ -97,7 +98,8 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
 function explicitUpstream(r: Resource, dnsName: (service: string, namespace: string) => string): UpstreamIR {
   const spec = r.spec as KubeUpstreamSpec;
   const origin: Origin = r.origin;
-  const transport = { ...(spec.useHttp2 ? { http2: true } : {}), ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}) };
+  const policy = upstreamPolicy(spec);
+  const transport = { ...(spec.useHttp2 ? { http2: true } : {}), ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}), ...(policy ? { policy } : {}) };
   if (spec.static) {
     return { name: r.name, namespace: r.namespace, origin, ...transport, target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) } };
   }

@@ -4,7 +4,7 @@
  * endpoint change is an EDS push that does not re-warm the cluster; DNS
  * clusters (STRICT_DNS) carry their assignment, since Envoy resolves them itself.
  */
-import type { TlsSecretIR, UpstreamIR } from '../ir/model.js';
+import type { HealthCheckIR, TlsSecretIR, UpstreamIR, UpstreamPolicyIR } from '../ir/model.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
 
@@ -38,9 +38,111 @@ function cluster(name: string, type: 'STRICT_DNS' | 'EDS', hosts: { address: str
 export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): ClusterPair {
   const http2 = upstream.http2 ?? false;
   const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
-  if (upstream.target.kind === 'dns') return cluster(upstream.name, 'STRICT_DNS', [{ address: upstream.target.host, port: upstream.target.port }], http2, tls);
-  const allIps = upstream.target.hosts.every((h) => isIpAddress(h.address));
-  return cluster(upstream.name, allIps ? 'EDS' : 'STRICT_DNS', upstream.target.hosts, http2, tls);
+  const hosts = upstream.target.kind === 'dns' ? [{ address: upstream.target.host, port: upstream.target.port }] : upstream.target.hosts;
+  const type = upstream.target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS';
+  const pair = cluster(upstream.name, type, hosts, http2, tls);
+  return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy, http2) } : pair;
+}
+
+const LB_POLICY = { roundRobin: 'ROUND_ROBIN', leastRequest: 'LEAST_REQUEST', random: 'RANDOM', ringHash: 'RING_HASH', maglev: 'MAGLEV' } as const;
+
+/** Gloo's OutlierDetection names -> Envoy's (the same fields, snake_case with the digits apart). */
+const OUTLIER_FIELDS: Record<string, string> = {
+  consecutive5xx: 'consecutive_5xx',
+  interval: 'interval',
+  baseEjectionTime: 'base_ejection_time',
+  maxEjectionPercent: 'max_ejection_percent',
+  enforcingConsecutive5xx: 'enforcing_consecutive_5xx',
+  enforcingSuccessRate: 'enforcing_success_rate',
+  successRateMinimumHosts: 'success_rate_minimum_hosts',
+  successRateRequestVolume: 'success_rate_request_volume',
+  successRateStdevFactor: 'success_rate_stdev_factor',
+  consecutiveGatewayFailure: 'consecutive_gateway_failure',
+  enforcingConsecutiveGatewayFailure: 'enforcing_consecutive_gateway_failure',
+};
+
+/** Envoy's TCP keepalive takes whole seconds; a shorter duration is one second. */
+function seconds(duration: string): number {
+  return Math.max(1, Math.ceil(Number(duration.slice(0, -1))));
+}
+
+function healthCheck(h: HealthCheckIR): Json {
+  const check =
+    h.check.kind === 'http'
+      ? { http_health_check: { path: h.check.path, ...(h.check.host !== undefined ? { host: h.check.host } : {}) } }
+      : h.check.kind === 'grpc'
+        ? { grpc_health_check: { ...(h.check.serviceName !== undefined ? { service_name: h.check.serviceName } : {}), ...(h.check.authority !== undefined ? { authority: h.check.authority } : {}) } }
+        : // No payload: the check is that a connection opens.
+          { tcp_health_check: {} };
+  return {
+    timeout: h.timeout,
+    interval: h.interval,
+    unhealthy_threshold: h.unhealthyThreshold,
+    healthy_threshold: h.healthyThreshold,
+    ...(h.noTrafficInterval !== undefined ? { no_traffic_interval: h.noTrafficInterval } : {}),
+    ...check,
+  };
+}
+
+/** The Upstream's settings as Cluster fields (envoy.config.cluster.v3.Cluster). */
+function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
+  const out: Json = { ...cluster };
+  const lb = p.loadBalancer;
+  if (lb) {
+    out.lb_policy = LB_POLICY[lb.kind];
+    if (lb.choiceCount !== undefined) out.least_request_lb_config = { choice_count: lb.choiceCount };
+    if (lb.minimumRingSize !== undefined || lb.maximumRingSize !== undefined) {
+      out.ring_hash_lb_config = { ...(lb.minimumRingSize !== undefined ? { minimum_ring_size: lb.minimumRingSize } : {}), ...(lb.maximumRingSize !== undefined ? { maximum_ring_size: lb.maximumRingSize } : {}) };
+    }
+    const common = {
+      ...(lb.healthyPanicThreshold !== undefined ? { healthy_panic_threshold: { value: lb.healthyPanicThreshold } } : {}),
+      ...(lb.updateMergeWindow !== undefined ? { update_merge_window: lb.updateMergeWindow } : {}),
+      ...(lb.closeConnectionsOnHostSetChange !== undefined ? { close_connections_on_host_set_change: lb.closeConnectionsOnHostSetChange } : {}),
+      ...(lb.useHostnameForHashing !== undefined ? { consistent_hashing_lb_config: { use_hostname_for_hashing: lb.useHostnameForHashing } } : {}),
+    };
+    if (Object.keys(common).length > 0) out.common_lb_config = common;
+  }
+  if (p.circuitBreakers) {
+    const c = p.circuitBreakers;
+    out.circuit_breakers = {
+      thresholds: [
+        {
+          ...(c.maxConnections !== undefined ? { max_connections: c.maxConnections } : {}),
+          ...(c.maxPendingRequests !== undefined ? { max_pending_requests: c.maxPendingRequests } : {}),
+          ...(c.maxRequests !== undefined ? { max_requests: c.maxRequests } : {}),
+          ...(c.maxRetries !== undefined ? { max_retries: c.maxRetries } : {}),
+          ...(c.trackRemaining !== undefined ? { track_remaining: c.trackRemaining } : {}),
+        },
+      ],
+    };
+  }
+  const conn = p.connection;
+  if (conn) {
+    if (conn.connectTimeout !== undefined) out.connect_timeout = conn.connectTimeout;
+    if (conn.perConnectionBufferLimitBytes !== undefined) out.per_connection_buffer_limit_bytes = conn.perConnectionBufferLimitBytes;
+    const k = conn.tcpKeepalive;
+    if (k) {
+      out.upstream_connection_options = {
+        tcp_keepalive: {
+          ...(k.keepaliveProbes !== undefined ? { keepalive_probes: k.keepaliveProbes } : {}),
+          ...(k.keepaliveTime !== undefined ? { keepalive_time: seconds(k.keepaliveTime) } : {}),
+          ...(k.keepaliveInterval !== undefined ? { keepalive_interval: seconds(k.keepaliveInterval) } : {}),
+        },
+      };
+    }
+    if (conn.maxRequestsPerConnection !== undefined) {
+      out.typed_extension_protocol_options = {
+        'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+          '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+          common_http_protocol_options: { max_requests_per_connection: conn.maxRequestsPerConnection },
+          explicit_http_config: http2 ? { http2_protocol_options: {} } : { http_protocol_options: {} },
+        },
+      };
+    }
+  }
+  if (p.outlierDetection) out.outlier_detection = Object.fromEntries(Object.entries(p.outlierDetection).map(([k, v]) => [OUTLIER_FIELDS[k]!, v]));
+  if (p.healthChecks) out.health_checks = p.healthChecks.map(healthCheck);
+  return out;
 }
 
 /** A sidecar (ext_authz, graphql) reached by DNS name; gRPC sidecars need HTTP/2. */

@@ -1,5 +1,5 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type HashPolicyIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 
@@ -65,6 +65,17 @@ function retryPolicy(r: RetriesIR): Json {
   };
 }
 
+/** envoy.config.route.v3.RouteAction.HashPolicy; a cookie with a ttl is set by Envoy when the request lacks it. */
+function hashPolicy(h: HashPolicyIR): Json {
+  const key =
+    h.kind === 'header'
+      ? { header: { header_name: h.name } }
+      : h.kind === 'cookie'
+        ? { cookie: { name: h.name, ...(h.ttl !== undefined ? { ttl: h.ttl } : {}), ...(h.path !== undefined ? { path: h.path } : {}) } }
+        : { connection_properties: { source_ip: true } };
+  return { ...key, ...(h.terminal ? { terminal: true } : {}) };
+}
+
 /** Request and response header lists of a route or virtual host (Gloo's headerManipulation; append false overwrites). */
 function headerLists(h: HeaderManipulationIR | undefined): Json {
   if (!h) return {};
@@ -88,6 +99,7 @@ function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.retries ? { retry_policy: retryPolicy(options.retries) } : {}),
     ...(options.upgrades ? { upgrade_configs: options.upgrades.map((u) => ({ upgrade_type: u.type, enabled: u.enabled })) } : {}),
+    ...(options.hashPolicies ? { hash_policy: options.hashPolicies.map(hashPolicy) } : {}),
   };
   const out: Json = action.route ? { ...action, route: { ...(action.route as Json), ...extra } } : { ...action };
   for (const [field, values] of Object.entries(headerLists(options.headers))) out[field] = [...(values as unknown[]), ...((action[field] as unknown[] | undefined) ?? [])];

@@ -147,7 +147,7 @@ const routeOptions: FieldTable = {
   shadowing: notYet(),
   headerManipulation: message(headerManipulation, undefined, 'applied before the virtual host\'s'),
   cors: notYet(),
-  lbHash: notYet(),
+  lbHash: message({ hashPolicies: message({ header: supported(), cookie: message({ name: supported(), ttl: supported(), path: supported() }), sourceIp: supported(), terminal: supported() }, 'list') }, undefined, 'routes with routeAction only; used by ringHash and maglev upstreams'),
   upgrades: message({ websocket: message({ enabled: supported('unset: enabled') }), connect: message({ enabled: supported('unset: enabled') }), connectTerminate: refused('terminating CONNECT is not implemented') }, 'list', 'routes with routeAction only'),
   ratelimitBasic: rateLimit(),
   ratelimitEarly: rateLimit(),
@@ -285,13 +285,73 @@ const routeTable: FieldTable = {
   weight: notYet(),
 };
 
+const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
+const slowStart = refused('slow start is not implemented');
+const loadBalancerConfig: FieldTable = {
+  healthyPanicThreshold: supported('a percentage, 0 to 100'),
+  updateMergeWindow: supported(),
+  roundRobin: message({ slowStartConfig: slowStart }, undefined, lbTypeNote),
+  leastRequest: message({ choiceCount: supported('at least 2'), slowStartConfig: slowStart }, undefined, lbTypeNote),
+  random: supported(lbTypeNote),
+  ringHash: message({ ringHashConfig: message({ minimumRingSize: supported(), maximumRingSize: supported('at most 8388608 (Envoy\'s bound)') }) }, undefined, `${lbTypeNote}; routes choose the hash with options.lbHash`),
+  maglev: supported(`${lbTypeNote}; routes choose the hash with options.lbHash`),
+  localityWeightedLbConfig: refused('localities are not implemented (endpoints carry none)'),
+  useHostnameForHashing: supported(),
+  closeConnectionsOnHostSetChange: supported(),
+};
+
+const circuitBreakers: FieldTable = {
+  maxConnections: supported(),
+  maxPendingRequests: supported(),
+  maxRequests: supported(),
+  maxRetries: supported(),
+  trackRemaining: supported(),
+};
+
+const connectionConfig: FieldTable = {
+  maxRequestsPerConnection: supported(),
+  connectTimeout: supported('default 5s'),
+  tcpKeepalive: message({ keepaliveProbes: supported(), keepaliveTime: supported('whole seconds (Envoy\'s unit), rounded up'), keepaliveInterval: supported('whole seconds (Envoy\'s unit), rounded up') }),
+  perConnectionBufferLimitBytes: supported(),
+  commonHttpProtocolOptions: notYet(),
+  http1ProtocolOptions: notYet(),
+};
+
+const healthCheck: FieldTable = {
+  timeout: supported('required'),
+  interval: supported('required'),
+  unhealthyThreshold: supported('required'),
+  healthyThreshold: supported('required'),
+  noTrafficInterval: supported(),
+  httpHealthCheck: message({ path: supported('required'), host: supported(), serviceName: notYet(), requestHeadersToAdd: notYet(), requestHeadersToRemove: notYet(), useHttp2: notYet(), expectedStatuses: notYet(), responseAssertions: refused(REASONS.glooEnvoy) }, undefined, 'one of httpHealthCheck, tcpHealthCheck, grpcHealthCheck'),
+  tcpHealthCheck: message({ send: notYet(), receive: notYet() }, undefined, 'without send/receive: healthy when a connection opens'),
+  grpcHealthCheck: message({ serviceName: supported(), authority: supported() }),
+  customHealthCheck: refused('custom health checkers are not implemented'),
+  initialJitter: notYet(),
+  intervalJitter: notYet(),
+  intervalJitterPercent: notYet(),
+  altPort: notYet(),
+  reuseConnection: notYet(),
+  unhealthyInterval: notYet(),
+  unhealthyEdgeInterval: notYet(),
+  healthyEdgeInterval: notYet(),
+  eventLogPath: refused('health check event logs are not implemented'),
+  alwaysLogHealthCheckFailures: refused('health check event logs are not implemented'),
+  tlsOptions: notYet(),
+};
+
+const outlierDetection: FieldTable = Object.fromEntries([
+  ...['consecutive5xx', 'interval', 'baseEjectionTime', 'maxEjectionPercent', 'enforcingConsecutive5xx', 'enforcingSuccessRate', 'successRateMinimumHosts', 'successRateRequestVolume', 'successRateStdevFactor', 'consecutiveGatewayFailure', 'enforcingConsecutiveGatewayFailure'].map((f) => [f, supported()] as const),
+  ...['splitExternalLocalOriginErrors', 'consecutiveLocalOriginFailure', 'enforcingConsecutiveLocalOriginFailure', 'enforcingLocalOriginSuccessRate'].map((f) => [f, notYet()] as const),
+]);
+
 const upstream: FieldTable = {
   discoveryMetadata: different("accepted and not used: labels Gloo's discovery adds, with no routing meaning", { labels: supported() }),
   sslConfig: message(upstreamSslConfig),
-  circuitBreakers: notYet(),
-  loadBalancerConfig: notYet(),
-  healthChecks: notYet(),
-  outlierDetection: notYet(),
+  circuitBreakers: message(circuitBreakers, undefined, 'one threshold at the default priority'),
+  loadBalancerConfig: message(loadBalancerConfig),
+  healthChecks: message(healthCheck, 'list', 'active health checks from every Envoy'),
+  outlierDetection: message(outlierDetection),
   kube: message({
     serviceName: supported(),
     serviceNamespace: supported('defaults to the Upstream\'s namespace'),
@@ -314,7 +374,7 @@ const upstream: FieldTable = {
   gcp: glooEnvoy(),
   ai: glooEnvoy(),
   failover: notYet(),
-  connectionConfig: notYet(),
+  connectionConfig: message(connectionConfig),
   protocolSelection: notYet(),
   useHttp2: supported(),
   initialStreamWindowSize: notYet(),

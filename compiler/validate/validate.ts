@@ -165,6 +165,13 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       const present = branches.filter((b) => data && typeof data === 'object' && b in data);
       return [path, `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`, present.length === 0 ? 'add one of them' : `keep one of ${present.join(', ')} and remove the others`];
     }
+    case 'not': {
+      // Only atMostOne (./schemas/common.ts) uses `not`: pairs of fields that may not both be set.
+      const names = [...new Set(((err.schema as { anyOf?: { required: string[] }[] }).anyOf ?? []).flatMap((s) => s.required))];
+      const data = err.data as Record<string, unknown>;
+      const present = names.filter((n) => n in data);
+      return [path, `at most one of ${names.map((n) => `"${n}"`).join(', ')} may be set`, `keep one of ${present.join(', ')} and remove the others`];
+    }
     case 'type':
       return [path, `must be of type ${p.type}`, typeHint(String(p.type), err.data)];
     case 'const':

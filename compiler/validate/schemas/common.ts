@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { codePoint } from '../../diagnostics.js';
+import { parseDuration } from '../../../protos/proto3-json.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -66,6 +67,12 @@ export function resource(apiVersion: string, kind: string, spec: Schema, specReq
     },
     ['apiVersion', 'kind', 'metadata', ...(specRequired ? ['spec'] : [])],
   );
+}
+
+/** At most one of the named properties may be present (a proto oneof that may be left unset). */
+export function atMostOne(...names: string[]): Schema {
+  const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => ({ required: [a, b] })));
+  return { not: { anyOf: pairs } };
 }
 
 /** Exactly one of the named properties must be present. */
@@ -152,9 +159,18 @@ export const FORMATS: Record<string, Format> = {
     hint: (value) => (pathProblem(value)?.startsWith('contains the') ? 'remove the character' : `percent-encode it: "${encodeURI(value)}"`),
   },
   host: { problem: hostProblem, hint: () => 'e.g. 10.0.0.7 or users.internal' },
+  // A proto3 JSON duration Envoy needs above zero (intervals, timeouts of upstream settings).
+  'positive-duration': {
+    problem: (value) => {
+      const nanos = parseDuration(value);
+      return nanos === undefined ? 'is not a duration' : nanos <= 0n ? 'must be more than 0s' : undefined;
+    },
+    hint: () => 'write seconds with an "s", e.g. "5s" or "0.250s"',
+  },
   // Names and values copied into Envoy's or a sidecar's configuration: one line, no control characters.
   'single-line': { problem: (value) => characterProblem(value, CONTROL), hint: () => 'remove the character; if it came from a copy and paste, retype the value' },
 };
 
 export const singleLine: Schema = { type: 'string', minLength: 1, format: 'single-line' };
+export const positiveDuration: Schema = { type: 'string', format: 'positive-duration' };
 export const singleLineMap: Schema = mapOf({ type: 'string', format: 'single-line' }, singleLine);

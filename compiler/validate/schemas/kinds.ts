@@ -3,7 +3,7 @@
  * `v1` Service and Secret. Every field SPEC.md names is typed.
  */
 import { REQUEST_TEST_API_VERSION, REQUEST_TEST_KIND, requestTest } from '../../explain/schema.js';
-import { boolean, exactlyOne, mapOf, namespaceName, nonEmptyString, object, port, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
+import { atMostOne, boolean, exactlyOne, mapOf, namespaceName, nonEmptyString, object, port, positiveDuration, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
 const pathPrefix: Schema = { type: 'string', pattern: '^/', minLength: 1, format: 'path-prefix' };
@@ -80,6 +80,16 @@ const route = {
         items: { ...object({ websocket: object({ enabled: boolean }), connect: object({ enabled: boolean }) }), minProperties: 1, maxProperties: 1 },
       },
       headerManipulation,
+      lbHash: object(
+        {
+          hashPolicies: {
+            type: 'array',
+            minItems: 1,
+            items: { ...object({ header: singleLine, cookie: object({ name: singleLine, ttl: positiveDuration, path: singleLine }, ['name']), sourceIp: { const: true }, terminal: boolean }), ...exactlyOne('header', 'cookie', 'sourceIp') },
+          },
+        },
+        ['hashPolicies'],
+      ),
     }),
   }),
   ...exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction'),
@@ -264,6 +274,66 @@ export const authConfig = resource(
   object({ configs: { type: 'array', minItems: 1, items: object({ ldap }, ['ldap']) } }, ['configs']),
 );
 
+const uint32: Schema = { type: 'integer', minimum: 0, maximum: 4294967295 };
+
+// Gloo's Upstream settings that become Envoy Cluster fields (load_balancer.proto, circuit_breaker.proto, connection.proto, health checks, outlier detection).
+const upstreamPolicy: Record<string, Schema> = {
+  loadBalancerConfig: {
+    ...object({
+      healthyPanicThreshold: { type: 'number', minimum: 0, maximum: 100 },
+      updateMergeWindow: positiveDuration,
+      roundRobin: object({}),
+      leastRequest: object({ choiceCount: { type: 'integer', minimum: 2, maximum: 4294967295 } }),
+      random: object({}),
+      ringHash: object({ ringHashConfig: object({ minimumRingSize: { type: 'integer', minimum: 1, maximum: 8388608 }, maximumRingSize: { type: 'integer', minimum: 1, maximum: 8388608 } }) }),
+      maglev: object({}),
+      useHostnameForHashing: boolean,
+      closeConnectionsOnHostSetChange: boolean,
+    }),
+    ...atMostOne('roundRobin', 'leastRequest', 'random', 'ringHash', 'maglev'),
+  },
+  circuitBreakers: object({ maxConnections: uint32, maxPendingRequests: uint32, maxRequests: uint32, maxRetries: uint32, trackRemaining: boolean }),
+  connectionConfig: object({
+    maxRequestsPerConnection: uint32,
+    connectTimeout: positiveDuration,
+    tcpKeepalive: object({ keepaliveProbes: uint32, keepaliveTime: positiveDuration, keepaliveInterval: positiveDuration }),
+    perConnectionBufferLimitBytes: uint32,
+  }),
+  outlierDetection: object({
+    consecutive5xx: uint32,
+    interval: positiveDuration,
+    baseEjectionTime: positiveDuration,
+    maxEjectionPercent: { type: 'integer', minimum: 0, maximum: 100 },
+    enforcingConsecutive5xx: { type: 'integer', minimum: 0, maximum: 100 },
+    enforcingSuccessRate: { type: 'integer', minimum: 0, maximum: 100 },
+    successRateMinimumHosts: uint32,
+    successRateRequestVolume: uint32,
+    successRateStdevFactor: uint32,
+    consecutiveGatewayFailure: uint32,
+    enforcingConsecutiveGatewayFailure: { type: 'integer', minimum: 0, maximum: 100 },
+  }),
+  healthChecks: {
+    type: 'array',
+    minItems: 1,
+    items: {
+      ...object(
+        {
+          timeout: positiveDuration,
+          interval: positiveDuration,
+          unhealthyThreshold: uint32,
+          healthyThreshold: uint32,
+          noTrafficInterval: positiveDuration,
+          httpHealthCheck: object({ path: { type: 'string', pattern: '^/', format: 'single-line' }, host: singleLine }, ['path']),
+          tcpHealthCheck: object({}),
+          grpcHealthCheck: object({ serviceName: singleLine, authority: singleLine }),
+        },
+        ['timeout', 'interval', 'unhealthyThreshold', 'healthyThreshold'],
+      ),
+      ...exactlyOne('httpHealthCheck', 'tcpHealthCheck', 'grpcHealthCheck'),
+    },
+  },
+};
+
 export const upstream = resource(
   'gloo.gateway.example/v1',
   'Upstream',
@@ -276,6 +346,7 @@ export const upstream = resource(
       sslConfig: object({ secretRef: resourceRef, sni: singleLine, parameters: sslParameters, alpnProtocols, oneWayTls: boolean, verifySubjectAltName }),
       // Labels Gloo's discovery adds; no routing meaning (see gloo-fields.ts).
       discoveryMetadata: object({ labels: stringMap }),
+      ...upstreamPolicy,
     }),
     ...exactlyOne('kube', 'static'),
   },

@@ -1,0 +1,81 @@
+/**
+ * Gloo's Upstream settings that become Envoy Cluster fields: load balancing,
+ * circuit breakers, connection settings, outlier detection and health checks.
+ * The schema has checked every value's form and bounds, so this only
+ * gathers what is set (unset fields keep Envoy's defaults).
+ */
+import type { HealthCheckIR, UpstreamPolicyIR } from '../ir/model.js';
+
+type LoadBalancer = NonNullable<UpstreamPolicyIR['loadBalancer']>;
+
+export interface UpstreamPolicySpec {
+  loadBalancerConfig?: {
+    healthyPanicThreshold?: number;
+    updateMergeWindow?: string;
+    roundRobin?: object;
+    leastRequest?: { choiceCount?: number };
+    random?: object;
+    ringHash?: { ringHashConfig?: { minimumRingSize?: number; maximumRingSize?: number } };
+    maglev?: object;
+    useHostnameForHashing?: boolean;
+    closeConnectionsOnHostSetChange?: boolean;
+  };
+  circuitBreakers?: UpstreamPolicyIR['circuitBreakers'];
+  connectionConfig?: UpstreamPolicyIR['connection'];
+  outlierDetection?: Record<string, number | string | boolean>;
+  healthChecks?: {
+    timeout: string;
+    interval: string;
+    unhealthyThreshold: number;
+    healthyThreshold: number;
+    noTrafficInterval?: string;
+    httpHealthCheck?: { path: string; host?: string };
+    tcpHealthCheck?: object;
+    grpcHealthCheck?: { serviceName?: string; authority?: string };
+  }[];
+}
+
+const LB_KINDS = ['roundRobin', 'leastRequest', 'random', 'ringHash', 'maglev'] as const;
+
+function loadBalancer(spec: NonNullable<UpstreamPolicySpec['loadBalancerConfig']>): LoadBalancer {
+  // Unset: round robin, Envoy's default and Gloo's.
+  const kind = LB_KINDS.find((k) => spec[k] !== undefined) ?? 'roundRobin';
+  const ring = spec.ringHash?.ringHashConfig;
+  const out: LoadBalancer = { kind };
+  if (spec.leastRequest?.choiceCount !== undefined) out.choiceCount = spec.leastRequest.choiceCount;
+  if (ring?.minimumRingSize !== undefined) out.minimumRingSize = ring.minimumRingSize;
+  if (ring?.maximumRingSize !== undefined) out.maximumRingSize = ring.maximumRingSize;
+  if (spec.healthyPanicThreshold !== undefined) out.healthyPanicThreshold = spec.healthyPanicThreshold;
+  if (spec.updateMergeWindow !== undefined) out.updateMergeWindow = spec.updateMergeWindow;
+  if (spec.useHostnameForHashing !== undefined) out.useHostnameForHashing = spec.useHostnameForHashing;
+  if (spec.closeConnectionsOnHostSetChange !== undefined) out.closeConnectionsOnHostSetChange = spec.closeConnectionsOnHostSetChange;
+  return out;
+}
+
+function healthCheck(h: NonNullable<UpstreamPolicySpec['healthChecks']>[number]): HealthCheckIR {
+  const check: HealthCheckIR['check'] = h.httpHealthCheck
+    ? { kind: 'http', path: h.httpHealthCheck.path, ...(h.httpHealthCheck.host !== undefined ? { host: h.httpHealthCheck.host } : {}) }
+    : h.grpcHealthCheck
+      ? { kind: 'grpc', ...h.grpcHealthCheck }
+      : { kind: 'tcp' };
+  return {
+    timeout: h.timeout,
+    interval: h.interval,
+    unhealthyThreshold: h.unhealthyThreshold,
+    healthyThreshold: h.healthyThreshold,
+    ...(h.noTrafficInterval !== undefined ? { noTrafficInterval: h.noTrafficInterval } : {}),
+    check,
+  };
+}
+
+/** The settings as IR; undefined when the Upstream sets none. */
+export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | undefined {
+  const policy: UpstreamPolicyIR = {
+    ...(spec.loadBalancerConfig ? { loadBalancer: loadBalancer(spec.loadBalancerConfig) } : {}),
+    ...(spec.circuitBreakers ? { circuitBreakers: spec.circuitBreakers } : {}),
+    ...(spec.connectionConfig ? { connection: spec.connectionConfig } : {}),
+    ...(spec.outlierDetection ? { outlierDetection: spec.outlierDetection } : {}),
+    ...(spec.healthChecks ? { healthChecks: spec.healthChecks.map(healthCheck) } : {}),
+  };
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}
