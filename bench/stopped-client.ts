@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- stopped-client [--minutes=N] [--virtual-services=N]`:
  * `serve`'s memory while one delta ADS client is stopped (SIGSTOP: it
- * neither reads nor ACKs) and the configuration is edited once a second, for
- * N minutes (default 10). A live delta client, in its own process too, gets
+ * neither reads nor ACKs; HTTP/2 keepalive drops it after about 40 s) and
+ * another reads and answers pings but never ACKs (it stays connected), and
+ * the configuration is edited once a second, for N minutes (default 10). A live delta client, in its own process too, gets
  * every edit: the time from the save to its route configuration is its
  * latency. The control loop and xDS server run in this process; every 30 s
  * the V8 heap + buffers after a full GC and the RSS are sampled.
@@ -36,8 +37,10 @@ interface Sample {
   rss: number;
   retained: number;
   edits: number;
-  /** The stopped client's bytes the server holds unflushed. */
-  unflushed: number;
+  /** The stopped client's bytes the server holds unflushed; undefined once its stream is gone. */
+  unflushed?: number;
+  /** Whether the never-ACKing client's stream is still open. */
+  silentConnected: boolean;
 }
 
 interface DeltaClientProcess {
@@ -49,8 +52,8 @@ interface DeltaClientProcess {
 }
 
 /** A delta client in its own process (test/faults/delta-client.mjs), so it can be stopped. */
-function deltaClient(port: number, node: string, edsNames: string[]): DeltaClientProcess {
-  const child = spawn(process.execPath, [DELTA_CLIENT, String(port), node, ...edsNames], { stdio: ['ignore', 'pipe', 'inherit'] });
+function deltaClient(port: number, node: string, edsNames: string[], ack = true): DeltaClientProcess {
+  const child = spawn(process.execPath, [DELTA_CLIENT, String(port), node, ...edsNames], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SLUICE_NO_ACK: ack ? '0' : '1' } });
   const types = new Set<string>();
   let synced!: () => void;
   const syncedP = new Promise<void>((r) => (synced = r));
@@ -101,9 +104,11 @@ export async function run(args: string[]): Promise<void> {
     const port = await server.listen('127.0.0.1', 0);
     const edsNames = [...(control.snapshot!.type(TYPE_URL.endpoint)?.resources.keys() ?? [])];
     const stopped = deltaClient(port, 'stopped', edsNames);
+    // Reads and answers pings (so keepalive never drops it) but never ACKs.
+    const silent = deltaClient(port, 'silent', edsNames, false);
     const live = deltaClient(port, 'live', edsNames);
-    children.push(stopped.child, live.child);
-    await Promise.all([stopped.synced, live.synced]);
+    children.push(stopped.child, silent.child, live.child);
+    await Promise.all([stopped.synced, silent.synced, live.synced]);
     stopped.child.kill('SIGSTOP');
 
     const file = path.join(dir, 'resources-0.yaml');
@@ -115,8 +120,9 @@ export async function run(args: string[]): Promise<void> {
     const minute = () => (performance.now() - start) / 60_000;
     const sample = async () => {
       const m = await settledMemory();
-      const stoppedStatus = server.status().find((s) => s.node?.id === 'stopped');
-      samples.push({ minute: minute(), rss: m.rss, retained: m.retained, edits, unflushed: stoppedStatus?.unflushedBytes ?? 0 });
+      const streams = server.status();
+      const stoppedStatus = streams.find((s) => s.node?.id === 'stopped');
+      samples.push({ minute: minute(), rss: m.rss, retained: m.retained, edits, unflushed: stoppedStatus?.unflushedBytes, silentConnected: streams.some((s) => s.node?.id === 'silent') });
     };
     await sample();
     let nextSample = SAMPLE_EVERY_MS;
@@ -143,9 +149,12 @@ export async function run(args: string[]): Promise<void> {
     }
     await sample();
 
-    console.log(`${virtualServices} VirtualServices; one delta client stopped (SIGSTOP), one live; an edit every ${EDIT_EVERY_MS} ms for ${minutes} min (${edits} edits)`);
-    console.log('  minute  edits   RSS MiB  heap+buffers MiB  stopped client unflushed KiB');
-    for (const s of samples) console.log(`  ${s.minute.toFixed(1).padStart(6)} ${String(s.edits).padStart(6)} ${mib(s.rss).padStart(9)} ${mib(s.retained).padStart(17)} ${(s.unflushed / 1024).toFixed(0).padStart(29)}`);
+    console.log(`${virtualServices} VirtualServices; delta clients: one stopped (SIGSTOP), one that reads but never ACKs, one live; an edit every ${EDIT_EVERY_MS} ms for ${minutes} min (${edits} edits)`);
+    console.log('  minute  edits   RSS MiB  heap+buffers MiB  stopped: unflushed KiB  never-ACKing: connected');
+    for (const s of samples) {
+      const unflushed = s.unflushed === undefined ? 'dropped' : (s.unflushed / 1024).toFixed(0);
+      console.log(`  ${s.minute.toFixed(1).padStart(6)} ${String(s.edits).padStart(6)} ${mib(s.rss).padStart(9)} ${mib(s.retained).padStart(17)} ${unflushed.padStart(23)} ${String(s.silentConnected).padStart(24)}`);
+    }
     const half = samples.filter((s) => s.minute >= minutes / 2);
     const perMinute = slope(half.map((s) => [s.minute, s.retained / 1048576]));
     const warm = samples.find((s) => s.minute >= 1) ?? samples[0]!;

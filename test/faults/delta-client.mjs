@@ -1,7 +1,8 @@
 // A delta ADS client in its own process, so that a test can stop it with
 // SIGSTOP (it then neither reads nor answers) and resume it with SIGCONT.
 // Subscribes to CDS, EDS (the names given), LDS and RDS (http-8080), ACKs
-// every response, and prints one JSON line per response:
+// every response (unless SLUICE_NO_ACK=1: it reads and answers HTTP/2 pings
+// but never ACKs), and prints one JSON line per response:
 // {type, nonce, version, names, removed}.
 // Usage: node delta-client.mjs PORT NODE_ID EDS_NAME...
 import * as grpc from '@grpc/grpc-js';
@@ -21,6 +22,6 @@ request({ type_url: T('listener.v3.Listener') });
 request({ type_url: T('route.v3.RouteConfiguration'), resource_names_subscribe: ['http-8080'] });
 stream.on('data', (r) => {
   process.stdout.write(`${JSON.stringify({ type: r.type_url, nonce: r.nonce, version: r.system_version_info, names: r.resources.map((x) => x.name), removed: r.removed_resources })}\n`);
-  request({ type_url: r.type_url, response_nonce: r.nonce });
+  if (process.env.SLUICE_NO_ACK !== '1') request({ type_url: r.type_url, response_nonce: r.nonce });
 });
 stream.on('error', () => process.exit(0));
