@@ -176,6 +176,8 @@ export interface RouteOptionsIR {
   /** Protocol upgrades (websocket, CONNECT) the route allows or forbids. */
   upgrades?: { type: 'websocket' | 'CONNECT'; enabled: boolean }[];
   headers?: HeaderManipulationIR;
+  /** A copy of a share of the requests sent to another cluster, its answer ignored (Gloo's shadowing). */
+  shadow?: { cluster: string; percentage: number; disableShadowHostSuffixAppend: boolean; hostRewrite?: string };
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
 }

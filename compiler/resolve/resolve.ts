@@ -261,7 +261,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);
     if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
-    const opts = routeOptions(route.options, route.routeAction !== undefined, [...path, 'options'], vs.origin, diagnostics);
+    const opts = routeOptions(route.options, route.routeAction !== undefined, [...path, 'options'], vs.origin, diagnostics, upstreamRef);
     if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));

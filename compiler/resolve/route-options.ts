@@ -42,11 +42,12 @@ export interface RouteOptionsSpec {
   retries?: RetriesSpec;
   upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
   headerManipulation?: HeaderManipulationSpec;
+  shadowing?: { upstream: { name: string; namespace?: string }; percentage?: number; disableShadowHostSuffixAppend?: boolean; hostRewriteLiteral?: string };
   lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
 }
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
-const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash'];
+const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing'];
 
 /**
  * Headers Sluice sets itself to carry decisions between Envoy and its sidecars
@@ -144,8 +145,11 @@ export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipula
   return { ok: report.ok, ...out };
 }
 
+/** The cluster of an Upstream reference (recorded as used), or undefined after reporting why not. */
+export type UpstreamRefResolver = (path: FieldPath, ref: { name: string; namespace?: string }) => string | undefined;
+
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
-export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boolean, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; options?: RouteOptionsIR } {
+export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boolean, path: FieldPath, origin: Origin, diagnostics: Diagnostic[], upstreamRef: UpstreamRefResolver): { ok: boolean; options?: RouteOptionsIR } {
   const set = (Object.keys(spec ?? {}) as (keyof RouteOptionsSpec)[]).filter((k) => spec![k] !== undefined);
   if (set.length === 0) return { ok: true };
   const report = new OptionReport(origin, diagnostics);
@@ -178,6 +182,19 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boole
     options.upgrades = s.upgrades.map((u) => (u.websocket ? { type: 'websocket' as const, enabled: u.websocket.enabled ?? true } : { type: 'CONNECT' as const, enabled: u.connect!.enabled ?? true }));
   }
   if (s.headerManipulation !== undefined) options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+  if (s.shadowing !== undefined) {
+    const cluster = upstreamRef([...path, 'shadowing', 'upstream'], s.shadowing.upstream);
+    if (cluster === undefined) report.ok = false;
+    else {
+      options.shadow = {
+        cluster,
+        // Gloo's default is 0: nothing mirrored until a percentage is given.
+        percentage: s.shadowing.percentage ?? 0,
+        disableShadowHostSuffixAppend: s.shadowing.disableShadowHostSuffixAppend ?? false,
+        ...(s.shadowing.hostRewriteLiteral !== undefined ? { hostRewrite: s.shadowing.hostRewriteLiteral } : {}),
+      };
+    }
+  }
   if (s.lbHash !== undefined) {
     options.hashPolicies = s.lbHash.hashPolicies.map((h) => {
       const terminal = h.terminal ?? false;

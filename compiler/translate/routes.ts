@@ -65,6 +65,16 @@ function retryPolicy(r: RetriesIR): Json {
   };
 }
 
+/** RouteAction.RequestMirrorPolicy as Gloo writes it: the percentage in millionths. */
+function mirrorPolicy(m: NonNullable<RouteOptionsIR['shadow']>): Json {
+  return {
+    cluster: m.cluster,
+    runtime_fraction: { default_value: { numerator: Math.round(m.percentage * 10_000), denominator: 'MILLION' } },
+    ...(m.disableShadowHostSuffixAppend ? { disable_shadow_host_suffix_append: true } : {}),
+    ...(m.hostRewrite !== undefined ? { host_rewrite_literal: m.hostRewrite } : {}),
+  };
+}
+
 /** envoy.config.route.v3.RouteAction.HashPolicy; a cookie with a ttl is set by Envoy when the request lacks it. */
 function hashPolicy(h: HashPolicyIR): Json {
   const key =
@@ -100,6 +110,7 @@ function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
     ...(options.retries ? { retry_policy: retryPolicy(options.retries) } : {}),
     ...(options.upgrades ? { upgrade_configs: options.upgrades.map((u) => ({ upgrade_type: u.type, enabled: u.enabled })) } : {}),
     ...(options.hashPolicies ? { hash_policy: options.hashPolicies.map(hashPolicy) } : {}),
+    ...(options.shadow ? { request_mirror_policies: [mirrorPolicy(options.shadow)] } : {}),
   };
   const out: Json = action.route ? { ...action, route: { ...(action.route as Json), ...extra } } : { ...action };
   for (const [field, values] of Object.entries(headerLists(options.headers))) out[field] = [...(values as unknown[]), ...((action[field] as unknown[] | undefined) ?? [])];

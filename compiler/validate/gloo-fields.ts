@@ -144,7 +144,7 @@ const routeOptions: FieldTable = {
   retries: message(retries, undefined, 'routes with routeAction only; replaces the virtual host\'s'),
   extensions: refused('Gloo plugin extensions do not exist in Sluice'),
   tracing: refused('tracing is not implemented'),
-  shadowing: notYet(),
+  shadowing: message({ upstream: message(ref), percentage: supported('0 to 100 (unset: 0, nothing mirrored, as Gloo)'), disableShadowHostSuffixAppend: supported(), hostRewriteLiteral: supported() }, undefined, 'routes with routeAction only; the shadow\'s answers are ignored'),
   headerManipulation: message(headerManipulation, undefined, 'applied before the virtual host\'s'),
   cors: notYet(),
   lbHash: message({ hashPolicies: message({ header: supported(), cookie: message({ name: supported(), ttl: supported(), path: supported() }), sourceIp: supported(), terminal: supported() }, 'list') }, undefined, 'routes with routeAction only; used by ringHash and maglev upstreams'),

@@ -80,6 +80,7 @@ const route = {
         items: { ...object({ websocket: object({ enabled: boolean }), connect: object({ enabled: boolean }) }), minProperties: 1, maxProperties: 1 },
       },
       headerManipulation,
+      shadowing: object({ upstream: resourceRef, percentage: { type: 'number', minimum: 0, maximum: 100 }, disableShadowHostSuffixAppend: boolean, hostRewriteLiteral: singleLine }, ['upstream']),
       lbHash: object(
         {
           hashPolicies: {
