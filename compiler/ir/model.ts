@@ -178,11 +178,24 @@ export interface RouteOptionsIR {
   headers?: HeaderManipulationIR;
   /** A copy of a share of the requests sent to another cluster, its answer ignored (Gloo's shadowing). */
   shadow?: { cluster: string; percentage: number; disableShadowHostSuffixAppend: boolean; hostRewrite?: string };
+  /** The route's own CORS policy, replacing the virtual host's. */
+  cors?: CorsIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
 }
 
 export type HashPolicyIR = ({ kind: 'header'; name: string } | { kind: 'cookie'; name: string; ttl?: string; path?: string } | { kind: 'sourceIp' }) & { terminal: boolean };
+
+/** Gloo's CorsPolicy; `disabled`: the route answers no CORS (disableForRoute). */
+export interface CorsIR {
+  allowOrigins: StringMatchIR[];
+  allowMethods: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAge?: string;
+  allowCredentials: boolean;
+  disabled: boolean;
+}
 
 /** Gloo's retry policy, as Envoy's: on a route, or on a virtual host for its routes without one. */
 export interface RetriesIR {
@@ -249,6 +262,8 @@ export interface VirtualHostIR {
   extauth?: { configRef: string };
   /** Virtual-host options that apply to every route; a route's own retries replace these. */
   retries?: RetriesIR;
+  /** CORS for every route without a policy of its own. */
+  cors?: CorsIR;
   headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;

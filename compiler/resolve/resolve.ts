@@ -15,7 +15,7 @@ import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js
 import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
 import { resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
-import { routeOptions, virtualHostOptions, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
+import { routeOptions, virtualHostOptions, type CorsSpec, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
 import { downstreamTls, resolveTlsSecrets, secretEntry, type SslConfigSpec } from './tls.js';
@@ -45,6 +45,7 @@ interface VirtualServiceSpec {
       extauth?: { configRef: Ref };
       retries?: RetriesSpec;
       headerManipulation?: HeaderManipulationSpec;
+      cors?: CorsSpec;
     };
   };
 }
@@ -261,7 +262,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);
     if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
-    const opts = routeOptions(route.options, route.routeAction !== undefined, [...path, 'options'], vs.origin, diagnostics, upstreamRef);
+    const actionField = route.routeAction ? 'routeAction' : route.graphqlApiRef ? 'graphqlApiRef' : route.redirectAction ? 'redirectAction' : 'directResponseAction';
+    const opts = routeOptions(route.options, actionField, [...path, 'options'], vs.origin, diagnostics, upstreamRef);
     if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
@@ -274,6 +276,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const hostOptions = virtualHostOptions(opts, [...base, 'options'], vs.origin, diagnostics);
   if (hostOptions.retries) vh.retries = hostOptions.retries;
   if (hostOptions.headers) vh.headers = hostOptions.headers;
+  if (hostOptions.cors) vh.cors = hostOptions.cors;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
     for (const [pname, p] of Object.entries(opts.jwt.providers)) {

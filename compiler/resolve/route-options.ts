@@ -10,7 +10,7 @@ import { parseDuration } from '../../protos/proto3-json.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import { USER_ID_HEADER } from '../../protos/extauth-contract.js';
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import type { CorsIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
 import { re2Problem } from './matchers.js';
 
 interface HeaderValueSpec {
@@ -33,6 +33,17 @@ export interface RetriesSpec {
   retryBackOff?: { baseInterval: string; maxInterval?: string };
 }
 
+export interface CorsSpec {
+  allowOrigin?: string[];
+  allowOriginRegex?: string[];
+  allowMethods?: string[];
+  allowHeaders?: string[];
+  exposeHeaders?: string[];
+  maxAge?: string;
+  allowCredentials?: boolean;
+  disableForRoute?: boolean;
+}
+
 export interface RouteOptionsSpec {
   prefixRewrite?: string;
   regexRewrite?: { pattern: { regex: string }; substitution: string };
@@ -42,6 +53,7 @@ export interface RouteOptionsSpec {
   retries?: RetriesSpec;
   upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
   headerManipulation?: HeaderManipulationSpec;
+  cors?: CorsSpec;
   shadowing?: { upstream: { name: string; namespace?: string }; percentage?: number; disableShadowHostSuffixAppend?: boolean; hostRewriteLiteral?: string };
   lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
 }
@@ -135,12 +147,34 @@ function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): Retr
   return out;
 }
 
+/** Gloo's CorsPolicy: at least one origin (Gloo's rule), regexes checked with RE2. */
+function cors(spec: CorsSpec, path: FieldPath, report: OptionReport): CorsIR {
+  const disabled = spec.disableForRoute ?? false;
+  if (!disabled && (spec.allowOrigin ?? []).length === 0 && (spec.allowOriginRegex ?? []).length === 0) {
+    report.error(path, 'cors without allowOrigin or allowOriginRegex would allow no origin', 'list the origins, e.g. allowOrigin: ["https://app.example.com"]');
+  }
+  (spec.allowOriginRegex ?? []).forEach((pattern, i) => {
+    const problem = re2Problem(pattern);
+    if (problem) report.error([...path, 'allowOriginRegex', i], `RE2 refuses the pattern: ${problem}`, 'write an RE2 regular expression (no lookaround or backreferences)');
+  });
+  return {
+    allowOrigins: [...(spec.allowOrigin ?? []).map((value) => ({ kind: 'exact' as const, value })), ...(spec.allowOriginRegex ?? []).map((value) => ({ kind: 'regex' as const, value }))],
+    allowMethods: spec.allowMethods ?? [],
+    allowHeaders: spec.allowHeaders ?? [],
+    exposeHeaders: spec.exposeHeaders ?? [],
+    ...(spec.maxAge !== undefined ? { maxAge: spec.maxAge } : {}),
+    allowCredentials: spec.allowCredentials ?? false,
+    disabled,
+  };
+}
+
 /** A virtual host's retries and headerManipulation as IR; `ok: false` after reporting a problem. */
-export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipulation?: HeaderManipulationSpec }, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR } {
+export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipulation?: HeaderManipulationSpec; cors?: CorsSpec }, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR; cors?: CorsIR } {
   const report = new OptionReport(origin, diagnostics);
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
     ...(spec.headerManipulation ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) } : {}),
+    ...(spec.cors ? { cors: cors(spec.cors, [...path, 'cors'], report) } : {}),
   };
   return { ok: report.ok, ...out };
 }
@@ -149,10 +183,14 @@ export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipula
 export type UpstreamRefResolver = (path: FieldPath, ref: { name: string; namespace?: string }) => string | undefined;
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
-export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boolean, path: FieldPath, origin: Origin, diagnostics: Diagnostic[], upstreamRef: UpstreamRefResolver): { ok: boolean; options?: RouteOptionsIR } {
+/** The action a route has, by its Gloo field. */
+export type RouteActionField = 'routeAction' | 'graphqlApiRef' | 'redirectAction' | 'directResponseAction';
+
+export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteActionField, path: FieldPath, origin: Origin, diagnostics: Diagnostic[], upstreamRef: UpstreamRefResolver): { ok: boolean; options?: RouteOptionsIR } {
   const set = (Object.keys(spec ?? {}) as (keyof RouteOptionsSpec)[]).filter((k) => spec![k] !== undefined);
   if (set.length === 0) return { ok: true };
   const report = new OptionReport(origin, diagnostics);
+  const forwards = action === 'routeAction';
   // A redirect, direct response or GraphQL route forwards no request of its own.
   const forwarding = set.find((k) => FORWARDING.includes(k));
   if (!forwards && forwarding) {
@@ -182,6 +220,11 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, forwards: boole
     options.upgrades = s.upgrades.map((u) => (u.websocket ? { type: 'websocket' as const, enabled: u.websocket.enabled ?? true } : { type: 'CONNECT' as const, enabled: u.connect!.enabled ?? true }));
   }
   if (s.headerManipulation !== undefined) options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+  if (s.cors !== undefined) {
+    // The cors filter acts on the route's request (a preflight is answered before any upstream): not on a redirect or direct response.
+    if (action === 'redirectAction' || action === 'directResponseAction') report.error([...path, 'cors'], 'cors applies only to a route with routeAction or graphqlApiRef', 'remove cors from this route');
+    options.cors = cors(s.cors, [...path, 'cors'], report);
+  }
   if (s.shadowing !== undefined) {
     const cluster = upstreamRef([...path, 'shadowing', 'upstream'], s.shadowing.upstream);
     if (cluster === undefined) report.ok = false;

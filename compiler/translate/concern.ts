@@ -1,5 +1,5 @@
 /**
- * One HTTP filter concern (jwt, rbac, extauth, graphql): whether the model
+ * One HTTP filter concern (cors, jwt, rbac, extauth, graphql): whether the model
  * uses it, its filter in the connection manager, its configuration of each
  * virtual host, and the sidecar cluster it needs. The core translator only
  * knows the ordered list of concerns (see ./concerns.ts). Every part of a
@@ -17,8 +17,8 @@ export interface HttpFilterConcern {
   inUse(model: Model): boolean;
   /** The HTTP filter (`{name, typed_config}`) when in use; none for a concern without a filter of its own (jwt's is built by translate, see jwtFilter). */
   httpFilter?(): Json;
-  /** `typed_per_filter_config` value of one virtual host, when in use. */
-  perVirtualHost?(vh: VirtualHostIR): Json;
+  /** `typed_per_filter_config` value of one virtual host, when in use (undefined: none for this one). */
+  perVirtualHost?(vh: VirtualHostIR): Json | undefined;
   /** Headers a virtual host removes from every request it sends upstream, in use or not. */
   requestHeadersToRemove?(vh: VirtualHostIR): string[];
   /** The sidecar cluster, when in use. */

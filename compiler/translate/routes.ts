@@ -2,6 +2,7 @@
 import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type HashPolicyIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
+import { CORS_FILTER_NAME, corsPolicy } from './filters/cors.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
 
@@ -121,7 +122,7 @@ export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, hea
   return {
     name: vh.name,
     domains: vh.domains,
-    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options) })),
+    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options), ...(r.options?.cors ? { typed_per_filter_config: { [CORS_FILTER_NAME]: corsPolicy(r.options.cors) } } : {}) })),
     ...withHostHeaders(headerLists(vh.headers), headersToRemove),
     ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),

@@ -110,7 +110,10 @@ function kept<K extends object>(map: WeakMap<K, Json>, key: K, make: (k: K) => J
 
 function virtualHostEntry(vh: VirtualHostIR, usage: string, inUse: readonly HttpFilterConcern[], concerns: readonly HttpFilterConcern[], jwtInUse: boolean): VirtualHostEntry {
   const perFilter = new Map<string, Json>();
-  for (const c of inUse) if (c.perVirtualHost) perFilter.set(c.filterName, c.perVirtualHost(vh));
+  for (const c of inUse) {
+    const config = c.perVirtualHost?.(vh);
+    if (config) perFilter.set(c.filterName, config);
+  }
   const headersToRemove = concerns.flatMap((c) => c.requestHeadersToRemove?.(vh) ?? []);
   const entry: VirtualHostEntry = { usage, json: virtualHost(vh, perFilter, headersToRemove) };
   const requirement = jwtInUse ? jwtRequirement(vh) : undefined;

@@ -130,6 +130,22 @@ const headerManipulation: FieldTable = {
   responseHeadersToRemove: supported(),
 };
 
+const cors = (onRoute: boolean): FieldEntry =>
+  message(
+    {
+      allowOrigin: supported('exact origins'),
+      allowOriginRegex: supported('checked with RE2 at compile time'),
+      allowMethods: supported(),
+      allowHeaders: supported(),
+      exposeHeaders: supported(),
+      maxAge: supported('seconds'),
+      allowCredentials: supported(),
+      disableForRoute: onRoute ? supported() : refused('applies to a route\'s cors only', 'set cors with disableForRoute on the route'),
+    },
+    undefined,
+    onRoute ? "replaces the virtual host's whole; routes with routeAction or graphqlApiRef" : "every route without its own; Envoy's cors filter runs first, so preflights are answered before authentication",
+  );
+
 const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: supported('routes with routeAction only; not with hostRewrite'), hostRewritePathRegex: notYet(), hostRewriteHeader: notYet(), appendXForwardedHost: notYet() };
 
 const routeOptions: FieldTable = {
@@ -146,7 +162,7 @@ const routeOptions: FieldTable = {
   tracing: refused('tracing is not implemented'),
   shadowing: message({ upstream: message(ref), percentage: supported('0 to 100 (unset: 0, nothing mirrored, as Gloo)'), disableShadowHostSuffixAppend: supported(), hostRewriteLiteral: supported() }, undefined, 'routes with routeAction only; the shadow\'s answers are ignored'),
   headerManipulation: message(headerManipulation, undefined, 'applied before the virtual host\'s'),
-  cors: notYet(),
+  cors: cors(true),
   lbHash: message({ hashPolicies: message({ header: supported(), cookie: message({ name: supported(), ttl: supported(), path: supported() }), sourceIp: supported(), terminal: supported() }, 'list') }, undefined, 'routes with routeAction only; used by ringHash and maglev upstreams'),
   upgrades: message({ websocket: message({ enabled: supported('unset: enabled') }), connect: message({ enabled: supported('unset: enabled') }), connectTerminate: refused('terminating CONNECT is not implemented') }, 'list', 'routes with routeAction only'),
   ratelimitBasic: rateLimit(),
@@ -179,7 +195,7 @@ const virtualHostOptions: FieldTable = {
   retries: message(retries, undefined, "every route without retries of its own"),
   stats: refused('virtual cluster statistics are not implemented'),
   headerManipulation: message(headerManipulation, undefined, "every route, after the route's own"),
-  cors: notYet(),
+  cors: cors(false),
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),
   ratelimitBasic: rateLimit(),

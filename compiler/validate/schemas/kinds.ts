@@ -31,6 +31,19 @@ const matcher = object({
   methods: { type: 'array', items: { enum: HTTP_METHODS }, minItems: 1, uniqueItems: true },
 });
 
+// Gloo's CorsPolicy (cors.proto); origin regexes are checked by resolve.
+const corsFields: Record<string, Schema> = {
+  allowOrigin: { type: 'array', items: singleLine },
+  allowOriginRegex: { type: 'array', items: singleLine },
+  allowMethods: { type: 'array', items: singleLine },
+  allowHeaders: { type: 'array', items: singleLine },
+  exposeHeaders: { type: 'array', items: singleLine },
+  maxAge: { type: 'string', pattern: '^[0-9]+$' },
+  allowCredentials: boolean,
+};
+const cors = object({ ...corsFields, disableForRoute: boolean });
+const hostCors = object(corsFields);
+
 // Gloo's RetryPolicy (retries.proto); durations are checked by resolve.
 const retries = object({
   retryOn: { type: 'string', format: 'single-line' },
@@ -80,6 +93,7 @@ const route = {
         items: { ...object({ websocket: object({ enabled: boolean }), connect: object({ enabled: boolean }) }), minProperties: 1, maxProperties: 1 },
       },
       headerManipulation,
+      cors,
       shadowing: object({ upstream: resourceRef, percentage: { type: 'number', minimum: 0, maximum: 100 }, disableShadowHostSuffixAppend: boolean, hostRewriteLiteral: singleLine }, ['upstream']),
       lbHash: object(
         {
@@ -152,6 +166,7 @@ export const virtualService = resource(
             extauth: object({ configRef: resourceRef }, ['configRef']),
             retries,
             headerManipulation,
+            cors: hostCors,
           }),
         },
         ['domains'],
