@@ -178,6 +178,8 @@ export interface RouteOptionsIR {
   headers?: HeaderManipulationIR;
   /** A copy of a share of the requests sent to another cluster, its answer ignored (Gloo's shadowing). */
   shadow?: { cluster: string; percentage: number; disableShadowHostSuffixAppend: boolean; hostRewrite?: string };
+  /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
+  faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
   /** The route's own CORS policy, replacing the virtual host's. */
   cors?: CorsIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */

@@ -54,12 +54,13 @@ export interface RouteOptionsSpec {
   upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
   headerManipulation?: HeaderManipulationSpec;
   cors?: CorsSpec;
+  faults?: { abort?: { percentage?: number; httpStatus: number }; delay?: { percentage?: number; fixedDelay: string } };
   shadowing?: { upstream: { name: string; namespace?: string }; percentage?: number; disableShadowHostSuffixAppend?: boolean; hostRewriteLiteral?: string };
   lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
 }
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
-const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing'];
+const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing', 'faults'];
 
 /**
  * Headers Sluice sets itself to carry decisions between Envoy and its sidecars
@@ -224,6 +225,14 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
     // The cors filter acts on the route's request (a preflight is answered before any upstream): not on a redirect or direct response.
     if (action === 'redirectAction' || action === 'directResponseAction') report.error([...path, 'cors'], 'cors applies only to a route with routeAction or graphqlApiRef', 'remove cors from this route');
     options.cors = cors(s.cors, [...path, 'cors'], report);
+  }
+  if (s.faults !== undefined) {
+    // Gloo's percentage defaults to 0: the fault is configured but injected into no request.
+    const { abort, delay } = s.faults;
+    options.faults = {
+      ...(abort ? { abort: { percentage: abort.percentage ?? 0, httpStatus: abort.httpStatus } } : {}),
+      ...(delay ? { delay: { percentage: delay.percentage ?? 0, fixedDelay: delay.fixedDelay } } : {}),
+    };
   }
   if (s.shadowing !== undefined) {
     const cluster = upstreamRef([...path, 'shadowing', 'upstream'], s.shadowing.upstream);

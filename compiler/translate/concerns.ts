@@ -1,9 +1,10 @@
-/** The HTTP filter concerns in chain order (cors -> jwt_authn -> rbac -> ext_authz), then the router. */
+/** The HTTP filter concerns in chain order (fault -> cors -> jwt_authn -> rbac -> ext_authz, Gloo's order), then the router. */
 import type { HttpFilterConcern } from './concern.js';
 import { corsConcern } from './filters/cors.js';
+import { faultConcern } from './filters/fault.js';
 import { extauthConcern } from './filters/extauth.js';
 import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
 import { rbacConcern } from './filters/rbac.js';
 
-export const CONCERNS: readonly HttpFilterConcern[] = [corsConcern, jwtConcern, rbacConcern, extauthConcern, graphqlConcern];
+export const CONCERNS: readonly HttpFilterConcern[] = [faultConcern, corsConcern, jwtConcern, rbacConcern, extauthConcern, graphqlConcern];

@@ -3,6 +3,7 @@ import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, typ
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
 import { CORS_FILTER_NAME, corsPolicy } from './filters/cors.js';
+import { FAULT_FILTER_NAME, routeFault } from './filters/fault.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
 
@@ -122,11 +123,20 @@ export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, hea
   return {
     name: vh.name,
     domains: vh.domains,
-    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options), ...(r.options?.cors ? { typed_per_filter_config: { [CORS_FILTER_NAME]: corsPolicy(r.options.cors) } } : {}) })),
+    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options), ...routeFilterConfigs(r.options) })),
     ...withHostHeaders(headerLists(vh.headers), headersToRemove),
     ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };
+}
+
+/** A route's own per-filter configs (fault, cors), in the filters' order. */
+function routeFilterConfigs(options: RouteOptionsIR | undefined): Json {
+  const configs = {
+    ...(options?.faults ? { [FAULT_FILTER_NAME]: routeFault(options.faults) } : {}),
+    ...(options?.cors ? { [CORS_FILTER_NAME]: corsPolicy(options.cors) } : {}),
+  };
+  return Object.keys(configs).length > 0 ? { typed_per_filter_config: configs } : {};
 }
 
 /** The virtual host's header lists: the user's, then the headers Sluice always strips. */

@@ -143,7 +143,7 @@ const cors = (onRoute: boolean): FieldEntry =>
       disableForRoute: onRoute ? supported() : refused('applies to a route\'s cors only', 'set cors with disableForRoute on the route'),
     },
     undefined,
-    onRoute ? "replaces the virtual host's whole; routes with routeAction or graphqlApiRef" : "every route without its own; Envoy's cors filter runs first, so preflights are answered before authentication",
+    onRoute ? "replaces the virtual host's whole; routes with routeAction or graphqlApiRef" : "every route without its own; Envoy's cors filter runs before the authentication filters, so preflights are answered without credentials",
   );
 
 const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: supported('routes with routeAction only; not with hostRewrite'), hostRewritePathRegex: notYet(), hostRewriteHeader: notYet(), appendXForwardedHost: notYet() };
@@ -151,7 +151,7 @@ const headerRewrites = { hostRewrite: notYet(), autoHostRewrite: supported('rout
 const routeOptions: FieldTable = {
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),
-  faults: notYet(),
+  faults: message({ abort: message({ percentage: supported('0 to 100 (unset: 0)'), httpStatus: supported('200 to 599') }), delay: message({ percentage: supported('0 to 100 (unset: 0)'), fixedDelay: supported() }) }, undefined, 'routes with routeAction only; requests cannot ask for faults with x-envoy-fault-* headers'),
   prefixRewrite: supported('routes with routeAction only; replaces the matched prefix'),
   regexRewrite: message({ pattern: message({ regex: supported('checked with RE2 at compile time'), googleRe2: refused('RE2 program size limits are not implemented') }), substitution: supported() }, undefined, 'routes with routeAction only; not with prefixRewrite'),
   ...headerRewrites,

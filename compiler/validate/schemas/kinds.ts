@@ -94,6 +94,10 @@ const route = {
       },
       headerManipulation,
       cors,
+      faults: object({
+        abort: object({ percentage: { type: 'number', minimum: 0, maximum: 100 }, httpStatus: { type: 'integer', minimum: 200, maximum: 599 } }, ['httpStatus']),
+        delay: object({ percentage: { type: 'number', minimum: 0, maximum: 100 }, fixedDelay: positiveDuration }, ['fixedDelay']),
+      }),
       shadowing: object({ upstream: resourceRef, percentage: { type: 'number', minimum: 0, maximum: 100 }, disableShadowHostSuffixAppend: boolean, hostRewriteLiteral: singleLine }, ['upstream']),
       lbHash: object(
         {
