@@ -178,6 +178,10 @@ export interface RouteOptionsIR {
   headers?: HeaderManipulationIR;
   /** A copy of a share of the requests sent to another cluster, its answer ignored (Gloo's shadowing). */
   shadow?: { cluster: string; percentage: number; disableShadowHostSuffixAppend: boolean; hostRewrite?: string };
+  /** Per-route security as Gloo has it: a filter turned off, or another AuthConfig than the host's. */
+  jwtDisabled?: boolean;
+  rbacDisabled?: boolean;
+  extauth?: { disabled: true } | { configRef: string };
   /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
   /** The route's own CORS policy, replacing the virtual host's. */

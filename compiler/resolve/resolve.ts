@@ -263,7 +263,14 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
     const actionField = route.routeAction ? 'routeAction' : route.graphqlApiRef ? 'graphqlApiRef' : route.redirectAction ? 'redirectAction' : 'directResponseAction';
-    const opts = routeOptions(route.options, actionField, [...path, 'options'], vs.origin, diagnostics, upstreamRef);
+    const refs = {
+      upstream: upstreamRef,
+      authConfig: (at: FieldPath, raw: Ref) => {
+        const ref = requireRef(at, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
+        return ref && `${ref.namespace}.${ref.name}`;
+      },
+    };
+    const opts = routeOptions(route.options, actionField, [...path, 'options'], vs.origin, diagnostics, refs, host.options?.extauth !== undefined);
     if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));

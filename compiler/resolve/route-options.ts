@@ -54,6 +54,9 @@ export interface RouteOptionsSpec {
   upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
   headerManipulation?: HeaderManipulationSpec;
   cors?: CorsSpec;
+  jwt?: { disable: boolean };
+  rbac?: { disable: boolean };
+  extauth?: { disable?: true; configRef?: { name: string; namespace?: string } };
   faults?: { abort?: { percentage?: number; httpStatus: number }; delay?: { percentage?: number; fixedDelay: string } };
   shadowing?: { upstream: { name: string; namespace?: string }; percentage?: number; disableShadowHostSuffixAppend?: boolean; hostRewriteLiteral?: string };
   lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
@@ -180,14 +183,19 @@ export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipula
   return { ok: report.ok, ...out };
 }
 
-/** The cluster of an Upstream reference (recorded as used), or undefined after reporting why not. */
-export type UpstreamRefResolver = (path: FieldPath, ref: { name: string; namespace?: string }) => string | undefined;
+/** What a route's options refer to, resolved by the caller (which records what is used); undefined after reporting why not. */
+export interface OptionRefs {
+  /** The cluster of an Upstream. */
+  upstream(path: FieldPath, ref: { name: string; namespace?: string }): string | undefined;
+  /** `<namespace>.<name>` of an AuthConfig. */
+  authConfig(path: FieldPath, ref: { name: string; namespace?: string }): string | undefined;
+}
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
 /** The action a route has, by its Gloo field. */
 export type RouteActionField = 'routeAction' | 'graphqlApiRef' | 'redirectAction' | 'directResponseAction';
 
-export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteActionField, path: FieldPath, origin: Origin, diagnostics: Diagnostic[], upstreamRef: UpstreamRefResolver): { ok: boolean; options?: RouteOptionsIR } {
+export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteActionField, path: FieldPath, origin: Origin, diagnostics: Diagnostic[], refs: OptionRefs, hostHasExtauth: boolean): { ok: boolean; options?: RouteOptionsIR } {
   const set = (Object.keys(spec ?? {}) as (keyof RouteOptionsSpec)[]).filter((k) => spec![k] !== undefined);
   if (set.length === 0) return { ok: true };
   const report = new OptionReport(origin, diagnostics);
@@ -226,6 +234,17 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
     if (action === 'redirectAction' || action === 'directResponseAction') report.error([...path, 'cors'], 'cors applies only to a route with routeAction or graphqlApiRef', 'remove cors from this route');
     options.cors = cors(s.cors, [...path, 'cors'], report);
   }
+  // disable: false is Gloo's default, so it changes nothing and sets nothing.
+  if (s.jwt?.disable) options.jwtDisabled = true;
+  if (s.rbac?.disable) options.rbacDisabled = true;
+  if (s.extauth?.disable) options.extauth = { disabled: true };
+  else if (s.extauth?.configRef) {
+    // On a host without extauth, Sluice strips x-user-id from every request it forwards, which would drop the user the sidecar vouched for.
+    if (!hostHasExtauth) report.error([...path, 'extauth', 'configRef'], "a route's extauth configRef overrides its virtual host's, and this virtual host has no extauth", 'set options.extauth on the virtual host (routes that need none can set extauth: {disable: true})');
+    const configRef = refs.authConfig([...path, 'extauth', 'configRef'], s.extauth.configRef);
+    if (configRef === undefined) report.ok = false;
+    else options.extauth = { configRef };
+  }
   if (s.faults !== undefined) {
     // Gloo's percentage defaults to 0: the fault is configured but injected into no request.
     const { abort, delay } = s.faults;
@@ -235,7 +254,7 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
     };
   }
   if (s.shadowing !== undefined) {
-    const cluster = upstreamRef([...path, 'shadowing', 'upstream'], s.shadowing.upstream);
+    const cluster = refs.upstream([...path, 'shadowing', 'upstream'], s.shadowing.upstream);
     if (cluster === undefined) report.ok = false;
     else {
       options.shadow = {

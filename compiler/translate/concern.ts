@@ -6,7 +6,7 @@
  * virtual host's output depends on that virtual host and on which concerns
  * are in use, nothing else, so translate can keep it while neither changes.
  */
-import type { Model, VirtualHostIR } from '../ir/model.js';
+import type { Model, RouteIR, VirtualHostIR } from '../ir/model.js';
 import type { ClusterPair } from './clusters.js';
 import type { CompileOptions, Json } from './output.js';
 
@@ -19,6 +19,8 @@ export interface HttpFilterConcern {
   httpFilter?(): Json;
   /** `typed_per_filter_config` value of one virtual host, when in use (undefined: none for this one). */
   perVirtualHost?(vh: VirtualHostIR): Json | undefined;
+  /** A route's own `typed_per_filter_config` value, replacing its virtual host's (undefined: none). */
+  perRoute?(route: RouteIR): Json | undefined;
   /** Headers a virtual host removes from every request it sends upstream, in use or not. */
   requestHeadersToRemove?(vh: VirtualHostIR): string[];
   /** The sidecar cluster, when in use. */

@@ -2,8 +2,6 @@
 import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type HashPolicyIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import type { Json } from './output.js';
-import { CORS_FILTER_NAME, corsPolicy } from './filters/cors.js';
-import { FAULT_FILTER_NAME, routeFault } from './filters/fault.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
 
@@ -119,23 +117,19 @@ function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
   return out;
 }
 
-export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, headersToRemove: string[]): Json {
+/** `perRoute`: a route's own per-filter configs, by filter name, in chain order. */
+export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, headersToRemove: string[], perRoute: (route: RouteIR) => Json): Json {
   return {
     name: vh.name,
     domains: vh.domains,
-    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options), ...routeFilterConfigs(r.options) })),
+    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options), ...routeFilterConfigs(perRoute(r)) })),
     ...withHostHeaders(headerLists(vh.headers), headersToRemove),
     ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };
 }
 
-/** A route's own per-filter configs (fault, cors), in the filters' order. */
-function routeFilterConfigs(options: RouteOptionsIR | undefined): Json {
-  const configs = {
-    ...(options?.faults ? { [FAULT_FILTER_NAME]: routeFault(options.faults) } : {}),
-    ...(options?.cors ? { [CORS_FILTER_NAME]: corsPolicy(options.cors) } : {}),
-  };
+function routeFilterConfigs(configs: Json): Json {
   return Object.keys(configs).length > 0 ? { typed_per_filter_config: configs } : {};
 }
 

@@ -12,7 +12,7 @@
  * their own caches on.
  */
 import { compareText, sortedLike } from '../order.js';
-import type { AuthConfigIR, GraphQLApiIR, Model, UpstreamIR, VirtualHostIR } from '../ir/model.js';
+import type { AuthConfigIR, GraphQLApiIR, Model, RouteIR, UpstreamIR, VirtualHostIR } from '../ir/model.js';
 import { upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
 import { CONCERNS } from './concerns.js';
@@ -115,7 +115,15 @@ function virtualHostEntry(vh: VirtualHostIR, usage: string, inUse: readonly Http
     if (config) perFilter.set(c.filterName, config);
   }
   const headersToRemove = concerns.flatMap((c) => c.requestHeadersToRemove?.(vh) ?? []);
-  const entry: VirtualHostEntry = { usage, json: virtualHost(vh, perFilter, headersToRemove) };
+  const perRoute = (route: RouteIR) => {
+    const configs: Json = {};
+    for (const c of inUse) {
+      const config = c.perRoute?.(route);
+      if (config) configs[c.filterName] = config;
+    }
+    return configs;
+  };
+  const entry: VirtualHostEntry = { usage, json: virtualHost(vh, perFilter, headersToRemove, perRoute) };
   const requirement = jwtInUse ? jwtRequirement(vh) : undefined;
   if (requirement) {
     const providers = vh.jwt!.providers.map((p) => [p.name, jwtProvider(p)] as const);

@@ -12,7 +12,7 @@ export const CORS_FILTER_NAME = 'envoy.filters.http.cors';
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.';
 
 /** envoy.extensions.filters.http.cors.v3.CorsPolicy, as Gloo writes it (lists joined with commas). */
-export function corsPolicy(c: CorsIR): Json {
+function corsPolicy(c: CorsIR): Json {
   return {
     '@type': `${TYPE}CorsPolicy`,
     ...(c.allowOrigins.length > 0 ? { allow_origin_string_match: c.allowOrigins.map((o) => (o.kind === 'exact' ? { exact: o.value } : { safe_regex: { regex: o.value } })) } : {}),
@@ -31,4 +31,5 @@ export const corsConcern: HttpFilterConcern = {
   inUse: (model: Model) => model.virtualHosts.some((vh) => vh.cors || vh.routes.some((r) => r.options?.cors)),
   httpFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),
   perVirtualHost: (vh) => (vh.cors ? corsPolicy(vh.cors) : undefined),
+  perRoute: (route) => (route.options?.cors ? corsPolicy(route.options.cors) : undefined),
 };

@@ -53,6 +53,12 @@ export const extauthConcern: HttpFilterConcern = {
     vh.extauth
       ? { '@type': `${TYPE}ExtAuthzPerRoute`, check_settings: { context_extensions: { config_ref: vh.extauth.configRef } } }
       : { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true },
+  // Gloo's route option extauth: disabled, or another AuthConfig (the sidecar reads config_ref) than the host's.
+  perRoute: (route) => {
+    const e = route.options?.extauth;
+    if (!e) return undefined;
+    return 'disabled' in e ? { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true } : { '@type': `${TYPE}ExtAuthzPerRoute`, check_settings: { context_extensions: { config_ref: e.configRef } } };
+  },
   httpFilter: () => ({
     name: EXTAUTH_FILTER_NAME,
     typed_config: {

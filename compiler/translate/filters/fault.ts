@@ -17,7 +17,7 @@ function share(percentage: number): Json {
 }
 
 /** envoy.extensions.filters.http.fault.v3.HTTPFault of one route. */
-export function routeFault(f: NonNullable<RouteOptionsIR['faults']>): Json {
+function routeFault(f: NonNullable<RouteOptionsIR['faults']>): Json {
   return {
     '@type': TYPE,
     ...(f.abort ? { abort: { http_status: f.abort.httpStatus, percentage: share(f.abort.percentage) } } : {}),
@@ -29,4 +29,5 @@ export const faultConcern: HttpFilterConcern = {
   filterName: FAULT_FILTER_NAME,
   inUse: (model: Model) => model.virtualHosts.some((vh) => vh.routes.some((r) => r.options?.faults)),
   httpFilter: () => ({ name: FAULT_FILTER_NAME, typed_config: { '@type': TYPE } }),
+  perRoute: (route) => (route.options?.faults ? routeFault(route.options.faults) : undefined),
 };

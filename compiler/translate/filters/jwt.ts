@@ -87,5 +87,7 @@ export const jwtConcern: HttpFilterConcern = {
   inUse: (model) => model.virtualHosts.some((vh) => vh.jwt && vh.jwt.providers.length > 0),
   perVirtualHost: (vh) =>
     vh.jwt && vh.jwt.providers.length > 0 ? { '@type': `${TYPE}PerRouteConfig`, requirement_name: vh.name } : { '@type': `${TYPE}PerRouteConfig`, disabled: true },
+  // Gloo's route option jwt.disable: no token is asked for on that route.
+  perRoute: (route) => (route.options?.jwtDisabled ? { '@type': `${TYPE}PerRouteConfig`, disabled: true } : undefined),
   // Its filter holds every host's providers: translate builds it with jwtFilter from the parts it keeps per host.
 };

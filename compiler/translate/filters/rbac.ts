@@ -65,5 +65,7 @@ export const rbacConcern: HttpFilterConcern = {
     if (list.length === 0) return { '@type': `${TYPE}RBACPerRoute` };
     return { '@type': `${TYPE}RBACPerRoute`, rbac: { rules: { action: 'ALLOW', policies: policies(list) } } };
   },
+  // Gloo's route option rbac.disable: an RBACPerRoute without rbac turns the filter off for the route.
+  perRoute: (route) => (route.options?.rbacDisabled ? { '@type': `${TYPE}RBACPerRoute` } : undefined),
   httpFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': `${TYPE}RBAC` } }),
 };

@@ -94,6 +94,10 @@ const route = {
       },
       headerManipulation,
       cors,
+      // Per-route security (Gloo's RouteExtension, ExtensionSettings, ExtAuthExtension); resolve checks the combinations.
+      jwt: object({ disable: boolean }, ['disable']),
+      rbac: object({ disable: boolean }, ['disable']),
+      extauth: { ...object({ disable: { const: true }, configRef: resourceRef }), ...exactlyOne('disable', 'configRef') },
       faults: object({
         abort: object({ percentage: { type: 'number', minimum: 0, maximum: 100 }, httpStatus: { type: 'integer', minimum: 200, maximum: 599 } }, ['httpStatus']),
         delay: object({ percentage: { type: 'number', minimum: 0, maximum: 100 }, fixedDelay: positiveDuration }, ['fixedDelay']),
