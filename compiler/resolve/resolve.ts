@@ -33,7 +33,7 @@ interface VirtualServiceSpec {
     domains: string[];
     routes?: {
       matchers?: MatcherSpec[];
-      routeAction?: { single?: DestinationSpec; multi?: { destinations: { destination: DestinationSpec; weight?: number }[] } };
+      routeAction?: { single?: DestinationSpec; multi?: { destinations: { destination: DestinationSpec; weight?: number }[] }; upstreamGroup?: Ref };
       graphqlApiRef?: Ref;
       redirectAction?: RedirectSpec;
       directResponseAction?: DirectResponseSpec;
@@ -107,7 +107,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   // No silent widening: an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
-  const kinds = ['Upstream', 'Service', 'VirtualService', 'AuthConfig', 'Secret', 'GraphQLApi'];
+  const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'AuthConfig', 'Secret', 'GraphQLApi'];
   const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service')), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
   const catalog = changes.catalog ? buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
   memo.catalog = catalog;
@@ -208,8 +208,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const uses: VirtualServiceResult['uses'] = [];
   const findUpstream = lookups.findUpstream(options, diagnostics);
   /** An upstream Envoy itself sends to: it becomes a cluster. */
-  const upstreamRef = (path: FieldPath, raw: Ref): string | undefined => {
-    const upstream = findUpstream(vs, path, raw);
+  const upstreamRef = (path: FieldPath, raw: Ref, from: Resource = vs): string | undefined => {
+    const upstream = findUpstream(from, path, raw);
     if (!upstream) return undefined;
     uses.push({ path, upstream });
     return upstream.name;
@@ -222,17 +222,17 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   };
 
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
-  const destinationCluster = (at: FieldPath, dest: DestinationSpec): string | undefined => {
-    if (dest.upstream) return upstreamRef([...at, 'upstream'], dest.upstream);
+  const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): string | undefined => {
+    if (dest.upstream) return upstreamRef([...at, 'upstream'], dest.upstream, from);
     const kube = dest.kube!;
-    const ref = refOf(kube.ref, vs);
+    const ref = refOf(kube.ref, from);
     const found = lookups.servicePort(ref, kube.port);
     if (found.upstream) {
       uses.push({ path: [...at, 'kube'], upstream: found.upstream });
       return found.upstream.name;
     }
-    if (found.knownPorts) diagnostics.push(fieldError('resolve', vs.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
-    else diagnostics.push(fieldError('resolve', vs.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
+    if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
+    else diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
     return undefined;
   };
 
@@ -252,11 +252,20 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
       const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single);
       if (cluster) action = { kind: 'cluster', cluster };
     } else {
-      const at = [...path, 'routeAction', 'multi', 'destinations'];
-      const destinations = route.routeAction!.multi!.destinations;
-      const clusters = destinations.map((d, j) => ({ cluster: destinationCluster([...at, j, 'destination'], d.destination), weight: d.weight ?? 0 }));
+      // routeAction.multi, or an UpstreamGroup's destinations (the same shape, in their own resource).
+      let at = [...path, 'routeAction', 'multi', 'destinations'];
+      let owner: Resource = vs;
+      let destinations = route.routeAction!.multi?.destinations ?? [];
+      if (route.routeAction!.upstreamGroup) {
+        const groupPath = [...path, 'routeAction', 'upstreamGroup'];
+        const ref = requireRef(groupPath, 'UpstreamGroup', route.routeAction!.upstreamGroup, 'define the UpstreamGroup (gloo.gateway.example/v1) or fix the reference');
+        const group = ref && lookups.resource('UpstreamGroup', ref);
+        if (!group) return;
+        [owner, at, destinations] = [group, ['spec', 'destinations'], (group.spec as { destinations: typeof destinations }).destinations];
+      }
+      const clusters = destinations.map((d, j) => ({ cluster: destinationCluster([...at, j, 'destination'], d.destination, owner), weight: d.weight ?? 0 }));
       // Envoy refuses weighted clusters whose weights add up to 0.
-      if (clusters.every((c) => c.weight === 0)) diagnostics.push(fieldError('resolve', vs.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
+      if (clusters.every((c) => c.weight === 0)) diagnostics.push(fieldError('resolve', owner.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
       else if (clusters.every((c) => c.cluster)) action = { kind: 'weighted', clusters: clusters.map((c) => ({ cluster: c.cluster!, weight: c.weight })) };
     }
     const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);

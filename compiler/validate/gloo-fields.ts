@@ -228,7 +228,7 @@ const route: FieldTable = {
   routeAction: message({
     single: message(destination),
     multi: message({ destinations: message({ destination: message(destination), weight: supported('requests are split in proportion to the weights; all 0 is an error'), options: notYet() }, 'list') }),
-    upstreamGroup: notYet(),
+    upstreamGroup: message(ref, undefined, 'weighted as routeAction.multi, with the destinations in the UpstreamGroup'),
     clusterHeader: refused('cluster names are internal to Sluice', 'name the upstream in routeAction.single'),
     dynamicForwardProxy: refused('Sluice sends requests only to upstreams its resources name', 'use an Upstream with static hosts'),
   }),
@@ -409,7 +409,7 @@ const upstream: FieldTable = {
 };
 
 const upstreamGroup: FieldTable = {
-  destinations: notYet(),
+  destinations: message({ destination: message(destination), weight: supported('requests are split in proportion to the weights; all 0 is an error'), options: notYet() }, 'list'),
 };
 
 const onlyLdap = () => refused('sluice-extauth implements LDAP only', 'use ldap, or JWT on the VirtualService (virtualHost.options.jwt)');
@@ -597,7 +597,7 @@ export const GLOO_KINDS: Record<string, GlooKind> = {
   RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable, refused: { reason: 'route delegation is not implemented yet', instead: 'write the routes in the VirtualService' } },
   Gateway: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: gateway },
   Upstream: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstream },
-  UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup, refused: { reason: REASONS.notYet, instead: 'route to one upstream with routeAction.single' } },
+  UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup },
   AuthConfig: { apiVersion: 'enterprise.gateway.example/v1', glooApiVersion: 'enterprise.gloo.solo.io/v1', spec: authConfig },
   GraphQLApi: { apiVersion: 'graphql.gateway.example/v1beta1', glooApiVersion: 'graphql.gloo.solo.io/v1beta1', spec: graphqlApi },
 };

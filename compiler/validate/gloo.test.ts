@@ -31,7 +31,7 @@ test('an unsupported field is reported, with the reason, instead of a misleading
   const cases: [string, string][] = [
     [route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher'],
     [route('matchers: [{prefix: /}]\n        delegateAction: {ref: {name: b}}'), 'spec.virtualHost.routes[0].delegateAction: "delegateAction" is not supported: not implemented yet — remove delegateAction'],
-    [route('routeAction: {upstreamGroup: {name: g}}'), 'spec.virtualHost.routes[0].routeAction.upstreamGroup: "upstreamGroup" is not supported: not implemented yet — remove upstreamGroup'],
+    [route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'), 'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options: "options" is not supported: not implemented yet — remove options'],
   ];
   for (const [body, expected] of cases) {
     const { resources, diagnostics } = validate(vs('gateway.solo.io/v1', body));
@@ -63,11 +63,8 @@ test('schema hints come back once nothing unsupported is left', () => {
 });
 
 test('kinds Sluice does not implement are refused as a whole, with the reason', () => {
-  const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n---\napiVersion: gloo.solo.io/v1\nkind: UpstreamGroup\nmetadata: {name: g}\nspec: {}\n');
-  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
-    '2 kind: kind RouteTable is not supported: route delegation is not implemented yet',
-    '8 kind: kind UpstreamGroup is not supported: not implemented yet',
-  ]);
+  const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n');
+  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual(['2 kind: kind RouteTable is not supported: route delegation is not implemented yet']);
 });
 
 test('a wrong apiVersion names both groups the kind is accepted under', () => {

@@ -20,6 +20,9 @@ const destination: Schema = {
   ...exactlyOne('kube', 'upstream'),
 };
 
+// Gloo's MultiDestination, also the spec of an UpstreamGroup.
+const weightedDestinations = object({ destinations: { type: 'array', minItems: 1, items: object({ destination, weight: { type: 'integer', minimum: 0, maximum: 4294967295 } }, ['destination']) } }, ['destinations']);
+
 // Gloo's Matcher; at most one of prefix, exact, regex (resolve says so), none: prefix "/".
 const matcher = object({
   prefix: pathPrefix,
@@ -64,9 +67,10 @@ const route = {
     routeAction: {
       ...object({
         single: destination,
-        multi: object({ destinations: { type: 'array', minItems: 1, items: object({ destination, weight: { type: 'integer', minimum: 0, maximum: 4294967295 } }, ['destination']) } }, ['destinations']),
+        multi: weightedDestinations,
+        upstreamGroup: resourceRef,
       }),
-      ...exactlyOne('single', 'multi'),
+      ...exactlyOne('single', 'multi', 'upstreamGroup'),
     },
     graphqlApiRef: resourceRef,
     // pathRedirect with prefixRewrite: resolve says which to keep.
@@ -510,7 +514,7 @@ export const secret: Schema = {
 export const SCHEMAS: Record<string, Record<string, Schema>> = {
   'gateway.gateway.example/v1': { VirtualService: virtualService, Gateway: gateway },
   'enterprise.gateway.example/v1': { AuthConfig: authConfig },
-  'gloo.gateway.example/v1': { Upstream: upstream },
+  'gloo.gateway.example/v1': { Upstream: upstream, UpstreamGroup: resource('gloo.gateway.example/v1', 'UpstreamGroup', weightedDestinations) },
   'graphql.gateway.example/v1beta1': { GraphQLApi: graphqlApi },
   v1: { Service: service, Secret: secret },
   // Request tables for `sluice test`: validated here, ignored by resolve.
