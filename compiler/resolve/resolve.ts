@@ -41,7 +41,7 @@ interface VirtualServiceSpec {
     }[];
     options?: {
       jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } } }> };
-      rbac?: { policies: Record<string, { permissions: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[] }> };
+      rbac?: { policies: Record<string, { permissions?: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[] }> };
       extauth?: { configRef: Ref };
       retries?: RetriesSpec;
       headerManipulation?: HeaderManipulationSpec;
@@ -317,8 +317,9 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   if (opts.rbac) {
     const policies: RbacPolicyIR[] = Object.entries(opts.rbac.policies).map(([pname, p]) => ({
       name: pname,
-      methods: p.permissions.methods ?? [],
-      ...(p.permissions.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
+      // No permissions: any request of a matching principal (Gloo's meaning).
+      methods: p.permissions?.methods ?? [],
+      ...(p.permissions?.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
       principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
       origin: vs.origin,
       path: [...base, 'options', 'rbac', 'policies', pname],

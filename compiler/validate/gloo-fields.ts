@@ -92,10 +92,7 @@ const jwtProvider: FieldTable = {
 
 const rbacPolicy: FieldTable = {
   principals: message({ jwtPrincipal: message({ claims: supported(), provider: notYet(), matcher: notYet() }) }, 'list'),
-  permissions: different('required: a policy without permissions is refused (Gloo: it allows any request of a matching principal)', {
-    pathPrefix: supported(),
-    methods: supported(),
-  }),
+  permissions: message({ pathPrefix: supported(), methods: supported() }, undefined, 'none: any request of a matching principal, as Gloo'),
   nestedClaimDelimiter: notYet(),
 };
 

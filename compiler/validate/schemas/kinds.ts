@@ -147,7 +147,6 @@ const rbacPolicy = object(
       items: object({ jwtPrincipal: object({ claims: { ...singleLineMap, minProperties: 1 } }, ['claims']) }, ['jwtPrincipal']),
     },
   },
-  ['permissions'],
 );
 
 /** Gloo's SslParameters.ProtocolVersion. */
