@@ -100,7 +100,11 @@ class OptionReport {
   }
 }
 
+/** Envoy's bound on a header name or value in these lists (HeaderValue, max_bytes). */
+const MAX_HEADER_BYTES = 16384;
+
 function headerProblem(name: string): string | undefined {
+  if (Buffer.byteLength(name) > MAX_HEADER_BYTES) return `the header name is ${Buffer.byteLength(name)} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`;
   const lower = name.toLowerCase();
   if (lower.startsWith(':')) return `"${name}" is a pseudo-header, which Envoy does not let header lists change`;
   const why = RESERVED_HEADERS.get(lower);
@@ -112,8 +116,11 @@ function headerManipulation(spec: HeaderManipulationSpec, path: FieldPath, repor
     (list ?? []).flatMap((h, i) => {
       const problem = headerProblem(h.header.key);
       if (problem) report.error([...path, field, i, 'header', 'key'], problem, 'use another header name');
+      const valueBytes = Buffer.byteLength(h.header.value ?? '');
+      if (valueBytes > MAX_HEADER_BYTES) report.error([...path, field, i, 'header', 'value'], `the value is ${valueBytes} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`, 'shorten it');
+      if (problem || valueBytes > MAX_HEADER_BYTES) return [];
       // Gloo's default: append to a header the request already has (append: false overwrites it).
-      return problem ? [] : [{ key: h.header.key, value: h.header.value ?? '', append: h.append ?? true }];
+      return [{ key: h.header.key, value: h.header.value ?? '', append: h.append ?? true }];
     });
   const removes = (list: string[] | undefined, field: string) =>
     (list ?? []).filter((name, i) => {

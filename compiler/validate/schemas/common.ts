@@ -72,7 +72,8 @@ export function resource(apiVersion: string, kind: string, spec: Schema, specReq
 /** At most one of the named properties may be present (a proto oneof that may be left unset). */
 export function atMostOne(...names: string[]): Schema {
   const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => ({ required: [a, b] })));
-  return { not: { anyOf: pairs } };
+  // `type`: only an object can have two fields set (a wrong type is reported on its own).
+  return { not: { type: 'object', anyOf: pairs } };
 }
 
 /** Exactly one of the named properties must be present. */
@@ -92,7 +93,8 @@ export interface Format {
   hint(value: string): string;
 }
 
-const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+// Lone surrogates (\p{Cs}) are not text: protobuf would encode them as U+FFFD, not what was written.
+const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}\p{Cs}]/u;
 /** Controls plus format characters (bidi overrides, zero-width, BOM): invisible in an editor and in logs. */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Cn}]/u;
 
