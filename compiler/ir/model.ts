@@ -242,6 +242,10 @@ export interface JwtProviderIR {
   origin: Origin;
   /** Field path of this provider inside its VirtualService, for diagnostics. */
   path: ReadonlyArray<string | number>;
+  /** Where tokens are looked for (Gloo's tokenSource); undefined: `Authorization: Bearer` and `?access_token=`. */
+  tokenSource?: { headers: { name: string; prefix?: string }[]; queryParams: string[] };
+  /** Forward the verified token upstream (Gloo's keepToken); by default Envoy removes it. */
+  keepToken?: boolean;
 }
 
 export interface RbacPolicyIR {

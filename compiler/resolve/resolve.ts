@@ -40,7 +40,7 @@ interface VirtualServiceSpec {
       options?: RouteOptionsSpec;
     }[];
     options?: {
-      jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } } }> };
+      jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } }; tokenSource?: { headers?: { header: string; prefix?: string }[]; queryParams?: string[] }; keepToken?: boolean }> };
       rbac?: { policies: Record<string, { permissions?: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[] }> };
       extauth?: { configRef: Ref };
       retries?: RetriesSpec;
@@ -297,7 +297,14 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const providers: JwtProviderIR[] = [];
     for (const [pname, p] of Object.entries(opts.jwt.providers)) {
       const path = [...base, 'options', 'jwt', 'providers', pname];
-      const common = { name: `${name}.${pname}`, issuer: p.issuer, origin: vs.origin, path };
+      const common = {
+        name: `${name}.${pname}`,
+        issuer: p.issuer,
+        origin: vs.origin,
+        path,
+        ...(p.tokenSource ? { tokenSource: { headers: (p.tokenSource.headers ?? []).map((h) => ({ name: h.header, ...(h.prefix !== undefined ? { prefix: h.prefix } : {}) })), queryParams: p.tokenSource.queryParams ?? [] } } : {}),
+        ...(p.keepToken ? { keepToken: true } : {}),
+      };
       providerNames.push({ name: common.name, path });
       if (p.jwks.local) {
         const converted = pemToJwks(p.jwks.local.key);

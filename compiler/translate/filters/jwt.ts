@@ -45,9 +45,10 @@ export function jwtProvider(p: JwtProviderIR): Json {
   return {
     issuer: p.issuer,
     ...jwksSource(p),
-    // Tokens come in `Authorization: Bearer <token>` or `?access_token=<token>`.
-    from_headers: [{ name: 'Authorization', value_prefix: 'Bearer ' }],
-    from_params: ['access_token'],
+    // Tokens come in `Authorization: Bearer <token>` or `?access_token=<token>`, unless the provider says where.
+    from_headers: p.tokenSource ? p.tokenSource.headers.map((h) => ({ name: h.name, ...(h.prefix ? { value_prefix: h.prefix } : {}) })) : [{ name: 'Authorization', value_prefix: 'Bearer ' }],
+    from_params: p.tokenSource ? p.tokenSource.queryParams : ['access_token'],
+    ...(p.keepToken ? { forward: true } : {}),
     payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,
   };
 }

@@ -132,6 +132,12 @@ const jwtProvider = object(
       }),
       ...exactlyOne('local', 'remote'),
     },
+    // Gloo's TokenSource; at least one place to look.
+    tokenSource: {
+      ...object({ headers: { type: 'array', items: object({ header: singleLine, prefix: { type: 'string', format: 'single-line' } }, ['header']) }, queryParams: { type: 'array', items: singleLine } }),
+      anyOf: [{ required: ['headers'] }, { required: ['queryParams'] }],
+    },
+    keepToken: boolean,
   },
   ['issuer', 'jwks'],
 );
