@@ -30,7 +30,8 @@ const matcher = object({
   regex: singleLine,
   caseSensitive: boolean,
   headers: { type: 'array', items: object({ name: singleLine, value: { type: 'string', format: 'single-line' }, regex: boolean, invertMatch: boolean }, ['name']) },
-  queryParameters: { type: 'array', items: object({ name: singleLine, value: { type: 'string', format: 'single-line' }, regex: boolean }, ['name']) },
+  // Envoy takes a query parameter name of at most 1,024 bytes: 256 characters stay within it whatever their encoding.
+  queryParameters: { type: 'array', items: object({ name: { ...singleLine, maxLength: 256 }, value: { type: 'string', format: 'single-line' }, regex: boolean }, ['name']) },
   methods: { type: 'array', items: { enum: HTTP_METHODS }, minItems: 1, uniqueItems: true },
 });
 
