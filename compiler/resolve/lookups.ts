@@ -14,7 +14,8 @@ import type { UpstreamCatalog } from './upstreams.js';
 export type Dependency =
   | { kind: 'upstream'; ref: NamespacedName; answer: ReturnType<UpstreamCatalog['lookup']> }
   | { kind: 'servicePort'; ref: NamespacedName; port: number; answer: ReturnType<UpstreamCatalog['servicePort']> }
-  | { kind: 'resource'; resourceKind: string; ref: NamespacedName; answer: Resource | undefined };
+  | { kind: 'resource'; resourceKind: string; ref: NamespacedName; answer: Resource | undefined }
+  | { kind: 'all'; resourceKind: string; answer: Resource[] };
 
 export class Lookups {
   readonly deps: Dependency[] = [];
@@ -41,6 +42,13 @@ export class Lookups {
   resource(resourceKind: string, ref: NamespacedName): Resource | undefined {
     const answer = this.index.get(resourceKind, ref);
     if (this.first(`r|${resourceKind}|${ref.namespace}|${ref.name}`)) this.deps.push({ kind: 'resource', resourceKind, ref, answer });
+    return answer;
+  }
+
+  /** Every resource of a kind, sorted (what a label selector chooses from): any addition, removal or edit answers differently. */
+  all(resourceKind: string): Resource[] {
+    const answer = this.index.all(resourceKind);
+    if (this.first(`a|${resourceKind}`)) this.deps.push({ kind: 'all', resourceKind, answer });
     return answer;
   }
 
@@ -78,8 +86,8 @@ export interface Changes {
 /** Whether every recorded lookup answers the same now; lookups into what did not change are not made again. */
 export function stillValid(deps: readonly Dependency[], index: ResourceIndex, catalog: UpstreamCatalog, changes: Changes): boolean {
   for (const d of deps) {
-    if (d.kind === 'resource' ? !changes.kinds.has(d.resourceKind) : !changes.catalog) continue;
-    const now = d.kind === 'upstream' ? catalog.lookup(d.ref) : d.kind === 'servicePort' ? catalog.servicePort(d.ref, d.port) : index.get(d.resourceKind, d.ref);
+    if (d.kind === 'resource' || d.kind === 'all' ? !changes.kinds.has(d.resourceKind) : !changes.catalog) continue;
+    const now = d.kind === 'upstream' ? catalog.lookup(d.ref) : d.kind === 'servicePort' ? catalog.servicePort(d.ref, d.port) : d.kind === 'all' ? index.all(d.resourceKind) : index.get(d.resourceKind, d.ref);
     if (!same(now, d.answer)) return false;
   }
   return true;

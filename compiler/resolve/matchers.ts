@@ -80,15 +80,19 @@ export interface PlacedMatch {
  * covers: Envoy takes the first route that matches, so such a route is
  * never reached. Conservative: only shadowing that holds for every request.
  */
-export function shadowWarnings(routes: { path: FieldPath; matches: PlacedMatch[] }[], origin: Origin): Diagnostic[] {
+export function shadowWarnings(routes: { path: FieldPath; matches: PlacedMatch[]; origin?: Origin }[], origin: Origin): Diagnostic[] {
   const out: Diagnostic[] = [];
   routes.forEach((route, i) => {
     const by = route.matches.map((m) => routes.slice(0, i).flatMap((r) => r.matches).find((earlier) => covers(earlier.match, m.match)));
     if (route.matches.length === 0 || by.some((b) => b === undefined)) return;
     const first = by[0]!;
+    // Delegated routes come from RouteTables: name the other resource when it is not this one.
+    const at = route.origin ?? origin;
+    const firstOrigin = routes.find((r) => r.matches.includes(first))?.origin ?? origin;
+    const where = firstOrigin === at ? formatPath(first.path) : `${formatPath(first.path)} of ${firstOrigin.resource} (${firstOrigin.file}:${firstOrigin.lineOf(first.path)})`;
     out.push(
       asWarning(
-        fieldError('resolve', origin, route.path, `this route is never used: ${formatPath(first.path)}, earlier on the same host, matches every request it matches`, 'move this route before the one that shadows it, or remove it'),
+        fieldError('resolve', at, route.path, `this route is never used: ${where}, earlier on the same host, matches every request it matches`, 'move this route before the one that shadows it, or remove it'),
       ),
     );
   });

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { normalizeDn } from '../../protos/ldap-dn.js';
-import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
@@ -13,8 +13,9 @@ import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
 import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
-import { resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
+import { shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
+import { expandDelegation, withInherited, type DelegateActionSpec } from './route-tables.js';
 import { routeOptions, virtualHostOptions, type CorsSpec, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
@@ -33,6 +34,9 @@ interface VirtualServiceSpec {
     domains: string[];
     routes?: {
       matchers?: MatcherSpec[];
+      inheritableMatchers?: boolean;
+      inheritablePathMatchers?: boolean;
+      delegateAction?: DelegateActionSpec;
       routeAction?: { single?: DestinationSpec; multi?: { destinations: { destination: DestinationSpec; weight?: number }[] }; upstreamGroup?: Ref };
       graphqlApiRef?: Ref;
       redirectAction?: RedirectSpec;
@@ -95,8 +99,10 @@ interface Memo<T> {
 /** One VirtualService on its own; what depends on the others is checked in `resolve`. */
 interface VirtualServiceResult {
   vh: VirtualHostIR;
-  /** Upstreams its routes and remote JWKS send to, with the field that names each. */
-  uses: { path: FieldPath; upstream: UpstreamIR }[];
+  /** Upstreams its routes and remote JWKS send to, with the field that names each (in it, or in a RouteTable it delegates to). */
+  uses: { path: FieldPath; origin: Origin; upstream: UpstreamIR }[];
+  /** The RouteTables its routes delegate to, directly or not. */
+  reached: Resource[];
   /** JWT provider names it produces, with their fields. */
   providers: { name: string; path: FieldPath }[];
 }
@@ -107,7 +113,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   // No silent widening: an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
-  const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'AuthConfig', 'Secret', 'GraphQLApi'];
+  const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'RouteTable', 'AuthConfig', 'Secret', 'GraphQLApi'];
   const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service')), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
   const catalog = changes.catalog ? buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
   memo.catalog = catalog;
@@ -136,9 +142,11 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   // Envoy's jwt_authn holds the providers of all virtual hosts in one map.
   const providerOwners = new Map<string, Resource>();
   const virtualHosts: VirtualHostIR[] = [];
+  const reached = new Set<Resource>();
   for (const vs of index.all('VirtualService')) {
     const result = cached(memo.virtualServices, vs, (lookups, own) => resolveVirtualService(vs, lookups, options, own));
-    for (const { path, upstream } of result.uses) use(upstream, vs.origin, path);
+    for (const { path, origin, upstream } of result.uses) use(upstream, origin, path);
+    for (const table of result.reached) reached.add(table);
     for (const { name, path } of result.providers) {
       // Names may contain dots: VirtualService `a` with provider `b.c` and VirtualService `a.b` with
       // provider `c` would share one entry, and one host would verify tokens with the other's keys.
@@ -147,6 +155,9 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
       else providerOwners.set(name, vs);
     }
     virtualHosts.push(result.vh);
+  }
+  for (const table of index.all('RouteTable')) {
+    if (!reached.has(table)) diagnostics.push(asWarning(fieldError('resolve', table.origin, ['metadata', 'name'], 'no VirtualService delegates to this RouteTable, so its routes are served nowhere', 'delegate to it from a route (delegateAction.ref or delegateAction.selector), or remove it')));
   }
 
   const authConfigs: AuthConfigIR[] = index.all('AuthConfig').map((ac) =>
@@ -185,7 +196,13 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
-  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}) }, diagnostics };
+  // A RouteTable several VirtualServices reach reports its problems once.
+  const seen = new Set<string>();
+  const unique = diagnostics.filter((d) => {
+    const key = JSON.stringify(d);
+    return !seen.has(key) && !!seen.add(key);
+  });
+  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}) }, diagnostics: unique };
 }
 
 /** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */
@@ -211,13 +228,13 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const upstreamRef = (path: FieldPath, raw: Ref, from: Resource = vs): string | undefined => {
     const upstream = findUpstream(from, path, raw);
     if (!upstream) return undefined;
-    uses.push({ path, upstream });
+    uses.push({ path, origin: from.origin, upstream });
     return upstream.name;
   };
-  const requireRef = (path: FieldPath, kind: string, raw: Ref, hint: string): NamespacedName | undefined => {
-    const ref = refOf(raw, vs);
+  const requireRef = (path: FieldPath, kind: string, raw: Ref, hint: string, from: Resource = vs): NamespacedName | undefined => {
+    const ref = refOf(raw, from);
     if (lookups.resource(kind, ref)) return ref;
-    diagnostics.push(fieldError('resolve', vs.origin, path, `${kind} ${showRef(ref)} not found`, hint));
+    diagnostics.push(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint));
     return undefined;
   };
 
@@ -228,7 +245,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const ref = refOf(kube.ref, from);
     const found = lookups.servicePort(ref, kube.port);
     if (found.upstream) {
-      uses.push({ path: [...at, 'kube'], upstream: found.upstream });
+      uses.push({ path: [...at, 'kube'], origin: from.origin, upstream: found.upstream });
       return found.upstream.name;
     }
     if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
@@ -238,27 +255,28 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
 
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
-  (host.routes ?? []).forEach((route, i) => {
-    const path = [...base, 'routes', i];
+  // Delegated routes (RouteTables) are inlined in place; each is resolved in the resource that wrote it.
+  const expanded = expandDelegation(vs, host.routes ?? [], [...base, 'routes'], lookups, diagnostics);
+  expanded.routes.forEach(({ route, owner: from, path, matches, inherited }) => {
     let action: RouteIR['action'] | undefined;
     if (route.graphqlApiRef) {
-      const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference');
+      const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference', from);
       if (ref) action = { kind: 'graphql', api: `${ref.namespace}.${ref.name}` };
     } else if (route.redirectAction) {
-      action = redirectAction(route.redirectAction, [...path, 'redirectAction'], vs.origin, diagnostics);
+      action = redirectAction(route.redirectAction, [...path, 'redirectAction'], from.origin, diagnostics);
     } else if (route.directResponseAction) {
-      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], vs.origin, diagnostics);
+      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], from.origin, diagnostics);
     } else if (route.routeAction!.single) {
-      const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single);
+      const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single, from);
       if (cluster) action = { kind: 'cluster', cluster };
     } else {
       // routeAction.multi, or an UpstreamGroup's destinations (the same shape, in their own resource).
       let at = [...path, 'routeAction', 'multi', 'destinations'];
-      let owner: Resource = vs;
+      let owner: Resource = from;
       let destinations = route.routeAction!.multi?.destinations ?? [];
       if (route.routeAction!.upstreamGroup) {
         const groupPath = [...path, 'routeAction', 'upstreamGroup'];
-        const ref = requireRef(groupPath, 'UpstreamGroup', route.routeAction!.upstreamGroup, 'define the UpstreamGroup (gloo.gateway.example/v1) or fix the reference');
+        const ref = requireRef(groupPath, 'UpstreamGroup', route.routeAction!.upstreamGroup, 'define the UpstreamGroup (gloo.gateway.example/v1) or fix the reference', from);
         const group = ref && lookups.resource('UpstreamGroup', ref);
         if (!group) return;
         [owner, at, destinations] = [group, ['spec', 'destinations'], (group.spec as { destinations: typeof destinations }).destinations];
@@ -268,18 +286,19 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
       if (clusters.every((c) => c.weight === 0)) diagnostics.push(fieldError('resolve', owner.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
       else if (clusters.every((c) => c.cluster)) action = { kind: 'weighted', clusters: clusters.map((c) => ({ cluster: c.cluster!, weight: c.weight })) };
     }
-    const matches = resolveMatchers(route.matchers, [...path, 'matchers'], vs.origin, diagnostics);
-    if (matches) placed.push({ path, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
+    if (matches) placed.push({ path, origin: from.origin, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
     const actionField = route.routeAction ? 'routeAction' : route.graphqlApiRef ? 'graphqlApiRef' : route.redirectAction ? 'redirectAction' : 'directResponseAction';
-    const refs = {
-      upstream: upstreamRef,
-      authConfig: (at: FieldPath, raw: Ref) => {
-        const ref = requireRef(at, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
-        return ref && `${ref.namespace}.${ref.name}`;
-      },
-    };
-    const opts = routeOptions(route.options, actionField, [...path, 'options'], vs.origin, diagnostics, refs, host.options?.extauth !== undefined);
+    /** Options written in `owner` (this route's resource, or one that delegates to it). */
+    const optionsIn = (spec: RouteOptionsSpec | undefined, at: FieldPath, owner: Resource) =>
+      routeOptions(spec, actionField, at, owner.origin, diagnostics, {
+        upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
+        authConfig: (p: FieldPath, raw: Ref) => {
+          const ref = requireRef(p, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference', owner);
+          return ref && `${ref.namespace}.${ref.name}`;
+        },
+      }, host.options?.extauth !== undefined);
+    const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
     if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
@@ -338,7 +357,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const ref = requireRef([...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
     if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
   }
-  return { vh, uses, providers: providerNames };
+  return { vh, uses, reached: expanded.reached, providers: providerNames };
 }
 
 function isHttpUrl(text: string): boolean {

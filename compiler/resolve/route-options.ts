@@ -65,6 +65,13 @@ export interface RouteOptionsSpec {
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
 const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing', 'faults'];
 
+/** Whether an option can act on a route with `action` (routeOptions reports the others as errors): what a delegated route may inherit. */
+export function optionApplies(key: keyof RouteOptionsSpec, action: RouteActionField): boolean {
+  if (FORWARDING.includes(key)) return action === 'routeAction';
+  if (key === 'cors') return action === 'routeAction' || action === 'graphqlApiRef';
+  return true;
+}
+
 /**
  * Headers Sluice sets itself to carry decisions between Envoy and its sidecars
  * (the GraphQL API a route names, the user extauth authenticated): a user's

@@ -220,8 +220,8 @@ const virtualHostOptions: FieldTable = {
 
 const route: FieldTable = {
   matchers: message(matcher, 'list', 'none: the route matches every path (prefix "/")'),
-  inheritableMatchers: notYet(),
-  inheritablePathMatchers: notYet(),
+  inheritableMatchers: supported("on a delegating route or a RouteTable's route: the child routes add the parent matcher's headers, query parameters and methods to theirs; unset: the parent's setting (false at the VirtualService)"),
+  inheritablePathMatchers: supported("on a delegating route or a RouteTable's route: the child routes match the parent's prefix (and case sensitivity) instead of their own path; unset: the parent's setting (false at the VirtualService)"),
   routeAction: message({
     single: message(destination),
     multi: message({ destinations: message({ destination: message(destination), weight: supported('requests are split in proportion to the weights; all 0 is an error'), options: notYet() }, 'list') }),
@@ -238,7 +238,20 @@ const route: FieldTable = {
     stripQuery: supported(),
   }),
   directResponseAction: message({ status: supported('200 to 599, as Envoy allows'), body: supported("at most 4096 bytes (Envoy's limit for a route configuration)") }),
-  delegateAction: notYet(),
+  delegateAction: message(
+    {
+      ref: message(ref),
+      selector: message({
+        namespaces: supported('"*": every namespace; unset: the namespace of the delegating resource'),
+        labels: supported("every label must be on the RouteTable; none: every RouteTable of the namespaces"),
+        expressions: refused('label selector expressions are not implemented yet', 'select by labels'),
+      }),
+      name: different('deprecated, as in Gloo; not together with ref or selector (Gloo would silently ignore them)'),
+      namespace: supported('deprecated, with name'),
+    },
+    undefined,
+    "the route's single prefix matcher (none: \"/\") is delegated; the RouteTables' routes are inlined in its place (by weight, then namespace and name), each path starting with that prefix; routes inherit the delegating route's options they do not set; nested at most 8 RouteTables deep; cycles are errors",
+  ),
   graphqlApiRef: message(ref, undefined, "Gloo Enterprise 1.x's field: the route is served by sluice-graphql"),
   options: message(routeOptions),
   name: notYet(),
@@ -294,8 +307,8 @@ const virtualService: FieldTable = {
 };
 
 const routeTable: FieldTable = {
-  routes: message(route, 'list'),
-  weight: notYet(),
+  routes: message(route, 'list', 'kept in the order written'),
+  weight: supported('the tables one delegateAction selects are inlined by ascending weight (unset: 0); tables of equal weight have their routes sorted by path specificity, as Gloo (a warning)'),
 };
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
@@ -591,7 +604,7 @@ const gateway: FieldTable = {
 /** Every Gloo kind of the routing API, by kind. */
 export const GLOO_KINDS: Record<string, GlooKind> = {
   VirtualService: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: virtualService },
-  RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable, refused: { reason: 'route delegation is not implemented yet', instead: 'write the routes in the VirtualService' } },
+  RouteTable: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: routeTable },
   Gateway: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: gateway },
   Upstream: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstream },
   UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup },

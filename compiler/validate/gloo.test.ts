@@ -30,7 +30,7 @@ test("Gloo's API groups are aliases: the resource is the same as under Sluice's"
 test('an unsupported field is reported, with the reason, instead of a misleading schema hint', () => {
   const cases: [string, string][] = [
     [route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher'],
-    [route('matchers: [{prefix: /}]\n        delegateAction: {ref: {name: b}}'), 'spec.virtualHost.routes[0].delegateAction: "delegateAction" is not supported: not implemented yet — remove delegateAction'],
+    [route('matchers: [{prefix: /}]\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}'), 'spec.virtualHost.routes[0].delegateAction.selector.expressions: "expressions" is not supported: label selector expressions are not implemented yet — select by labels'],
     [route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'), 'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options: "options" is not supported: not implemented yet — remove options'],
   ];
   for (const [body, expected] of cases) {
@@ -62,9 +62,13 @@ test('schema hints come back once nothing unsupported is left', () => {
   expect(diagnostics.map((d) => d.message)).toEqual(['unknown field "typo"']);
 });
 
-test('kinds Sluice does not implement are refused as a whole, with the reason', () => {
-  const { diagnostics } = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  routes: []\n');
-  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual(['2 kind: kind RouteTable is not supported: route delegation is not implemented yet']);
+test("a RouteTable is read under Gloo's group; a delegateAction names its tables one way only", () => {
+  const table = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  weight: 10\n  routes:\n    - matchers: [{prefix: /a/b}]\n      delegateAction: {selector: {namespaces: ["*"], labels: {team: a}}}\n');
+  expect(table.diagnostics).toEqual([]);
+  expect(table.resources[0]).toMatchObject({ apiVersion: 'gateway.gateway.example/v1', kind: 'RouteTable' });
+  // Gloo would silently ignore ref when the deprecated name is set.
+  const both = validate(vs('gateway.solo.io/v1', route('matchers: [{prefix: /}]\n        delegateAction: {name: a, ref: {name: b}}')));
+  expect(both.diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual(['spec.virtualHost.routes[0].delegateAction: exactly one of "ref", "selector", "name" must be set']);
 });
 
 test('a wrong apiVersion names both groups the kind is accepted under', () => {

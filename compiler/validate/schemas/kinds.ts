@@ -62,9 +62,26 @@ const headerValues = { type: 'array', items: object({ header: object({ key: sing
 const headerNames = { type: 'array', items: singleLine };
 const headerManipulation = object({ requestHeadersToAdd: headerValues, requestHeadersToRemove: headerNames, responseHeadersToAdd: headerValues, responseHeadersToRemove: headerNames });
 
+// Gloo's DelegateAction: a RouteTable by ref or by selector, or by the deprecated name/namespace (with a name).
+const delegateAction: Schema = {
+  ...object({
+    name: resourceName,
+    namespace: namespaceName,
+    ref: resourceRef,
+    selector: object({
+      namespaces: { type: 'array', items: { anyOf: [namespaceName, { const: '*' }] }, uniqueItems: true },
+      labels: stringMap,
+    }),
+  }),
+  ...exactlyOne('ref', 'selector', 'name'),
+};
+
 const route = {
   ...object({
     matchers: { type: 'array', items: matcher },
+    inheritableMatchers: boolean,
+    inheritablePathMatchers: boolean,
+    delegateAction,
     routeAction: {
       ...object({
         single: destination,
@@ -120,8 +137,11 @@ const route = {
       ),
     }),
   }),
-  ...exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction'),
+  ...exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction', 'delegateAction'),
 };
+
+// Gloo's RouteTable: routes a delegateAction inlines; weight orders the tables one selector matches.
+export const routeTable = resource('gateway.gateway.example/v1', 'RouteTable', object({ routes: { type: 'array', items: route }, weight: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } }));
 
 const jwtProvider = object(
   {
@@ -518,7 +538,7 @@ export const secret: Schema = {
 
 /** apiVersion -> kind -> schema */
 export const SCHEMAS: Record<string, Record<string, Schema>> = {
-  'gateway.gateway.example/v1': { VirtualService: virtualService, Gateway: gateway },
+  'gateway.gateway.example/v1': { VirtualService: virtualService, RouteTable: routeTable, Gateway: gateway },
   'enterprise.gateway.example/v1': { AuthConfig: authConfig },
   'gloo.gateway.example/v1': { Upstream: upstream, UpstreamGroup: resource('gloo.gateway.example/v1', 'UpstreamGroup', weightedDestinations) },
   'graphql.gateway.example/v1beta1': { GraphQLApi: graphqlApi },
