@@ -14,6 +14,7 @@ import { JWT_FILTER, evaluateJwt } from './jwt.js';
 import { findVirtualHost, matchRoute, normalizePath } from './match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
 import { RBAC_FILTER, evaluateRbac } from './rbac.js';
+import { HEADER_MUTATION_FILTER, evaluateHeaderMutation } from './header-mutation.js';
 import { toHttpRequest, type HttpRequest } from './request.js';
 
 const ROUTING = 'docs/envoy-behaviour.md § How explain reads the configuration: routing';
@@ -162,13 +163,16 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
   for (const filter of (hcm.http_filters as Json[] | undefined) ?? []) {
     const name = filter.name as string;
     const typed = (filter.typed_config as Json | undefined) ?? {};
-    if (name === JWT_FILTER) {
+    if (name === HEADER_MUTATION_FILTER) {
+      t.steps.push(evaluateHeaderMutation(typed, levels, req));
+    } else if (name === JWT_FILTER) {
       const r = await evaluateJwt(typed, levels, req, request.claims, options);
       t.steps.push(r.step);
       t.assume(r.assumption);
       if (r.reply) return done(r.reply);
       metadata = { ...metadata, ...r.metadata };
       removed.push(...r.removedHeaders);
+      added = { ...added, ...r.addedHeaders };
     } else if (name === RBAC_FILTER) {
       const r = evaluateRbac(typed, levels, req, metadata, socketPort(listener));
       t.steps.push(r.step);

@@ -62,6 +62,8 @@ export interface JwtResult {
   metadata: Json;
   /** Headers removed before the request goes upstream (a verified token's header, `forward: false`). */
   removedHeaders: string[];
+  /** Headers set from the accepted token's claims (`claim_to_headers`). */
+  addedHeaders: Record<string, string>;
 }
 
 interface Token {
@@ -274,8 +276,9 @@ async function verifyRequirement(req: Json, providers: Json, request: HttpReques
   const one = async (name: string): Promise<Verification> => {
     const provider = providers[name] as Json | undefined;
     if (!provider) return { status: 'JwtUnknownIssuer', lines: [`provider ${name} is not configured`] };
+    const sanitized = sanitizeClaimHeaders(name, provider, request);
     const run = await runProvider(name, provider, request, options);
-    return { status: run.status, lines: run.lines, ...(run.payload ? { ok: { provider, payload: run.payload, header: run.header } } : {}), ...(run.unchecked ? { unchecked: run.unchecked } : {}) };
+    return { status: run.status, lines: [...sanitized, ...run.lines], ...(run.payload ? { ok: { provider, payload: run.payload, header: run.header } } : {}), ...(run.unchecked ? { unchecked: run.unchecked } : {}) };
   };
   if (typeof req.provider_name === 'string') return one(req.provider_name);
   if (req.provider_and_audiences) return one((req.provider_and_audiences as Json).provider_name as string);
@@ -337,7 +340,7 @@ export async function evaluateJwt(
 ): Promise<JwtResult> {
   const selected = selectRequirement(filter, levels, req);
   const step: Step = { stage: 'jwt_authn', summary: '', details: [], cite: CITE };
-  const none: JwtResult = { step, metadata: {}, removedHeaders: [] };
+  const none: JwtResult = { step, metadata: {}, removedHeaders: [], addedHeaders: {} };
   if (!selected.requirement) {
     step.summary = `not verifying: ${selected.why}`;
     return none;
@@ -349,7 +352,9 @@ export async function evaluateJwt(
     const name = names(selected.requirement)[0];
     const provider = name ? (providers[name] as Json) : undefined;
     step.summary = `token assumed valid for provider ${name} (--claims): ${JSON.stringify(claims)}`;
-    return { ...none, metadata: provider ? payloadMetadata(provider, claims) : {} };
+    if (!provider) return none;
+    step.details.push(...sanitizeClaimHeaders(name!, provider, req));
+    return { ...none, metadata: payloadMetadata(provider, claims), addedHeaders: copyClaims(provider, claims, req, step) };
   }
   const v = await verifyRequirement(selected.requirement, providers, req, options);
   step.details.push(...v.lines);
@@ -364,8 +369,10 @@ export async function evaluateJwt(
     return none;
   }
   const removed = v.ok.provider.forward === true || !v.ok.header ? [] : [v.ok.header];
-  step.summary = `token accepted${removed.length ? `; ${removed[0]} removed before forwarding (forward: false)` : ''}`;
-  const result: JwtResult = { step, metadata: payloadMetadata(v.ok.provider, v.ok.payload), removedHeaders: removed };
+  const added = copyClaims(v.ok.provider, v.ok.payload, req, step);
+  const copied = Object.keys(added);
+  step.summary = `token accepted${removed.length ? `; ${removed[0]} removed before forwarding (forward: false)` : ''}${copied.length ? `; claims copied to ${copied.join(', ')}` : ''}`;
+  const result: JwtResult = { step, metadata: payloadMetadata(v.ok.provider, v.ok.payload), removedHeaders: removed, addedHeaders: added };
   if (v.unchecked) {
     result.assumption = { text: `jwt_authn accepts ${v.unchecked}`, otherwise: [{ status: 401, body: STATUS_TEXT.JwtVerificationFail, by: JWT_FILTER }, { status: 401, body: STATUS_TEXT.JwksKidAlgMismatch, by: JWT_FILTER }] };
   }
@@ -376,4 +383,41 @@ export async function evaluateJwt(
 function payloadMetadata(provider: Json, payload: Record<string, unknown>): Json {
   const key = provider.payload_in_metadata as string | undefined;
   return key ? { [JWT_FILTER]: { [key]: payload } } : {};
+}
+
+function claimToHeaders(provider: Json): { header_name: string; claim_name: string }[] {
+  return (provider.claim_to_headers as { header_name: string; claim_name: string }[] | undefined) ?? [];
+}
+
+/** Extractor::sanitizeHeaders: a provider's claim headers leave the request before its tokens are looked for. */
+function sanitizeClaimHeaders(name: string, provider: Json, req: HttpRequest): string[] {
+  return claimToHeaders(provider).flatMap((c) => (req.headers.delete(c.header_name.toLowerCase()) ? [`provider ${name}: the client's ${c.header_name.toLowerCase()} removed (claim_to_headers)`] : []));
+}
+
+/** A claim as addJWTClaimToHeader writes it: strings as they are, whole numbers without decimals, others as %f, booleans as true/false. */
+function claimText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value < 2 ** 64 ? BigInt(value).toString() : value.toFixed(6);
+  return undefined;
+}
+
+/** `claim_to_headers` of the accepting provider: each claim the payload has (`a.b` is a path) is added to the request. */
+function copyClaims(provider: Json, payload: Record<string, unknown>, req: HttpRequest, step: Step): Record<string, string> {
+  const added: Record<string, string> = {};
+  for (const c of claimToHeaders(provider)) {
+    let value: unknown = payload;
+    for (const key of c.claim_name.split('.')) value = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+    const text = claimText(value);
+    const header = c.header_name.toLowerCase();
+    if (text === undefined || text === '') {
+      step.details.push(`claim ${c.claim_name} ${value === undefined ? 'absent' : 'is not a string, number or boolean'}: no ${header} header`);
+      continue;
+    }
+    // headers_->addCopy: a second claim for the same header adds a second value.
+    req.headers.set(header, [...(req.headers.get(header) ?? []), text]);
+    added[header] = added[header] === undefined ? text : `${added[header]},${text}`;
+    step.details.push(`claim ${c.claim_name} -> ${header}: ${text}`);
+  }
+  return added;
 }

@@ -67,7 +67,8 @@ function matchMetadata(m: Json, ctx: Context): Verdict {
   const keys = ((m.path as Json[]) ?? []).map((p) => p.key as string);
   let value: unknown = ctx.metadata[filter];
   for (const k of keys) value = value && typeof value === 'object' && !Array.isArray(value) ? (value as Json)[k] : undefined;
-  const label = filter === JWT_FILTER && keys.length >= 2 ? `claim ${keys.slice(1).join('.')}` : `metadata ${filter}/${keys.join('.')}`;
+  // A path of several steps below the payload is a nested claim (nestedClaimDelimiter); one step is a name as written, dots and all.
+  const label = filter === JWT_FILTER && keys.length === 2 ? `claim ${keys[1]}` : filter === JWT_FILTER && keys.length > 2 ? `nested claim ${keys.slice(1).join(' › ')}` : `metadata ${filter}/${keys.join('.')}`;
   const ok = matchValue(m.value as Json, value) !== (m.invert === true);
   const shown = value === undefined ? (ctx.metadata[JWT_FILTER] === undefined && filter === JWT_FILTER ? 'absent (no verified token)' : 'absent') : JSON.stringify(value);
   return { ok, why: `${label} ${shown} ${ok ? 'is' : 'is not'} ${describeValue(m.value as Json)}` };

@@ -246,6 +246,8 @@ export interface JwtProviderIR {
   tokenSource?: { headers: { name: string; prefix?: string }[]; queryParams: string[] };
   /** Forward the verified token upstream (Gloo's keepToken); by default Envoy removes it. */
   keepToken?: boolean;
+  /** Claims copied to request headers (Gloo's claimsToHeaders); `claim` may be a path `a.b.c`, as Envoy reads it. */
+  claimsToHeaders?: { claim: string; header: string }[];
 }
 
 export interface RbacPolicyIR {
@@ -254,6 +256,8 @@ export interface RbacPolicyIR {
   methods: string[];
   pathPrefix?: string;
   principals: { claims: Record<string, string> }[];
+  /** Gloo's nestedClaimDelimiter: claim names are paths split by it (`org.team` with "." -> org, team); unset: names as written. */
+  nestedClaimDelimiter?: string;
   origin: Origin;
   path: ReadonlyArray<string | number>;
 }

@@ -15,6 +15,7 @@ import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js
 import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
 import { shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
+import { checkNestedClaims, claimHeaders, type ClaimToHeaderSpec } from './jwt-claims.js';
 import { expandDelegation, withInherited, type DelegateActionSpec } from './route-tables.js';
 import { routeOptions, virtualHostOptions, type CorsSpec, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
@@ -44,8 +45,8 @@ interface VirtualServiceSpec {
       options?: RouteOptionsSpec;
     }[];
     options?: {
-      jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } }; tokenSource?: { headers?: { header: string; prefix?: string }[]; queryParams?: string[] }; keepToken?: boolean }> };
-      rbac?: { policies: Record<string, { permissions?: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[] }> };
+      jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } }; tokenSource?: { headers?: { header: string; prefix?: string }[]; queryParams?: string[] }; keepToken?: boolean; claimsToHeaders?: ClaimToHeaderSpec[] }> };
+      rbac?: { policies: Record<string, { permissions?: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[]; nestedClaimDelimiter?: string }> };
       extauth?: { configRef: Ref };
       retries?: RetriesSpec;
       headerManipulation?: HeaderManipulationSpec;
@@ -314,6 +315,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   if (hostOptions.cors) vh.cors = hostOptions.cors;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
+    const claims = claimHeaders(opts.jwt.providers, [...base, 'options', 'jwt', 'providers'], vs.origin, diagnostics);
     for (const [pname, p] of Object.entries(opts.jwt.providers)) {
       const path = [...base, 'options', 'jwt', 'providers', pname];
       const common = {
@@ -323,6 +325,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
         path,
         ...(p.tokenSource ? { tokenSource: { headers: (p.tokenSource.headers ?? []).map((h) => ({ name: h.header, ...(h.prefix !== undefined ? { prefix: h.prefix } : {}) })), queryParams: p.tokenSource.queryParams ?? [] } } : {}),
         ...(p.keepToken ? { keepToken: true } : {}),
+        ...(claims.get(pname)?.length ? { claimsToHeaders: claims.get(pname)! } : {}),
       };
       providerNames.push({ name: common.name, path });
       if (p.jwks.local) {
@@ -347,10 +350,12 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
       methods: p.permissions?.methods ?? [],
       ...(p.permissions?.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
       principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
+      ...(p.nestedClaimDelimiter ? { nestedClaimDelimiter: p.nestedClaimDelimiter } : {}),
       origin: vs.origin,
       path: [...base, 'options', 'rbac', 'policies', pname],
     }));
     checkRbac(vs, policies, opts.jwt !== undefined && Object.keys(opts.jwt.providers).length > 0, diagnostics);
+    for (const [pname, p] of Object.entries(opts.rbac.policies)) if (p.nestedClaimDelimiter) checkNestedClaims(p.principals ?? [], p.nestedClaimDelimiter, [...base, 'options', 'rbac', 'policies', pname], vs.origin, diagnostics);
     vh.rbac = { policies };
   }
   if (opts.extauth) {

@@ -110,7 +110,7 @@ class OptionReport {
 /** Envoy's bound on a header name or value in these lists (HeaderValue, max_bytes). */
 const MAX_HEADER_BYTES = 16384;
 
-function headerProblem(name: string): string | undefined {
+export function headerProblem(name: string): string | undefined {
   if (Buffer.byteLength(name) > MAX_HEADER_BYTES) return `the header name is ${Buffer.byteLength(name)} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`;
   const lower = name.toLowerCase();
   if (lower.startsWith(':')) return `"${name}" is a pseudo-header, which Envoy does not let header lists change`;

@@ -1,5 +1,6 @@
-/** The HTTP filter concerns in chain order (fault -> cors -> jwt_authn -> rbac -> ext_authz, Gloo's order), then the router. */
+/** The HTTP filter concerns in chain order (fault -> cors -> jwt_authn -> rbac -> ext_authz, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
 import type { HttpFilterConcern } from './concern.js';
+import { claimHeadersConcern } from './filters/claim-headers.js';
 import { corsConcern } from './filters/cors.js';
 import { faultConcern } from './filters/fault.js';
 import { extauthConcern } from './filters/extauth.js';
@@ -7,4 +8,4 @@ import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
 import { rbacConcern } from './filters/rbac.js';
 
-export const CONCERNS: readonly HttpFilterConcern[] = [faultConcern, corsConcern, jwtConcern, rbacConcern, extauthConcern, graphqlConcern];
+export const CONCERNS: readonly HttpFilterConcern[] = [faultConcern, corsConcern, claimHeadersConcern, jwtConcern, rbacConcern, extauthConcern, graphqlConcern];

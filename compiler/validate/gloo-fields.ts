@@ -85,7 +85,15 @@ const jwtProvider: FieldTable = {
   issuer: different('required: every provider names the issuer it accepts tokens from'),
   tokenSource: message({ headers: message({ header: supported(), prefix: supported('e.g. "Bearer "') }, 'list'), queryParams: supported() }, undefined, 'unset: Authorization: Bearer and ?access_token='),
   keepToken: supported('the verified token is forwarded upstream (by default it is removed)'),
-  claimsToHeaders: notYet(),
+  claimsToHeaders: message(
+    {
+      claim: supported('a path a.b.c reads a nested claim (Envoy splits the name at dots); strings, numbers and booleans are copied, lists and objects are not'),
+      header: supported(':-prefixed names, host, x-user-id, x-sluice-graphql-api and the provider\'s own token headers are refused'),
+      append: different('false only: Envoy removes a client-sent copy of the header before it adds the claim, so true (trusting the client\'s value) is an error'),
+    },
+    'list',
+    'a client-sent copy of the header is removed on every route of the virtual host, whether or not the token carries the claim',
+  ),
   clockSkewSeconds: notYet(),
   attachFailedStatusToMetadata: notYet(),
 };
@@ -93,7 +101,7 @@ const jwtProvider: FieldTable = {
 const rbacPolicy: FieldTable = {
   principals: message({ jwtPrincipal: message({ claims: supported(), provider: notYet(), matcher: notYet() }) }, 'list'),
   permissions: message({ pathPrefix: supported(), methods: supported() }, undefined, 'none: any request of a matching principal, as Gloo'),
-  nestedClaimDelimiter: notYet(),
+  nestedClaimDelimiter: supported('claim names are split by it into a path in the token (e.g. "." makes org.team the team field of org); empty or unset: names as written'),
 };
 
 const rbac: FieldTable = { disable: notYet(), policies: message(rbacPolicy, 'map') };

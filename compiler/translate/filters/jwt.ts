@@ -49,6 +49,8 @@ export function jwtProvider(p: JwtProviderIR): Json {
     from_headers: p.tokenSource ? p.tokenSource.headers.map((h) => ({ name: h.name, ...(h.prefix ? { value_prefix: h.prefix } : {}) })) : [{ name: 'Authorization', value_prefix: 'Bearer ' }],
     from_params: p.tokenSource ? p.tokenSource.queryParams : ['access_token'],
     ...(p.keepToken ? { forward: true } : {}),
+    // Envoy removes a client-sent copy of each header first (Extractor::sanitizeHeaders), then adds the claim if the token has it.
+    ...(p.claimsToHeaders ? { claim_to_headers: p.claimsToHeaders.map((c) => ({ header_name: c.header, claim_name: c.claim })) } : {}),
     payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,
   };
 }

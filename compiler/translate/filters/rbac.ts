@@ -35,14 +35,15 @@ function permission(policy: RbacPolicyIR): Json {
   return parts.length === 0 ? { any: true } : all('permission', parts);
 }
 
-function principal(p: RbacPolicyIR['principals'][number]): Json {
+function principal(p: RbacPolicyIR['principals'][number], delimiter: string | undefined): Json {
   const claims = Object.entries(p.claims);
   // No claims: every claim of the (empty) map is carried by any verified token.
   if (claims.length === 0) return { any: true };
   const ids = claims.map(([claim, value]) => ({
     metadata: {
       filter: JWT_FILTER_NAME,
-      path: [{ key: JWT_PAYLOAD_METADATA_KEY }, { key: claim }],
+      // A nested claim is a path into the payload: org.team with "." reads payload.org.team.
+      path: [{ key: JWT_PAYLOAD_METADATA_KEY }, ...(delimiter ? claim.split(delimiter) : [claim]).map((key) => ({ key }))],
       value: { string_match: { exact: value } },
     },
   }));
@@ -52,7 +53,7 @@ function principal(p: RbacPolicyIR['principals'][number]): Json {
 function policies(list: RbacPolicyIR[]): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const policy of [...list].sort((a, b) => a.name.localeCompare(b.name))) {
-    out[policy.name] = { permissions: [permission(policy)], principals: policy.principals.map(principal) };
+    out[policy.name] = { permissions: [permission(policy)], principals: policy.principals.map((p) => principal(p, policy.nestedClaimDelimiter)) };
   }
   return out;
 }

@@ -159,6 +159,8 @@ const jwtProvider = object(
       anyOf: [{ required: ['headers'] }, { required: ['queryParams'] }],
     },
     keepToken: boolean,
+    // Gloo's ClaimToHeader; header names, claim paths and append are checked by resolve.
+    claimsToHeaders: { type: 'array', items: object({ claim: singleLine, header: singleLine, append: boolean }, ['claim', 'header']) },
   },
   ['issuer', 'jwks'],
 );
@@ -173,6 +175,8 @@ const rbacPolicy = object(
       type: 'array',
       items: object({ jwtPrincipal: object({ claims: { ...singleLineMap, minProperties: 1 } }, ['claims']) }, ['jwtPrincipal']),
     },
+    // Empty: claim names as written (Gloo's default).
+    nestedClaimDelimiter: { type: 'string', format: 'single-line' },
   },
 );
 
