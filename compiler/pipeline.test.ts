@@ -180,6 +180,7 @@ function summary(snapshot: Snapshot): string[] {
 async function outcome(compiler: Compiler, encoder: SnapshotEncoder, dir: string): Promise<string[]> {
   const result = await compiler.compile([dir]);
   const diagnostics = result.diagnostics.map(formatDiagnostic);
+  if (result.proxies) return [...diagnostics, ...[...result.proxies].flatMap(([proxy, set]) => [`proxy ${proxy}`, ...summary(encoder.build(set))])];
   return result.xds ? [...diagnostics, ...summary(encoder.build(result.xds))] : ['failed', ...diagnostics];
 }
 

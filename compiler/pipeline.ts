@@ -19,6 +19,7 @@ import type { Model } from './ir/model.js';
 import { binaryFile, listInputFiles, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
+import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
 import { validateDocuments, type Validated } from './validate/validate.js';
 import { verifySet, VerifyMemo } from './verify/verify.js';
@@ -26,8 +27,14 @@ import { verifySet, VerifyMemo } from './verify/verify.js';
 export interface CompileResult {
   /** The IR; present when the run has no error. */
   ir?: Model;
-  /** The xDS set; present when the run has no error. */
+  /**
+   * The xDS set; present when the run has no error and there is one set to
+   * give: the default gateway's (no Gateways), `options.proxy`'s, or the one
+   * proxy's the Gateways name.
+   */
   xds?: XdsSet;
+  /** With Gateways and no error: the set of each proxy they name (proxies.ts). */
+  proxies?: ReadonlyMap<string, XdsSet>;
   /** With output: warnings only. Without: at least one error. */
   diagnostics: Diagnostic[];
 }
@@ -84,6 +91,8 @@ export class Compiler {
   private files = new Map<string, FileEntry>();
   private readonly resolveMemo = new ResolveMemo();
   private readonly translateMemo = new TranslateMemo();
+  /** Per proxy of a fleet: its own memo, since each proxy's listener and filters differ. */
+  private proxyMemos = new Map<string, TranslateMemo>();
   private readonly verifyMemo = new VerifyMemo();
 
   constructor(readonly options: CompileOptions) {}
@@ -140,11 +149,31 @@ export class Compiler {
     const resolved = resolve(validated.resources, options, this.resolveMemo);
     const diagnostics = sortDiagnostics([...loadDiagnostics, ...validated.diagnostics, ...resolved.diagnostics, ...referenceErrorsOfInvalid(validated, options)]);
     if (diagnostics.some(isError)) return { diagnostics };
-    const xds = translate(resolved.model, options, this.translateMemo);
-    const verifyErrors = verifySet(xds, this.verifyMemo);
-    if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
-    // Only warnings are left: the output is good, and they are shown with it.
-    return { ir: resolved.model, xds, diagnostics };
+    const model = resolved.model;
+    const proxies = proxyNames(model);
+    if (proxies.length === 0) {
+      const xds = translate(model, options, this.translateMemo);
+      const verifyErrors = verifySet(xds, this.verifyMemo);
+      if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
+      // Only warnings are left: the output is good, and they are shown with it.
+      return { ir: model, xds, diagnostics };
+    }
+    const sets = new Map<string, XdsSet>();
+    const memos = new Map<string, TranslateMemo>();
+    for (const proxy of proxies) {
+      const memo = this.proxyMemos.get(proxy) ?? new TranslateMemo();
+      memos.set(proxy, memo);
+      const set = withoutUnused(translate(proxyModel(model, proxy), options, memo));
+      const verifyErrors = verifySet(set, this.verifyMemo);
+      if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
+      sets.set(proxy, set);
+    }
+    this.proxyMemos = memos;
+    if (options.proxy !== undefined && !sets.has(options.proxy)) {
+      return { diagnostics: [...diagnostics, { stage: 'resolve', message: `no Gateway names proxy ${JSON.stringify(options.proxy)}: the Gateways name ${proxies.map((p) => JSON.stringify(p)).join(', ')}`, hint: 'give --proxy one of those names, or add it to a Gateway\'s proxyNames' }] };
+    }
+    const xds = options.proxy !== undefined ? sets.get(options.proxy) : sets.size === 1 ? sets.values().next().value : undefined;
+    return { ir: model, xds, proxies: sets, diagnostics };
   }
 }
 

@@ -2,7 +2,8 @@
  * Golden cases: each `golden/<case>/input/` is compiled with the default
  * options and compared with `golden/<case>/expected/`: the static bootstrap,
  * the xDS set `serve` serves (`xds.<kind>.yaml`, the kinds it has), the
- * sidecar configs (and `warnings.txt` if there are any), or `errors.txt` when
+ * sidecar configs (each prefixed `<proxy>.` when the Gateways name several
+ * proxies), and `warnings.txt` if there are any; or `errors.txt` when
  * the input is meant to fail.
  * `npm run golden:update` rewrites the expected files; review the diff.
  */
@@ -24,13 +25,19 @@ const cases = readdirSync(GOLDEN, { withFileTypes: true })
 
 async function render(caseName: string): Promise<Record<string, string>> {
   const result = await compileFiles([path.join(GOLDEN, caseName, 'input')], DEFAULT_OPTIONS);
-  if (!result.xds) return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
-  // The set was verified; the bootstrap emit makes of it must pass too.
-  expect(verifyBootstrap(staticBootstrap(result.xds, DEFAULT_OPTIONS)).map(formatDiagnostic)).toEqual([]);
-  const files = { ...renderOutput(result.xds, DEFAULT_OPTIONS, 'yaml'), ...renderXds(result.xds) };
-  // Sidecar files only where the case has sidecar resources, to keep goldens small.
-  if (result.xds.authConfigs.size === 0) delete files['extauth.json'];
-  if (result.xds.graphqlApis.size === 0) delete files['graphql.json'];
+  if (!result.xds && !result.proxies) return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
+  // A fleet: each proxy's files, named after it.
+  const sets = result.xds ? [['', result.xds] as const] : [...result.proxies!].map(([proxy, set]) => [`${proxy}.`, set] as const);
+  const files: Record<string, string> = {};
+  for (const [prefix, set] of sets) {
+    // The set was verified; the bootstrap emit makes of it must pass too.
+    expect(verifyBootstrap(staticBootstrap(set, DEFAULT_OPTIONS)).map(formatDiagnostic)).toEqual([]);
+    const own = { ...renderOutput(set, DEFAULT_OPTIONS, 'yaml'), ...renderXds(set) };
+    // Sidecar files only where the case has sidecar resources, to keep goldens small.
+    if (set.authConfigs.size === 0) delete own['extauth.json'];
+    if (set.graphqlApis.size === 0) delete own['graphql.json'];
+    for (const [file, text] of Object.entries(own)) files[`${prefix}${file}`] = text;
+  }
   // Warnings do not stop the compile; the case records them next to its output.
   if (result.diagnostics.length > 0) files['warnings.txt'] = `${result.diagnostics.map(formatDiagnostic).join('\n')}\n`;
   return files;

@@ -201,3 +201,19 @@ test('compile --dump-ir prints the IR as YAML: resolved names and hosts, no orig
   expect(accounts.length).toBeGreaterThan(0);
   for (const a of accounts) expect(a.password).toBe('<redacted>');
 });
+
+test('a fleet: compile needs --proxy and writes that proxy\'s bootstrap; validate checks every proxy', async () => {
+  const input = 'golden/gateway-proxies/input';
+  const none = await sluice('compile', '-f', input);
+  expect(none.code).toBe(1);
+  expect(none.stderr).toContain('the Gateways name 2 proxies (external, internal), and each Envoy of a fleet gets its own configuration — choose one with --proxy NAME');
+  const internal = await sluice('compile', '-f', input, '--proxy', 'internal');
+  expect(internal.code).toBe(0);
+  expect(internal.stdout).toBe(readFileSync('golden/gateway-proxies/expected/internal.envoy.yaml', 'utf8'));
+  const unknown = await sluice('compile', '-f', input, '--proxy', 'extrenal');
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('no Gateway names proxy "extrenal": the Gateways name "external", "internal"');
+  const valid = await sluice('validate', '-f', input);
+  expect(valid.code).toBe(0);
+  expect(valid.stderr).toBe('valid: 3 virtual hosts, 3 clusters, 0 auth configs, 0 GraphQL APIs, for the proxies external, internal\n');
+});

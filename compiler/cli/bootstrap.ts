@@ -5,13 +5,14 @@ import { serialize, type OutputFormat } from '../emit/write.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { verifyBootstrap } from '../verify/verify.js';
 import { adsBootstrap } from '../xds/bootstrap.js';
-import { parseHostPort, parsePort } from './options.js';
+import { parseHostPort, parsePort, parseResourceName as parseProxyName } from './options.js';
 
 interface BootstrapFlags {
   xdsAddress: { host: string; port: number };
   nodeId: string;
   nodeCluster: string;
   listenerPort?: number;
+  proxy?: string;
   envoyAdminPort: number;
   delta: boolean;
   format: OutputFormat;
@@ -24,6 +25,7 @@ export function register(program: Command): void {
     .requiredOption('--xds-address <host:port>', 'address of `sluice serve --xds-port` as Envoy reaches it', parseHostPort)
     .requiredOption('--node-id <id>', 'node id of this Envoy (unique per Envoy: NACKs are remembered per node)')
     .option('--node-cluster <name>', 'service cluster this Envoy reports', 'sluice-gateway')
+    .option('--proxy <name>', 'the proxy of a fleet this Envoy is (a name in Gateway proxyNames), sent as node metadata `role`; serve sends it only those Gateways (default: gateway-proxy)', parseProxyName)
     .option('--listener-port <port>', 'listener port this Envoy expects (sent as node metadata; serve warns when its --listener-port differs)', parsePort)
     .option('--envoy-admin-port <port>', "Envoy's admin port (bound to 127.0.0.1)", parsePort, DEFAULT_OPTIONS.adminPort)
     .option('--delta', 'use incremental xDS (DELTA_GRPC)', false)

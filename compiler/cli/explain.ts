@@ -6,15 +6,15 @@ import type { ExplainRequest } from '../explain/model.js';
 import { renderText } from '../explain/render.js';
 import { credentialHeaders } from '../explain/request.js';
 import { compileFiles } from '../pipeline.js';
-import { reportDiagnostics } from './compile.js';
-import { addCompileOptions, collect, compileOptionsFrom, type CompileFlags } from './options.js';
+import { chosenSet, reportDiagnostics } from './compile.js';
+import { addCompileOptions, collect, compileOptionsFrom, proxyOption, type CompileFlags } from './options.js';
 
 /** Compiles the resources as `compile` does; undefined (errors reported) when they do not compile. */
 export async function compileGateway(flags: CompileFlags): Promise<GatewayConfig | undefined> {
   const result = await compileFiles(flags.filename, compileOptionsFrom(flags));
-  const config = fromCompileResult(result);
-  reportDiagnostics(result.diagnostics, !config);
-  return config;
+  if (!chosenSet(result)) return undefined;
+  reportDiagnostics(result.diagnostics, false);
+  return fromCompileResult(result);
 }
 
 function parseHeader(value: string, previous: [string, string][]): [string, string][] {
@@ -44,7 +44,6 @@ interface ExplainFlags extends CompileFlags {
   user?: string;
   jwt?: string;
   claims?: Record<string, unknown>;
-  proxy?: string;
   output: 'text' | 'json';
   fetchJwks?: boolean;
   ldap?: boolean;
@@ -61,7 +60,7 @@ export function register(program: Command): void {
       .option('--user <name:password>', 'HTTP Basic credentials (for LDAP hosts)', parseUser)
       .option('--jwt <token>', 'a bearer token, verified as Envoy would')
       .option('--claims <json>', 'claims of a token taken as valid for the host\'s provider, instead of --jwt', parseClaims)
-      .option('--proxy <name>', 'the gateway to ask (Gateway resources are not supported yet: the default gateway)')
+      .addOption(proxyOption('explain'))
       .option('--fetch-jwks', 'fetch remote JWKS to check signatures (otherwise the signature is an assumption)')
       .option('--ldap', 'ask the LDAP directories of AuthConfigs (otherwise their answer is an assumption)')
       .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),

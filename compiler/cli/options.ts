@@ -53,8 +53,14 @@ export function addCompileOptions(cmd: Command): Command {
     .option('--envoy-admin-port <port>', 'admin port of the static bootstrap (bound to 127.0.0.1)', parsePort, d.adminPort);
 }
 
+/** `--proxy`: which proxy of a fleet (a Gateway's proxyNames) a command that writes or explains one Envoy's configuration is about. */
+export function proxyOption(what: string): Option {
+  return new Option('--proxy <name>', `the proxy (a name in Gateway proxyNames) whose configuration to ${what}; needed when the Gateways name several`);
+}
+
 export interface CompileFlags {
   filename: string[];
+  proxy?: string;
   listenerAddress: string;
   listenerPort: number;
   clusterDomain: string;
@@ -73,5 +79,6 @@ export function compileOptionsFrom(flags: CompileFlags): CompileOptions {
     extauthAddress: flags.extauthAddress,
     graphqlAddress: flags.graphqlAddress,
     adminPort: flags.envoyAdminPort,
+    ...(flags.proxy !== undefined ? { proxy: flags.proxy } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadRequestTests, renderJunit, renderTable, runRequestTests } from '../explain/request-test.js';
 import { compileGateway } from './explain.js';
-import { addCompileOptions, type CompileFlags } from './options.js';
+import { addCompileOptions, proxyOption, type CompileFlags } from './options.js';
 
 interface TestFlags extends CompileFlags {
   junit?: string;
@@ -18,7 +18,8 @@ export function register(program: Command): void {
       .description('run the RequestTest cases (test.gateway.example/v1) among the resources through `explain`; exit 1 on any failure')
       .option('--junit <file>', 'also write a JUnit XML report to FILE')
       .option('--fetch-jwks', 'fetch remote JWKS to check signatures')
-      .option('--ldap', 'ask the LDAP directories of AuthConfigs'),
+      .option('--ldap', 'ask the LDAP directories of AuthConfigs')
+      .addOption(proxyOption('test')),
   ).action(async (flags: TestFlags) => {
     const config = await compileGateway(flags);
     if (!config) {

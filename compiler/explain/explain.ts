@@ -14,11 +14,11 @@ import { JWT_FILTER, evaluateJwt } from './jwt.js';
 import { findVirtualHost, matchRoute, normalizePath } from './match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
 import { RBAC_FILTER, evaluateRbac } from './rbac.js';
+import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
 import { HEADER_MUTATION_FILTER, evaluateHeaderMutation } from './header-mutation.js';
 import { toHttpRequest, type HttpRequest } from './request.js';
 
 const ROUTING = 'docs/envoy-behaviour.md § How explain reads the configuration: routing';
-export const DEFAULT_PROXY = 'default';
 const HCM = 'envoy.filters.network.http_connection_manager';
 const ROUTER = 'envoy.filters.http.router';
 
@@ -91,12 +91,11 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
   const t = new Trace();
   const done = (outcome: Outcome): Explanation => ({
     request: { method: request.method.toUpperCase(), url: request.url },
-    proxy: DEFAULT_PROXY,
+    proxy: options.proxy ?? DEFAULT_PROXY_NAME,
     steps: t.steps,
     matched: t.matched,
     answer: t.answer(outcome),
   });
-  if (options.proxy !== undefined && options.proxy !== DEFAULT_PROXY) t.add('proxy', `--proxy ${options.proxy}: proxy fleets are not implemented yet: every proxy is served every listener`);
   const req = toHttpRequest(request);
 
   const { listener, why } = pickListener(config.listeners, req);

@@ -45,7 +45,7 @@ export interface Step {
 
 export interface Explanation {
   request: { method: string; url: string };
-  /** The gateway (Gateway resources are not supported yet: always the default one). */
+  /** The proxy of a fleet whose configuration was explained (`--proxy`; default: gateway-proxy). */
   proxy: string;
   steps: Step[];
   /** Names of what matched, for tests: virtual host, route, cluster. */

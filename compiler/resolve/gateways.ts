@@ -68,7 +68,6 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
   const out: GatewayIR[] = [];
   const served = new Set<string>();
   const byPort = new Map<number, { gw: GatewayIR; resource: Resource }[]>();
-  let proxies: { names: string; resource: Resource } | undefined;
   for (const resource of gateways) {
     const resolved = resolveGateway(resource, index, hosts, findCluster, diagnostics);
     if (!resolved) continue;
@@ -76,20 +75,15 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
     for (const scope of resolved.domainScopes) claimDomains(scope.map((name) => hosts.get(name)!), diagnostics, reportedDomains);
     for (const vh of gw.virtualHosts) served.add(vh);
     if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', (resource.spec as unknown as GatewaySpec).hybridGateway ? 'hybridGateway' : 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
-    // Two listeners on one port of one Envoy: the second bind fails (a wildcard address covers the others).
-    const samePort = byPort.get(gw.port) ?? [];
+    // Two listeners on one port of one Envoy: the second bind fails (a wildcard address covers the others). Envoys of other proxies bind their own.
+    const samePort = (byPort.get(gw.port) ?? []).filter((o) => o.gw.proxyNames.some((p) => gw.proxyNames.includes(p)));
     const clash = samePort.find((o) => o.gw.address === gw.address || WILDCARDS.has(o.gw.address) || WILDCARDS.has(gw.address));
     if (clash) {
-      diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'bindPort'], `Gateway ${showRef(resource)} and Gateway ${showRef(clash.resource)} (${clash.resource.origin.file}:${clash.resource.origin.lineOf(['spec', 'bindPort'])}) both bind port ${gw.port} (${quote(gw.address)} and ${quote(clash.gw.address)})`, 'give one of them another bindPort'));
+      const proxy = clash.gw.proxyNames.find((p) => gw.proxyNames.includes(p))!;
+      diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'bindPort'], `Gateway ${showRef(resource)} and Gateway ${showRef(clash.resource)} (${clash.resource.origin.file}:${clash.resource.origin.lineOf(['spec', 'bindPort'])}) both bind port ${gw.port} (${quote(gw.address)} and ${quote(clash.gw.address)}) on proxy ${quote(proxy)}`, 'give one of them another bindPort, or other proxyNames'));
       continue;
     }
-    byPort.set(gw.port, [...samePort, { gw, resource }]);
-    const names = [...gw.proxyNames].sort().join(',');
-    if (proxies && proxies.names !== names) {
-      diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'proxyNames'], `proxyNames [${names}] differ from Gateway ${showRef(proxies.resource)}'s [${proxies.names}]: every Envoy is served every Gateway (proxy fleets are not implemented yet)`, 'give every Gateway the same proxyNames (or leave it out: ["gateway-proxy"])'));
-      continue;
-    }
-    proxies ??= { names, resource };
+    byPort.set(gw.port, [...(byPort.get(gw.port) ?? []), { gw, resource }]);
     out.push(gw);
   }
   for (const vs of index.all('VirtualService')) {

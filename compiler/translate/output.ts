@@ -22,6 +22,8 @@ export interface CompileOptions {
   graphqlAddress: { host: string; port: number };
   /** Admin interface of the static bootstrap. */
   adminPort: number;
+  /** The proxy of a fleet whose set `xds` is (Gateway proxyNames); absent: the only one. */
+  proxy?: string;
 }
 
 export const DEFAULT_OPTIONS: CompileOptions = {

@@ -593,7 +593,7 @@ const gateway: FieldTable = {
   ssl: supported('true: TLS only, serving the VirtualServices with sslConfig (one filter chain per distinct sslConfig, matched by SNI)'),
   bindAddress: supported('an IP address; defaults to "::" with IPv4 accepted too (ipv4_compat), as Gloo'),
   bindPort: supported(),
-  proxyNames: different('defaults to ["gateway-proxy"]; every Gateway must name the same proxies, since every Envoy is served every Gateway (proxy fleets are not implemented yet)'),
+  proxyNames: supported('defaults to ["gateway-proxy"]; an Envoy names its proxy in node metadata `role` (`NAMESPACE~NAME` as Gloo\'s bootstrap writes it, or `NAME`; none: gateway-proxy) and is served only the Gateways that list it'),
   httpGateway,
   tcpGateway,
   hybridGateway,

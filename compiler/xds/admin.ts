@@ -10,6 +10,7 @@ import { addHealthRoutes } from '../../protos/health.js';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
 import type { NackRecord } from './cache.js';
 import type { CompileOutcome, ControlPlane } from './control.js';
+import type { Snapshot } from './snapshot.js';
 import type { XdsServer } from './server.js';
 
 const typeLabel = (url: string) => url.slice(url.lastIndexOf('/') + 1);
@@ -65,15 +66,22 @@ function errorsByResource(diagnostics: Diagnostic[]): Record<string, Array<Diagn
   return out;
 }
 
+function types(snapshot: Snapshot) {
+  return Object.fromEntries([...snapshot.types].map(([url, t]) => [url, { version: t.version, resources: t.resources.size }]));
+}
+
 export function status(control: ControlPlane, server: XdsServer) {
   const snapshot = control.snapshot;
+  const proxies = control.cache.proxies;
   return {
     ready: control.ready,
     snapshot: snapshot && {
-      version: snapshot.version,
+      version: control.version,
       generation: control.generation,
       at: control.snapshotAt?.toISOString(),
-      types: Object.fromEntries([...snapshot.types].map(([url, t]) => [url, { version: t.version, resources: t.resources.size }])),
+      types: types(snapshot),
+      // A fleet: what each proxy is served (the types above are gateway-proxy's, or the shared sidecar types').
+      ...(proxies.size > 0 ? { proxies: Object.fromEntries([...proxies].map(([name, s]) => [name, { version: s.version, types: types(s) }])) } : {}),
     },
     lastCompile: control.lastCompile && { ...control.lastCompile, at: control.lastCompile.at.toISOString() },
     errors: errorsByResource(control.errors),
@@ -88,7 +96,7 @@ export async function startAdmin(control: ControlPlane, server: XdsServer, host:
   // The shape every binary shares (protos/health.ts), with the snapshot version or the compile errors.
   addHealthRoutes(app, () =>
     control.ready
-      ? { ready: true, details: { version: control.snapshot!.version } }
+      ? { ready: true, details: { version: control.version } }
       : { ready: false, reason: 'not ready: the inputs have not compiled yet', details: { errors: control.errors.map(formatDiagnostic) } },
   );
   app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));

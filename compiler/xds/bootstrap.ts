@@ -10,6 +10,8 @@ import { ADS_CONFIG_SOURCE, type Json } from '../translate/output.js';
 export const XDS_CLUSTER = 'xds_cluster';
 /** Node metadata key carrying the listener port this Envoy expects; serve warns when its own differs. */
 export const LISTENER_PORT_KEY = 'sluice.listener_port';
+/** Node metadata key naming the proxy of a fleet this Envoy is (Gateway proxyNames): Gloo's key, so Gloo's bootstraps work unchanged. */
+export const PROXY_ROLE_KEY = 'role';
 
 export interface AdsBootstrapOptions {
   xdsAddress: { host: string; port: number };
@@ -17,6 +19,8 @@ export interface AdsBootstrapOptions {
   /** `node.cluster`: the service cluster Envoy reports (stats, logs). */
   nodeCluster: string;
   listenerPort?: number;
+  /** The proxy of a fleet this Envoy is; absent: gateway-proxy. */
+  proxy?: string;
   /** Envoy's admin interface, bound to 127.0.0.1. */
   adminPort: number;
   /** Incremental xDS instead of state of the world. */
@@ -28,7 +32,9 @@ export function adsBootstrap(o: AdsBootstrapOptions): Json {
     node: {
       id: o.nodeId,
       cluster: o.nodeCluster,
-      ...(o.listenerPort !== undefined ? { metadata: { [LISTENER_PORT_KEY]: o.listenerPort } } : {}),
+      ...(o.listenerPort !== undefined || o.proxy !== undefined
+        ? { metadata: { ...(o.proxy !== undefined ? { [PROXY_ROLE_KEY]: o.proxy } : {}), ...(o.listenerPort !== undefined ? { [LISTENER_PORT_KEY]: o.listenerPort } : {}) } }
+        : {}),
     },
     // Loopback only: the admin interface can change Envoy's state.
     admin: { address: { socket_address: { address: '127.0.0.1', port_value: o.adminPort } } },

@@ -1,6 +1,7 @@
 /**
  * Snapshot cache in the spirit of go-control-plane's: one snapshot for every
- * node, optionally overridden per node id; streams watch it. It also keeps
+ * node, overridden per proxy of a fleet (a node's proxy name: server.ts);
+ * streams watch it. It also keeps
  * what each node NACKed, so a rejected version is not sent to that node
  * again, on any stream, until the node ACKs another version of the type
  * (go-control-plane resends it on reconnect; the client NACKs it again, in a
@@ -28,32 +29,49 @@ const MAX_HISTORY = 256;
 
 export class SnapshotCache {
   private shared: Snapshot | undefined;
-  private readonly perNode = new Map<string, Snapshot>();
-  private readonly watchers = new Set<(node: string | undefined) => void>();
+  private readonly perProxy = new Map<string, Snapshot>();
+  private readonly watchers = new Set<(proxy: string | undefined) => void>();
   /** Per node and type: the NACK whose version is not to be sent again. */
   private readonly nacks = new Map<string, Map<string, NackRecord>>();
   /** Every NACK, newest last, for /status. */
   private readonly history: NackRecord[] = [];
 
-  /** Sets the snapshot of `node`, or of every node without its own when `node` is omitted. */
-  setSnapshot(snapshot: Snapshot, node?: string): void {
-    const previous = node === undefined ? this.shared : this.perNode.get(node);
-    if (node === undefined) this.shared = snapshot;
-    else this.perNode.set(node, snapshot);
+  /** Sets the snapshot of the nodes of `proxy`, or of every node whose proxy has none when `proxy` is omitted. */
+  setSnapshot(snapshot: Snapshot, proxy?: string): void {
+    const previous = proxy === undefined ? this.shared : this.perProxy.get(proxy);
+    if (proxy === undefined) this.shared = snapshot;
+    else this.perProxy.set(proxy, snapshot);
     if (previous?.version === snapshot.version) return;
-    for (const watcher of this.watchers) watcher(node);
+    for (const watcher of this.watchers) watcher(proxy);
   }
 
-  snapshotFor(node: string): Snapshot | undefined {
-    return this.perNode.get(node) ?? this.shared;
+  /** Sets every proxy's snapshot and the shared one; proxies left out lose theirs (their nodes get the shared one). */
+  setSnapshots(shared: Snapshot, perProxy: ReadonlyMap<string, Snapshot>): void {
+    for (const proxy of [...this.perProxy.keys()]) {
+      if (perProxy.has(proxy)) continue;
+      this.perProxy.delete(proxy);
+      for (const watcher of this.watchers) watcher(proxy);
+    }
+    for (const [proxy, snapshot] of perProxy) this.setSnapshot(snapshot, proxy);
+    this.setSnapshot(shared);
   }
 
+  snapshotFor(proxy: string): Snapshot | undefined {
+    return this.perProxy.get(proxy) ?? this.shared;
+  }
+
+  /** The snapshot of every node whose proxy has none of its own. */
   get current(): Snapshot | undefined {
     return this.shared;
   }
 
-  /** Calls `onChange(node)` (undefined: every node) after each snapshot change; returns the unsubscribe. */
-  watch(onChange: (node: string | undefined) => void): () => void {
+  /** The proxies with a snapshot of their own. */
+  get proxies(): ReadonlyMap<string, Snapshot> {
+    return this.perProxy;
+  }
+
+  /** Calls `onChange(proxy)` (undefined: every node without a proxy snapshot of its own) after each snapshot change; returns the unsubscribe. */
+  watch(onChange: (proxy: string | undefined) => void): () => void {
     this.watchers.add(onChange);
     return () => this.watchers.delete(onChange);
   }

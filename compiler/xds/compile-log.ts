@@ -42,13 +42,14 @@ export class CompileLog {
 
   constructor(private readonly logger: Logger) {}
 
-  snapshot(before: Snapshot | undefined, after: Snapshot, generation: number, durationMs: number): void {
+  /** `proxy`: the proxy of a fleet the snapshot is for. */
+  snapshot(before: Snapshot | undefined, after: Snapshot, generation: number, durationMs: number, proxy?: string): void {
     const changes = snapshotChanges(before, after);
     const counts = Object.fromEntries([...after.types].map(([url, t]) => [typeName(url), t.resources.size]));
     const changed = Object.fromEntries(
       Object.entries(changes).map(([type, c]) => [type, `+${c.added.length} ~${c.changed.length} -${c.removed.length}`]),
     );
-    this.logger.info({ version: after.version, generation, resources: counts, changed, durationMs: Math.round(durationMs) }, 'new snapshot');
+    this.logger.info({ ...(proxy !== undefined ? { proxy } : {}), version: after.version, generation, resources: counts, changed, durationMs: Math.round(durationMs) }, 'new snapshot');
     if (this.logger.isLevelEnabled('debug')) {
       const cut = (names: string[]) => (names.length > NAMES_LIMIT ? [...names.slice(0, NAMES_LIMIT), `… ${names.length - NAMES_LIMIT} more`] : names);
       const names = Object.fromEntries(

@@ -8,11 +8,13 @@
  * after an edit does only the work the edit calls for (see pipeline.ts and
  * snapshot.ts), and its snapshot equals a full compile's.
  */
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../diagnostics.js';
-import { Compiler } from '../pipeline.js';
-import type { CompileOptions } from '../translate/output.js';
+import { Compiler, type CompileResult } from '../pipeline.js';
+import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
+import { emptyXdsSet, type CompileOptions } from '../translate/output.js';
 import { SnapshotCache } from './cache.js';
 import { CompileLog } from './compile-log.js';
 import { SnapshotEncoder, type Snapshot } from './snapshot.js';
@@ -42,6 +44,10 @@ export class ControlPlane extends EventEmitter {
   private watcher: Watcher | undefined;
   private readonly compiler: Compiler;
   private readonly encoder = new SnapshotEncoder();
+  /** Per proxy of a fleet: its own encoder, whose last snapshot is that proxy's. */
+  private encoders = new Map<string, SnapshotEncoder>();
+  /** Of everything served: the shared snapshot's and each proxy's (fleetVersion). */
+  version: string | undefined;
   private readonly log: CompileLog;
   private running: Promise<void> | undefined;
   private again = false;
@@ -53,8 +59,28 @@ export class ControlPlane extends EventEmitter {
     this.log = new CompileLog(options.logger);
   }
 
+  /** The snapshot an Envoy that names no proxy gets (gateway-proxy's, with a fleet). */
   get snapshot(): Snapshot | undefined {
-    return this.cache.current;
+    return this.cache.snapshotFor(DEFAULT_PROXY_NAME);
+  }
+
+  /**
+   * Without Gateways, one snapshot for every node. With them, one per proxy,
+   * and a shared one with the sidecars' types only, for nodes of no proxy a
+   * Gateway names (the sidecars among them).
+   */
+  private snapshots(result: CompileResult): { shared: Snapshot; proxies: Map<string, Snapshot> } {
+    if (!result.proxies) return { shared: this.encoder.build(result.xds!), proxies: new Map() };
+    const encoders = new Map<string, SnapshotEncoder>();
+    const proxies = new Map<string, Snapshot>();
+    for (const [proxy, set] of result.proxies) {
+      const encoder = this.encoders.get(proxy) ?? new SnapshotEncoder();
+      encoders.set(proxy, encoder);
+      proxies.set(proxy, encoder.build(set));
+    }
+    this.encoders = encoders;
+    const any = result.proxies.values().next().value!;
+    return { shared: this.encoder.build({ ...emptyXdsSet(), authConfigs: any.authConfigs, graphqlApis: any.graphqlApis }), proxies };
   }
 
   get ready(): boolean {
@@ -93,32 +119,41 @@ export class ControlPlane extends EventEmitter {
     let outcome: CompileOutcome;
     try {
       const result = await this.compiler.compile(this.options.paths);
-      if (!result.xds) throw new CompileFailed(result.diagnostics);
+      if (!result.xds && !result.proxies) throw new CompileFailed(result.diagnostics);
       this.log.diagnostics('warn', result.diagnostics);
-      const snapshot: Snapshot = this.encoder.build(result.xds);
-      const changed = snapshot.version !== this.snapshot?.version;
-      const previous = this.snapshot;
+      const before = { shared: this.cache.current, proxies: new Map(this.cache.proxies) };
+      const { shared, proxies } = this.snapshots(result);
+      const version = fleetVersion(shared, proxies);
+      const changed = version !== this.version;
       if (changed) {
         this.generation++;
         this.snapshotAt = new Date();
-        this.cache.setSnapshot(snapshot);
+        this.version = version;
+        this.cache.setSnapshots(shared, proxies);
       }
       this.errors = [];
-      outcome = { ok: true, version: snapshot.version, generation: this.generation, changed, durationMs: performance.now() - started };
-      if (changed) this.log.snapshot(previous, snapshot, this.generation, outcome.durationMs);
-      else this.log.unchanged(snapshot.version, outcome.durationMs);
+      outcome = { ok: true, version, generation: this.generation, changed, durationMs: performance.now() - started };
+      if (!changed) this.log.unchanged(version, outcome.durationMs);
+      else if (proxies.size === 0) this.log.snapshot(before.shared, shared, this.generation, outcome.durationMs);
+      else for (const [proxy, snapshot] of proxies) if (snapshot.version !== before.proxies.get(proxy)?.version) this.log.snapshot(before.proxies.get(proxy), snapshot, this.generation, outcome.durationMs, proxy);
       this.log.diagnostics('error', []);
     } catch (err) {
       const diagnostics = err instanceof CompileFailed ? err.diagnostics : [{ stage: 'load' as const, message: `compile failed: ${(err as Error).message}` }];
       this.errors = diagnostics;
       outcome = { ok: false, diagnostics, durationMs: performance.now() - started };
       this.log.diagnostics('error', diagnostics);
-      this.options.logger.error({ errors: diagnostics.length, serving: this.snapshot?.version ?? null }, 'compile failed; keeping the last good snapshot');
+      this.options.logger.error({ errors: diagnostics.length, serving: this.version ?? null }, 'compile failed; keeping the last good snapshot');
     }
     this.lastCompile = { ok: outcome.ok, at: new Date(), durationMs: outcome.durationMs };
     this.emit('compiled', outcome);
     return outcome;
   }
+}
+
+/** One version for everything served: the shared snapshot's alone without a fleet, else with each proxy's. */
+function fleetVersion(shared: Snapshot, proxies: ReadonlyMap<string, Snapshot>): string {
+  if (proxies.size === 0) return shared.version;
+  return createHash('sha256').update([shared.version, ...[...proxies].map(([p, s]) => `${p}=${s.version}`)].join('\n')).digest('hex').slice(0, 16);
 }
 
 class CompileFailed extends Error {

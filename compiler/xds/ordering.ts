@@ -8,6 +8,7 @@
  */
 import { TYPE_URL } from '../../protos/contract.js';
 import { decodeMessage } from '../../protos/codec.js';
+import { namedClusters } from '../translate/references.js';
 import type { Resource, Snapshot } from './snapshot.js';
 
 /** Types whose resources name clusters. */
@@ -27,27 +28,10 @@ export function clusterRefs(typeUrl: string, resource: Resource): readonly strin
   // The snapshot encoder gives them from the JSON, kept per virtual host: no decode of a large route configuration per edit.
   let refs = resource.clusterRefs ?? refsCache.get(resource);
   if (!refs) {
-    const found = new Set<string>();
-    collect(decodeMessage(typeUrl, resource.value), found);
-    refs = [...found];
+    refs = [...namedClusters(decodeMessage(typeUrl, resource.value))];
     refsCache.set(resource, refs);
   }
   return refs;
-}
-
-function collect(node: unknown, into: Set<string>): void {
-  if (Array.isArray(node)) {
-    for (const item of node) collect(item, into);
-    return;
-  }
-  if (!node || typeof node !== 'object') return;
-  for (const [key, value] of Object.entries(node)) {
-    if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) into.add(value);
-    else if (key === 'weighted_clusters' && value && typeof value === 'object') {
-      for (const c of ((value as { clusters?: Array<{ name?: unknown }> }).clusters ?? []))
-        if (typeof c.name === 'string' && c.name) into.add(c.name);
-    } else collect(value, into);
-  }
 }
 
 /** What a client holds of one type: the resources of the last response it ACKed, and of the one in flight. */

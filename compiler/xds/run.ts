@@ -33,6 +33,10 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   xds.on('disconnect', (s) => logger.info({ stream: s.id, node: s.node?.id }, 'xds stream closed'));
   xds.on('ack', (e) => logger.debug(e, 'xds ACK'));
   xds.on('node', (s) => {
+    const proxies = control.cache.proxies;
+    // Envoys only (user agent "envoy/…"): the sidecars name no proxy and want only their own types.
+    if (proxies.size > 0 && s.node?.userAgent.startsWith('envoy') && !proxies.has(s.node.proxy))
+      logger.warn({ node: s.node.id, proxy: s.node.proxy, proxies: [...proxies.keys()] }, 'an Envoy names a proxy no Gateway lists (node metadata role): it is served no listeners');
     const expected = s.node?.listenerPort;
     if (expected !== undefined && expected !== options.compileOptions.listenerPort)
       logger.warn({ node: s.node?.id, expected, serving: options.compileOptions.listenerPort }, 'node expects another listener port than the one served (--listener-port)');

@@ -31,7 +31,8 @@ import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import type { Logger } from 'pino';
 import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
-import { LISTENER_PORT_KEY } from './bootstrap.js';
+import { LISTENER_PORT_KEY, PROXY_ROLE_KEY } from './bootstrap.js';
+import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
 import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
 import { TYPE_URL } from '../../protos/contract.js';
 import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
@@ -43,6 +44,17 @@ export interface NodeInfo {
   userAgent: string;
   /** From node metadata `sluice.listener_port` (set by `sluice bootstrap --listener-port`). */
   listenerPort?: number;
+  /** The proxy of a fleet the node is (Gateway proxyNames), from node metadata `role`. */
+  proxy: string;
+}
+
+/**
+ * A node's proxy name: node metadata `role`, as Gloo's bootstrap sets it
+ * (`NAMESPACE~NAME`, or plain `NAME`); without one, Gloo's default proxy.
+ */
+export function proxyOf(role: string | null | undefined): string {
+  const name = role?.slice(role.lastIndexOf('~') + 1);
+  return name ? name : DEFAULT_PROXY_NAME;
 }
 
 export interface TypeStatus {
@@ -223,7 +235,7 @@ interface NodeMessage {
   cluster?: string;
   user_agent_name?: string;
   user_agent_version?: string;
-  metadata?: { fields?: Record<string, { number_value?: number }> } | null;
+  metadata?: { fields?: Record<string, { numberValue?: number; stringValue?: string }> } | null;
 }
 
 interface Request {
@@ -265,8 +277,8 @@ abstract class AdsStream<TypeState = unknown> {
     protected readonly call: grpc.ServerDuplexStream<any, any>,
     protected readonly server: XdsServer,
   ) {
-    this.unwatch = server.cache.watch((node) => {
-      if (this.node && (node === undefined || node === this.node.id)) server.schedulePush(this);
+    this.unwatch = server.cache.watch((proxy) => {
+      if (this.node && (proxy === undefined ? !server.cache.proxies.has(this.node.proxy) : proxy === this.node.proxy)) server.schedulePush(this);
     });
     call.on('data', (msg) => {
       try {
@@ -332,7 +344,8 @@ abstract class AdsStream<TypeState = unknown> {
       id: node?.id ?? '',
       cluster: node?.cluster ?? '',
       userAgent: [node?.user_agent_name, node?.user_agent_version].filter(Boolean).join('/'),
-      listenerPort: node?.metadata?.fields?.[LISTENER_PORT_KEY]?.number_value,
+      listenerPort: node?.metadata?.fields?.[LISTENER_PORT_KEY]?.numberValue,
+      proxy: proxyOf(node?.metadata?.fields?.[PROXY_ROLE_KEY]?.stringValue),
     };
     this.server.emit('node', this.status());
   }
@@ -351,10 +364,15 @@ abstract class AdsStream<TypeState = unknown> {
     return this.node?.id ?? '';
   }
 
+  /** The snapshot of the node's proxy. */
+  protected snapshot(): Snapshot | undefined {
+    return this.server.cache.snapshotFor(this.node?.proxy ?? DEFAULT_PROXY_NAME);
+  }
+
   /** After a snapshot change: each subscribed type, in ADS order. */
   pushAll(): void {
     if (this.closed) return;
-    const snapshot = this.server.cache.snapshotFor(this.nodeId());
+    const snapshot = this.snapshot();
     if (!snapshot) return;
     const subscribed = new Set(this.types.keys());
     for (const typeUrl of TYPE_ORDER) if (subscribed.has(typeUrl)) this.push(typeUrl, snapshot);
@@ -482,7 +500,7 @@ class SotwStream extends AdsStream<SotwTypeState> {
     // Names no longer asked for are dropped by the client (Envoy forgets the endpoints of a cluster it no longer has).
     if (!wildcard && st.acked && [...st.acked.keys()].some((n) => !names.includes(n)))
       st.acked = new Map([...st.acked].filter(([n]) => names.includes(n)));
-    const snapshot = this.server.cache.snapshotFor(this.nodeId());
+    const snapshot = this.snapshot();
     if (first && req.version_info) {
       // A reconnecting client that already has a version has it for the names it asks for, and holds its resources if it is the current one.
       st.sentNamesKey = namesKey(st);
@@ -667,7 +685,7 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
       st = { subscribed: new Set(), wildcard, known, answerEmpty: wildcard && known.size === 0 };
       if (REFERRING_TYPES.has(typeUrl)) {
         // A reconnecting client's resources, where the current snapshot has that version (else their clusters are unknown).
-        const current = this.server.cache.snapshotFor(this.nodeId())?.type(typeUrl)?.resources;
+        const current = this.snapshot()?.type(typeUrl)?.resources;
         const held = new Map([...known].map(([name, version]) => [name, current?.get(name)?.version === version ? current.get(name) : undefined]));
         st.held = { sent: held, acked: held };
       }

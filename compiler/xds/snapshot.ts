@@ -16,6 +16,7 @@ import protobuf from 'protobufjs';
 import { TYPE_URL } from '../../protos/contract.js';
 import { encodeMessage } from '../../protos/codec.js';
 import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
+import { namedClusters } from '../translate/references.js';
 
 /** ADS order (make before break): clusters, endpoints, secrets, listeners, routes, then the sidecars' types. */
 export const TYPE_ORDER: readonly string[] = XDS_KINDS.map((k) => k.typeUrl);
@@ -131,21 +132,6 @@ export class SnapshotEncoder {
     }
     return Buffer.concat(parts);
   }
-}
-
-/** Cluster names in proto3 JSON: `cluster`, `cluster_name` (envoy_grpc, load assignments aside), weighted clusters. */
-function namedClusters(node: unknown, into: Set<string>): Set<string> {
-  if (Array.isArray(node)) {
-    for (const item of node) namedClusters(item, into);
-  } else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) into.add(value);
-      else if (key === 'weighted_clusters' && value && typeof value === 'object') {
-        for (const c of (value as { clusters?: Array<{ name?: unknown }> }).clusters ?? []) if (typeof c.name === 'string' && c.name) into.add(c.name);
-      } else namedClusters(value, into);
-    }
-  }
-  return into;
 }
 
 /** Per type URL: its resources by name, and how one becomes a Resource. */

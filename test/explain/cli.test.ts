@@ -82,7 +82,7 @@ spec:
   }
 });
 
-test('sluice explain: text ends with the answer; --output json; --proxy is the default gateway', async () => {
+test('sluice explain: text ends with the answer; --output json; without Gateways every --proxy is served the default gateway', async () => {
   const text = await sluice('explain', '-f', 'examples', 'DELETE', 'http://rbac.example.com/api/pets/1', '--claims', '{"role":"reader"}');
   expect(text.code).toBe(0);
   expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('answer: 403 "RBAC: access denied" from envoy.filters.http.rbac');
@@ -90,7 +90,8 @@ test('sluice explain: text ends with the answer; --output json; --proxy is the d
   const json = await sluice('explain', '-f', 'examples', '--proxy', 'edge', '--output', 'json', 'GET', 'http://petstore.example.com/api/pets');
   const e = JSON.parse(json.stdout);
   expect(e.answer).toMatchObject({ status: 'upstream', by: 'default-petstore-8080', assumptions: [] });
-  expect(e.steps[0]).toMatchObject({ stage: 'proxy', summary: '--proxy edge: proxy fleets are not implemented yet: every proxy is served every listener' });
+  expect(e.proxy).toBe('edge');
+  expect(e.steps[0]).toMatchObject({ stage: 'listener' });
 
   const bad = await sluice('explain', '-f', 'examples', 'GET', 'petstore.example.com/');
   expect(bad.code).toBe(1);

@@ -131,8 +131,17 @@ abstract class BaseClient<Raw, Msg> {
   }
 }
 
+/** The node a client sends: its id, and node metadata `role` (the proxy of a fleet) when given. */
+function nodeOf(id: string, role?: string): object {
+  return { id, cluster: 'test', ...(role !== undefined ? { metadata: { fields: { role: { stringValue: role } } } } : {}) };
+}
+
 export class SotwClient extends BaseClient<RawResponse, Response> {
-  constructor(port: number, readonly nodeId = 'test-node') {
+  constructor(
+    port: number,
+    readonly nodeId = 'test-node',
+    readonly role?: string,
+  ) {
     super(
       port,
       (c) => c.StreamAggregatedResources(),
@@ -148,7 +157,7 @@ export class SotwClient extends BaseClient<RawResponse, Response> {
     error_detail?: { code: number; message: string };
     node?: { id: string };
   }): void {
-    this.stream.write({ node: { id: this.nodeId, cluster: 'test' }, ...request });
+    this.stream.write({ node: nodeOf(this.nodeId, this.role), ...request });
   }
 
   ack(r: Response, resource_names: string[] = []): void {
@@ -168,7 +177,11 @@ export class SotwClient extends BaseClient<RawResponse, Response> {
 }
 
 export class DeltaClient extends BaseClient<RawDeltaResponse, DeltaResponse> {
-  constructor(port: number, readonly nodeId = 'test-node') {
+  constructor(
+    port: number,
+    readonly nodeId = 'test-node',
+    readonly role?: string,
+  ) {
     super(
       port,
       (c) => c.DeltaAggregatedResources(),
@@ -190,7 +203,7 @@ export class DeltaClient extends BaseClient<RawDeltaResponse, DeltaResponse> {
     response_nonce?: string;
     error_detail?: { code: number; message: string };
   }): void {
-    this.stream.write({ node: { id: this.nodeId, cluster: 'test' }, ...request });
+    this.stream.write({ node: nodeOf(this.nodeId, this.role), ...request });
   }
 
   ack(r: DeltaResponse): void {

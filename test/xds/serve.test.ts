@@ -253,4 +253,9 @@ test('the binary: `sluice bootstrap` prints a verified ADS bootstrap', () => {
   expect(bootstrap.node.id).toBe('envoy-7');
   expect(bootstrap.dynamic_resources.ads_config.grpc_services[0].envoy_grpc.cluster_name).toBe('xds_cluster');
   expect(bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address).toEqual({ address: '127.0.0.1', port_value: 18000 });
+  expect(bootstrap.node.metadata).toEqual({ 'sluice.listener_port': 8080 });
+  // --proxy: the proxy of a fleet, in node metadata `role`, where Gloo's bootstrap puts it.
+  const edge = parse(execFileSync(process.execPath, ['bin/sluice.js', 'bootstrap', '--xds-address', '127.0.0.1:18000', '--node-id', 'edge-1', '--proxy', 'external'], { encoding: 'utf8' }));
+  expect(verifyBootstrap(edge)).toEqual([]);
+  expect(edge.node.metadata).toEqual({ role: 'external' });
 });

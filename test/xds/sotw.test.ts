@@ -12,8 +12,8 @@ let cache: SnapshotCache;
 let port: number;
 const clients: SotwClient[] = [];
 
-function client(node = 'test-node'): SotwClient {
-  const c = new SotwClient(port, node);
+function client(node = 'test-node', role?: string): SotwClient {
+  const c = new SotwClient(port, node, role);
   clients.push(c);
   return c;
 }
@@ -254,19 +254,19 @@ test('a late client gets the current snapshot; a reconnecting client with the cu
   expect((await behind.expect(T.route)).version_info).toBe(current.version_info);
 });
 
-test('the node id comes from the first request of a stream only', async () => {
-  cache.setSnapshot(snapshotOf({ ...BASE, clusters: { web: '10.0.0.1:80', only_a: '10.0.0.3:80' } }), 'node-a');
-  const c = client('node-a');
+test('the node (id and proxy) comes from the first request of a stream only', async () => {
+  cache.setSnapshot(snapshotOf({ ...BASE, clusters: { web: '10.0.0.1:80', only_a: '10.0.0.3:80' } }), 'proxy-a');
+  const c = client('node-a', 'ns~proxy-a');
   c.send({ type_url: T.cluster });
   const cds = await c.expect(T.cluster);
   expect(names(cds.resources)).toEqual(['only_a', 'web']);
   c.ack(cds);
-  // A later request naming another node changes nothing: still node-a's snapshot.
-  c.send({ type_url: T.listener, node: { id: 'node-b' } });
+  // A later request naming another node and proxy changes nothing: still proxy-a's snapshot.
+  c.send({ type_url: T.listener, node: { id: 'node-b', metadata: { fields: { role: { stringValue: 'proxy-b' } } } } as never });
   await c.expect(T.listener);
-  expect(server.status()[0].node?.id).toBe('node-a');
-  cache.setSnapshot(snapshotOf(CHANGED), 'node-b');
-  cache.setSnapshot(snapshotOf({ ...BASE, clusters: { web: '10.0.0.1:80', only_a2: '10.0.0.4:80' } }), 'node-a');
+  expect(server.status()[0].node).toMatchObject({ id: 'node-a', proxy: 'proxy-a' });
+  cache.setSnapshot(snapshotOf(CHANGED), 'proxy-b');
+  cache.setSnapshot(snapshotOf({ ...BASE, clusters: { web: '10.0.0.1:80', only_a2: '10.0.0.4:80' } }), 'proxy-a');
   const r = await c.expect(T.cluster);
   expect(names(r.resources)).toEqual(['only_a2', 'web']);
 });
