@@ -6,7 +6,7 @@
 import { dump } from 'js-yaml';
 import type { Model } from './model.js';
 
-const LEFT_OUT = new Set(['origin', 'path']);
+const LEFT_OUT = new Set(['origin', 'path', 'lbHashAt']);
 
 export function dumpIr(model: Model): string {
   return dump(model, {

@@ -188,6 +188,8 @@ export interface RouteOptionsIR {
   cors?: CorsIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
+  /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
+  lbHashAt?: { origin: Origin; path: ReadonlyArray<string | number> };
 }
 
 export type HashPolicyIR = ({ kind: 'header'; name: string } | { kind: 'cookie'; name: string; ttl?: string; path?: string } | { kind: 'sourceIp' }) & { terminal: boolean };

@@ -15,11 +15,13 @@ import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js
 import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
 import { shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
+import { checkUpstreamGroups, destinationCluster as clusterOf, weightedClusters, type DestinationSpec } from './destinations.js';
 import { checkNestedClaims, claimHeaders, type ClaimToHeaderSpec } from './jwt-claims.js';
 import { expandDelegation, withInherited, type DelegateActionSpec } from './route-tables.js';
 import { routeOptions, virtualHostOptions, type CorsSpec, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
+import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
 import { downstreamTls, resolveTlsSecrets, secretEntry, type SslConfigSpec } from './tls.js';
 
 export interface ResolveOptions {
@@ -53,12 +55,6 @@ interface VirtualServiceSpec {
       cors?: CorsSpec;
     };
   };
-}
-
-/** Gloo's Destination: one of kube, upstream. */
-interface DestinationSpec {
-  kube?: { ref: Ref; port: number };
-  upstream?: Ref;
 }
 
 interface LdapSpec {
@@ -113,11 +109,13 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   const index = new ResourceIndex(resources, diagnostics, memo.sorted);
   // No silent widening: an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index));
+  diagnostics.push(...ringSizeProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
   const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'RouteTable', 'AuthConfig', 'Secret', 'GraphQLApi'];
   const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service')), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
   const catalog = changes.catalog ? buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
   memo.catalog = catalog;
+  checkUpstreamGroups(index, new Lookups(index, catalog), options, diagnostics);
 
   /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */
   const cached = <T>(map: WeakMap<Resource, Memo<T>>, resource: Resource, compute: (lookups: Lookups, diagnostics: Diagnostic[]) => T): T => {
@@ -194,6 +192,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   if (index.all('Gateway').length === 0) claimDomains(virtualHosts, diagnostics);
 
   const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
+  diagnostics.push(...hashPolicyWarnings(virtualHosts, upstreams));
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
@@ -240,19 +239,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   };
 
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
-  const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): string | undefined => {
-    if (dest.upstream) return upstreamRef([...at, 'upstream'], dest.upstream, from);
-    const kube = dest.kube!;
-    const ref = refOf(kube.ref, from);
-    const found = lookups.servicePort(ref, kube.port);
-    if (found.upstream) {
-      uses.push({ path: [...at, 'kube'], origin: from.origin, upstream: found.upstream });
-      return found.upstream.name;
-    }
-    if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
-    else diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
-    return undefined;
-  };
+  const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): string | undefined =>
+    clusterOf(at, dest, from, lookups, findUpstream, (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }), diagnostics);
 
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
@@ -282,10 +270,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
         if (!group) return;
         [owner, at, destinations] = [group, ['spec', 'destinations'], (group.spec as { destinations: typeof destinations }).destinations];
       }
-      const clusters = destinations.map((d, j) => ({ cluster: destinationCluster([...at, j, 'destination'], d.destination, owner), weight: d.weight ?? 0 }));
-      // Envoy refuses weighted clusters whose weights add up to 0.
-      if (clusters.every((c) => c.weight === 0)) diagnostics.push(fieldError('resolve', owner.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
-      else if (clusters.every((c) => c.cluster)) action = { kind: 'weighted', clusters: clusters.map((c) => ({ cluster: c.cluster!, weight: c.weight })) };
+      const clusters = weightedClusters(owner, at, destinations, destinationCluster, diagnostics);
+      if (clusters) action = { kind: 'weighted', clusters };
     }
     if (matches) placed.push({ path, origin: from.origin, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.

@@ -287,6 +287,7 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
       if (h.cookie) return { kind: 'cookie' as const, name: h.cookie.name, ...(h.cookie.ttl !== undefined ? { ttl: h.cookie.ttl } : {}), ...(h.cookie.path !== undefined ? { path: h.cookie.path } : {}), terminal };
       return { kind: 'sourceIp' as const, terminal };
     });
+    options.lbHashAt = { origin, path: [...path, 'lbHash'] };
   }
   return report.ok ? { ok: true, options } : { ok: false };
 }
