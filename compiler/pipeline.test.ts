@@ -33,9 +33,22 @@ interface Doc {
   text: string;
 }
 
-/** Random resources over a small name space, so references hit, miss and clash. */
-function render(rng: Random, kind: string, i: number): string {
+/**
+ * Random resources over a small name space, so references hit, miss and clash.
+ * RouteTables and delegating routes draw from `rt`, their own generator, so the
+ * other resources' random sequence stays what it was before they existed.
+ */
+function render(rng: Random, kind: string, i: number, rt: Random): string {
   switch (kind) {
+    case 'RouteTable': {
+      // Paths under the delegated /d (written or inherited), now and then outside it or nested (refs may cycle).
+      const routes = Array.from({ length: 1 + rt.int(2) }, () =>
+        rt.chance(0.15)
+          ? `  - inheritablePathMatchers: true\n    delegateAction: {ref: {name: rt-${rt.int(4)}}}`
+          : `  - ${rt.chance(0.05) ? 'matchers: [{prefix: /x}]' : rt.chance(0.4) ? 'inheritablePathMatchers: true' : `matchers: [{prefix: /d/x${rt.int(3)}}]`}\n    routeAction: {single: {upstream: {name: up-${rt.int(3)}}}}`,
+      ).join('\n');
+      return `apiVersion: gateway.gateway.example/v1\nkind: RouteTable\nmetadata: {name: rt-${i}, namespace: default, labels: {team: t${rt.int(2)}}}\nspec:\n  weight: ${rt.int(3)}\n  routes:\n${routes}`;
+    }
     case 'Service':
       return `apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: default}\nspec:\n  ports: [${rng.chance(0.7) ? '{port: 8080}' : '{port: 8080}, {port: 9090}'}]`;
     case 'Upstream':
@@ -54,7 +67,8 @@ function render(rng: Random, kind: string, i: number): string {
         () => `routeAction: {single: {upstream: {name: up-${rng.int(3)}}}}`,
         () => `graphqlApiRef: {name: ${rng.pick(['user-api', 'shop-api', 'storefront-api'])}}`,
       ])();
-      const routes = Array.from({ length: 1 + rng.int(2) }, (_, r) => `      - matchers: [{prefix: /r${r}-${rng.int(3)}}]\n        ${target}`).join('\n');
+      const delegating = rt.chance(0.3) ? `\n      - matchers: [{prefix: /d}]\n        delegateAction: ${rt.chance(0.5) ? `{ref: {name: rt-${rt.int(4)}}}` : `{selector: {labels: {team: t${rt.int(2)}}}}`}` : '';
+      const routes = Array.from({ length: 1 + rng.int(2) }, (_, r) => `      - matchers: [{prefix: /r${r}-${rng.int(3)}}]\n        ${target}`).join('\n') + delegating;
       const options: string[] = [];
       if (rng.chance(0.5)) {
         options.push(`      jwt:\n        providers:\n          main:\n            issuer: https://issuer-${rng.int(2)}.example\n            jwks: {local: {key: '${JWK}'}}`);
@@ -74,15 +88,20 @@ class World {
   /** file name -> text that replaces it while it is broken */
   readonly broken = new Map<string, string>();
   private nextFile = 0;
+  /** RouteTables' own generator (see render). */
+  private readonly rt: Random;
 
   constructor(
     readonly dir: string,
     private readonly rng: Random,
+    seed: number,
   ) {
+    this.rt = new Random(seed + 1);
     for (let f = 0; f < 3; f++) this.files.set(this.newFileName(), []);
     const kinds: [string, number][] = [['Service', 4], ['Upstream', 3], ['Secret', 3], ['AuthConfig', 3], ['VirtualService', 8]];
-    for (const [kind, n] of kinds) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i) });
+    for (const [kind, n] of kinds) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
     GRAPHQL.forEach((text, i) => this.add({ key: `graphql/${i}`, text }));
+    for (let i = 0; i < 3; i++) this.files.get(this.rt.pick([...this.files.keys()]))!.push({ key: `RouteTable/${i}`, text: render(this.rt, 'RouteTable', i, this.rt) });
   }
 
   private newFileName(): string {
@@ -97,10 +116,29 @@ class World {
     return [...this.files].flatMap(([file, docs]) => docs.map((doc, index) => ({ file, doc, index })));
   }
 
-  /** One random edit; returns what it did, for the failure message. */
+  /** One random edit, now and then with a RouteTable edit too; returns what it did, for the failure message. */
   edit(): string {
+    const other = this.editOther();
+    return this.rt.chance(0.3) ? `${other}; ${this.editRouteTable()}` : other;
+  }
+
+  private editRouteTable(): string {
+    const rt = this.rt;
+    const i = rt.int(4);
+    const at = this.all().find((d) => d.doc.key === `RouteTable/${i}`);
+    if (at && rt.chance(0.3)) {
+      this.files.get(at.file)!.splice(at.index, 1);
+      return `delete RouteTable/${i}`;
+    }
+    const text = render(rt, 'RouteTable', i, rt);
+    if (at) at.doc.text = text;
+    else this.files.get(rt.pick([...this.files.keys()]))!.push({ key: `RouteTable/${i}`, text });
+    return `${at ? 'change' : 'add'} RouteTable/${i}`;
+  }
+
+  private editOther(): string {
     const rng = this.rng;
-    const docs = this.all();
+    const docs = this.all().filter((d) => !d.doc.key.startsWith('RouteTable/'));
     const what = rng.pick(['change', 'change', 'change', 'add', 'delete', 'move', 'rename', 'break', 'graphql']);
     if (this.broken.size > 0 && rng.chance(0.5)) {
       const file = [...this.broken.keys()][0]!;
@@ -112,7 +150,7 @@ class World {
       case 'add': {
         const kind = rng.pick(['Service', 'Upstream', 'Secret', 'AuthConfig', 'VirtualService']);
         const i = rng.int(12);
-        this.add({ key: `${kind}/${i}`, text: render(rng, kind, i) });
+        this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
         return `add ${kind}/${i} (a duplicate if it exists)`;
       }
       case 'delete':
@@ -146,7 +184,7 @@ class World {
       default: {
         if (one.doc.key.startsWith('graphql/')) return 'change nothing';
         const [kind, i] = one.doc.key.split('/');
-        one.doc.text = render(rng, kind!, Number(i));
+        one.doc.text = render(rng, kind!, Number(i), this.rt);
         return `change ${one.doc.key}`;
       }
     }
@@ -187,7 +225,7 @@ async function outcome(compiler: Compiler, encoder: SnapshotEncoder, dir: string
 test(`incremental compiles equal full compiles after each of ${STEPS} random edits (seed ${SEED})`, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
   try {
-    const world = new World(dir, new Random(SEED));
+    const world = new World(dir, new Random(SEED), SEED);
     const written = new Set<string>();
     const kept = new Compiler(DEFAULT_OPTIONS);
     const encoder = new SnapshotEncoder();

@@ -20,6 +20,9 @@ import { optionApplies, type RouteActionField, type RouteOptionsSpec } from './r
 /** How many RouteTables deep delegation may nest (Gloo sets no bound; a chain this long is a mistake). */
 export const MAX_DELEGATION_DEPTH = 8;
 
+/** How many routes delegation may inline into one virtual host: selectors that match each other's tables multiply routes at every level. */
+export const MAX_DELEGATED_ROUTES = 10_000;
+
 export interface DelegateActionSpec {
   /** Deprecated form of `ref`. */
   name?: string;
@@ -75,6 +78,8 @@ interface Parent {
  */
 export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, routes: R[], base: FieldPath, lookups: Lookups, diagnostics: Diagnostic[]): { routes: PlacedRoute<R>[]; reached: Resource[] } {
   const reached = new Set<Resource>();
+  let inlined = 0;
+  let tooMany = false;
   const visit = (owner: Resource, list: R[], at: FieldPath, parent: Parent | undefined, chain: Resource[]): PlacedRoute<R>[] => {
     const out: PlacedRoute<R>[] = [];
     list.forEach((route, i) => {
@@ -91,6 +96,7 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
       if (matches && parent) checkAgainstParent(matches, route, owner, path, parent, diagnostics);
       const inherited = parent ? parent.options.filter((o) => !sets(route.options, o.key)) : [];
       if (!route.delegateAction) {
+        if (parent) inlined++;
         out.push({ route, owner, path, matches, inherited });
         return;
       }
@@ -122,6 +128,11 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
             diagnostics.push(fieldError('resolve', owner.origin, actionPath, `delegation cycle: ${names}`, 'remove the delegateAction that closes the cycle'));
             continue;
           }
+          if (inlined > MAX_DELEGATED_ROUTES) {
+            if (!tooMany) diagnostics.push(fieldError('resolve', owner.origin, actionPath, `delegation inlines more than ${MAX_DELEGATED_ROUTES} routes into VirtualService ${root.namespace}/${root.name}`, 'narrow the selectors: tables whose routes select each other multiply their routes at every level'));
+            tooMany = true;
+            continue;
+          }
           if (chain.length >= MAX_DELEGATION_DEPTH) {
             const names = [root, ...chain, table].map((t) => `${t.kind} ${t.namespace}/${t.name}`).join(' -> ');
             diagnostics.push(fieldError('resolve', owner.origin, actionPath, `delegation nests more than ${MAX_DELEGATION_DEPTH} RouteTables deep: ${names}`, `write the routes in fewer levels (at most ${MAX_DELEGATION_DEPTH} RouteTables under a VirtualService)`));
@@ -142,7 +153,8 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
     return out;
   };
   const placed = visit(root, routes, base, undefined, []);
-  return { routes: placed, reached: [...reached] };
+  // Past the bound the compile fails: resolving the routes would only cost time.
+  return { routes: tooMany ? [] : placed, reached: [...reached] };
 }
 
 /** Gloo's inheritance: the parent's path (and case sensitivity), then its headers, query parameters and methods before the child's. */
