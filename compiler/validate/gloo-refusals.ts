@@ -8,7 +8,7 @@ import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { LoadedDocument } from '../load/load.js';
 import type { FieldTable, GlooKind } from './gloo-fields.js';
 
-/** The error for a kind Sluice refuses as a whole (RouteTable, UpstreamGroup, Gateway for now). */
+/** The error for a kind Sluice refuses as a whole (a GlooKind with `refused`). */
 export function kindRefusal(doc: LoadedDocument, kind: string, refused: NonNullable<GlooKind['refused']>): Diagnostic {
   return fieldError('validate', doc.origin, ['kind'], `kind ${kind} is not supported: ${refused.reason}`, refused.instead ?? `remove the ${kind}`);
 }
