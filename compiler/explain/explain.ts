@@ -155,7 +155,7 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
   }
 
   // Per-filter configs come through the route: without one, filters see none of them (resolveMostSpecificPerFilterConfig).
-  const levels = route ? { route, vh, routeConfig } : {};
+  let levels = route ? { route, vh, routeConfig } : {};
   let metadata: Json = {};
   const removed: string[] = [];
   let added: Record<string, string> = {};
@@ -172,6 +172,16 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
       metadata = { ...metadata, ...r.metadata };
       removed.push(...r.removedHeaders);
       added = { ...added, ...r.addedHeaders };
+      if (r.clearRouteCache && vh) {
+        // The route was chosen with the headers the client sent; the router now chooses again with the claims.
+        const again = ((vh.routes as Json[] | undefined) ?? []).find((x) => matchRoute(x.match as Json, req).ok);
+        t.add('route', again === route ? 'the same route again (jwt_authn cleared the route cache)' : `${again ? String(again.name ?? '(unnamed)') : 'none'} now (jwt_authn cleared the route cache; the claim headers changed the match)`, [], ROUTING);
+        if (again !== route) {
+          route = again;
+          t.matched.route = again?.name as string | undefined;
+          levels = again ? { route: again, vh, routeConfig } : {};
+        }
+      }
     } else if (name === RBAC_FILTER) {
       const r = evaluateRbac(typed, levels, req, metadata, socketPort(listener));
       t.steps.push(r.step);

@@ -64,6 +64,8 @@ export interface JwtResult {
   removedHeaders: string[];
   /** Headers set from the accepted token's claims (`claim_to_headers`). */
   addedHeaders: Record<string, string>;
+  /** The accepting provider cleared the route cache: the route is chosen again. */
+  clearRouteCache?: boolean;
 }
 
 interface Token {
@@ -354,7 +356,8 @@ export async function evaluateJwt(
     step.summary = `token assumed valid for provider ${name} (--claims): ${JSON.stringify(claims)}`;
     if (!provider) return none;
     step.details.push(...sanitizeClaimHeaders(name!, provider, req));
-    return { ...none, metadata: payloadMetadata(provider, claims), addedHeaders: copyClaims(provider, claims, req, step) };
+    const assumed = copyClaims(provider, claims, req, step);
+    return { ...none, metadata: payloadMetadata(provider, claims), addedHeaders: assumed, ...clearsRoute(provider, assumed) };
   }
   const v = await verifyRequirement(selected.requirement, providers, req, options);
   step.details.push(...v.lines);
@@ -372,7 +375,7 @@ export async function evaluateJwt(
   const added = copyClaims(v.ok.provider, v.ok.payload, req, step);
   const copied = Object.keys(added);
   step.summary = `token accepted${removed.length ? `; ${removed[0]} removed before forwarding (forward: false)` : ''}${copied.length ? `; claims copied to ${copied.join(', ')}` : ''}`;
-  const result: JwtResult = { step, metadata: payloadMetadata(v.ok.provider, v.ok.payload), removedHeaders: removed, addedHeaders: added };
+  const result: JwtResult = { step, metadata: payloadMetadata(v.ok.provider, v.ok.payload), removedHeaders: removed, addedHeaders: added, ...clearsRoute(v.ok.provider, added) };
   if (v.unchecked) {
     result.assumption = { text: `jwt_authn accepts ${v.unchecked}`, otherwise: [{ status: 401, body: STATUS_TEXT.JwtVerificationFail, by: JWT_FILTER }, { status: 401, body: STATUS_TEXT.JwksKidAlgMismatch, by: JWT_FILTER }] };
   }
@@ -420,4 +423,9 @@ function copyClaims(provider: Json, payload: Record<string, unknown>, req: HttpR
     step.details.push(`claim ${c.claim_name} -> ${header}: ${text}`);
   }
   return added;
+}
+
+/** `clear_route_cache` takes effect when a claim header was added or the payload goes to metadata (JwtProvider, config.proto). */
+function clearsRoute(provider: Json, added: Record<string, string>): { clearRouteCache?: true } {
+  return provider.clear_route_cache === true && (Object.keys(added).length > 0 || !!provider.payload_in_metadata) ? { clearRouteCache: true } : {};
 }

@@ -5,6 +5,7 @@
  * payload, so an empty step (`a..b`, `.a`) could never name a claim and is an error.
  */
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import type { VirtualHostIR } from '../ir/model.js';
 import { headerProblem } from './route-options.js';
 
 export interface ClaimToHeaderSpec {
@@ -75,4 +76,26 @@ export function checkNestedClaims(principals: { jwtPrincipal: { claims: Record<s
       }
     }
   });
+}
+
+/**
+ * A route that asks for no token (jwt.disable) but is chosen by a claim
+ * header: Envoy picks the route with the client's copy of the header, before
+ * it is removed, and no jwt_authn run chooses again (clear_route_cache), so
+ * any client could reach the route by sending the header. An error at the
+ * claimsToHeaders entry.
+ */
+export function claimHeaderRouteProblems(virtualHosts: VirtualHostIR[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const vh of virtualHosts) {
+    for (const provider of vh.jwt?.providers ?? []) {
+      (provider.claimsToHeaders ?? []).forEach((c, i) => {
+        const header = c.header.toLowerCase();
+        const route = vh.routes.find((r) => r.options?.jwtDisabled && r.match.headers.some((h) => h.name.toLowerCase() === header));
+        if (!route) return;
+        out.push(fieldError('resolve', provider.origin, [...provider.path, 'claimsToHeaders', i, 'header'], `route ${route.name} (path ${route.match.path.value}) matches on ${header} but has jwt disabled: the route is chosen by the client's copy of the header, so any client could reach it`, 'remove jwt.disable from that route, or match it on something else'));
+      });
+    }
+  }
+  return out;
 }

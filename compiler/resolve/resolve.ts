@@ -16,7 +16,7 @@ import { directResponse, redirectAction, type DirectResponseSpec, type RedirectS
 import { shadowWarnings, type MatcherSpec } from './matchers.js';
 import { pemToJwks } from './pem.js';
 import { checkUpstreamGroups, destinationCluster as clusterOf, weightedClusters, type DestinationSpec } from './destinations.js';
-import { checkNestedClaims, claimHeaders, type ClaimToHeaderSpec } from './jwt-claims.js';
+import { checkNestedClaims, claimHeaderRouteProblems, claimHeaders, type ClaimToHeaderSpec } from './jwt-claims.js';
 import { expandDelegation, withInherited, type DelegateActionSpec } from './route-tables.js';
 import { routeOptions, virtualHostOptions, type CorsSpec, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
@@ -193,6 +193,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
 
   const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
   diagnostics.push(...hashPolicyWarnings(virtualHosts, upstreams));
+  diagnostics.push(...claimHeaderRouteProblems(virtualHosts));
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);

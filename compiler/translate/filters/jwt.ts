@@ -50,7 +50,8 @@ export function jwtProvider(p: JwtProviderIR): Json {
     from_params: p.tokenSource ? p.tokenSource.queryParams : ['access_token'],
     ...(p.keepToken ? { forward: true } : {}),
     // Envoy removes a client-sent copy of each header first (Extractor::sanitizeHeaders), then adds the claim if the token has it.
-    ...(p.claimsToHeaders ? { claim_to_headers: p.claimsToHeaders.map((c) => ({ header_name: c.header, claim_name: c.claim })) } : {}),
+    // The route was chosen before that (by the client's copy, if any): clear_route_cache has it chosen again with the claims.
+    ...(p.claimsToHeaders ? { claim_to_headers: p.claimsToHeaders.map((c) => ({ header_name: c.header, claim_name: c.claim })), clear_route_cache: true } : {}),
     payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,
   };
 }
