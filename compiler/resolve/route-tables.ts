@@ -13,6 +13,7 @@ import { asWarning, fieldError, formatPath, quote, type Diagnostic, type FieldPa
 import type { RouteMatchIR, RouteOptionsIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type Ref } from './index.js';
+import { expressionProblem, matchesExpression, type LabelExpressionSpec } from './label-expressions.js';
 import type { Lookups } from './lookups.js';
 import { resolveMatchers, type MatcherSpec } from './matchers.js';
 import { optionApplies, type RouteActionField, type RouteOptionsSpec } from './route-options.js';
@@ -28,7 +29,7 @@ export interface DelegateActionSpec {
   name?: string;
   namespace?: string;
   ref?: Ref;
-  selector?: { namespaces?: string[]; labels?: Record<string, string> };
+  selector?: { namespaces?: string[]; labels?: Record<string, string>; expressions?: LabelExpressionSpec[] };
 }
 
 /** What delegation reads of a route (VirtualService's or RouteTable's). */
@@ -225,13 +226,21 @@ function select(action: DelegateActionSpec, owner: Resource, at: FieldPath, look
   const namespaces = selector.namespaces ?? [];
   const inNamespace = namespaces.includes('*') ? () => true : (ns: string) => (namespaces.length > 0 ? namespaces : [owner.namespace]).includes(ns);
   const labels = Object.entries(selector.labels ?? {});
+  const expressions = selector.expressions ?? [];
+  let valid = true;
+  expressions.forEach((e, j) => {
+    const problem = expressionProblem(e);
+    if (problem) diagnostics.push(fieldError('resolve', owner.origin, [...at, 'selector', 'expressions', j, problem.field], problem.message, problem.hint));
+    valid &&= !problem;
+  });
+  if (!valid) return undefined;
   const tables = lookups.all('RouteTable').filter((t) => {
     const own = ((t.value.metadata as { labels?: Record<string, string> | null }).labels ?? {}) as Record<string, string>;
-    return inNamespace(t.namespace) && labels.every(([k, v]) => own[k] === v);
+    return inNamespace(t.namespace) && labels.every(([k, v]) => own[k] === v) && expressions.every((e) => matchesExpression(e, own));
   });
   if (tables.length > 0) return tables;
   const where = namespaces.includes('*') ? 'any namespace' : `namespace ${(namespaces.length > 0 ? namespaces : [owner.namespace]).join(', ')}`;
-  diagnostics.push(asWarning(fieldError('resolve', owner.origin, [...at, 'selector'], `the selector matches no RouteTable in ${where}, so this route adds no routes`, labels.length > 0 ? `label a RouteTable ${labels.map(([k, v]) => `${k}: ${v}`).join(', ')}, or fix the selector` : 'define a RouteTable there, or fix the selector')));
+  diagnostics.push(asWarning(fieldError('resolve', owner.origin, [...at, 'selector'], `the selector matches no RouteTable in ${where}, so this route adds no routes`, labels.length > 0 ? `label a RouteTable ${labels.map(([k, v]) => `${k}: ${v}`).join(', ')}, or fix the selector` : expressions.length > 0 ? 'label a RouteTable to satisfy the expressions, or fix them' : 'define a RouteTable there, or fix the selector')));
   return undefined;
 }
 

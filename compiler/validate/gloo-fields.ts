@@ -92,7 +92,7 @@ const jwtProvider: FieldTable = {
       append: different('false only: Envoy removes a client-sent copy of the header before it adds the claim, so true (trusting the client\'s value) is an error'),
     },
     'list',
-    'a client-sent copy of the header is removed on every route of the virtual host, whether or not the token carries the claim',
+    'a client-sent copy of the header is removed on every route of the virtual host, whether or not the token carries the claim; a route is chosen again once the claims are in, so routing on a claim header follows the token',
   ),
   clockSkewSeconds: notYet(),
   attachFailedStatusToMetadata: notYet(),
@@ -252,7 +252,7 @@ const route: FieldTable = {
       selector: message({
         namespaces: supported('"*": every namespace; unset: the namespace of the delegating resource'),
         labels: supported("every label must be on the RouteTable; none: every RouteTable of the namespaces"),
-        expressions: refused('label selector expressions are not implemented yet', 'select by labels'),
+        expressions: message({ key: supported(), operator: supported('Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan, by name'), values: supported() }, 'list', 'Kubernetes label requirements, all of which must hold; not with labels (Gloo would select nothing)'),
       }),
       name: different('deprecated, as in Gloo; not together with ref or selector (Gloo would silently ignore them)'),
       namespace: supported('deprecated, with name'),

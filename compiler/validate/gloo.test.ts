@@ -30,7 +30,7 @@ test("Gloo's API groups are aliases: the resource is the same as under Sluice's"
 test('an unsupported field is reported, with the reason, instead of a misleading schema hint', () => {
   const cases: [string, string][] = [
     [route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher'],
-    [route('matchers: [{prefix: /}]\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}'), 'spec.virtualHost.routes[0].delegateAction.selector.expressions: "expressions" is not supported: label selector expressions are not implemented yet — select by labels'],
+    [route('optionsConfigRefs: {delegateOptions: [{name: o}]}\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}'), 'spec.virtualHost.routes[0].optionsConfigRefs: "optionsConfigRefs" is not supported: RouteOption and VirtualHostOption resources are not read — write the options inline in the route\'s options'],
     [route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'), 'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options: "options" is not supported: not implemented yet — remove options'],
   ];
   for (const [body, expected] of cases) {
@@ -69,6 +69,11 @@ test("a RouteTable is read under Gloo's group; a delegateAction names its tables
   // Gloo would silently ignore ref when the deprecated name is set.
   const both = validate(vs('gateway.solo.io/v1', route('matchers: [{prefix: /}]\n        delegateAction: {name: a, ref: {name: b}}')));
   expect(both.diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual(['spec.virtualHost.routes[0].delegateAction: exactly one of "ref", "selector", "name" must be set']);
+  // Gloo would select nothing with both.
+  const mixed = validate(vs('gateway.solo.io/v1', route('delegateAction: {selector: {labels: {a: b}, expressions: [{key: a, operator: In, values: [b]}]}}')));
+  expect(mixed.diagnostics.map((d) => d.field)).toEqual(['spec.virtualHost.routes[0].delegateAction.selector']);
+  const badKey = validate(vs('gateway.solo.io/v1', route('delegateAction: {selector: {expressions: [{key: "-a", operator: Exists}]}}')));
+  expect(badKey.diagnostics.map((d) => d.field)).toEqual(['spec.virtualHost.routes[0].delegateAction.selector.expressions[0].key']);
 });
 
 test('a wrong apiVersion names both groups the kind is accepted under', () => {

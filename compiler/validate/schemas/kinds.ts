@@ -3,6 +3,7 @@
  * `v1` Service and Secret. Every field SPEC.md names is typed.
  */
 import { REQUEST_TEST_API_VERSION, REQUEST_TEST_KIND, requestTest } from '../../explain/schema.js';
+import { LABEL_OPERATORS } from '../../resolve/label-expressions.js';
 import { atMostOne, boolean, exactlyOne, mapOf, namespaceName, nonEmptyString, object, port, positiveDuration, resource, resourceName, resourceRef, singleLine, singleLineMap, string, stringMap, type Schema } from './common.js';
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
@@ -62,16 +63,24 @@ const headerValues = { type: 'array', items: object({ header: object({ key: sing
 const headerNames = { type: 'array', items: singleLine };
 const headerManipulation = object({ requestHeadersToAdd: headerValues, requestHeadersToRemove: headerNames, responseHeadersToAdd: headerValues, responseHeadersToRemove: headerNames });
 
+// A Kubernetes label key: an optional DNS-subdomain prefix and "/", then a name of at most 63 characters.
+const labelKey: Schema = { type: 'string', maxLength: 317, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$' };
+
 // Gloo's DelegateAction: a RouteTable by ref or by selector, or by the deprecated name/namespace (with a name).
 const delegateAction: Schema = {
   ...object({
     name: resourceName,
     namespace: namespaceName,
     ref: resourceRef,
-    selector: object({
-      namespaces: { type: 'array', items: { anyOf: [namespaceName, { const: '*' }] }, uniqueItems: true },
-      labels: stringMap,
-    }),
+    // Gloo refuses labels with expressions in one selector; values per operator: resolve.
+    selector: {
+      ...object({
+        namespaces: { type: 'array', items: { anyOf: [namespaceName, { const: '*' }] }, uniqueItems: true },
+        labels: stringMap,
+        expressions: { type: 'array', minItems: 1, items: object({ key: labelKey, operator: { enum: [...LABEL_OPERATORS] }, values: { type: 'array', items: string } }, ['key']) },
+      }),
+      ...atMostOne('labels', 'expressions'),
+    },
   }),
   ...exactlyOne('ref', 'selector', 'name'),
 };
