@@ -14,11 +14,12 @@
  * (the property test in pipeline.test.ts holds it to that).
  */
 import { promises as fs, type Stats } from 'node:fs';
-import { isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { fieldError, isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Model } from './ir/model.js';
 import { binaryFile, listInputFiles, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
+import { MeshMemo, meshSet } from './translate/mesh.js';
 import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
 import { validateDocuments, type Validated } from './validate/validate.js';
@@ -91,6 +92,7 @@ export class Compiler {
   private files = new Map<string, FileEntry>();
   private readonly resolveMemo = new ResolveMemo();
   private readonly translateMemo = new TranslateMemo();
+  private readonly meshMemo = new MeshMemo();
   /** Per proxy of a fleet: its own memo, since each proxy's listener and filters differ. */
   private proxyMemos = new Map<string, TranslateMemo>();
   private readonly verifyMemo = new VerifyMemo();
@@ -151,8 +153,14 @@ export class Compiler {
     if (diagnostics.some(isError)) return { diagnostics };
     const model = resolved.model;
     const proxies = proxyNames(model);
+    if (options.mesh) {
+      // The team's Envoy owns the listeners: a Gateway, which declares one, has no place here.
+      const gatewayErrors = model.gateways.map((g) => fieldError('resolve', g.origin, ['kind'], 'mesh mode (serve --mesh) serves routes, clusters and HTTP filters into listeners your Envoy owns; a Gateway declares a listener', 'remove the Gateway from the inputs, or serve without --mesh'));
+      if (gatewayErrors.length > 0) return { diagnostics: sortDiagnostics([...diagnostics, ...gatewayErrors]) };
+    }
     if (proxies.length === 0) {
-      const xds = translate(model, options, this.translateMemo);
+      const translated = translate(model, options, this.translateMemo);
+      const xds = options.mesh ? meshSet(translated, options, options.mesh, this.meshMemo) : translated;
       const verifyErrors = verifySet(xds, this.verifyMemo);
       if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
       // Only warnings are left: the output is good, and they are shown with it.

@@ -13,6 +13,8 @@ export const TYPE_URL = {
   endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
   /** SDS: certificates and CAs, which listeners and clusters name. */
   secret: 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret',
+  /** ECDS: HTTP filters served on their own (mesh mode), each named as the connection manager's filter entry. */
+  extensionConfig: 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
   authConfig: 'type.googleapis.com/sluice.extauth.v1.AuthConfig',
   graphqlApi: 'type.googleapis.com/sluice.graphql.v1.GraphQLApi',
 } as const;

@@ -1,10 +1,14 @@
 /** `sluice serve`: compile, serve over ADS, watch the inputs and push what changes. */
 import type { Command } from 'commander';
 import { logGrpcTo, shutdownOnSignals, startFailed, stdoutLog } from '../../protos/binary.js';
+import { MESH_DEFAULTS } from '../translate/mesh.js';
 import { startServe } from '../xds/run.js';
 import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } from './options.js';
 
 interface ServeFlags extends CompileFlags {
+  mesh?: boolean;
+  routeConfigName: string;
+  namePrefix: string;
   xdsPort: number;
   adminPort: number;
   bind: string;
@@ -17,12 +21,15 @@ export function register(program: Command): void {
   addCompileOptions(
     program
       .command('serve')
-      .description('Compile the resources, serve them to Envoy and the sidecars over ADS (SotW and delta), and push a new version whenever the files change. A change with errors is not pushed: the last good configuration stays and the errors show in the log and on /status.'),
+      .description('Compile the resources, serve them to Envoy and the sidecars over ADS (SotW and delta; RDS, CDS, EDS, SDS and ECDS also on their own), and push a new version whenever the files change. A change with errors is not pushed: the last good configuration stays and the errors show in the log and on /status.'),
   )
     .option('--xds-port <port>', 'gRPC port of the aggregated discovery service', parsePortOrZero, 18000)
     .option('--admin-port <port>', 'HTTP port of /healthz, /readyz, /metrics, /status', parsePortOrZero, 9901)
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .option('--mesh', 'mesh mode: serve routes (RDS), clusters (CDS/EDS) and HTTP filters (ECDS) into an Envoy whose listeners you own, no listener (see sluice bootstrap --mesh)')
+    .option('--route-config-name <name>', 'mesh mode: name of the one RouteConfiguration', MESH_DEFAULTS.routeConfigName)
+    .option('--name-prefix <prefix>', 'mesh mode: put before every cluster, Secret and HTTP filter name', MESH_DEFAULTS.namePrefix)
     .action(async (flags: ServeFlags) => {
       const logger = stdoutLog({ name: 'sluice-serve', level: flags.logLevel });
       logGrpcTo(logger);
@@ -30,7 +37,7 @@ export function register(program: Command): void {
       try {
         serving = await startServe({
           paths: flags.filename,
-          compileOptions: compileOptionsFrom(flags),
+          compileOptions: { ...compileOptionsFrom(flags), ...(flags.mesh ? { mesh: { routeConfigName: flags.routeConfigName, namePrefix: flags.namePrefix } } : {}) },
           host: flags.bind,
           xdsPort: flags.xdsPort,
           adminPort: flags.adminPort,

@@ -15,6 +15,12 @@ export interface HttpFilterConcern {
   readonly filterName: string;
   /** Whether any virtual host uses it; only then is it in the chain and configures every virtual host. */
   inUse(model: Model): boolean;
+  /**
+   * The filter when no virtual host uses it, doing nothing (none: a concern
+   * without a filter). Mesh mode keeps every filter in the chain a team
+   * pasted, so adding the first JWT host needs no change to its Envoy.
+   */
+  idleFilter?(): Json;
   /** The HTTP filter (`{name, typed_config}`) when in use; none for a concern without a filter of its own (jwt's is built by translate, see jwtFilter). */
   httpFilter?(): Json;
   /** `typed_per_filter_config` value of one virtual host, when in use (undefined: none for this one). */

@@ -24,6 +24,15 @@ export interface CompileOptions {
   adminPort: number;
   /** The proxy of a fleet whose set `xds` is (Gateway proxyNames); absent: the only one. */
   proxy?: string;
+  /** Mesh mode (mesh.ts): routes, clusters and HTTP filters for an Envoy whose listeners its team owns. */
+  mesh?: MeshOptions;
+}
+
+export interface MeshOptions {
+  /** The one RouteConfiguration's name, which the team's connection manager asks RDS for. */
+  routeConfigName: string;
+  /** Put before every cluster, Secret and HTTP filter name, so none clashes with the team's own. */
+  namePrefix: string;
 }
 
 export const DEFAULT_OPTIONS: CompileOptions = {
@@ -43,6 +52,8 @@ export interface XdsSet {
   endpoints: Map<string, Json>;
   /** SDS Secrets (certificates with their private keys, CAs), by name; key material: never logged. */
   secrets: Map<string, Json>;
+  /** Mesh mode's HTTP filters (ECDS TypedExtensionConfigs), by name; none otherwise. */
+  extensionConfigs: Map<string, Json>;
   listeners: Map<string, Json>;
   routes: Map<string, Json>;
   /** Compiled AuthConfigs (`sluice.extauth.v1.AuthConfig`), secrets resolved. */
@@ -53,11 +64,12 @@ export interface XdsSet {
 
 export type XdsKind = keyof XdsSet;
 
-/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, secrets, listeners, routes, then the sidecars' types). */
+/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, secrets, HTTP filters, listeners, routes, then the sidecars' types). */
 export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageType: string; label: string }> = [
   { kind: 'clusters', typeUrl: TYPE_URL.cluster, label: 'Cluster' },
   { kind: 'endpoints', typeUrl: TYPE_URL.endpoint, label: 'ClusterLoadAssignment' },
   { kind: 'secrets', typeUrl: TYPE_URL.secret, label: 'Secret' },
+  { kind: 'extensionConfigs', typeUrl: TYPE_URL.extensionConfig, label: 'TypedExtensionConfig' },
   { kind: 'listeners', typeUrl: TYPE_URL.listener, label: 'Listener' },
   { kind: 'routes', typeUrl: TYPE_URL.route, label: 'RouteConfiguration' },
   { kind: 'authConfigs', typeUrl: TYPE_URL.authConfig, label: 'AuthConfig' },
@@ -68,5 +80,5 @@ export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageT
 export const ADS_CONFIG_SOURCE: Json = { ads: {}, resource_api_version: 'V3' };
 
 export function emptyXdsSet(): XdsSet {
-  return { clusters: new Map(), endpoints: new Map(), secrets: new Map(), listeners: new Map(), routes: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
+  return { clusters: new Map(), endpoints: new Map(), secrets: new Map(), extensionConfigs: new Map(), listeners: new Map(), routes: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
 }

@@ -5,7 +5,9 @@
  */
 import { staticCluster } from '../emit/bootstrap.js';
 import { sidecarCluster } from '../translate/clusters.js';
-import { ADS_CONFIG_SOURCE, type Json } from '../translate/output.js';
+import { CONCERNS } from '../translate/concerns.js';
+import { meshConfigSource, meshXdsCluster } from '../translate/mesh.js';
+import { ADS_CONFIG_SOURCE, type Json, type MeshOptions } from '../translate/output.js';
 
 export const XDS_CLUSTER = 'xds_cluster';
 /** Node metadata key carrying the listener port this Envoy expects; serve warns when its own differs. */
@@ -56,7 +58,52 @@ export function adsBootstrap(o: AdsBootstrapOptions): Json {
 }
 
 /** The control plane's own cluster cannot come over xDS: STATIC or STRICT_DNS, with its address inline. */
-function xdsCluster(address: { host: string; port: number }): Json {
-  const { cluster, endpoints } = sidecarCluster(XDS_CLUSTER, address, true);
+function xdsCluster(address: { host: string; port: number }, name = XDS_CLUSTER): Json {
+  const { cluster, endpoints } = sidecarCluster(name, address, true);
   return staticCluster(cluster, endpoints);
+}
+
+/** What an Envoy its team already runs needs from Sluice in mesh mode (`sluice serve --mesh`), to paste into its bootstrap. */
+export interface MeshPieces {
+  /** Under static_resources.clusters: reaches `sluice serve`. */
+  cluster: Json;
+  /** dynamic_resources.cds_config: Sluice's clusters (an Envoy has one CDS source). */
+  cdsConfig: Json;
+  /** In the connection manager: the route configuration over RDS. */
+  rds: Json;
+  /** In the connection manager, before its router: every Sluice HTTP filter over ECDS. */
+  httpFilters: Json[];
+}
+
+export function meshPieces(xdsAddress: { host: string; port: number }, mesh: MeshOptions): MeshPieces {
+  const source = meshConfigSource(mesh);
+  return {
+    cluster: { ...xdsCluster(xdsAddress, meshXdsCluster(mesh)), upstream_connection_options: { tcp_keepalive: {} } },
+    cdsConfig: source,
+    rds: { route_config_name: mesh.routeConfigName, config_source: source },
+    httpFilters: CONCERNS.flatMap((c) => {
+      const idle = c.idleFilter?.();
+      if (!idle) return [];
+      // No default config: until Sluice's arrives the filter is warming and the listener waits (fail closed).
+      return [{ name: `${mesh.namePrefix}${c.filterName}`, config_discovery: { config_source: source, type_urls: [(idle.typed_config as Json)['@type']] } }];
+    }),
+  };
+}
+
+/** A bootstrap holding the pieces as pasted, with a listener of the team's own, so the pieces are checked as Envoy would load them. */
+export function meshExampleBootstrap(pieces: MeshPieces, listenerPort: number): Json {
+  return {
+    node: { id: 'example', cluster: 'example' },
+    dynamic_resources: { cds_config: pieces.cdsConfig },
+    static_resources: {
+      clusters: [pieces.cluster],
+      listeners: [
+        {
+          name: 'team-listener',
+          address: { socket_address: { address: '0.0.0.0', port_value: listenerPort } },
+          filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager', stat_prefix: 'team', rds: pieces.rds, http_filters: [...pieces.httpFilters, { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }] } }] }],
+        },
+      ],
+    },
+  };
 }

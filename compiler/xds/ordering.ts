@@ -11,8 +11,8 @@ import { decodeMessage } from '../../protos/codec.js';
 import { namedClusters } from '../translate/references.js';
 import type { Resource, Snapshot } from './snapshot.js';
 
-/** Types whose resources name clusters. */
-export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route]);
+/** Types whose resources name clusters (an HTTP filter served over ECDS names its sidecar). */
+export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route, TYPE_URL.extensionConfig]);
 /** Types a referring resource needs: a cluster, and the endpoints named after it. */
 export const REFERRED_TYPES: ReadonlySet<string> = new Set([TYPE_URL.cluster, TYPE_URL.endpoint]);
 

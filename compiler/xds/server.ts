@@ -1,7 +1,9 @@
 /**
  * Aggregated Discovery Service over @grpc/grpc-js: state of the world
  * (StreamAggregatedResources) and incremental (DeltaAggregatedResources),
- * serving whatever the SnapshotCache holds.
+ * serving whatever the SnapshotCache holds; and the same streams as the
+ * discovery services of one type (RDS, CDS, EDS, LDS, SDS, ECDS), for an
+ * Envoy that gets Sluice's part from its own config sources (mesh mode).
  *
  * Protocol rules (each has a conformance test in test/xds):
  * - every response carries a fresh nonce; a request whose response_nonce is
@@ -37,6 +39,16 @@ import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
 import { TYPE_URL } from '../../protos/contract.js';
 import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
 import { TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
+
+/** The discovery services of one type each: service name and method suffix (Stream<suffix>, Delta<suffix>). */
+const SINGLE_TYPE_SERVICES: ReadonlyArray<readonly [string, string]> = [
+  ['envoy.service.listener.v3.ListenerDiscoveryService', 'Listeners'],
+  ['envoy.service.route.v3.RouteDiscoveryService', 'Routes'],
+  ['envoy.service.cluster.v3.ClusterDiscoveryService', 'Clusters'],
+  ['envoy.service.endpoint.v3.EndpointDiscoveryService', 'Endpoints'],
+  ['envoy.service.secret.v3.SecretDiscoveryService', 'Secrets'],
+  ['envoy.service.extension.v3.ExtensionConfigDiscoveryService', 'ExtensionConfigs'],
+];
 
 export interface NodeInfo {
   id: string;
@@ -98,32 +110,37 @@ export class XdsServer extends EventEmitter {
     const types = discoveryTypes();
     const decoder = (type: protobuf.Type) => (buf: Buffer) =>
       type.toObject(type.decode(buf), { defaults: true, arrays: true, longs: String, enums: String });
-    const definition: grpc.ServiceDefinition = {
-      StreamAggregatedResources: {
-        path: `${ADS_SERVICE}/StreamAggregatedResources`,
-        requestStream: true,
-        responseStream: true,
-        requestSerialize: (m: object) => Buffer.from(types.DiscoveryRequest.encode(types.DiscoveryRequest.fromObject(m)).finish()),
-        requestDeserialize: decoder(types.DiscoveryRequest),
-        responseSerialize: (r: EncodedResponse) => Buffer.concat([r.body, protobuf.Writer.create().uint32(NONCE_TAG).string(r.nonce).finish()]),
-        responseDeserialize: decoder(types.DiscoveryResponse),
-      },
-      DeltaAggregatedResources: {
-        path: `${ADS_SERVICE}/DeltaAggregatedResources`,
-        requestStream: true,
-        responseStream: true,
-        requestSerialize: (m: object) => Buffer.from(types.DeltaDiscoveryRequest.encode(types.DeltaDiscoveryRequest.fromObject(m)).finish()),
-        requestDeserialize: decoder(types.DeltaDiscoveryRequest),
-        responseSerialize: (r: EncodedDeltaResponse) => Buffer.concat(r.parts),
-        responseDeserialize: decoder(types.DeltaDiscoveryResponse),
-      },
-    };
-    this.grpcServer.addService(definition, {
-      StreamAggregatedResources: (call: grpc.ServerDuplexStream<Request, EncodedResponse>) =>
-        this.track(new SotwStream(this.nextStreamId++, call, this)),
-      DeltaAggregatedResources: (call: grpc.ServerDuplexStream<DeltaRequest, EncodedDeltaResponse>) =>
-        this.track(new DeltaStream(this.nextStreamId++, call, this)),
+    const sotw = (path: string) => ({
+      path,
+      requestStream: true,
+      responseStream: true,
+      requestSerialize: (m: object) => Buffer.from(types.DiscoveryRequest.encode(types.DiscoveryRequest.fromObject(m)).finish()),
+      requestDeserialize: decoder(types.DiscoveryRequest),
+      responseSerialize: (r: EncodedResponse) => Buffer.concat([r.body, protobuf.Writer.create().uint32(NONCE_TAG).string(r.nonce).finish()]),
+      responseDeserialize: decoder(types.DiscoveryResponse),
     });
+    const delta = (path: string) => ({
+      path,
+      requestStream: true,
+      responseStream: true,
+      requestSerialize: (m: object) => Buffer.from(types.DeltaDiscoveryRequest.encode(types.DeltaDiscoveryRequest.fromObject(m)).finish()),
+      requestDeserialize: decoder(types.DeltaDiscoveryRequest),
+      responseSerialize: (r: EncodedDeltaResponse) => Buffer.concat(r.parts),
+      responseDeserialize: decoder(types.DeltaDiscoveryResponse),
+    });
+    const sotwHandler = (call: grpc.ServerDuplexStream<Request, EncodedResponse>) => this.track(new SotwStream(this.nextStreamId++, call, this));
+    const deltaHandler = (call: grpc.ServerDuplexStream<DeltaRequest, EncodedDeltaResponse>) => this.track(new DeltaStream(this.nextStreamId++, call, this));
+    this.grpcServer.addService(
+      { StreamAggregatedResources: sotw(`${ADS_SERVICE}/StreamAggregatedResources`), DeltaAggregatedResources: delta(`${ADS_SERVICE}/DeltaAggregatedResources`) },
+      { StreamAggregatedResources: sotwHandler, DeltaAggregatedResources: deltaHandler },
+    );
+    // One type per stream, as an Envoy configured without ADS asks (a config_source naming this server's cluster): the same streams, whose requests name their type.
+    for (const [service, suffix] of SINGLE_TYPE_SERVICES) {
+      this.grpcServer.addService(
+        { [`Stream${suffix}`]: sotw(`/${service}/Stream${suffix}`), [`Delta${suffix}`]: delta(`/${service}/Delta${suffix}`) },
+        { [`Stream${suffix}`]: sotwHandler, [`Delta${suffix}`]: deltaHandler },
+      );
+    }
   }
 
   /** Binds `host:port` (port 0: ephemeral) and returns the bound port. */

@@ -110,7 +110,7 @@ export class SnapshotEncoder {
 
   /** The clusters a listener or route configuration names (a route configuration's per virtual host, kept). */
   private refsOf(kind: string, json: Json): { clusterRefs?: readonly string[] } {
-    if (kind === 'listeners') return { clusterRefs: [...namedClusters(json, new Set())] };
+    if (kind === 'listeners' || kind === 'extensionConfigs') return { clusterRefs: [...namedClusters(json, new Set())] };
     if (kind !== 'routes') return {};
     const all = new Set<string>(namedClusters({ ...json, virtual_hosts: [] }, new Set()));
     for (const vh of (json.virtual_hosts as Json[] | undefined) ?? []) {

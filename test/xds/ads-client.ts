@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { INCLUDE_DIRS, lookupType } from '../../protos/envoy.js';
 
-const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', {
+const definition = protoLoader.loadSync(['envoy/service/discovery/v3/ads.proto', 'envoy/service/route/v3/rds.proto', 'envoy/service/cluster/v3/cds.proto', 'envoy/service/extension/v3/config_discovery.proto'], {
   includeDirs: [...INCLUDE_DIRS],
   keepCase: true,
   longs: String,
@@ -23,6 +23,14 @@ type ClientCtor = new (address: string, credentials: grpc.ChannelCredentials, op
 const pkg = grpc.loadPackageDefinition(definition) as any;
 /** The generated ADS client class (the benchmark's clients use it too). */
 export const AdsClient: ClientCtor = pkg.envoy.service.discovery.v3.AggregatedDiscoveryService;
+
+/** The discovery services of one type an Envoy without ADS uses (its config_source names the server's cluster), by method suffix. */
+const SINGLE_TYPE_CLIENTS = {
+  Routes: pkg.envoy.service.route.v3.RouteDiscoveryService,
+  Clusters: pkg.envoy.service.cluster.v3.ClusterDiscoveryService,
+  ExtensionConfigs: pkg.envoy.service.extension.v3.ExtensionConfigDiscoveryService,
+} as const;
+export type SingleType = keyof typeof SINGLE_TYPE_CLIENTS;
 
 interface RawAny {
   type_url: string;
@@ -107,8 +115,8 @@ abstract class BaseClient<Raw, Msg> {
   /** Resolves when the server ends the stream (status OK) or it fails. */
   readonly finished: Promise<grpc.StatusObject>;
 
-  constructor(port: number, open: (c: InstanceType<ClientCtor>) => grpc.ClientDuplexStream<object, Raw>, decode: (r: Raw) => Msg) {
-    this.client = new AdsClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  constructor(port: number, open: (c: InstanceType<ClientCtor>) => grpc.ClientDuplexStream<object, Raw>, decode: (r: Raw) => Msg, ctor: ClientCtor = AdsClient) {
+    this.client = new ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     this.stream = open(this.client);
     this.stream.on('data', (raw: Raw) => this.inbox.push(decode(raw)));
     this.finished = new Promise((resolve) => {
@@ -141,11 +149,14 @@ export class SotwClient extends BaseClient<RawResponse, Response> {
     port: number,
     readonly nodeId = 'test-node',
     readonly role?: string,
+    /** A discovery service of one type instead of ADS. */
+    via?: SingleType,
   ) {
     super(
       port,
-      (c) => c.StreamAggregatedResources(),
+      (c) => (via ? (c as any)[`Stream${via}`]() : c.StreamAggregatedResources()),
       (raw) => ({ version_info: raw.version_info, type_url: raw.type_url, nonce: raw.nonce, resources: raw.resources.map(decodeAny) }),
+      via ? SINGLE_TYPE_CLIENTS[via] : AdsClient,
     );
   }
 

@@ -29,6 +29,8 @@ export const claimHeadersConcern: HttpFilterConcern = {
   inUse: (model) => model.virtualHosts.some((vh) => claimHeaderNames(vh).length > 0),
   // The filter's own config changes nothing: only virtual hosts with claim headers remove them.
   httpFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': `${TYPE}HeaderMutation` } }),
+  // Without a host's mutations it changes nothing.
+  idleFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': `${TYPE}HeaderMutation` } }),
   perVirtualHost: (vh) => {
     const names = claimHeaderNames(vh);
     if (names.length === 0) return undefined;

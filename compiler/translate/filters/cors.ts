@@ -30,6 +30,8 @@ export const corsConcern: HttpFilterConcern = {
   filterName: CORS_FILTER_NAME,
   inUse: (model: Model) => model.virtualHosts.some((vh) => vh.cors || vh.routes.some((r) => r.options?.cors)),
   httpFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),
+  // Without a CORS policy on the route or host the filter passes requests through.
+  idleFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),
   perVirtualHost: (vh) => (vh.cors ? corsPolicy(vh.cors) : undefined),
   perRoute: (route) => (route.options?.cors ? corsPolicy(route.options.cors) : undefined),
 };

@@ -43,6 +43,20 @@ export function compileAuthConfig(ac: AuthConfigIR): Json {
   return { name: ac.name, configs: ac.ldap.map(compileLdap) };
 }
 
+function extauthFilter(extra: Json = {}): Json {
+  return {
+    name: EXTAUTH_FILTER_NAME,
+    typed_config: {
+      '@type': `${TYPE}ExtAuthz`,
+      grpc_service: { envoy_grpc: { cluster_name: EXTAUTH_CLUSTER }, timeout: EXTAUTH_TIMEOUT },
+      transport_api_version: 'V3',
+      failure_mode_allow: false,
+      status_on_error: { code: 'ServiceUnavailable' },
+      ...extra,
+    },
+  };
+}
+
 export const extauthConcern: HttpFilterConcern = {
   filterName: EXTAUTH_FILTER_NAME,
   inUse: (model) => model.virtualHosts.some((vh) => vh.extauth),
@@ -59,15 +73,8 @@ export const extauthConcern: HttpFilterConcern = {
     if (!e) return undefined;
     return 'disabled' in e ? { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true } : { '@type': `${TYPE}ExtAuthzPerRoute`, check_settings: { context_extensions: { config_ref: e.configRef } } };
   },
-  httpFilter: () => ({
-    name: EXTAUTH_FILTER_NAME,
-    typed_config: {
-      '@type': `${TYPE}ExtAuthz`,
-      grpc_service: { envoy_grpc: { cluster_name: EXTAUTH_CLUSTER }, timeout: EXTAUTH_TIMEOUT },
-      transport_api_version: 'V3',
-      failure_mode_allow: false,
-      status_on_error: { code: 'ServiceUnavailable' },
-    },
-  }),
+  httpFilter: () => extauthFilter(),
+  // Enabled for no request: without a host's per-route config it would ask the sidecar about every request.
+  idleFilter: () => extauthFilter({ filter_enabled: { default_value: { numerator: 0, denominator: 'HUNDRED' } } }),
   sidecarCluster: (options) => sidecarCluster(EXTAUTH_CLUSTER, options.extauthAddress, true),
 };

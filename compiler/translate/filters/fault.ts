@@ -29,5 +29,7 @@ export const faultConcern: HttpFilterConcern = {
   filterName: FAULT_FILTER_NAME,
   inUse: (model: Model) => model.virtualHosts.some((vh) => vh.routes.some((r) => r.options?.faults)),
   httpFilter: () => ({ name: FAULT_FILTER_NAME, typed_config: { '@type': TYPE } }),
+  // Without a route's fault config the filter injects nothing.
+  idleFilter: () => ({ name: FAULT_FILTER_NAME, typed_config: { '@type': TYPE } }),
   perRoute: (route) => (route.options?.faults ? routeFault(route.options.faults) : undefined),
 };

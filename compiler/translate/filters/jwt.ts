@@ -94,4 +94,6 @@ export const jwtConcern: HttpFilterConcern = {
   // Gloo's route option jwt.disable: no token is asked for on that route.
   perRoute: (route) => (route.options?.jwtDisabled ? { '@type': `${TYPE}PerRouteConfig`, disabled: true } : undefined),
   // Its filter holds every host's providers: translate builds it with jwtFilter from the parts it keeps per host.
+  // No providers and no rules: no token is asked for.
+  idleFilter: () => ({ name: JWT_FILTER_NAME, typed_config: { '@type': `${TYPE}JwtAuthentication` } }),
 };

@@ -69,4 +69,6 @@ export const rbacConcern: HttpFilterConcern = {
   // Gloo's route option rbac.disable: an RBACPerRoute without rbac turns the filter off for the route.
   perRoute: (route) => (route.options?.rbacDisabled ? { '@type': `${TYPE}RBACPerRoute` } : undefined),
   httpFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': `${TYPE}RBAC` } }),
+  // No rules: no policy is enforced.
+  idleFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': `${TYPE}RBAC` } }),
 };
