@@ -30,3 +30,9 @@ test('a route is shadowed only when an earlier matcher covers every request of e
   expect(routes([{ regex: '/a.*' }], [{ prefix: '/a' }])).toEqual([]);
   expect(routes([{}], [{ regex: '/a.*' }])).toHaveLength(1);
 });
+
+test("20,000 distinct patterns are checked without exhausting re2-wasm's fixed heap; answers are kept", () => {
+  for (let i = 0; i < 20_000; i++) expect(re2Problem(`/items/${i}/[0-9]+`)).toBeUndefined();
+  expect(re2Problem('(?=x)')).toBe('invalid perl operator: (?=');
+  expect(re2Problem('(?=x)')).toBe('invalid perl operator: (?=');
+});

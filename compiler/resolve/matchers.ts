@@ -19,17 +19,29 @@ export interface MatcherSpec {
   methods?: string[];
 }
 
-/** Why RE2 refuses `pattern`, or undefined when it compiles. */
+/** Answers by pattern: inputs repeat patterns, and each check costs RE2 a compile. Cleared when it grows past MAX_CHECKED. */
+const checked = new Map<string, string | undefined>();
+const MAX_CHECKED = 10_000;
+
+/**
+ * Why RE2 refuses `pattern`, or undefined when it compiles. The compiled RE2
+ * lives in re2-wasm's fixed 16 MiB heap until deleted: without the delete,
+ * some 10,000 patterns exhaust it and the process aborts.
+ */
 export function re2Problem(pattern: string): string | undefined {
+  if (checked.has(pattern)) return checked.get(pattern);
+  let problem: string | undefined;
   try {
-    new re2.RE2(pattern, 'u');
-    return undefined;
+    (new re2.RE2(pattern, 'u') as unknown as { wrapper: { delete(): void } }).wrapper.delete();
   } catch (e) {
     // re2-wasm's message repeats the pattern as a JavaScript literal; keep RE2's own reason.
     const message = (e as Error).message;
     const at = message.lastIndexOf('/u: ');
-    return at === -1 ? message : message.slice(at + 4);
+    problem = at === -1 ? message : message.slice(at + 4);
   }
+  if (checked.size >= MAX_CHECKED) checked.clear();
+  checked.set(pattern, problem);
+  return problem;
 }
 
 const REGEX_HINT = 'write an RE2 regular expression (no lookaround or backreferences): https://github.com/google/re2/wiki/Syntax';
