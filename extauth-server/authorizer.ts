@@ -7,13 +7,14 @@
 import type { Logger } from 'pino';
 import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
+import { LRUCache } from 'lru-cache';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { BIND_REJECTED_CODES } from '../protos/extauth-contract.js';
 import { NO_CONFIGURATION_YET } from '../protos/health.js';
 import { normalizeDn } from '../protos/ldap-dn.js';
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../protos/ldap-credentials.js';
 import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
-import type { Metrics } from './metrics.js';
+import type { LdapOperation, Metrics } from './metrics.js';
 
 export type Decision =
   | { kind: 'ok'; userDn: string }
@@ -119,7 +120,7 @@ export class Authorizer {
   private async checkLdap(settings: LdapSettings, creds: Credentials): Promise<Decision> {
     const username = cleanUsername(creds.username);
     if (!username) return deny(401, 'username empty after cleaning');
-    const dn = userDn(settings.userDnTemplate, username);
+    const dn = this.userDnOf(settings.userDnTemplate, username);
     // A connection the server closed (restart, idle timeout) gets one retry on a
     // fresh connection, unless a bind's reply was lost (see bind()).
     let retried = false;
@@ -143,6 +144,28 @@ export class Authorizer {
     }
   }
 
+  /**
+   * Per-check work whose answer depends on its input alone, kept for the
+   * users and groups seen most recently: the same users come back, and
+   * parsing a DN costs more than the rest of the check's own work.
+   */
+  private readonly userDns = new LRUCache<string, string>({ max: 10_000 });
+  private readonly groupDns = new LRUCache<string, string | false>({ max: 10_000 });
+
+  private userDnOf(template: string, username: string): string {
+    const key = `${template}\0${username}`;
+    let dn = this.userDns.get(key);
+    if (dn === undefined) this.userDns.set(key, (dn = userDn(template, username)));
+    return dn;
+  }
+
+  /** A membership value as a normalized DN; false when it is not a DN. */
+  private groupDn(value: string): string | false {
+    let dn = this.groupDns.get(value);
+    if (dn === undefined) this.groupDns.set(value, (dn = normalizeDn(value) ?? false));
+    return dn;
+  }
+
   /** `allowedGroups` normalized once per configuration, not per request; one that is not a DN matches nothing. */
   private readonly normalizedGroups = new WeakMap<LdapSettings, ReadonlySet<string>>();
 
@@ -155,21 +178,23 @@ export class Authorizer {
     return set;
   }
 
-  private async timed<T>(operation: 'bind' | 'search', fn: () => Promise<T>): Promise<T> {
-    const end = this.opts.metrics?.ldapLatency.startTimer({ operation });
+  /** `operation` is the promise of the LDAP call, started by the caller just before (no closure per call). */
+  private async timed<T>(name: LdapOperation, operation: Promise<T>): Promise<T> {
+    const metrics = this.opts.metrics;
+    const start = performance.now();
     try {
-      const r = await fn();
-      end?.({ outcome: 'success' });
+      const r = await operation;
+      metrics?.observeLdap(name, 'success', (performance.now() - start) / 1000);
       return r;
     } catch (err) {
-      end?.({ outcome: isConnectionError(err) ? 'connection_error' : 'ldap_error' });
+      metrics?.observeLdap(name, isConnectionError(err) ? 'connection_error' : 'ldap_error', (performance.now() - start) / 1000);
       throw err;
     }
   }
 
   private async bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
     try {
-      await this.timed('bind', () => conn.client.bind(dn, password));
+      await this.timed('bind', conn.client.bind(dn, password));
     } catch (err) {
       // The directory may have processed this bind and, if it failed, counted it
       // towards a lockout: never send the password again for this check (503).
@@ -200,9 +225,7 @@ export class Authorizer {
     const attribute = s.membershipAttributeName;
     let entries;
     try {
-      ({ searchEntries: entries } = await this.timed('search', () =>
-        conn.client.search(dn, { scope: 'base', filter: searchFilter(s.searchFilter, username), attributes: [attribute], sizeLimit: 1 }),
-      ));
+      ({ searchEntries: entries } = await this.timed('search', conn.client.search(dn, { scope: 'base', filter: searchFilter(s.searchFilter, username), attributes: [attribute], sizeLimit: 1 })));
     } catch (err) {
       // The bound identity cannot see its entry: treat as "not allowed", not as a server fault.
       if (ldapCode(err) === 32) return deny(403, 'user entry not visible to the bound identity');
@@ -212,9 +235,12 @@ export class Authorizer {
     if (!entry) return deny(403, 'user entry does not match searchFilter');
     const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
     const raw = key ? entry[key] : [];
-    const values = (Array.isArray(raw) ? raw : [raw]).map((v) => normalizeDn(Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
     const allowed = this.allowedGroups(s);
-    if (!values.some((v) => v !== undefined && allowed.has(v))) return deny(403, 'not a member of an allowed group');
+    const member = (Array.isArray(raw) ? raw : [raw]).some((v) => {
+      const dn = this.groupDn(Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+      return dn !== false && allowed.has(dn);
+    });
+    if (!member) return deny(403, 'not a member of an allowed group');
     return { kind: 'ok', userDn: entry.dn };
   }
 }

@@ -66,12 +66,14 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
       .catch((err: unknown): Decision => ({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }))
       .then((decision) => {
         const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
-        metrics?.checks.inc({ result });
+        metrics?.countCheck(result);
         // Never the Authorization header or a password; the path without its query, which may carry tokens.
-        const fields = { configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method };
-        if (decision.kind === 'ok') logger.debug({ ...fields, userDn: decision.userDn }, 'check allowed');
-        else if (decision.status >= 500) logger.warn({ ...fields, status: decision.status, reason: decision.reason }, 'check failed');
-        else logger.info({ ...fields, status: decision.status, reason: decision.reason }, 'check denied');
+        // Built only when the line is written: an allowed check is logged at debug, off by default.
+        const fields = () => ({ configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method });
+        if (decision.kind === 'ok') {
+          if (logger.isLevelEnabled('debug')) logger.debug({ ...fields(), userDn: decision.userDn }, 'check allowed');
+        } else if (decision.status >= 500) logger.warn({ ...fields(), status: decision.status, reason: decision.reason }, 'check failed');
+        else logger.info({ ...fields(), status: decision.status, reason: decision.reason }, 'check denied');
         callback(null, checkResponse(decision, configRef));
       });
   };

@@ -7,10 +7,31 @@ export interface PoolGaugeSource {
   poolStats(): { server: string; size: number; inUse: number; idle: number; waiting: number }[];
 }
 
+export type LdapOperation = 'bind' | 'search';
+export type LdapOutcome = 'success' | 'ldap_error' | 'connection_error';
+
 export class Metrics {
   readonly registry = new Registry();
   readonly checks: Counter<'result'>;
   readonly ldapLatency: Histogram<'operation' | 'outcome'>;
+  /** Each label set's child, made once: looking a child up by its labels hashes them on every call, a cost per check. */
+  private readonly checkChildren = new Map<CheckResult, { inc(): void }>();
+  private readonly latencyChildren = new Map<string, { observe(seconds: number): void }>();
+
+  /** Counts one Check by its result. */
+  countCheck(result: CheckResult): void {
+    let child = this.checkChildren.get(result);
+    if (!child) this.checkChildren.set(result, (child = this.checks.labels({ result })));
+    child.inc();
+  }
+
+  /** Records one LDAP operation's latency. */
+  observeLdap(operation: LdapOperation, outcome: LdapOutcome, seconds: number): void {
+    const key = `${operation} ${outcome}`;
+    let child = this.latencyChildren.get(key);
+    if (!child) this.latencyChildren.set(key, (child = this.ldapLatency.labels({ operation, outcome })));
+    child.observe(seconds);
+  }
 
   constructor(pools: PoolGaugeSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_extauth_' });
