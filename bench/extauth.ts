@@ -399,6 +399,11 @@ function median(rounds: Figures[]): Figures {
   return [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)]!;
 }
 
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 function fmt(f: Figures): string {
   return `${f.perSecond.toFixed(0).padStart(7)}/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU ${f.cpuPerOp.toFixed(0).padStart(4)} µs/op${f.errors ? `  (${f.errors} failed)` : ''}`;
 }
@@ -440,6 +445,13 @@ export async function run(args: string[]): Promise<void> {
       for (const [k, v] of results) console.log(`  ${k.padEnd(17)}${fmt(median(v))}   ${notes[k] ?? ''}`);
       console.log(
         `  extauth: ${share(ours)} of raw throughput (bare grpc-js: ${share(bareGrpc)}, bare http2: ${share(bareHttp2)}); added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
+      );
+      // Against the bare handler, round by round (the rounds are interleaved, so each pair saw the same machine), median of the pairs.
+      const pairs = (pick: (f: Figures) => number) => medianOf(results.get('extauth')!.map((f, r) => pick(f) / pick(results.get('grpc-js + ldapts')![r]!)));
+      const throughput = 100 * pairs((f) => f.perSecond);
+      const cpu = 100 * (pairs((f) => f.cpuPerOp) - 1);
+      console.log(
+        `  extauth vs bare grpc-js handler: throughput ${throughput.toFixed(1)}% (target >= 95%: ${throughput >= 95 ? 'met' : 'NOT met'}), CPU per check ${cpu >= 0 ? '+' : ''}${cpu.toFixed(1)}% (target <= +10%: ${cpu <= 10 ? 'met' : 'NOT met'}); median of ${rounds} paired rounds`,
       );
     }
   } finally {
