@@ -618,6 +618,16 @@ export const GLOO_KINDS: Record<string, GlooKind> = {
   UpstreamGroup: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: upstreamGroup },
   AuthConfig: { apiVersion: 'enterprise.gateway.example/v1', glooApiVersion: 'enterprise.gloo.solo.io/v1', spec: authConfig },
   GraphQLApi: { apiVersion: 'graphql.gateway.example/v1beta1', glooApiVersion: 'graphql.gloo.solo.io/v1beta1', spec: graphqlApi },
+  // Kinds a Gloo export carries that Sluice refuses as a whole, each with the reason: never "unknown kind".
+  RouteOption: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: {}, refused: { reason: REASONS.optionResources, instead: "write the options inline in the route's options" } },
+  VirtualHostOption: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: {}, refused: { reason: REASONS.optionResources, instead: 'write the options inline in virtualHost.options' } },
+  MatchableHttpGateway: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: {}, refused: { reason: 'delegated hybrid gateways are not implemented yet', instead: "write the gateway in the Gateway's hybridGateway.matchedGateways" } },
+  MatchableTcpGateway: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: {}, refused: { reason: 'delegated hybrid gateways are not implemented yet', instead: "write the gateway in the Gateway's hybridGateway.matchedGateways" } },
+  HttpListenerOption: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: {}, refused: { reason: 'listener option resources are not read', instead: "write the settings in the Gateway's httpGateway.options" } },
+  ListenerOption: { apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', spec: {}, refused: { reason: 'listener option resources are not read', instead: "write the settings in the Gateway's options" } },
+  Proxy: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: {}, refused: { reason: "a Proxy is what Gloo's gateway controller writes from Gateways and VirtualServices, and Sluice compiles those itself", instead: 'leave Proxy resources out of the inputs' } },
+  Settings: { apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', spec: {}, refused: { reason: "Gloo's control-plane settings have no counterpart in the resources", instead: "use sluice serve's flags (sluice serve --help)" } },
+  RateLimitConfig: { apiVersion: 'ratelimit.gateway.example/v1alpha1', glooApiVersion: 'ratelimit.solo.io/v1alpha1', spec: {}, refused: { reason: 'rate limiting is out of scope for Sluice', instead: 'rate-limit in front of the gateway, or leave the RateLimitConfig out' } },
 };
 
 /** Gloo's API groups -> Sluice's: the same kinds under either name, with identical output. */
