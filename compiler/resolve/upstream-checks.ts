@@ -37,21 +37,24 @@ function routeClusters(action: VirtualHostIR['routes'][number]['action']): strin
 
 /** A warning at each lbHash whose route sends to upstreams that ignore it; once per lbHash (a route with several matchers is several routes). */
 export function hashPolicyWarnings(virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[]): Diagnostic[] {
-  const byName = new Map(upstreams.map((u) => [u.name, u]));
+  // Run on every compile, over every route: nothing is allocated until a route has an lbHash.
+  let byName: Map<string, UpstreamIR> | undefined;
   const seen = new Set<object>();
   const out: Diagnostic[] = [];
-  for (const route of virtualHosts.flatMap((vh) => vh.routes)) {
-    const at = route.options?.lbHashAt;
-    if (!at || seen.has(at)) continue;
-    seen.add(at);
-    const ignoring = routeClusters(route.action).flatMap((name) => {
-      const upstream = byName.get(name);
-      const kind = upstream?.policy?.loadBalancer?.kind;
-      // The origin names what the user wrote: an Upstream, or the Service a discovered one comes from.
-      return upstream && kind !== 'ringHash' && kind !== 'maglev' ? [`${upstream.origin.resource} (${kind ?? 'roundRobin, the default'})`] : [];
-    });
-    if (ignoring.length === 0) continue;
-    out.push(asWarning(fieldError('resolve', at.origin, at.path, `Envoy ignores hash policies for ${ignoring.join(', ')}: only ringHash and maglev load balancers hash requests`, 'set loadBalancerConfig.ringHash or maglev on the Upstream (for a Service, route to an Upstream of it that sets one), or remove lbHash')));
-  }
+  for (const vh of virtualHosts)
+    for (const route of vh.routes) {
+      const at = route.options?.lbHashAt;
+      if (!at || seen.has(at)) continue;
+      seen.add(at);
+      const found = (byName ??= new Map(upstreams.map((u) => [u.name, u])));
+      const ignoring = routeClusters(route.action).flatMap((name) => {
+        const upstream = found.get(name);
+        const kind = upstream?.policy?.loadBalancer?.kind;
+        // The origin names what the user wrote: an Upstream, or the Service a discovered one comes from.
+        return upstream && kind !== 'ringHash' && kind !== 'maglev' ? [`${upstream.origin.resource} (${kind ?? 'roundRobin, the default'})`] : [];
+      });
+      if (ignoring.length === 0) continue;
+      out.push(asWarning(fieldError('resolve', at.origin, at.path, `Envoy ignores hash policies for ${ignoring.join(', ')}: only ringHash and maglev load balancers hash requests`, 'set loadBalancerConfig.ringHash or maglev on the Upstream (for a Service, route to an Upstream of it that sets one), or remove lbHash')));
+    }
   return out;
 }
