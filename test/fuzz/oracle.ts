@@ -38,14 +38,18 @@ export async function checkInput(dir: string): Promise<{ ok: boolean; findings: 
     return { ok: false, findings: [crash(err)] };
   }
   const findings: Finding[] = [];
-  if (result.xds) {
-    try {
-      const bootstrap = staticBootstrap(result.xds, DEFAULT_OPTIONS);
-      for (const d of verifyBootstrap(bootstrap)) findings.push({ problem: 'verifier refusal', detail: `${d.field ?? ''}: ${d.message}`.slice(0, 200) });
-      renderOutput(result.xds, DEFAULT_OPTIONS, 'yaml');
-      renderOutput(result.xds, DEFAULT_OPTIONS, 'json');
-    } catch (err) {
-      findings.push(crash(err));
+  // A fleet's Gateways give a set per proxy: each is one Envoy's bootstrap.
+  const sets = result.xds ? [result.xds] : [...(result.proxies?.values() ?? [])];
+  if (sets.length > 0) {
+    for (const set of sets) {
+      try {
+        const bootstrap = staticBootstrap(set, DEFAULT_OPTIONS);
+        for (const d of verifyBootstrap(bootstrap)) findings.push({ problem: 'verifier refusal', detail: `${d.field ?? ''}: ${d.message}`.slice(0, 200) });
+        renderOutput(set, DEFAULT_OPTIONS, 'yaml');
+        renderOutput(set, DEFAULT_OPTIONS, 'json');
+      } catch (err) {
+        findings.push(crash(err));
+      }
     }
     return { ok: true, findings };
   }
