@@ -4,14 +4,14 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { dump } from 'js-yaml';
 import type { CompileOptions, XdsSet } from '../translate/output.js';
 import { staticBootstrap } from './bootstrap.js';
+import { dumpYaml } from './yaml.js';
 
 export type OutputFormat = 'yaml' | 'json';
 
 export function serialize(value: unknown, format: OutputFormat): string {
-  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : dump(value, { lineWidth: -1, noRefs: true });
+  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : dumpYaml(value);
 }
 
 export interface EmittedFiles {
