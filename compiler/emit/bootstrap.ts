@@ -19,13 +19,34 @@ export function staticBootstrap(set: XdsSet, options: CompileOptions): Json {
   };
 }
 
-/** SDS references (`{name, sds_config}`) without their `sds_config`: a name alone is a static Secret's. */
+/**
+ * SDS references (`{name, sds_config}`) without their `sds_config`: a name
+ * alone is a static Secret's. Only the objects on the way to a reference are
+ * copied; the rest (a route configuration of 10,000 virtual hosts, say) is
+ * shared with the set.
+ */
 function staticSecretRefs<T>(node: T): T {
-  if (Array.isArray(node)) return node.map(staticSecretRefs) as T;
+  if (Array.isArray(node)) {
+    let copy: unknown[] | undefined;
+    node.forEach((item, i) => {
+      const changed = staticSecretRefs(item);
+      if (changed !== item) copy ??= node.slice();
+      if (copy) copy[i] = changed;
+    });
+    return (copy ?? node) as T;
+  }
   if (!node || typeof node !== 'object') return node;
-  const entries = Object.entries(node as Json);
-  const isRef = 'sds_config' in (node as Json) && 'name' in (node as Json);
-  return Object.fromEntries(entries.filter(([k]) => !(isRef && k === 'sds_config')).map(([k, v]) => [k, staticSecretRefs(v)])) as T;
+  const o = node as Json;
+  const isRef = 'sds_config' in o && 'name' in o;
+  const keys = Object.keys(o);
+  let copy: Json | undefined;
+  keys.forEach((key, i) => {
+    const drop = isRef && key === 'sds_config';
+    const value = drop ? undefined : staticSecretRefs(o[key]);
+    if (!copy && (drop || value !== o[key])) copy = Object.fromEntries(keys.slice(0, i).map((k) => [k, o[k]]));
+    if (copy && !drop) copy[key] = value;
+  });
+  return (copy ?? node) as T;
 }
 
 /** An EDS cluster as a STATIC one carrying its load assignment; any other cluster as it is. */
