@@ -178,20 +178,21 @@ function inherit(own: RouteMatchIR[], written: boolean, parent: Parent, matchers
 
 /** Gloo's check that a delegated route matches only requests its parent's matcher matches; an error per matcher that does not. */
 function checkAgainstParent(matches: RouteMatchIR[], route: DelegatingRouteSpec, owner: Resource, path: FieldPath, parent: Parent, diagnostics: Diagnostic[]): void {
-  const parentAt = `${parent.owner.origin.resource} at ${parent.owner.origin.file}:${parent.owner.origin.lineOf(parent.matcherPath)}`;
   const prefix = parent.match.path.value;
   matches.forEach((m, j) => {
+    // Only when there is a problem to report: finding a line parses the document again (and keeps its positions).
+    const parentAt = () => `${parent.owner.origin.resource} at ${parent.owner.origin.file}:${parent.owner.origin.lineOf(parent.matcherPath)}`;
     const at = (route.matchers ?? []).length > 0 ? [...path, 'matchers', j] : path;
     const problem = !m.path.value.startsWith(prefix)
-      ? [`path ${quote(m.path.value)} does not start with ${quote(prefix)}, the prefix delegated by ${parentAt}`, `start the path with ${quote(prefix)} (a RouteTable serves only what it is delegated), or set inheritablePathMatchers`]
+      ? [`path ${quote(m.path.value)} does not start with ${quote(prefix)}, the prefix delegated by ${parentAt()}`, `start the path with ${quote(prefix)} (a RouteTable serves only what it is delegated), or set inheritablePathMatchers`]
       : m.caseSensitive !== parent.match.caseSensitive
-        ? [`caseSensitive is ${m.caseSensitive}, and the delegating matcher (${parentAt}) has ${parent.match.caseSensitive}`, 'set the same caseSensitive as the delegating matcher']
+        ? [`caseSensitive is ${m.caseSensitive}, and the delegating matcher (${parentAt()}) has ${parent.match.caseSensitive}`, 'set the same caseSensitive as the delegating matcher']
         : !parent.match.headers.every((h) => m.headers.some((c) => same(c, h)))
-          ? [`the matcher lacks headers the delegating matcher (${parentAt}) requires`, 'repeat the delegating matcher\'s headers here, or set inheritableMatchers on the delegating route']
+          ? [`the matcher lacks headers the delegating matcher (${parentAt()}) requires`, 'repeat the delegating matcher\'s headers here, or set inheritableMatchers on the delegating route']
           : !parent.match.queryParameters.every((q) => m.queryParameters.some((c) => same(c, q)))
-            ? [`the matcher lacks query parameters the delegating matcher (${parentAt}) requires`, 'repeat the delegating matcher\'s queryParameters here, or set inheritableMatchers on the delegating route']
+            ? [`the matcher lacks query parameters the delegating matcher (${parentAt()}) requires`, 'repeat the delegating matcher\'s queryParameters here, or set inheritableMatchers on the delegating route']
             : !parent.match.methods.every((x) => m.methods.includes(x))
-              ? [`the matcher lacks methods the delegating matcher (${parentAt}) requires (${parent.match.methods.join(', ')})`, 'repeat the delegating matcher\'s methods here, or set inheritableMatchers on the delegating route']
+              ? [`the matcher lacks methods the delegating matcher (${parentAt()}) requires (${parent.match.methods.join(', ')})`, 'repeat the delegating matcher\'s methods here, or set inheritableMatchers on the delegating route']
               : undefined;
     if (problem) diagnostics.push(fieldError('resolve', owner.origin, at, problem[0]!, problem[1]));
   });
