@@ -287,7 +287,9 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
         },
       }, host.options?.extauth !== undefined);
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
-    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
+    // A delegated route names its RouteTable: explain, access logs (%ROUTE_NAME%) and Envoy's admin then say where it was written.
+    const source = from === vs ? '' : ` (RouteTable ${from.namespace}/${from.name})`;
+    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}${source}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
 

@@ -16,7 +16,8 @@ async function explain(...args: string[]): Promise<string> {
 
 test('a delegated route answers with its own upstream, the inherited header match and the inherited options', async () => {
   const v2 = await explain('GET', 'http://store.example.com/api/v2/users', '-H', 'x-version: 2');
-  expect(v2).toMatch(/route +shop\.store\/1: path "\/api\/v2\/users" is "\/api\/v2\/users", header x-version "2" is "2"\n/);
+  // The route names the RouteTable two levels down that wrote it.
+  expect(v2).toMatch(/route +shop\.store\/1 \(RouteTable team2\/api-v2\): path "\/api\/v2\/users" is "\/api\/v2\/users", header x-version "2" is "2"\n/);
   expect(v2).toMatch(/destination +cluster users/);
   expect(v2).toMatch(/timeout 5s/);
   expect(v2).toMatch(/headers set: x-delegated-by: store/);
@@ -26,6 +27,6 @@ test('a delegated route answers with its own upstream, the inherited header matc
   expect(without).toMatch(/destination +cluster web/);
   // Equal weights: the exact route sorts before the broader prefixes of the other table.
   const tie = await explain('GET', 'http://store.example.com/tie/x');
-  expect(tie).toMatch(/route +shop\.store\/\d+: path "\/tie\/x" is "\/tie\/x"\n/);
+  expect(tie).toMatch(/route +shop\.store\/\d+ \(RouteTable [a-z0-9-]+\/[a-z0-9-]+\): path "\/tie\/x" is "\/tie\/x"\n/);
   expect(tie).toMatch(/direct response 200/);
 });
