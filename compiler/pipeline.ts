@@ -22,6 +22,7 @@ import type { CompileOptions, XdsSet } from './translate/output.js';
 import { MeshMemo, meshSet } from './translate/mesh.js';
 import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
+import { VhdsMemo, vhdsSet } from './translate/vhds.js';
 import { validateDocuments, type Validated } from './validate/validate.js';
 import { verifySet, VerifyMemo } from './verify/verify.js';
 
@@ -93,6 +94,7 @@ export class Compiler {
   private readonly resolveMemo = new ResolveMemo();
   private readonly translateMemo = new TranslateMemo();
   private readonly meshMemo = new MeshMemo();
+  private readonly vhdsMemo = new VhdsMemo();
   /** Per proxy of a fleet: its own memo, since each proxy's listener and filters differ. */
   private proxyMemos = new Map<string, TranslateMemo>();
   private readonly verifyMemo = new VerifyMemo();
@@ -164,7 +166,7 @@ export class Compiler {
       const verifyErrors = verifySet(xds, this.verifyMemo);
       if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
       // Only warnings are left: the output is good, and they are shown with it.
-      return { ir: model, xds, diagnostics };
+      return { ir: model, xds: this.served(xds), diagnostics };
     }
     const sets = new Map<string, XdsSet>();
     const memos = new Map<string, TranslateMemo>();
@@ -174,7 +176,7 @@ export class Compiler {
       const set = withoutUnused(translate(proxyModel(model, proxy), options, memo));
       const verifyErrors = verifySet(set, this.verifyMemo);
       if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
-      sets.set(proxy, set);
+      sets.set(proxy, this.served(set));
     }
     this.proxyMemos = memos;
     if (options.proxy !== undefined && !sets.has(options.proxy)) {
@@ -182,6 +184,11 @@ export class Compiler {
     }
     const xds = options.proxy !== undefined ? sets.get(options.proxy) : sets.size === 1 ? sets.values().next().value : undefined;
     return { ir: model, xds, proxies: sets, diagnostics };
+  }
+
+  /** The verified set in the shape it is served: with VHDS, virtual hosts split from their route configurations (after verify, which checks them together). */
+  private served(set: XdsSet): XdsSet {
+    return this.options.vhds ? vhdsSet(set, this.vhdsMemo) : set;
   }
 }
 

@@ -9,6 +9,8 @@
 export const TYPE_URL = {
   listener: 'type.googleapis.com/envoy.config.listener.v3.Listener',
   route: 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+  /** VHDS (serve --vhds): a route configuration's virtual hosts served one by one, named `<route configuration>/<virtual host>`. */
+  virtualHost: 'type.googleapis.com/envoy.config.route.v3.VirtualHost',
   cluster: 'type.googleapis.com/envoy.config.cluster.v3.Cluster',
   endpoint: 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
   /** SDS: certificates and CAs, which listeners and clusters name. */

@@ -7,6 +7,7 @@ import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } f
 
 interface ServeFlags extends CompileFlags {
   mesh?: boolean;
+  vhds?: boolean;
   routeConfigName: string;
   namePrefix: string;
   xdsPort: number;
@@ -30,14 +31,20 @@ export function register(program: Command): void {
     .option('--mesh', 'mesh mode: serve routes (RDS), clusters (CDS/EDS) and HTTP filters (ECDS) into an Envoy whose listeners you own, no listener (see sluice bootstrap --mesh)')
     .option('--route-config-name <name>', 'mesh mode: name of the one RouteConfiguration', MESH_DEFAULTS.routeConfigName)
     .option('--name-prefix <prefix>', 'mesh mode: put before every cluster, Secret and HTTP filter name', MESH_DEFAULTS.namePrefix)
+    .option('--vhds', 'serve each virtual host on its own (VHDS), so an edit sends Envoy one host instead of the whole route table; Envoy must use delta xDS (sluice bootstrap --delta)')
     .action(async (flags: ServeFlags) => {
+      if (flags.vhds && flags.mesh) {
+        process.stderr.write('error: --vhds and --mesh cannot be used together: mesh mode serves the one route configuration your connection manager names over RDS\n');
+        process.exitCode = 2;
+        return;
+      }
       const logger = stdoutLog({ name: 'sluice-serve', level: flags.logLevel });
       logGrpcTo(logger);
       let serving: Awaited<ReturnType<typeof startServe>>;
       try {
         serving = await startServe({
           paths: flags.filename,
-          compileOptions: { ...compileOptionsFrom(flags), ...(flags.mesh ? { mesh: { routeConfigName: flags.routeConfigName, namePrefix: flags.namePrefix } } : {}) },
+          compileOptions: { ...compileOptionsFrom(flags), ...(flags.mesh ? { mesh: { routeConfigName: flags.routeConfigName, namePrefix: flags.namePrefix } } : {}), ...(flags.vhds ? { vhds: true } : {}) },
           host: flags.bind,
           xdsPort: flags.xdsPort,
           adminPort: flags.adminPort,

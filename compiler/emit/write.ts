@@ -27,10 +27,10 @@ export function renderOutput(set: XdsSet, options: CompileOptions, format: Outpu
   };
 }
 
-/** The Envoy resources as `serve` serves them, one `xds.<kind>.yaml` per kind that has any (listeners, routes, clusters, endpoints, secrets with their private keys shown as "<redacted>", extensionConfigs: mesh mode's HTTP filters). */
+/** The Envoy resources as `serve` serves them, one `xds.<kind>.yaml` per kind that has any (listeners, routes, clusters, endpoints, secrets with their private keys shown as "<redacted>", extensionConfigs: mesh mode's HTTP filters, virtualHosts: VHDS's). */
 export function renderXds(set: XdsSet): EmittedFiles {
   const files: EmittedFiles = {};
-  for (const kind of ['listeners', 'routes', 'clusters', 'endpoints', 'secrets', 'extensionConfigs'] as const) {
+  for (const kind of ['listeners', 'routes', 'virtualHosts', 'clusters', 'endpoints', 'secrets', 'extensionConfigs'] as const) {
     const values = kind === 'secrets' ? [...set.secrets.values()].map(redactKey) : [...set[kind].values()];
     if (values.length > 0) files[`xds.${kind}.yaml`] = serialize(values, 'yaml');
   }

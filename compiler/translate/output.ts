@@ -26,6 +26,8 @@ export interface CompileOptions {
   proxy?: string;
   /** Mesh mode (mesh.ts): routes, clusters and HTTP filters for an Envoy whose listeners its team owns. */
   mesh?: MeshOptions;
+  /** VHDS (vhds.ts): route configurations without their virtual hosts, which are served on their own (delta xDS only). */
+  vhds?: boolean;
 }
 
 export interface MeshOptions {
@@ -56,6 +58,8 @@ export interface XdsSet {
   extensionConfigs: Map<string, Json>;
   listeners: Map<string, Json>;
   routes: Map<string, Json>;
+  /** With VHDS only: the route configurations' virtual hosts, by `<route configuration>/<virtual host>`. */
+  virtualHosts: Map<string, Json>;
   /** Compiled AuthConfigs (`sluice.extauth.v1.AuthConfig`), secrets resolved. */
   authConfigs: Map<string, Json>;
   /** Compiled GraphQL APIs (`sluice.graphql.v1.GraphQLApi`). */
@@ -64,7 +68,7 @@ export interface XdsSet {
 
 export type XdsKind = keyof XdsSet;
 
-/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, secrets, HTTP filters, listeners, routes, then the sidecars' types). */
+/** Each kind of the set: its type URL and message type, in ADS order (make before break: clusters, endpoints, secrets, HTTP filters, listeners, routes, virtual hosts, then the sidecars' types). */
 export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageType: string; label: string }> = [
   { kind: 'clusters', typeUrl: TYPE_URL.cluster, label: 'Cluster' },
   { kind: 'endpoints', typeUrl: TYPE_URL.endpoint, label: 'ClusterLoadAssignment' },
@@ -72,6 +76,7 @@ export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageT
   { kind: 'extensionConfigs', typeUrl: TYPE_URL.extensionConfig, label: 'TypedExtensionConfig' },
   { kind: 'listeners', typeUrl: TYPE_URL.listener, label: 'Listener' },
   { kind: 'routes', typeUrl: TYPE_URL.route, label: 'RouteConfiguration' },
+  { kind: 'virtualHosts', typeUrl: TYPE_URL.virtualHost, label: 'VirtualHost' },
   { kind: 'authConfigs', typeUrl: TYPE_URL.authConfig, label: 'AuthConfig' },
   { kind: 'graphqlApis', typeUrl: TYPE_URL.graphqlApi, label: 'GraphQLApi' },
 ].map((k) => ({ ...k, kind: k.kind as XdsKind, messageType: k.typeUrl.slice('type.googleapis.com/'.length) }));
@@ -80,5 +85,5 @@ export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageT
 export const ADS_CONFIG_SOURCE: Json = { ads: {}, resource_api_version: 'V3' };
 
 export function emptyXdsSet(): XdsSet {
-  return { clusters: new Map(), endpoints: new Map(), secrets: new Map(), extensionConfigs: new Map(), listeners: new Map(), routes: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
+  return { clusters: new Map(), endpoints: new Map(), secrets: new Map(), extensionConfigs: new Map(), listeners: new Map(), routes: new Map(), virtualHosts: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
 }

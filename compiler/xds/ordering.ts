@@ -12,14 +12,14 @@ import { namedClusters } from '../translate/references.js';
 import type { Resource, Snapshot } from './snapshot.js';
 
 /** Types whose resources name clusters (an HTTP filter served over ECDS names its sidecar). */
-export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route, TYPE_URL.extensionConfig]);
+export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route, TYPE_URL.virtualHost, TYPE_URL.extensionConfig]);
 /** Types a referring resource needs: a cluster, and the endpoints named after it. */
 export const REFERRED_TYPES: ReadonlySet<string> = new Set([TYPE_URL.cluster, TYPE_URL.endpoint]);
 
 const refsCache = new WeakMap<Resource, readonly string[]>();
 
 /**
- * The clusters a listener or route configuration names: `cluster` (routes,
+ * The clusters a listener, route configuration or virtual host names: `cluster` (routes,
  * tcp_proxy, http_uri), `cluster_name` (envoy_grpc), weighted clusters.
  * Read from the encoded bytes (typed configs included), once per resource.
  */

@@ -37,6 +37,8 @@ import { LISTENER_PORT_KEY, PROXY_ROLE_KEY } from './bootstrap.js';
 import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
 import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
 import { TYPE_URL } from '../../protos/contract.js';
+import { findVirtualHost } from '../explain/match.js';
+import type { Json } from '../translate/output.js';
 import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
 import { TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
 
@@ -524,6 +526,8 @@ class SotwStream extends AdsStream<SotwTypeState> {
       const type = snapshot?.type(typeUrl);
       if (type?.version === req.version_info) st.sent = st.acked = selected(st, type);
     }
+    if (first && typeUrl === TYPE_URL.route && (snapshot?.type(TYPE_URL.virtualHost)?.resources.size ?? 0) > 0)
+      this.server.log()?.warn({ node: this.nodeId() }, 'serve --vhds: this Envoy asks for routes over state-of-the-world xDS, and Envoy takes VHDS over delta xDS only; it will reject the route configurations (bootstrap it with sluice bootstrap --delta)');
     st.watchOpen = true;
     this.types.set(typeUrl, st);
     // An ACK may let another type go: routes waiting for their clusters, clusters kept for the routes the client held.
@@ -684,8 +688,10 @@ interface DeltaTypeState {
   answerEmpty: boolean;
   /** Type version the client was last brought fully up to date with, for the current subscriptions. */
   syncedVersion?: string;
-  /** Listeners and route configurations only: what the client holds (ACKed) and was sent, for make before break. */
+  /** Listeners, route configurations and virtual hosts only: what the client holds (ACKed) and was sent, for make before break. */
   held?: { sent: ReadonlyMap<string, Resource | undefined>; acked: ReadonlyMap<string, Resource | undefined> };
+  /** VHDS only: on-demand requests (`<route configuration>/<host>`) not answered yet; `subscribed` holds the route configurations, each a namespace of virtual hosts. */
+  aliases?: Set<string>;
 }
 
 class DeltaStream extends AdsStream<DeltaTypeState> {
@@ -725,15 +731,22 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
       }
     }
     if (req.resource_names_subscribe.length || req.resource_names_unsubscribe.length) st.syncedVersion = undefined;
+    const vhds = typeUrl === TYPE_URL.virtualHost;
     for (const name of req.resource_names_subscribe) {
       if (name === '*') st.wildcard = true;
-      else st.subscribed.add(name);
+      // VHDS: a route configuration's name subscribes to its virtual hosts (answered even when it has none: Envoy waits for it); `<route configuration>/<host>` asks for the one a host selects.
+      else if (vhds && name.includes('/')) (st.aliases ??= new Set()).add(name);
+      else {
+        if (vhds && !st.subscribed.has(name)) st.answerEmpty = true;
+        st.subscribed.add(name);
+      }
     }
     for (const name of req.resource_names_unsubscribe) {
       if (name === '*') st.wildcard = false;
       else {
         st.subscribed.delete(name);
         st.known.delete(name);
+        st.aliases?.delete(name);
       }
     }
     // An answer frees its type for the changes that waited, and may let another type go (make before break).
@@ -768,6 +781,7 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
   protected push(typeUrl: string, snapshot: Snapshot): void {
     const st = this.types.get(typeUrl);
     const type = snapshot.type(typeUrl);
+    if (st && type && typeUrl === TYPE_URL.virtualHost) return this.pushVirtualHosts(st, type, snapshot);
     // Unchanged type, unchanged subscriptions: skip the diff (a CDS of 1,000 clusters, times every client, on every route edit).
     if (!st || !type || this.isClosed || st.inFlight || st.syncedVersion === type.version) return;
     const rejected = this.server.cache.lastNack(this.nodeId(), typeUrl)?.resources;
@@ -804,7 +818,7 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     const head = protobuf.Writer.create().uint32(DELTA_TAG.systemVersionInfo).string(type.version).uint32(DELTA_TAG.typeUrl).string(typeUrl);
     for (const name of removed) head.uint32(DELTA_TAG.removed).string(name);
     head.uint32(DELTA_TAG.nonce).string(nonce);
-    const parts = [head.finish(), ...changed.map((r) => deltaEntry(snapshot, typeUrl, r))];
+    const parts = [head.finish(), ...changed.map((r) => deltaEntry(typeUrl, r))];
     this.send({ parts } satisfies EncodedDeltaResponse, parts.reduce((n, p) => n + p.length, 0));
     const added = new Set(changed.filter((r) => !st.known.has(r.name)).map((r) => r.name));
     for (const r of changed) st.known.set(r.name, r.version);
@@ -818,17 +832,124 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     st.inFlight = { nonce, version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])), added, removed: new Set(removed) };
     this.pushed(typeUrl, type.version);
   }
+
+  /**
+   * VHDS: the client holds the virtual hosts of the route configurations it
+   * subscribed to, tracked as the selection of the snapshot it was last sent
+   * (one map shared by the clients that subscribe alike), so an edit costs
+   * one diff for all of them (hostDiff), not a walk over 10,000 hosts per
+   * client. Held back whole while a changed host names a cluster the client
+   * has not ACKed (make before break).
+   */
+  private pushVirtualHosts(st: DeltaTypeState, type: TypeSnapshot, snapshot: Snapshot): void {
+    if (this.isClosed || st.inFlight) return;
+    const held = st.held!;
+    const to = st.wildcard ? type.resources : vhdsSelection(type, st.subscribed);
+    const rejected = this.server.cache.lastNack(this.nodeId(), TYPE_URL.virtualHost)?.version === type.version;
+    const diff = to === held.sent || rejected ? NO_DIFF : hostDiff(held.sent, to);
+    const aliases = [...(st.aliases ?? [])];
+    if (diff.changed.length === 0 && diff.removed.length === 0 && aliases.length === 0 && !st.answerEmpty) return;
+    if (diff.changed.some((r) => this.waits(TYPE_URL.virtualHost, r, snapshot))) return;
+    if (this.writeBlocked()) return;
+    const nonce = this.nextNonce();
+    const head = protobuf.Writer.create().uint32(DELTA_TAG.systemVersionInfo).string(type.version).uint32(DELTA_TAG.typeUrl).string(TYPE_URL.virtualHost);
+    for (const name of diff.removed) head.uint32(DELTA_TAG.removed).string(name);
+    head.uint32(DELTA_TAG.nonce).string(nonce);
+    const answers = aliasEntries(aliases, type);
+    // A host an alias resolved to goes once, in its alias entry: a response names each resource once.
+    const parts = [head.finish(), ...diff.changed.filter((r) => !answers.names.has(r.name)).map((r) => deltaEntry(TYPE_URL.virtualHost, r)), ...answers.entries];
+    this.send({ parts } satisfies EncodedDeltaResponse, parts.reduce((n, p) => n + p.length, 0));
+    if (!rejected) st.held = { sent: to, acked: held.acked };
+    st.answerEmpty = false;
+    st.aliases?.clear();
+    st.inFlight = { nonce, version: type.version, resources: new Map(diff.changed.map((r) => [r.name, r.version])), added: new Set(), removed: new Set(diff.removed) };
+    this.pushed(TYPE_URL.virtualHost, type.version);
+  }
 }
 
-/** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per snapshot. */
-function deltaEntry(snapshot: Snapshot, typeUrl: string, r: Resource): Uint8Array {
-  const key = `${typeUrl}\n${r.name}`;
-  let entry = snapshot.deltaEntries.get(key);
-  if (!entry) {
-    const { Resource: ResourceType } = discoveryTypes();
-    const message = ResourceType.encode(ResourceType.fromObject({ name: r.name, version: r.version, resource: { type_url: typeUrl, value: r.value } })).finish();
-    entry = Buffer.from(protobuf.Writer.create().uint32(DELTA_TAG.resources).bytes(message).finish());
-    snapshot.deltaEntries.set(key, entry);
+const NO_DIFF: HostDiff = { changed: [], removed: [] };
+
+/** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per resource and kept with it. */
+function deltaEntry(typeUrl: string, r: Resource): Uint8Array {
+  return (r.deltaEntry ??= encodeDeltaEntry({ name: r.name, version: r.version, resource: { type_url: typeUrl, value: r.value } }));
+}
+
+function encodeDeltaEntry(resource: Json): Uint8Array {
+  const { Resource: ResourceType } = discoveryTypes();
+  const message = ResourceType.encode(ResourceType.fromObject(resource)).finish();
+  return protobuf.Writer.create().uint32(DELTA_TAG.resources).bytes(message).finish();
+}
+
+/**
+ * The answers to on-demand VHDS requests (`<route configuration>/<host>`):
+ * for each virtual host they select (as Envoy's domain matching would), one
+ * entry with those aliases; for each alias no host matches, an entry named
+ * after it with no resource, which tells Envoy the host is unknown.
+ */
+function aliasEntries(aliases: readonly string[], type: TypeSnapshot): { entries: Uint8Array[]; names: Set<string> } {
+  const found = new Map<Resource, string[]>();
+  const entries: Uint8Array[] = [];
+  for (const alias of aliases) {
+    const slash = alias.lastIndexOf('/');
+    const candidates = [...(routeConfigHosts(type).get(alias.slice(0, slash))?.values() ?? [])].map((r) => ({ domains: r.domains ?? [], r }));
+    const r = (findVirtualHost(candidates, alias.slice(slash + 1)).vh as { r: Resource } | undefined)?.r;
+    if (!r) entries.push(encodeDeltaEntry({ name: alias, aliases: [alias] }));
+    else found.set(r, [...(found.get(r) ?? []), alias]);
   }
-  return entry;
+  for (const [r, names] of found) entries.push(encodeDeltaEntry({ name: r.name, version: r.version, aliases: names, resource: { type_url: TYPE_URL.virtualHost, value: r.value } }));
+  return { entries, names: new Set([...found.keys()].map((r) => r.name)) };
+}
+
+const routeConfigHostsMemo = new WeakMap<TypeSnapshot, Map<string, Map<string, Resource>>>();
+
+/** A VHDS type's virtual hosts by route configuration (`<route configuration>/<virtual host>`), once per type snapshot. */
+function routeConfigHosts(type: TypeSnapshot): Map<string, Map<string, Resource>> {
+  let groups = routeConfigHostsMemo.get(type);
+  if (!groups) {
+    groups = new Map();
+    for (const [name, r] of type.resources) {
+      const routeConfig = name.slice(0, name.lastIndexOf('/'));
+      let group = groups.get(routeConfig);
+      if (!group) groups.set(routeConfig, (group = new Map()));
+      group.set(name, r);
+    }
+    routeConfigHostsMemo.set(type, groups);
+  }
+  return groups;
+}
+
+const selectionMemo = new WeakMap<TypeSnapshot, Map<string, ReadonlyMap<string, Resource>>>();
+
+/**
+ * The virtual hosts of the route configurations `namespaces`, as one map
+ * shared by every client that subscribes to the same ones: the type's own
+ * when they are all of them (an Envoy with every listener).
+ */
+function vhdsSelection(type: TypeSnapshot, namespaces: ReadonlySet<string>): ReadonlyMap<string, Resource> {
+  const groups = routeConfigHosts(type);
+  if ([...groups.keys()].every((rc) => namespaces.has(rc))) return type.resources;
+  const key = [...namespaces].sort().join('\n');
+  let memo = selectionMemo.get(type);
+  if (!memo) selectionMemo.set(type, (memo = new Map()));
+  let selection = memo.get(key);
+  if (!selection) memo.set(key, (selection = new Map([...namespaces].flatMap((ns) => [...(groups.get(ns) ?? [])]))));
+  return selection;
+}
+
+interface HostDiff {
+  changed: Resource[];
+  removed: string[];
+}
+
+const diffMemo = new WeakMap<ReadonlyMap<string, Resource | undefined>, { to: ReadonlyMap<string, Resource>; diff: HostDiff }>();
+
+/** What takes a client from the virtual hosts `from` to `to`: computed once for all the clients that make the same step. */
+function hostDiff(from: ReadonlyMap<string, Resource | undefined>, to: ReadonlyMap<string, Resource>): HostDiff {
+  const memo = diffMemo.get(from);
+  if (memo?.to === to) return memo.diff;
+  const diff: HostDiff = { changed: [], removed: [] };
+  for (const [name, r] of to) if (from.get(name)?.version !== r.version) diff.changed.push(r);
+  for (const name of from.keys()) if (!to.has(name)) diff.removed.push(name);
+  diffMemo.set(from, { to, diff });
+  return diff;
 }

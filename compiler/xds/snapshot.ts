@@ -32,8 +32,12 @@ export interface Resource {
   value: Uint8Array;
   /** This resource as one `resources` entry of a DiscoveryResponse (tag, length, Any), made on first use. */
   sotwEntry?: Uint8Array;
-  /** Of a listener or route configuration the encoder made: the clusters it names (ordering.ts), read from its JSON, per virtual host kept. */
+  /** This resource as one `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), made on first use. */
+  deltaEntry?: Uint8Array;
+  /** Of a listener, route configuration or virtual host the encoder made: the clusters it names (ordering.ts), read from its JSON, per virtual host kept. */
   clusterRefs?: readonly string[];
+  /** Of a virtual host (VHDS): its domains, which resolve an Envoy's on-demand request for a host. */
+  domains?: readonly string[];
 }
 
 export interface TypeSnapshot {
@@ -47,8 +51,6 @@ export class Snapshot {
   readonly version: string;
   /** Encoded SotW response bodies, shared by every client that gets the same one. */
   readonly bodies = new Map<string, Buffer>();
-  /** Encoded delta `resources` entries (field 2 of DeltaDiscoveryResponse), by type URL and name. */
-  readonly deltaEntries = new Map<string, Buffer>();
 
   constructor(readonly types: ReadonlyMap<string, TypeSnapshot>) {
     this.version = hash([...types].map(([url, t]) => `${url}=${t.version}`).join('\n'));
@@ -108,9 +110,10 @@ export class SnapshotEncoder {
 
   private readonly hostRefs = new WeakMap<Json, string[]>();
 
-  /** The clusters a listener or route configuration names (a route configuration's per virtual host, kept). */
-  private refsOf(kind: string, json: Json): { clusterRefs?: readonly string[] } {
+  /** The clusters a listener, route configuration or virtual host names (a route configuration's per virtual host, kept); a virtual host's domains. */
+  private refsOf(kind: string, json: Json): { clusterRefs?: readonly string[]; domains?: readonly string[] } {
     if (kind === 'listeners' || kind === 'extensionConfigs') return { clusterRefs: [...namedClusters(json, new Set())] };
+    if (kind === 'virtualHosts') return { clusterRefs: [...namedClusters(json, new Set())], domains: json.domains as string[] };
     if (kind !== 'routes') return {};
     const all = new Set<string>(namedClusters({ ...json, virtual_hosts: [] }, new Set()));
     for (const vh of (json.virtual_hosts as Json[] | undefined) ?? []) {

@@ -44,7 +44,7 @@ interface RawResponse {
 }
 interface RawDeltaResponse {
   system_version_info: string;
-  resources: { name: string; version: string; resource: RawAny | null }[];
+  resources: { name: string; version: string; aliases: string[]; resource: RawAny | null }[];
   type_url: string;
   removed_resources: string[];
   nonce: string;
@@ -68,7 +68,8 @@ export interface DeltaResponse {
   system_version_info: string;
   type_url: string;
   nonce: string;
-  resources: { name: string; version: string; json: Json }[];
+  /** `json` is the decoded resource, `{}` when the entry has none (VHDS: an unknown host). */
+  resources: { name: string; version: string; aliases: string[]; hasResource: boolean; json: Json }[];
   removed_resources: string[];
 }
 
@@ -201,7 +202,7 @@ export class DeltaClient extends BaseClient<RawDeltaResponse, DeltaResponse> {
         type_url: raw.type_url,
         nonce: raw.nonce,
         removed_resources: raw.removed_resources,
-        resources: raw.resources.map((r) => ({ name: r.name, version: r.version, json: decodeAny(r.resource!) })),
+        resources: raw.resources.map((r) => ({ name: r.name, version: r.version, aliases: r.aliases ?? [], hasResource: !!r.resource, json: r.resource ? decodeAny(r.resource) : {} })),
       }),
     );
   }
