@@ -4,15 +4,19 @@
  * AuthConfigs) reaching every Envoy. `serve`'s control loop (file watcher
  * included) and xDS server run in this process; 100, then 500 ADS clients
  * (the xDS benchmark's, in a child process) subscribe to CDS, EDS, LDS and
- * RDS and ACK everything. Then 20 single-file edits in a row, each a saved
+ * RDS, and with VHDS to the route configuration's virtual hosts, and ACK
+ * everything. Two ways to serve the route table (`--route-table=vhds,rds`):
+ * VHDS (`serve --vhds`, delta clients: an edit sends one virtual host) and
+ * RDS (SotW clients: an edit sends the whole route configuration).
+ * Then 20 single-file edits in a row, each a saved
  * file (write a temporary file, rename it over, as editors do) changing one
  * route of one VirtualService: the time from the save to the new snapshot
  * (set in the cache, before any push), and to the last client's ACK of the
- * new route configuration. Peer, in the
+ * new route configuration or virtual host. Peer, in the
  * same run: a full recompile of the same input (what every edit cost
  * before). Memory: RSS after the edits; V8 heap and buffers (after a full
  * GC) before and after 1,000 more edits of the control plane, the clients
- * gone (`--leak-edits=N`). Each client count runs in a
+ * gone (`--leak-edits=N`, first phase only). Each phase runs in a
  * process of its own.
  *
  * Targets: save-to-snapshot p50 < 150 ms; save-to-last-ACK p50 < 1 s with
@@ -39,8 +43,12 @@ const VIRTUAL_SERVICES = 10_000;
 const EDITS = 20;
 const FILES = VIRTUAL_SERVICES / 500;
 
+/** How the route table is served: one RouteConfiguration over RDS (SotW clients), or its virtual hosts one by one over VHDS (delta clients, serve --vhds). */
+type RouteTable = 'rds' | 'vhds';
+
 interface Figures {
   clients: number;
+  routeTable: RouteTable;
   snapshotMs: number[];
   ackMs: number[];
   fullMs: number;
@@ -71,10 +79,11 @@ function nextSnapshot(control: ControlPlane): Promise<CompileOutcome> {
   });
 }
 
-async function measurePhase(clients: number, leakEdits: number): Promise<Figures> {
+async function measurePhase(clients: number, leakEdits: number, routeTable: RouteTable): Promise<Figures> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-scale-'));
   const fleet = await ClientFleet.start();
-  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
+  const options = { ...DEFAULT_OPTIONS, vhds: routeTable === 'vhds' };
+  const control = new ControlPlane({ paths: [dir], compileOptions: options, logger: pino({ level: 'silent' }) });
   const server = new XdsServer(control.cache);
   try {
     generate(dir, VIRTUAL_SERVICES, 10);
@@ -85,15 +94,20 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
     const route = snapshot.type(TYPE_URL.route)!;
     const routeName = [...route.resources.keys()][0]!;
     const edsNames = [...snapshot.type(TYPE_URL.endpoint)!.resources.keys()];
+    // The type an edit of a route changes: the route configuration, or (VHDS) one virtual host.
+    const editedType = routeTable === 'vhds' ? TYPE_URL.virtualHost : TYPE_URL.route;
     await fleet.connect({
       port,
       clients,
-      protocol: 'sotw',
+      // Envoy takes VHDS over delta xDS only.
+      protocol: routeTable === 'vhds' ? 'delta' : 'sotw',
       subscriptions: [
         { type_url: TYPE_URL.cluster, resource_names: [] },
         ...(edsNames.length ? [{ type_url: TYPE_URL.endpoint, resource_names: edsNames }] : []),
         { type_url: TYPE_URL.listener, resource_names: [] },
         { type_url: TYPE_URL.route, resource_names: [routeName] },
+        // As Envoy subscribes: the route configuration's name, a namespace of virtual hosts.
+        ...(routeTable === 'vhds' ? [{ type_url: TYPE_URL.virtualHost, resource_names: [routeName] }] : []),
       ],
     });
 
@@ -115,7 +129,7 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
       let t0 = 0;
       const allAcked = new Promise<number>((resolve) => {
         const onAck = (e: { typeUrl: string; version: string }) => {
-          if (e.typeUrl !== TYPE_URL.route || e.version !== expected || ++acked < clients) return;
+          if (e.typeUrl !== editedType || e.version !== expected || ++acked < clients) return;
           server.off('ack', onAck);
           resolve(performance.now() - t0);
         };
@@ -125,7 +139,7 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
       let snapshotAt = 0;
       const unwatch = control.cache.watch(() => {
         snapshotAt = performance.now();
-        expected = control.snapshot!.type(TYPE_URL.route)!.version;
+        expected = control.snapshot!.type(editedType)!.version;
       });
       const compiled = nextSnapshot(control);
       t0 = performance.now();
@@ -133,14 +147,16 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
       const outcome = await compiled;
       if (!outcome.ok) throw new Error(`edit did not compile: ${outcome.diagnostics[0]?.message}`);
       snapshotMs.push(snapshotAt - t0);
+      if (process.env.SCALE_DEBUG) console.error("edit", (snapshotAt - t0).toFixed(0), "compile", outcome.durationMs.toFixed(0));
       ackMs.push(await allAcked);
       unwatch();
     }
     const rss = process.memoryUsage().rss;
+    if (process.env.SCALE_DEBUG) { const m = process.memoryUsage(); console.error("after edits", JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v / 1048576)])))); const s = await settledMemory(); console.error("after gc", Math.round(s.rss / 1048576), Math.round(s.retained / 1048576), JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1048576)])))); }
 
     // The peer: the same input compiled and encoded from nothing, as every edit did before.
     const f0 = performance.now();
-    const full = await new Compiler(DEFAULT_OPTIONS).compile([dir]);
+    const full = await new Compiler(options).compile([dir]);
     new SnapshotEncoder().build(full.xds!);
     const fullMs = performance.now() - f0;
 
@@ -148,12 +164,13 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
     control.close();
     await fleet.disconnect();
     const heapBefore = (await settledMemory()).retained;
+    if (process.env.SCALE_DEBUG) console.error("clients gone", Math.round(heapBefore / 1048576));
     for (let i = 0; i < leakEdits; i++) {
       editOnce();
       await control.recompile();
     }
     const heapAfter = (await settledMemory()).retained;
-    return { clients, snapshotMs, ackMs, fullMs, firstMs: first.durationMs, routeBytes: route.resources.get(routeName)!.value.length, rss, heapBefore, heapAfter, leakEdits };
+    return { clients, routeTable, snapshotMs, ackMs, fullMs, firstMs: first.durationMs, routeBytes: sentPerEdit(control, routeTable, routeName), rss, heapBefore, heapAfter, leakEdits };
   } finally {
     fleet.stop();
     control.close();
@@ -162,28 +179,40 @@ async function measurePhase(clients: number, leakEdits: number): Promise<Figures
   }
 }
 
+/** What one edit of a route sends each client: the whole route configuration (RDS), or one virtual host (VHDS). */
+function sentPerEdit(control: ControlPlane, routeTable: RouteTable, routeName: string): number {
+  const snapshot = control.snapshot!;
+  if (routeTable === 'rds') return snapshot.type(TYPE_URL.route)!.resources.get(routeName)!.value.length;
+  return snapshot.type(TYPE_URL.virtualHost)!.resources.values().next().value!.value.length;
+}
+
 const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
 const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
 export async function run(args: string[]): Promise<void> {
   const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
   const leakEdits = Number(args.find((a) => a.startsWith('--leak-edits='))?.slice(13) ?? 1000);
+  const routeTables = (args.find((a) => a.startsWith('--route-table='))?.slice(14) ?? 'vhds,rds').split(',') as RouteTable[];
   const self = fileURLToPath(import.meta.url);
   console.log(`${VIRTUAL_SERVICES} virtual services in ${FILES} files (JWT+RBAC on half, ext_authz on a tenth); ${EDITS} single-file edits; watcher debounce ${DEBOUNCE_MS} ms`);
-  console.log('clients | save->snapshot p50 | max | save->last ACK p50 | max | full recompile (peer) | first compile | RDS size | RSS after edits | heap before -> after N edits');
+  console.log('route table | clients | save->snapshot p50 | max | save->last ACK p50 | max | full recompile (peer) | first compile | sent per edit per client | RSS after edits | heap before -> after N edits');
+  let first = true;
+  for (const routeTable of routeTables)
   for (const n of counts) {
     // The memory check runs once, in the first phase.
-    const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(n === counts[0] ? leakEdits : 0)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 })) as Figures;
+    const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 })) as Figures;
+    first = false;
     const heap = f.leakEdits > 0 ? `${mib(f.heapBefore)} -> ${mib(f.heapAfter)} MiB over ${f.leakEdits}` : '-';
+    const sent = f.routeBytes < 1 << 20 ? `${(f.routeBytes / 1024).toFixed(1)} KiB` : `${mib(f.routeBytes)} MiB`;
     console.log(
-      `${String(n).padStart(7)} | ${median(f.snapshotMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.snapshotMs).toFixed(0)} ms | ${median(f.ackMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.ackMs).toFixed(0)} ms | ${f.fullMs.toFixed(0).padStart(8)} ms | ${f.firstMs.toFixed(0)} ms | ${mib(f.routeBytes)} MiB | ${mib(f.rss)} MiB | ${heap}`,
+      `${routeTable.padStart(11)} | ${String(n).padStart(7)} | ${median(f.snapshotMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.snapshotMs).toFixed(0)} ms | ${median(f.ackMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.ackMs).toFixed(0)} ms | ${f.fullMs.toFixed(0).padStart(8)} ms | ${f.firstMs.toFixed(0)} ms | ${sent} | ${mib(f.rss)} MiB | ${heap}`,
     );
     console.log(
-      `targets (${n} clients): save->snapshot p50 < 150 ms: ${met(median(f.snapshotMs) < 150)}; ${n >= 500 ? `save->last ACK p50 < 1 s: ${met(median(f.ackMs) < 1000)}; ` : ''}RSS < 400 MiB: ${met(f.rss < 400 * 1048576)}${
+      `targets (${routeTable}, ${n} clients): save->snapshot p50 < 150 ms: ${met(median(f.snapshotMs) < 150)}; ${n >= 500 ? `save->last ACK p50 < 1 s: ${met(median(f.ackMs) < 1000)}; ` : ''}RSS < 400 MiB: ${met(f.rss < 400 * 1048576)}${
         f.leakEdits > 0 ? `; heap growth over ${f.leakEdits} edits < 5%: ${met(f.heapAfter < f.heapBefore * 1.05)}` : ''
       }`,
     );
   }
 }
 
-if (process.argv[2] === PHASE_FLAG) process.stdout.write(JSON.stringify(await measurePhase(Number(process.argv[3]), Number(process.argv[4]))));
+if (process.argv[2] === PHASE_FLAG) process.stdout.write(JSON.stringify(await measurePhase(Number(process.argv[3]), Number(process.argv[4]), process.argv[5] as RouteTable)));

@@ -15,6 +15,8 @@ export type FindUpstream = (from: Resource, path: FieldPath, raw: Ref) => Upstre
 
 export class ResourceIndex {
   private readonly byKey = new Map<string, Resource>();
+  /** The resources of each kind, duplicates left out, in input order. */
+  private readonly byKind = new Map<string, Resource[]>();
   private readonly sorted = new Map<string, Resource[]>();
 
   /** `previous`: each kind's sorted resources of an earlier run, to sort this run's from (see sortedLike). */
@@ -33,6 +35,9 @@ export class ResourceIndex {
         continue;
       }
       this.byKey.set(key, r);
+      let members = this.byKind.get(r.kind);
+      if (!members) this.byKind.set(r.kind, (members = []));
+      members.push(r);
     }
   }
 
@@ -48,7 +53,7 @@ export class ResourceIndex {
   all(kind: string): Resource[] {
     let list = this.sorted.get(kind);
     if (!list) {
-      const members = [...this.byKey.values()].filter((r) => r.kind === kind);
+      const members = this.byKind.get(kind) ?? [];
       this.sorted.set(kind, (list = sortedLike(members, this.previous?.get(kind), (a, b) => compareText(a.namespace, b.namespace) || compareText(a.name, b.name))));
     }
     return list;

@@ -58,7 +58,7 @@ export interface XdsSet {
   extensionConfigs: Map<string, Json>;
   listeners: Map<string, Json>;
   routes: Map<string, Json>;
-  /** With VHDS only: the route configurations' virtual hosts, by `<route configuration>/<virtual host>`. */
+  /** With VHDS only: the route configurations' virtual hosts, by `<route configuration>/<virtual host>`, in the order of the route configurations and of each one's hosts. */
   virtualHosts: Map<string, Json>;
   /** Compiled AuthConfigs (`sluice.extauth.v1.AuthConfig`), secrets resolved. */
   authConfigs: Map<string, Json>;

@@ -40,5 +40,5 @@ export function vhdsSet(set: XdsSet, memo = new VhdsMemo()): XdsSet {
       virtualHosts.set(renamed.out.name as string, renamed.out);
     }
   }
-  return { ...set, routes, virtualHosts: new Map([...virtualHosts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  return { ...set, routes, virtualHosts };
 }

@@ -24,6 +24,8 @@ interface Changes {
 export function snapshotChanges(before: Snapshot | undefined, after: Snapshot): Record<string, Changes> {
   const out: Record<string, Changes> = {};
   for (const [url, type] of after.types) {
+    // A type whose resources are all unchanged keeps its TypeSnapshot (snapshot.ts): nothing to compare.
+    if (before?.type(url) === type) continue;
     const old = before?.type(url)?.resources ?? new Map();
     const c: Changes = { added: [], changed: [], removed: [] };
     for (const [name, r] of type.resources) {

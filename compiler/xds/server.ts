@@ -191,6 +191,11 @@ export class XdsServer extends EventEmitter {
     setImmediate(this.drainPushes);
   }
 
+  /** @internal Whether responses written and not yet taken by HTTP/2 have reached the push budget. */
+  overBudget(): boolean {
+    return this.unflushedBytes >= PUSH_BUDGET;
+  }
+
   /** @internal Bytes handed to a stream (positive) or taken by HTTP/2 (negative). */
   unflushed(bytes: number): void {
     this.unflushedBytes += bytes;
@@ -404,9 +409,16 @@ abstract class AdsStream<TypeState = unknown> {
    * waits; what changes meanwhile goes out merged once the bytes drain.
    */
   protected writeBlocked(): boolean {
-    if (this.unflushed < WRITE_BUDGET) return false;
-    this.deferred = true;
-    return true;
+    if (this.unflushed >= WRITE_BUDGET) {
+      this.deferred = true;
+      return true;
+    }
+    // Past the server's budget (hundreds of clients subscribing at once, each to megabytes), the response waits its turn with the scheduled pushes: memory stays bounded.
+    if (this.server.overBudget()) {
+      this.server.schedulePush(this);
+      return true;
+    }
+    return false;
   }
 
   protected send(message: EncodedResponse | EncodedDeltaResponse, bytes: number): void {
