@@ -147,12 +147,10 @@ async function measurePhase(clients: number, leakEdits: number, routeTable: Rout
       const outcome = await compiled;
       if (!outcome.ok) throw new Error(`edit did not compile: ${outcome.diagnostics[0]?.message}`);
       snapshotMs.push(snapshotAt - t0);
-      if (process.env.SCALE_DEBUG) console.error("edit", (snapshotAt - t0).toFixed(0), "compile", outcome.durationMs.toFixed(0));
       ackMs.push(await allAcked);
       unwatch();
     }
     const rss = process.memoryUsage().rss;
-    if (process.env.SCALE_DEBUG) { const m = process.memoryUsage(); console.error("after edits", JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Math.round(v / 1048576)])))); const s = await settledMemory(); console.error("after gc", Math.round(s.rss / 1048576), Math.round(s.retained / 1048576), JSON.stringify(Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1048576)])))); }
 
     // The peer: the same input compiled and encoded from nothing, as every edit did before.
     const f0 = performance.now();
@@ -164,7 +162,6 @@ async function measurePhase(clients: number, leakEdits: number, routeTable: Rout
     control.close();
     await fleet.disconnect();
     const heapBefore = (await settledMemory()).retained;
-    if (process.env.SCALE_DEBUG) console.error("clients gone", Math.round(heapBefore / 1048576));
     for (let i = 0; i < leakEdits; i++) {
       editOnce();
       await control.recompile();

@@ -39,6 +39,7 @@ import { ADS_SERVICE, discoveryTypes } from '../../protos/discovery.js';
 import { TYPE_URL } from '../../protos/contract.js';
 import { findVirtualHost } from '../explain/match.js';
 import type { Json } from '../translate/output.js';
+import { KnownVersions } from './known.js';
 import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
 import { TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
 
@@ -684,7 +685,7 @@ interface DeltaTypeState {
   subscribed: Set<string>;
   wildcard: boolean;
   /** name -> version the client has (or has been sent). */
-  known: Map<string, string>;
+  known: KnownVersions;
   /**
    * The response awaiting ACK/NACK: at most one per type. Changes meanwhile
    * wait and go out merged, in the next response after the answer, so a
@@ -715,13 +716,13 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     if (!typeUrl) return;
     let st = this.types.get(typeUrl);
     if (!st) {
-      const known = new Map(Object.entries(req.initial_resource_versions ?? {}));
+      const known = new KnownVersions(Object.entries(req.initial_resource_versions ?? {}));
       const wildcard = (req.resource_names_subscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) || req.resource_names_subscribe.includes('*');
       st = { subscribed: new Set(), wildcard, known, answerEmpty: wildcard && known.size === 0 };
       if (REFERRING_TYPES.has(typeUrl)) {
         // A reconnecting client's resources, where the current snapshot has that version (else their clusters are unknown).
         const current = this.snapshot()?.type(typeUrl)?.resources;
-        const held = new Map([...known].map(([name, version]) => [name, current?.get(name)?.version === version ? current.get(name) : undefined]));
+        const held = new Map([...known.keys()].map((name) => [name, current?.get(name)?.version === known.get(name) ? current!.get(name) : undefined]));
         st.held = { sent: held, acked: held };
       }
       this.types.set(typeUrl, st);
@@ -804,6 +805,8 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     const removed: string[] = [];
     /** Something is held back for make before break: the type is not up to date yet. */
     let waiting = false;
+    /** A resource left out because the client rejected that very version. */
+    let skipped = false;
     const remove = (name: string) => {
       if (keep?.has(name) || (endpoints && this.clusterUnsettled(name, snapshot))) waiting = true;
       else removed.push(name);
@@ -812,15 +815,19 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
       const resource = type.resources.get(name);
       if (!resource) {
         if (st.known.has(name)) remove(name);
-      } else if (st.known.get(name) !== resource.version && rejected?.get(name) !== resource.version) {
-        if (st.held && this.waits(typeUrl, resource, snapshot)) waiting = true;
+      } else if (st.known.get(name) !== resource.version) {
+        if (rejected?.get(name) === resource.version) skipped = true;
+        else if (st.held && this.waits(typeUrl, resource, snapshot)) waiting = true;
         else changed.push(resource);
       }
     }
     if (st.wildcard)
       for (const name of st.known.keys()) if (!type.resources.has(name) && !wanted.has(name)) remove(name);
+    /** Once this push is applied, the client has the whole type as it is: it shares the type's map (known.ts). */
+    const inStep = st.wildcard && !waiting && !skipped;
     if (changed.length === 0 && removed.length === 0 && !st.answerEmpty) {
       if (!waiting) st.syncedVersion = type.version;
+      if (inStep) st.known.share(type.resources);
       return;
     }
     if (this.writeBlocked()) return;
@@ -833,8 +840,11 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
     const parts = [head.finish(), ...changed.map((r) => deltaEntry(typeUrl, r))];
     this.send({ parts } satisfies EncodedDeltaResponse, parts.reduce((n, p) => n + p.length, 0));
     const added = new Set(changed.filter((r) => !st.known.has(r.name)).map((r) => r.name));
-    for (const r of changed) st.known.set(r.name, r.version);
-    for (const name of removed) st.known.delete(name);
+    if (inStep) st.known.share(type.resources);
+    else {
+      for (const r of changed) st.known.set(r.name, r.version);
+      for (const name of removed) st.known.delete(name);
+    }
     if (st.held) {
       const sent = new Map(st.held.sent);
       for (const r of changed) sent.set(r.name, r);
