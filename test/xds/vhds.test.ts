@@ -7,6 +7,7 @@
  * waits for that cluster's ACK.
  */
 import { jest } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -170,4 +171,10 @@ test('the served set passes the proto and PGV checks: route configurations with 
   const result = await compileFiles([dir], { ...DEFAULT_OPTIONS, vhds: true });
   expect(result.xds!.virtualHosts.size).toBe(3);
   expect(verifySet(result.xds!)).toEqual([]);
+});
+
+test('the binary: serve --vhds with --mesh is refused with the reason', () => {
+  const run = spawnSync(process.execPath, ['bin/sluice.js', 'serve', '--vhds', '--mesh', '-f', dir], { encoding: 'utf8' });
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain('--vhds and --mesh cannot be used together');
 });
