@@ -88,8 +88,9 @@ export function checkNestedClaims(principals: { jwtPrincipal: { claims: Record<s
 export function claimHeaderRouteProblems(virtualHosts: VirtualHostIR[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const vh of virtualHosts) {
-    for (const provider of vh.jwt?.providers ?? []) {
-      (provider.claimsToHeaders ?? []).forEach((c, i) => {
+    if (!vh.jwt) continue;
+    for (const provider of vh.jwt.providers) {
+      provider.claimsToHeaders?.forEach((c, i) => {
         const header = c.header.toLowerCase();
         const route = vh.routes.find((r) => r.options?.jwtDisabled && r.match.headers.some((h) => h.name.toLowerCase() === header));
         if (!route) return;
