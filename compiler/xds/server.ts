@@ -23,6 +23,9 @@
  * - delta sends only resources whose content hash differs from what the
  *   client has (initial_resource_versions on reconnect), and lists vanished
  *   ones in removed_resources;
+ * - VHDS (serve --vhds, delta only): a route configuration's name subscribes
+ *   to all its virtual hosts, `<route configuration>/<host>` asks for the one
+ *   that host selects (answered with the request as alias, or empty);
  * - a NACK is recorded in the cache and the rejected version is not sent to
  *   that node again, on this stream or a later one;
  * - the node id comes from the first request of a stream only.
@@ -949,7 +952,10 @@ const selectionMemo = new WeakMap<TypeSnapshot, Map<string, ReadonlyMap<string, 
  */
 function vhdsSelection(type: TypeSnapshot, namespaces: ReadonlySet<string>): ReadonlyMap<string, Resource> {
   const groups = routeConfigHosts(type);
-  if ([...groups.keys()].every((rc) => namespaces.has(rc))) return type.resources;
+  // Asked on every request of every client: no array is built for it.
+  let all = true;
+  for (const rc of groups.keys()) if (!namespaces.has(rc)) all = false;
+  if (all) return type.resources;
   const key = [...namespaces].sort().join('\n');
   let memo = selectionMemo.get(type);
   if (!memo) selectionMemo.set(type, (memo = new Map()));
