@@ -103,7 +103,7 @@ async function measure(kind: InputKind, count: number): Promise<Figures> {
     const compileMs = performance.now() - start;
     // The compile's own peak, before the peer runs in the same process.
     const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-    const bytes = Object.values(files).reduce((n, t) => n + t.length, 0);
+    const bytes = Object.values(files).reduce((n, t) => n + t.reduce((m, piece) => m + piece.length, 0), 0);
     const s0 = performance.now();
     renderOutput(result.xds, DEFAULT_OPTIONS, 'yaml');
     const serializeMs = performance.now() - s0;

@@ -91,15 +91,22 @@ interface FileEntry {
 
 export class Compiler {
   private files = new Map<string, FileEntry>();
-  private readonly resolveMemo = new ResolveMemo();
+  private readonly resolveMemo: ResolveMemo;
   private readonly translateMemo = new TranslateMemo();
   private readonly meshMemo = new MeshMemo();
   private readonly vhdsMemo = new VhdsMemo();
   /** Per proxy of a fleet: its own memo, since each proxy's listener and filters differ. */
   private proxyMemos = new Map<string, TranslateMemo>();
-  private readonly verifyMemo = new VerifyMemo();
+  private readonly verifyMemo: VerifyMemo;
 
-  constructor(readonly options: CompileOptions) {}
+  /** `incremental: false` for a compile with no next run (`compileFiles`): the per-resource memos are not kept, which saves their memory and the time to fill them. */
+  constructor(
+    readonly options: CompileOptions,
+    { incremental = true }: { incremental?: boolean } = {},
+  ) {
+    this.resolveMemo = new ResolveMemo(incremental);
+    this.verifyMemo = new VerifyMemo(incremental);
+  }
 
   async compile(paths: string[]): Promise<CompileResult> {
     const listed = await listInputFiles(paths);
@@ -194,5 +201,5 @@ export class Compiler {
 
 /** One full compile of `paths`. */
 export function compileFiles(paths: string[], options: CompileOptions): Promise<CompileResult> {
-  return new Compiler(options).compile(paths);
+  return new Compiler(options, { incremental: false }).compile(paths);
 }

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
 import { staticBootstrap } from '../compiler/emit/bootstrap.js';
-import { renderOutput, renderXds } from '../compiler/emit/write.js';
+import { renderOutput, renderXds, textOf } from '../compiler/emit/write.js';
 import { compileFiles } from '../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { verifyBootstrap } from '../compiler/verify/verify.js';
@@ -41,7 +41,7 @@ async function render(caseName: string): Promise<Record<string, string>> {
     // Sidecar files only where the case has sidecar resources, to keep goldens small.
     if (set.authConfigs.size === 0) delete own['extauth.json'];
     if (set.graphqlApis.size === 0) delete own['graphql.json'];
-    for (const [file, text] of Object.entries(own)) files[`${prefix}${file}`] = text;
+    for (const [file, text] of Object.entries(own)) files[`${prefix}${file}`] = textOf(text);
   }
   // Warnings do not stop the compile; the case records them next to its output.
   if (result.diagnostics.length > 0) files['warnings.txt'] = `${result.diagnostics.map(formatDiagnostic).join('\n')}\n`;

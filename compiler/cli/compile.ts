@@ -1,7 +1,7 @@
 /** `sluice compile` and `sluice validate`. */
 import { Option, type Command } from 'commander';
 import { isError, renderDiagnostics, type Diagnostic } from '../diagnostics.js';
-import { renderOutput, writeFiles, type OutputFormat } from '../emit/write.js';
+import { renderOutput, textOf, writeFiles, type OutputFormat } from '../emit/write.js';
 import { dumpIr } from '../ir/dump.js';
 import { compileFiles, type CompileResult } from '../pipeline.js';
 import type { XdsSet } from '../translate/output.js';
@@ -62,7 +62,7 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
   }
   const files = renderOutput(result.xds!, options, flags.format);
   if (!flags.output) {
-    process.stdout.write(files[`envoy.${flags.format}`]);
+    process.stdout.write(textOf(files[`envoy.${flags.format}`]!));
     return 0;
   }
   let written: string[];

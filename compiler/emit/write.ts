@@ -6,24 +6,36 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CompileOptions, XdsSet } from '../translate/output.js';
 import { staticBootstrap } from './bootstrap.js';
-import { dumpYaml } from './yaml.js';
+import { dumpYamlPieces } from './yaml.js';
 
 export type OutputFormat = 'yaml' | 'json';
 
 export function serialize(value: unknown, format: OutputFormat): string {
-  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : dumpYaml(value);
+  return serializePieces(value, format).join('');
+}
+
+/** A file's text as pieces to write in order: a 30 MiB bootstrap is never joined into one string (that string and its pieces at once were the compile's peak memory). */
+export type FileText = readonly string[];
+
+function serializePieces(value: unknown, format: OutputFormat): FileText {
+  return format === 'json' ? [`${JSON.stringify(value, null, 2)}\n`] : dumpYamlPieces(value);
+}
+
+/** The whole text of a file (small files, tests, stdout). */
+export function textOf(text: FileText): string {
+  return text.join('');
 }
 
 export interface EmittedFiles {
   /** file name -> contents */
-  [file: string]: string;
+  [file: string]: FileText;
 }
 
 export function renderOutput(set: XdsSet, options: CompileOptions, format: OutputFormat): EmittedFiles {
   return {
-    [`envoy.${format}`]: serialize(staticBootstrap(set, options), format),
-    'extauth.json': serialize({ resources: [...set.authConfigs.values()] }, 'json'),
-    'graphql.json': serialize({ resources: [...set.graphqlApis.values()] }, 'json'),
+    [`envoy.${format}`]: serializePieces(staticBootstrap(set, options), format),
+    'extauth.json': serializePieces({ resources: [...set.authConfigs.values()] }, 'json'),
+    'graphql.json': serializePieces({ resources: [...set.graphqlApis.values()] }, 'json'),
   };
 }
 
@@ -32,7 +44,7 @@ export function renderXds(set: XdsSet): EmittedFiles {
   const files: EmittedFiles = {};
   for (const kind of ['listeners', 'routes', 'virtualHosts', 'clusters', 'endpoints', 'secrets', 'extensionConfigs'] as const) {
     const values = kind === 'secrets' ? [...set.secrets.values()].map(redactKey) : [...set[kind].values()];
-    if (values.length > 0) files[`xds.${kind}.yaml`] = serialize(values, 'yaml');
+    if (values.length > 0) files[`xds.${kind}.yaml`] = serializePieces(values, 'yaml');
   }
   return files;
 }
@@ -43,8 +55,24 @@ function redactKey(secret: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Files that carry secrets: the LDAP service-account passwords, a static bootstrap with TLS private keys (its Secrets' `private_key`). */
-function secretFile(name: string, text: string): boolean {
-  return name === 'extauth.json' || (name.startsWith('envoy.') && text.includes('private_key'));
+function secretFile(name: string, text: FileText): boolean {
+  // A key is written whole within one piece (pieces are whole entries).
+  return name === 'extauth.json' || (name.startsWith('envoy.') && text.some((piece) => piece.includes('private_key')));
+}
+
+/** The pieces joined a mebibyte at a time: one write per batch, never the whole file as one string. */
+function* batches(text: FileText): Generator<string> {
+  let batch: string[] = [];
+  let size = 0;
+  for (const piece of text) {
+    batch.push(piece);
+    size += piece.length;
+    if (size < 1 << 20) continue;
+    yield batch.join('');
+    batch = [];
+    size = 0;
+  }
+  if (batch.length > 0) yield batch.join('');
 }
 
 /** Writes `files` into `dir`, and removes the files named in `stale` when present. */
@@ -55,7 +83,7 @@ export async function writeFiles(dir: string, files: EmittedFiles, stale: string
   for (const [name, text] of Object.entries(files)) {
     const target = path.join(dir, name);
     const tmp = `${target}.tmp-${process.pid}`;
-    await fs.writeFile(tmp, text, { mode: secretFile(name, text) ? 0o600 : 0o644 });
+    await fs.writeFile(tmp, batches(text), { mode: secretFile(name, text) ? 0o600 : 0o644 });
     await fs.rename(tmp, target);
     written.push(target);
   }

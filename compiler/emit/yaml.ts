@@ -14,10 +14,15 @@ const OPTIONS = { lineWidth: -1, noRefs: true } as const;
 export const PIECEWISE_NODES = 2000;
 
 export function dumpYaml(value: unknown, piecewiseNodes = PIECEWISE_NODES): string {
-  if (!isContainer(value) || isEmpty(value) || !larger(value, piecewiseNodes)) return dump(value, OPTIONS);
+  return dumpYamlPieces(value, piecewiseNodes).join('');
+}
+
+/** The same text as pieces, in order: a file can be written from them without ever holding it as one string. */
+export function dumpYamlPieces(value: unknown, piecewiseNodes = PIECEWISE_NODES): string[] {
+  if (!isContainer(value) || isEmpty(value) || !larger(value, piecewiseNodes)) return [dump(value, OPTIONS)];
   const out: string[] = [];
   block(value, 0, out, piecewiseNodes);
-  return out.join('');
+  return out;
 }
 
 type Container = Record<string, unknown> | unknown[];

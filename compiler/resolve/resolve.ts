@@ -85,6 +85,8 @@ export class ResolveMemo {
   /** The last run's resources of each kind, sorted, and upstreams in use, sorted: this run sorts from them. */
   sorted: ReadonlyMap<string, Resource[]> | undefined;
   usedUpstreams: UpstreamIR[] | undefined;
+  /** `retain: false` (a one-shot compile, which has no next run): no per-resource result is kept. */
+  constructor(readonly retain = true) {}
 }
 
 interface Memo<T> {
@@ -124,7 +126,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
       const lookups = new Lookups(index, catalog);
       const own: Diagnostic[] = [];
       entry = { value: compute(lookups, own), diagnostics: own, deps: lookups.deps };
-      map.set(resource, entry);
+      if (memo.retain) map.set(resource, entry);
     }
     diagnostics.push(...entry.diagnostics);
     return entry.value;

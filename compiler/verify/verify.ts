@@ -272,6 +272,8 @@ interface MessageFacts {
 /** Facts of the messages checked so far, by object: a message translate kept is not checked again. */
 export class VerifyMemo {
   readonly messages = new WeakMap<Json, MessageFacts>();
+  /** `retain: false` (a one-shot compile, which has no next run): nothing is kept. */
+  constructor(readonly retain = true) {}
 }
 
 function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFacts {
@@ -287,7 +289,7 @@ function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFact
       jwtRequirements: [...checks.jwtRequirements],
       ...(typeName === T.virtualHost ? { domains: lowercased(message) } : {}),
     };
-    memo.messages.set(message, facts);
+    if (memo.retain) memo.messages.set(message, facts);
   }
   return facts;
 }
