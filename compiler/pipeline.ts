@@ -99,11 +99,14 @@ export class Compiler {
   private proxyMemos = new Map<string, TranslateMemo>();
   private readonly verifyMemo: VerifyMemo;
 
-  /** `incremental: false` for a compile with no next run (`compileFiles`): the per-resource memos are not kept, which saves their memory and the time to fill them. */
+  /** `incremental: false` for a compile with no next run (`compileFiles`): neither the files' bytes nor the per-resource memos are kept, which saves their memory and the time to fill them. */
+  private readonly incremental: boolean;
+
   constructor(
     readonly options: CompileOptions,
     { incremental = true }: { incremental?: boolean } = {},
   ) {
+    this.incremental = incremental;
     this.resolveMemo = new ResolveMemo(incremental);
     this.verifyMemo = new VerifyMemo(incremental);
   }
@@ -152,7 +155,8 @@ export class Compiler {
     for (const chunk of parseChunks(file, read.bytes.toString('utf8'), previous && new Map([...previous].map(([k, v]) => [k, v.chunk])))) {
       chunks.set(chunk.key, previous?.get(chunk.key) ?? { chunk, validated: validateDocuments(chunk.loaded.documents) });
     }
-    return { bytes: read.bytes, chunks, ...checked };
+    // The bytes only tell the next run whether the file changed.
+    return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, ...checked };
   }
 
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {
@@ -198,6 +202,8 @@ export class Compiler {
     return this.options.vhds ? vhdsSet(set, this.vhdsMemo) : set;
   }
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 /** One full compile of `paths`. */
 export function compileFiles(paths: string[], options: CompileOptions): Promise<CompileResult> {
