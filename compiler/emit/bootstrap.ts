@@ -8,6 +8,8 @@ import { HCM_TYPE } from '../translate/listener.js';
 import type { CompileOptions, Json, XdsSet } from '../translate/output.js';
 
 export function staticBootstrap(set: XdsSet, options: CompileOptions): Json {
+  // Every SDS reference names a Secret of the set (verify checks it): without Secrets there is none to rewrite, and no walk of the whole output.
+  const staticSecretRefs = set.secrets.size > 0 ? withStaticSecretRefs : <T>(node: T) => node;
   return {
     // Loopback only: the admin interface can change Envoy's state.
     admin: { address: { socket_address: { address: '127.0.0.1', port_value: options.adminPort } } },
@@ -25,11 +27,11 @@ export function staticBootstrap(set: XdsSet, options: CompileOptions): Json {
  * copied; the rest (a route configuration of 10,000 virtual hosts, say) is
  * shared with the set.
  */
-function staticSecretRefs<T>(node: T): T {
+function withStaticSecretRefs<T>(node: T): T {
   if (Array.isArray(node)) {
     let copy: unknown[] | undefined;
     node.forEach((item, i) => {
-      const changed = staticSecretRefs(item);
+      const changed = withStaticSecretRefs(item);
       if (changed !== item) copy ??= node.slice();
       if (copy) copy[i] = changed;
     });
@@ -42,7 +44,7 @@ function staticSecretRefs<T>(node: T): T {
   let copy: Json | undefined;
   keys.forEach((key, i) => {
     const drop = isRef && key === 'sds_config';
-    const value = drop ? undefined : staticSecretRefs(o[key]);
+    const value = drop ? undefined : withStaticSecretRefs(o[key]);
     if (!copy && (drop || value !== o[key])) copy = Object.fromEntries(keys.slice(0, i).map((k) => [k, o[k]]));
     if (copy && !drop) copy[key] = value;
   });
