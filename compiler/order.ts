@@ -24,3 +24,24 @@ export function sortedLike<T>(items: readonly T[], previous: readonly T[] | unde
   while (j < added.length) out.push(added[j++]!);
   return out;
 }
+
+/**
+ * Whether two lists of virtual hosts (IR or Envoy's) have the same names and
+ * domains, position by position; after an edit they are mostly the very same
+ * objects, so this costs far less than indexing their domains again.
+ */
+export function sameHostKeys(before: readonly { name?: unknown; domains?: unknown }[], now: readonly { name?: unknown; domains?: unknown }[]): boolean {
+  if (before.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const a = before[i]!;
+    const b = now[i]!;
+    if (a !== b && (a.name !== b.name || !sameItems(a.domains, b.domains))) return false;
+  }
+  return true;
+}
+
+function sameItems(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

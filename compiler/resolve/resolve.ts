@@ -5,7 +5,7 @@
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
 import { normalizeDn } from '../../protos/ldap-dn.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import { compareText, sortedLike } from '../order.js';
+import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
 import { claimDomains, resolveGateways } from './gateways.js';
@@ -85,6 +85,8 @@ export class ResolveMemo {
   /** The last run's resources of each kind, sorted, and upstreams in use, sorted: this run sorts from them. */
   sorted: ReadonlyMap<string, Resource[]> | undefined;
   usedUpstreams: UpstreamIR[] | undefined;
+  /** The last run's virtual hosts (default gateway), when no domain was claimed twice. */
+  uniqueDomains: VirtualHostIR[] | undefined;
   /** `retain: false` (a one-shot compile, which has no next run): no per-resource result is kept. */
   constructor(readonly retain = true) {}
 }
@@ -191,7 +193,14 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     return upstream?.name;
   }, diagnostics);
   // The default gateway serves every virtual host on one listener; a Gateway checks its own (resolveGateways).
-  if (index.all('Gateway').length === 0) claimDomains(virtualHosts, diagnostics);
+  if (index.all('Gateway').length === 0) {
+    // Hosts whose names and domains are those last found unique claim nothing twice: no need to index them all again.
+    if (!memo.uniqueDomains || !sameHostKeys(memo.uniqueDomains, virtualHosts)) {
+      const before = diagnostics.length;
+      claimDomains(virtualHosts, diagnostics);
+      memo.uniqueDomains = memo.retain && diagnostics.length === before ? virtualHosts : undefined;
+    }
+  }
 
   const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
   diagnostics.push(...hashPolicyWarnings(virtualHosts, upstreams));

@@ -11,6 +11,7 @@
  */
 import { isIP } from 'node:net';
 import type { Diagnostic } from '../diagnostics.js';
+import { sameHostKeys } from '../order.js';
 import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
 import { checkMessage, type MessageHook, type ProtoIssue } from './proto-json.js';
 
@@ -272,6 +273,8 @@ interface MessageFacts {
 /** Facts of the messages checked so far, by object: a message translate kept is not checked again. */
 export class VerifyMemo {
   readonly messages = new WeakMap<Json, MessageFacts>();
+  /** Per route configuration: its last virtual hosts, when their names and domains were unique (sameHostKeys). */
+  readonly uniqueHosts = new Map<string, Json[]>();
   /** `retain: false` (a one-shot compile, which has no next run): nothing is kept. */
   constructor(readonly retain = true) {}
 }
@@ -328,14 +331,21 @@ function checkAll(set: XdsSet, memo: VerifyMemo, diags: Diagnostic[]): Checked[]
       const resource = `${label} ${key}`;
       if (kind === 'routes') {
         add(resource, '', factsOf(memo, messageType, { ...message, virtual_hosts: [] }));
-        const vhosts = (asArray(message.virtual_hosts) as Json[]).map((vh, i) => {
+        const list = asArray(message.virtual_hosts) as Json[];
+        const vhosts = list.map((vh, i) => {
           const facts = factsOf(memo, T.virtualHost, vh);
           add(resource, `virtual_hosts[${i}]`, facts);
           return facts;
         });
-        const across = new LoadChecks();
-        across.routeConfiguration(message, () => '', (i) => vhosts[i]!.domains ?? []);
-        for (const iss of across.found) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+        // Names and domains as they were when last found unique: unique still, no need to index 10,000 hosts again.
+        const before = memo.uniqueHosts.get(key);
+        if (!before || !sameHostKeys(before, list)) {
+          const across = new LoadChecks();
+          across.routeConfiguration(message, () => '', (i) => vhosts[i]!.domains ?? []);
+          for (const iss of across.found) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+          if (memo.retain && across.found.length === 0) memo.uniqueHosts.set(key, list);
+          else memo.uniqueHosts.delete(key);
+        }
       } else {
         add(resource, '', factsOf(memo, messageType, message));
       }
