@@ -14,7 +14,8 @@ export type Ref = { name: string; namespace?: string };
 export type FindUpstream = (from: Resource, path: FieldPath, raw: Ref) => UpstreamIR | undefined;
 
 export class ResourceIndex {
-  private readonly byKey = new Map<string, Resource>();
+  /** kind -> namespace -> name: looked up without building a key string (resolve checks every reference of every resource on each run). */
+  private readonly byName = new Map<string, Map<string, Map<string, Resource>>>();
   /** The resources of each kind, duplicates left out, in input order. */
   private readonly byKind = new Map<string, Resource[]>();
   private readonly sorted = new Map<string, Resource[]>();
@@ -26,27 +27,26 @@ export class ResourceIndex {
     private readonly previous?: ReadonlyMap<string, Resource[]>,
   ) {
     for (const r of resources) {
-      const key = ResourceIndex.key(r.kind, r.namespace, r.name);
-      const first = this.byKey.get(key);
+      let namespaces = this.byName.get(r.kind);
+      if (!namespaces) this.byName.set(r.kind, (namespaces = new Map()));
+      let names = namespaces.get(r.namespace);
+      if (!names) namespaces.set(r.namespace, (names = new Map()));
+      const first = names.get(r.name);
       if (first) {
         diagnostics.push(
           fieldError('resolve', r.origin, ['metadata', 'name'], `duplicate ${r.kind} "${r.name}" in namespace "${r.namespace}"; first defined at ${first.origin.file}:${first.origin.lineOf([])}`, 'rename one of them or remove the copy'),
         );
         continue;
       }
-      this.byKey.set(key, r);
+      names.set(r.name, r);
       let members = this.byKind.get(r.kind);
       if (!members) this.byKind.set(r.kind, (members = []));
       members.push(r);
     }
   }
 
-  static key(kind: string, namespace: string, name: string): string {
-    return `${kind}|${namespace}|${name}`;
-  }
-
   get(kind: string, ref: NamespacedName): Resource | undefined {
-    return this.byKey.get(ResourceIndex.key(kind, ref.namespace, ref.name));
+    return this.byName.get(kind)?.get(ref.namespace)?.get(ref.name);
   }
 
   /** The resources of `kind` by namespace, then name. */
