@@ -6,6 +6,7 @@
  * its own 403 for a failed call.
  */
 import * as grpc from '@grpc/grpc-js';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Authorizer, Decision } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
@@ -57,6 +58,14 @@ interface CheckRequest {
 }
 
 export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequest, unknown> {
+  // An allowed user's response is the same every time: made once per DN, and encoded once (checkService).
+  const allowed = new LRUCache<string, Record<string, unknown>>({ max: 10_000 });
+  const respond = (decision: Decision, configRef: string | undefined) => {
+    if (decision.kind !== 'ok') return checkResponse(decision, configRef);
+    let response = allowed.get(decision.userDn);
+    if (!response) allowed.set(decision.userDn, (response = checkResponse(decision, configRef)));
+    return response;
+  };
   return (call, callback) => {
     const attrs = call.request.attributes ?? {};
     const configRef = attrs.context_extensions?.config_ref;
@@ -74,9 +83,22 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
           if (logger.isLevelEnabled('debug')) logger.debug({ ...fields(), userDn: decision.userDn }, 'check allowed');
         } else if (decision.status >= 500) logger.warn({ ...fields(), status: decision.status, reason: decision.reason }, 'check failed');
         else logger.info({ ...fields(), status: decision.status, reason: decision.reason }, 'check denied');
-        callback(null, checkResponse(decision, configRef));
+        callback(null, respond(decision, configRef));
       });
   };
+}
+
+/** The Authorization service, its responses encoded once per response object (the allowed ones are kept per DN). */
+function checkService(): grpc.ServiceDefinition {
+  const service = authorizationService();
+  const check = service.Check!;
+  const encoded = new WeakMap<object, Buffer>();
+  const responseSerialize = (response: object): Buffer => {
+    let bytes = encoded.get(response);
+    if (!bytes) encoded.set(response, (bytes = check.responseSerialize(response)));
+    return bytes;
+  };
+  return { ...service, Check: { ...check, responseSerialize } };
 }
 
 export async function startGrpcServer(
@@ -87,7 +109,7 @@ export async function startGrpcServer(
   host = '127.0.0.1',
 ): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server();
-  server.addService(authorizationService(), { Check: checkHandler(authorizer, logger, metrics) });
+  server.addService(checkService(), { Check: checkHandler(authorizer, logger, metrics) });
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
