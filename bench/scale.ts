@@ -194,21 +194,22 @@ export async function run(args: string[]): Promise<void> {
   console.log(`${VIRTUAL_SERVICES} virtual services in ${FILES} files (JWT+RBAC on half, ext_authz on a tenth); ${EDITS} single-file edits; watcher debounce ${DEBOUNCE_MS} ms`);
   console.log('route table | clients | save->snapshot p50 | max | save->last ACK p50 | max | full recompile (peer) | first compile | sent per edit per client | RSS after edits | heap before -> after N edits');
   let first = true;
-  for (const routeTable of routeTables)
-  for (const n of counts) {
-    // The memory check runs once, in the first phase.
-    const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 })) as Figures;
-    first = false;
-    const heap = f.leakEdits > 0 ? `${mib(f.heapBefore)} -> ${mib(f.heapAfter)} MiB over ${f.leakEdits}` : '-';
-    const sent = f.routeBytes < 1 << 20 ? `${(f.routeBytes / 1024).toFixed(1)} KiB` : `${mib(f.routeBytes)} MiB`;
-    console.log(
-      `${routeTable.padStart(11)} | ${String(n).padStart(7)} | ${median(f.snapshotMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.snapshotMs).toFixed(0)} ms | ${median(f.ackMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.ackMs).toFixed(0)} ms | ${f.fullMs.toFixed(0).padStart(8)} ms | ${f.firstMs.toFixed(0)} ms | ${sent} | ${mib(f.rss)} MiB | ${heap}`,
-    );
-    console.log(
-      `targets (${routeTable}, ${n} clients): save->snapshot p50 < 150 ms: ${met(median(f.snapshotMs) < 150)}; ${n >= 500 ? `save->last ACK p50 < 1 s: ${met(median(f.ackMs) < 1000)}; ` : ''}RSS < 400 MiB: ${met(f.rss < 400 * 1048576)}${
-        f.leakEdits > 0 ? `; heap growth over ${f.leakEdits} edits < 5%: ${met(f.heapAfter < f.heapBefore * 1.05)}` : ''
-      }`,
-    );
+  for (const routeTable of routeTables) {
+    for (const n of counts) {
+      // The memory check runs once, in the first phase.
+      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 })) as Figures;
+      first = false;
+      const heap = f.leakEdits > 0 ? `${mib(f.heapBefore)} -> ${mib(f.heapAfter)} MiB over ${f.leakEdits}` : '-';
+      const sent = f.routeBytes < 1 << 20 ? `${(f.routeBytes / 1024).toFixed(1)} KiB` : `${mib(f.routeBytes)} MiB`;
+      console.log(
+        `${routeTable.padStart(11)} | ${String(n).padStart(7)} | ${median(f.snapshotMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.snapshotMs).toFixed(0)} ms | ${median(f.ackMs).toFixed(0).padStart(12)} ms | ${Math.max(...f.ackMs).toFixed(0)} ms | ${f.fullMs.toFixed(0).padStart(8)} ms | ${f.firstMs.toFixed(0)} ms | ${sent} | ${mib(f.rss)} MiB | ${heap}`,
+      );
+      console.log(
+        `targets (${routeTable}, ${n} clients): save->snapshot p50 < 150 ms: ${met(median(f.snapshotMs) < 150)}; ${n >= 500 ? `save->last ACK p50 < 1 s: ${met(median(f.ackMs) < 1000)}; ` : ''}RSS < 400 MiB: ${met(f.rss < 400 * 1048576)}${
+          f.leakEdits > 0 ? `; heap growth over ${f.leakEdits} edits < 5%: ${met(f.heapAfter < f.heapBefore * 1.05)}` : ''
+        }`,
+      );
+    }
   }
 }
 

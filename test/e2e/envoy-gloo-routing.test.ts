@@ -8,7 +8,7 @@
  */
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { DEFAULT_OPTIONS, type CompileOptions, type Json } from '../../compiler/
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
+import { httpGet } from '../fixtures/http.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-gloo-routing.test.ts'));
@@ -100,18 +101,7 @@ test('the Gloo routes compile to Envoy routes in the order written (with or with
   }
 });
 
-function get(port: number, urlPath: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: urlPath, headers: { host: 'shop.example.com' }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (port: number, urlPath: string) => httpGet(port, 'shop.example.com', urlPath);
 
 describeWithEnvoy('Envoy routes Gloo manifests', () => {
   let dir: string;

@@ -11,7 +11,7 @@
  */
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import { meshPieces } from '../../compiler/xds/bootstrap.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
+import { httpGet } from '../fixtures/http.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-mesh.test.ts'));
@@ -83,18 +84,6 @@ test('the team bootstrap with the mesh pieces pasted passes the Envoy proto chec
   expect(verifyBootstrap(bootstrap).map(formatDiagnostic)).toEqual([]);
 });
 
-function get(port: number, host: string, urlPath: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: urlPath, headers: { host }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh', () => {
   let dir: string;
@@ -132,14 +121,14 @@ describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh
   });
 
   test("a Sluice host on the team's listener is routed to its upstream", async () => {
-    expect(await get(ports.sluice, 'shop.example.com', '/hello')).toEqual({ status: 200, body: 'sluice-upstream shop.example.com /hello' });
+    expect(await httpGet(ports.sluice, 'shop.example.com', '/hello')).toEqual({ status: 200, body: 'sluice-upstream shop.example.com /hello' });
   });
 
   test('a route with a fault: the filter came over ECDS and aborts', async () => {
-    expect((await get(ports.sluice, 'shop.example.com', '/teapot')).status).toBe(418);
+    expect((await httpGet(ports.sluice, 'shop.example.com', '/teapot')).status).toBe(418);
   });
 
   test("the team's own listener and host are untouched", async () => {
-    expect(await get(ports.own, 'team.example.com', '/x')).toEqual({ status: 200, body: 'team-upstream team.example.com /x' });
+    expect(await httpGet(ports.own, 'team.example.com', '/x')).toEqual({ status: 200, body: 'team-upstream team.example.com /x' });
   });
 });

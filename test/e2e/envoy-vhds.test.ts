@@ -9,7 +9,7 @@
  */
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import { adsBootstrap } from '../../compiler/xds/bootstrap.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
+import { httpGet } from '../fixtures/http.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-vhds.test.ts'));
@@ -55,18 +56,6 @@ test('the delta bootstrap VHDS needs passes the Envoy proto check (with or witho
   expect(verifyBootstrap(b).map(formatDiagnostic)).toEqual([]);
 });
 
-function get(port: number, host: string, urlPath: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: urlPath, headers: { host }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** Retries until `check` holds (an edit reaches Envoy some milliseconds after the save). */
 async function eventually(check: () => Promise<boolean>): Promise<void> {
@@ -107,15 +96,15 @@ describeWithEnvoy('an Envoy on delta ADS, routes over VHDS', () => {
   });
 
   test('every host is routed from the first request', async () => {
-    expect(await get(listenerPort, 'a.example.com', '/a/1')).toEqual({ status: 200, body: 'a.example.com /a/1' });
-    expect(await get(listenerPort, 'b.example.com', '/b/1')).toEqual({ status: 200, body: 'b.example.com /b/1' });
+    expect(await httpGet(listenerPort, 'a.example.com', '/a/1')).toEqual({ status: 200, body: 'a.example.com /a/1' });
+    expect(await httpGet(listenerPort, 'b.example.com', '/b/1')).toEqual({ status: 200, body: 'b.example.com /b/1' });
   });
 
   test("an edit of one host's route reaches Envoy; a removed host answers 404", async () => {
     writeFileSync(path.join(dir, 'a.yaml'), HOST('a', '/new'));
-    await eventually(async () => (await get(listenerPort, 'a.example.com', '/new/1')).status === 200);
-    expect((await get(listenerPort, 'a.example.com', '/a/1')).status).toBe(404);
+    await eventually(async () => (await httpGet(listenerPort, 'a.example.com', '/new/1')).status === 200);
+    expect((await httpGet(listenerPort, 'a.example.com', '/a/1')).status).toBe(404);
     rmSync(path.join(dir, 'b.yaml'));
-    await eventually(async () => (await get(listenerPort, 'b.example.com', '/b/1')).status === 404);
+    await eventually(async () => (await httpGet(listenerPort, 'b.example.com', '/b/1')).status === 404);
   }, 20_000);
 });
