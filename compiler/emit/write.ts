@@ -11,7 +11,7 @@ import { dumpYamlPieces } from './yaml.js';
 export type OutputFormat = 'yaml' | 'json';
 
 export function serialize(value: unknown, format: OutputFormat): string {
-  return serializePieces(value, format).join('');
+  return textOf(serializePieces(value, format));
 }
 
 /** A file's text as pieces to write in order: a 30 MiB bootstrap is never joined into one string (that string and its pieces at once were the compile's peak memory). */

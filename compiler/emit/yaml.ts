@@ -13,11 +13,7 @@ const OPTIONS = { lineWidth: -1, noRefs: true } as const;
 /** Nodes (containers and scalars) past which a container is written piece by piece. */
 export const PIECEWISE_NODES = 2000;
 
-export function dumpYaml(value: unknown, piecewiseNodes = PIECEWISE_NODES): string {
-  return dumpYamlPieces(value, piecewiseNodes).join('');
-}
-
-/** The same text as pieces, in order: a file can be written from them without ever holding it as one string. */
+/** The text as pieces, in order: a file can be written from them without ever holding it as one string. */
 export function dumpYamlPieces(value: unknown, piecewiseNodes = PIECEWISE_NODES): string[] {
   if (!isContainer(value) || isEmpty(value) || !larger(value, piecewiseNodes)) return [dump(value, OPTIONS)];
   const out: string[] = [];

@@ -20,7 +20,7 @@ export class VhdsMemo {
 }
 
 /** The VirtualHost resource name of virtual host `name` of route configuration `routeConfig`. */
-export function vhdsName(routeConfig: string, name: string): string {
+function vhdsName(routeConfig: string, name: string): string {
   return `${routeConfig}/${name}`;
 }
 

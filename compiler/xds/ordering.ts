@@ -36,8 +36,23 @@ export function clusterRefs(typeUrl: string, resource: Resource): readonly strin
 
 /** What a client holds of one type: the resources of the last response it ACKed, and of the one in flight. */
 export interface Held {
-  sent?: ReadonlyMap<string, Resource | undefined>;
-  acked?: ReadonlyMap<string, Resource | undefined>;
+  sent?: HeldSet;
+  acked?: HeldSet;
+}
+
+type HeldSet = ReadonlyMap<string, Resource | undefined>;
+
+const setRefs = new WeakMap<HeldSet, ReadonlySet<string>>();
+
+/** The clusters the resources of one held set name, once per set: clients that hold the same snapshot's map (SotW, VHDS) share it, and 10,000 virtual hosts are read once, not once per client. */
+function refsOfSet(typeUrl: string, set: HeldSet): ReadonlySet<string> {
+  let refs = setRefs.get(set);
+  if (!refs) {
+    const names = new Set<string>();
+    for (const r of set.values()) if (r) for (const c of clusterRefs(typeUrl, r)) names.add(c);
+    setRefs.set(set, (refs = names));
+  }
+  return refs;
 }
 
 /**
@@ -56,14 +71,13 @@ export class HeldRefs {
     });
     if (sets.length === this.key.length && sets.every(([, set], i) => set === this.key[i])) return this.refs;
     const refs = new Set<string>();
-    // Sent and ACKed are mostly the same resources: each is read once.
-    const seen = new Set<Resource>();
-    for (const [typeUrl, set] of sets)
-      for (const r of set?.values() ?? []) {
-        if (!r || seen.has(r)) continue;
-        seen.add(r);
-        for (const c of clusterRefs(typeUrl, r)) refs.add(c);
-      }
+    // Sent and ACKed are mostly the same map: each map is read once.
+    const seen = new Set<HeldSet>();
+    for (const [typeUrl, set] of sets) {
+      if (!set || seen.has(set)) continue;
+      seen.add(set);
+      for (const c of refsOfSet(typeUrl, set)) refs.add(c);
+    }
     this.key = sets.map(([, set]) => set);
     this.refs = refs;
     return refs;
