@@ -294,3 +294,27 @@ test('a file renamed over by an editor (write, rename) is read again', async () 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('identical documents in one file stay two resources across an edit of that file, each at its own line', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  try {
+    const svc = (name: string) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: default}\nspec:\n  ports: [{port: 80}]\n`;
+    const file = path.join(dir, 'svc.yaml');
+    const compiler = new Compiler(DEFAULT_OPTIONS);
+    const duplicates = async () => (await compiler.compile([dir])).diagnostics.filter((d) => d.message.startsWith('duplicate')).map((d) => `${d.line} ${d.message}`);
+    writeFileSync(file, `${svc('a')}---\n${svc('s')}---\n${svc('s')}`);
+    const before = await duplicates();
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatch(/^15 duplicate Service "s".*svc.yaml:7$/);
+    // The first document changes: the two copies are found again by their text, and keep their lines.
+    writeFileSync(path.join(dir, '.svc.yaml.tmp'), `${svc('b')}---\n${svc('s')}---\n${svc('s')}`);
+    renameSync(path.join(dir, '.svc.yaml.tmp'), file);
+    expect(await duplicates()).toEqual(before);
+    // One line added above them moves both.
+    writeFileSync(path.join(dir, '.svc.yaml.tmp'), `# services\n${svc('b')}---\n${svc('s')}---\n${svc('s')}`);
+    renameSync(path.join(dir, '.svc.yaml.tmp'), file);
+    expect((await duplicates())[0]).toMatch(/^16 duplicate Service "s".*svc.yaml:8$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -78,6 +78,12 @@ function sameStat(a: Stats, b: Stats): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 }
 
+/** A document chunk of a file and its validated resources. */
+interface FileChunk {
+  chunk: ParsedChunk;
+  validated: Validated;
+}
+
 /** One file as last read: its bytes, and what loading and validating them gave, chunk by chunk. */
 interface FileEntry {
   bytes: Buffer;
@@ -86,7 +92,7 @@ interface FileEntry {
   racy?: boolean;
   /** A file that cannot be read or parsed at all. */
   failed?: LoadResult;
-  chunks: Map<string, { chunk: ParsedChunk; validated: Validated }>;
+  chunks: FileChunk[];
 }
 
 export class Compiler {
@@ -120,7 +126,7 @@ export class Compiler {
       const entry = await this.file(file);
       files.set(file, entry);
       if (entry.failed) loadDiagnostics.push(...entry.failed.diagnostics);
-      for (const { chunk, validated: v } of entry.chunks.values()) {
+      for (const { chunk, validated: v } of entry.chunks) {
         loadDiagnostics.push(...chunk.loaded.diagnostics);
         validated.resources.push(...v.resources);
         validated.invalid.push(...v.invalid);
@@ -145,16 +151,16 @@ export class Compiler {
     if (known?.stat && stat && !known.racy && sameStat(known.stat, stat)) return known;
     const readAt = Date.now();
     const read = await readResourceFile(file);
-    if (!('bytes' in read)) return { bytes: Buffer.alloc(0), failed: read, chunks: new Map() };
+    if (!('bytes' in read)) return { bytes: Buffer.alloc(0), failed: read, chunks: [] };
     const checked = { stat, racy: !stat || stat.mtimeMs >= readAt - RACY_MS };
     if (known && known.bytes.equals(read.bytes)) return { ...known, ...checked };
     const binary = binaryFile(file, read.bytes);
-    if (binary) return { bytes: read.bytes, failed: binary, chunks: new Map() };
-    const previous = known?.chunks;
-    const chunks = new Map<string, { chunk: ParsedChunk; validated: Validated }>();
-    for (const chunk of parseChunks(file, read.bytes.toString('utf8'), previous && new Map([...previous].map(([k, v]) => [k, v.chunk])))) {
-      chunks.set(chunk.key, previous?.get(chunk.key) ?? { chunk, validated: validateDocuments(chunk.loaded.documents) });
-    }
+    if (binary) return { bytes: read.bytes, failed: binary, chunks: [] };
+    const previous = new Map(known?.chunks.map((c) => [c.chunk.text, c]));
+    const chunks = parseChunks(file, read.bytes.toString('utf8'), (text) => previous.get(text)?.chunk).map((chunk): FileChunk => {
+      const kept = previous.get(chunk.text);
+      return kept?.chunk === chunk ? kept : { chunk, validated: validateDocuments(chunk.loaded.documents) };
+    });
     // The bytes only tell the next run whether the file changed.
     return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, ...checked };
   }

@@ -191,27 +191,30 @@ export function parseText(file: string, text: string): LoadResult {
 
 /** What one document chunk of a file parsed to. */
 export interface ParsedChunk {
-  /** Its text, first line and first document index: the same key parses to the same documents. */
-  key: string;
+  /** Its text, first line and first document index: the same three parse to the same documents. */
+  text: string;
+  firstLine: number;
+  firstIndex: number;
   loaded: LoadResult;
   /** Index of the next chunk's first document. */
   next: number;
 }
 
 /**
- * A file's text, chunk by chunk (see splitDocuments). A chunk found in
- * `previous` under the same key is taken from there, not parsed again: an
- * edit to one resource of a large file re-parses that resource only.
+ * A file's text, chunk by chunk (see splitDocuments). A chunk that
+ * `previous` finds by its text, at the same line and document index, is
+ * taken from there, not parsed again: an edit to one resource of a large file
+ * re-parses that resource only. The text alone is the lookup key: a key built
+ * by concatenation would be flattened into a copy of the text when hashed.
  */
-export function parseChunks(file: string, text: string, previous?: ReadonlyMap<string, ParsedChunk>): ParsedChunk[] {
+export function parseChunks(file: string, text: string, previous?: (text: string) => ParsedChunk | undefined): ParsedChunk[] {
   const chunks: ParsedChunk[] = [];
   let index = 0;
   for (const chunk of splitDocuments(text)) {
-    const key = `${chunk.firstLine}:${index}:${chunk.text}`;
-    let parsed = previous?.get(key);
-    if (!parsed) {
+    let parsed = previous?.(chunk.text);
+    if (!parsed || parsed.firstLine !== chunk.firstLine || parsed.firstIndex !== index) {
       const loaded: LoadResult = { documents: [], diagnostics: [] };
-      parsed = { key, loaded, next: parseChunk(file, chunk.text, chunk.firstLine - 1, index, loaded) };
+      parsed = { text: chunk.text, firstLine: chunk.firstLine, firstIndex: index, loaded, next: parseChunk(file, chunk.text, chunk.firstLine - 1, index, loaded) };
     }
     chunks.push(parsed);
     index = parsed.next;
