@@ -24,5 +24,8 @@ ENTRYPOINT ["node"]
 # The control plane and the sidecars: production dependencies only.
 FROM build AS sluice
 RUN npm prune --omit=dev && npm cache clean --force
+# A fixed glibc mmap threshold: large xDS response buffers go back to the system when freed
+# instead of staying in the heap (compiler/xds/memory.ts says why; SERVE_MALLOC_ENV there).
+ENV MALLOC_MMAP_THRESHOLD_=131072
 USER node
 ENTRYPOINT ["node"]
