@@ -90,9 +90,10 @@ interface FileEntry {
   /** Its stat at that read, and whether it was modified too close to the read to trust it next time. */
   stat?: Stats;
   racy?: boolean;
-  /** A file that cannot be read or parsed at all. */
-  failed?: LoadResult;
   chunks: FileChunk[];
+  /** Its chunks' load diagnostics (or why the file could not be read or parsed) and validated resources, joined once per read, not per compile. */
+  loadDiagnostics: Diagnostic[];
+  validated: Validated;
 }
 
 export class Compiler {
@@ -125,13 +126,10 @@ export class Compiler {
     for (const file of listed.files) {
       const entry = await this.file(file);
       files.set(file, entry);
-      if (entry.failed) loadDiagnostics.push(...entry.failed.diagnostics);
-      for (const { chunk, validated: v } of entry.chunks) {
-        loadDiagnostics.push(...chunk.loaded.diagnostics);
-        validated.resources.push(...v.resources);
-        validated.invalid.push(...v.invalid);
-        validated.diagnostics.push(...v.diagnostics);
-      }
+      append(loadDiagnostics, entry.loadDiagnostics);
+      append(validated.resources, entry.validated.resources);
+      append(validated.invalid, entry.validated.invalid);
+      append(validated.diagnostics, entry.validated.diagnostics);
     }
     // Files gone from the input are forgotten, with what was made from them.
     this.files = files;
@@ -151,18 +149,26 @@ export class Compiler {
     if (known?.stat && stat && !known.racy && sameStat(known.stat, stat)) return known;
     const readAt = Date.now();
     const read = await readResourceFile(file);
-    if (!('bytes' in read)) return { bytes: Buffer.alloc(0), failed: read, chunks: [] };
+    if (!('bytes' in read)) return failedEntry(Buffer.alloc(0), read);
     const checked = { stat, racy: !stat || stat.mtimeMs >= readAt - RACY_MS };
     if (known && known.bytes.equals(read.bytes)) return { ...known, ...checked };
     const binary = binaryFile(file, read.bytes);
-    if (binary) return { bytes: read.bytes, failed: binary, chunks: [] };
+    if (binary) return failedEntry(read.bytes, binary);
     const previous = new Map(known?.chunks.map((c) => [c.chunk.text, c]));
     const chunks = parseChunks(file, read.bytes.toString('utf8'), (text) => previous.get(text)?.chunk).map((chunk): FileChunk => {
       const kept = previous.get(chunk.text);
       return kept?.chunk === chunk ? kept : { chunk, validated: validateDocuments(chunk.loaded.documents) };
     });
+    const joined: Validated = { resources: [], invalid: [], diagnostics: [] };
+    const loadDiagnostics: Diagnostic[] = [];
+    for (const { chunk, validated } of chunks) {
+      append(loadDiagnostics, chunk.loaded.diagnostics);
+      append(joined.resources, validated.resources);
+      append(joined.invalid, validated.invalid);
+      append(joined.diagnostics, validated.diagnostics);
+    }
     // The bytes only tell the next run whether the file changed.
-    return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, ...checked };
+    return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, loadDiagnostics, validated: joined, ...checked };
   }
 
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {
@@ -210,6 +216,16 @@ export class Compiler {
 }
 
 const NO_BYTES = Buffer.alloc(0);
+
+/** A file that cannot be read or parsed at all: its diagnostics only. */
+function failedEntry(bytes: Buffer, failed: LoadResult): FileEntry {
+  return { bytes, chunks: [], loadDiagnostics: failed.diagnostics, validated: { resources: [], invalid: [], diagnostics: [] } };
+}
+
+/** `target.push(...items)` without spreading a large array into arguments. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
 
 /** One full compile of `paths`. */
 export function compileFiles(paths: string[], options: CompileOptions): Promise<CompileResult> {

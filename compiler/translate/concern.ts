@@ -6,15 +6,15 @@
  * virtual host's output depends on that virtual host and on which concerns
  * are in use, nothing else, so translate can keep it while neither changes.
  */
-import type { Model, RouteIR, VirtualHostIR } from '../ir/model.js';
+import type { RouteIR, VirtualHostIR } from '../ir/model.js';
 import type { ClusterPair } from './clusters.js';
 import type { CompileOptions, Json } from './output.js';
 
 export interface HttpFilterConcern {
   /** Envoy filter name, e.g. `envoy.filters.http.jwt_authn`; the key of its per-virtual-host config. */
   readonly filterName: string;
-  /** Whether any virtual host uses it; only then is it in the chain and configures every virtual host. */
-  inUse(model: Model): boolean;
+  /** Whether this virtual host uses it. The concern is in use when any host does; only then is it in the chain and configures every virtual host. */
+  usedBy(vh: VirtualHostIR): boolean;
   /**
    * The filter when no virtual host uses it, doing nothing (none: a concern
    * without a filter). Mesh mode keeps every filter in the chain a team

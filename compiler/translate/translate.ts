@@ -25,6 +25,20 @@ import { emptyXdsSet, type CompileOptions, type Json, type XdsSet } from './outp
 import { routeConfiguration, virtualHost } from './routes.js';
 import { secretResources } from './tls.js';
 
+/** The concerns any virtual host uses; each host is asked once while its IR object is kept. */
+function concernsInUse(model: Model, concerns: readonly HttpFilterConcern[], memo: TranslateMemo): HttpFilterConcern[] {
+  let any = 0;
+  for (const vh of model.virtualHosts) {
+    let bits = memo.used.get(vh);
+    if (bits === undefined) {
+      bits = concerns.reduce((b, c, i) => (c.usedBy(vh) ? b | (1 << i) : b), 0);
+      memo.used.set(vh, bits);
+    }
+    any |= bits;
+  }
+  return concerns.filter((_, i) => any & (1 << i));
+}
+
 /** A virtual host's output, for the concerns in use when it was made. */
 interface VirtualHostEntry {
   usage: string;
@@ -35,6 +49,8 @@ interface VirtualHostEntry {
 
 export class TranslateMemo {
   readonly virtualHosts = new WeakMap<VirtualHostIR, VirtualHostEntry>();
+  /** Which concerns each virtual host uses, one bit per concern (in the order of the concerns it was asked for). */
+  readonly used = new WeakMap<VirtualHostIR, number>();
   readonly clusters = new WeakMap<UpstreamIR, ClusterPair>();
   readonly authConfigs = new WeakMap<AuthConfigIR, Json>();
   readonly graphqlApis = new WeakMap<GraphQLApiIR, Json>();
@@ -46,7 +62,7 @@ export class TranslateMemo {
 }
 
 export function translate(model: Model, options: CompileOptions, memo = new TranslateMemo(), concerns: readonly HttpFilterConcern[] = CONCERNS): XdsSet {
-  const inUse = concerns.filter((c) => c.inUse(model));
+  const inUse = concernsInUse(model, concerns, memo);
   const usage = inUse.map((c) => c.filterName).join(',');
   const jwtInUse = inUse.some((c) => c.filterName === JWT_FILTER_NAME);
 

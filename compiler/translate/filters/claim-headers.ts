@@ -27,7 +27,7 @@ export function claimHeaderNames(vh: VirtualHostIR): string[] {
 export const claimHeadersConcern: HttpFilterConcern = {
   filterName: HEADER_MUTATION_FILTER_NAME,
   // Asked of every host on every compile: no list is built for it.
-  inUse: (model) => model.virtualHosts.some((vh) => vh.jwt?.providers.some((p) => (p.claimsToHeaders?.length ?? 0) > 0)),
+  usedBy: (vh) => vh.jwt?.providers.some((p) => (p.claimsToHeaders?.length ?? 0) > 0) ?? false,
   // The filter's own config changes nothing: only virtual hosts with claim headers remove them.
   httpFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': `${TYPE}HeaderMutation` } }),
   // Without a host's mutations it changes nothing.

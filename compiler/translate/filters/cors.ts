@@ -4,7 +4,7 @@
  * route's CorsPolicy as per-filter config. The most specific one applies
  * whole: a route's policy replaces its virtual host's.
  */
-import type { CorsIR, Model } from '../../ir/model.js';
+import type { CorsIR, VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 
@@ -28,7 +28,7 @@ function corsPolicy(c: CorsIR): Json {
 
 export const corsConcern: HttpFilterConcern = {
   filterName: CORS_FILTER_NAME,
-  inUse: (model: Model) => model.virtualHosts.some((vh) => vh.cors || vh.routes.some((r) => r.options?.cors)),
+  usedBy: (vh: VirtualHostIR) => vh.cors !== undefined || vh.routes.some((r) => r.options?.cors),
   httpFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),
   // Without a CORS policy on the route or host the filter passes requests through.
   idleFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),

@@ -59,7 +59,7 @@ function extauthFilter(extra: Json = {}): Json {
 
 export const extauthConcern: HttpFilterConcern = {
   filterName: EXTAUTH_FILTER_NAME,
-  inUse: (model) => model.virtualHosts.some((vh) => vh.extauth),
+  usedBy: (vh) => vh.extauth !== undefined,
   // Only the sidecar may vouch for a user: elsewhere a client-sent x-user-id is dropped.
   // (Not on extauth hosts: Envoy applies route header removals after ext_authz added it.)
   requestHeadersToRemove: (vh) => (vh.extauth ? [] : [USER_ID_HEADER]),

@@ -4,7 +4,7 @@
  * filter-level config is empty, so clients cannot ask for faults with
  * x-envoy-fault-* headers.
  */
-import type { Model, RouteOptionsIR } from '../../ir/model.js';
+import type { RouteOptionsIR, VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 
@@ -27,7 +27,7 @@ function routeFault(f: NonNullable<RouteOptionsIR['faults']>): Json {
 
 export const faultConcern: HttpFilterConcern = {
   filterName: FAULT_FILTER_NAME,
-  inUse: (model: Model) => model.virtualHosts.some((vh) => vh.routes.some((r) => r.options?.faults)),
+  usedBy: (vh: VirtualHostIR) => vh.routes.some((r) => r.options?.faults),
   httpFilter: () => ({ name: FAULT_FILTER_NAME, typed_config: { '@type': TYPE } }),
   // Without a route's fault config the filter injects nothing.
   idleFilter: () => ({ name: FAULT_FILTER_NAME, typed_config: { '@type': TYPE } }),

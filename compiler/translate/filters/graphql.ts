@@ -53,6 +53,6 @@ export function compileApi(api: GraphQLApiIR): Json {
 
 export const graphqlConcern: HttpFilterConcern = {
   filterName: 'sluice.graphql',
-  inUse: (model) => model.virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql')),
+  usedBy: (vh) => vh.routes.some((r) => r.action.kind === 'graphql'),
   sidecarCluster: (options) => sidecarCluster(GRAPHQL_CLUSTER, options.graphqlAddress, false),
 };

@@ -88,7 +88,7 @@ export function jwtFilter(hosts: ReadonlyArray<{ name: string; providers: Readon
 
 export const jwtConcern: HttpFilterConcern = {
   filterName: JWT_FILTER_NAME,
-  inUse: (model) => model.virtualHosts.some((vh) => vh.jwt && vh.jwt.providers.length > 0),
+  usedBy: (vh) => (vh.jwt?.providers.length ?? 0) > 0,
   perVirtualHost: (vh) =>
     vh.jwt && vh.jwt.providers.length > 0 ? { '@type': `${TYPE}PerRouteConfig`, requirement_name: vh.name } : { '@type': `${TYPE}PerRouteConfig`, disabled: true },
   // Gloo's route option jwt.disable: no token is asked for on that route.

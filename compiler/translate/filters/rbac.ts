@@ -60,7 +60,7 @@ function policies(list: RbacPolicyIR[]): Record<string, Json> {
 
 export const rbacConcern: HttpFilterConcern = {
   filterName: RBAC_FILTER_NAME,
-  inUse: (model) => model.virtualHosts.some((vh) => vh.rbac && vh.rbac.policies.length > 0),
+  usedBy: (vh) => (vh.rbac?.policies.length ?? 0) > 0,
   perVirtualHost: (vh) => {
     const list = vh.rbac?.policies ?? [];
     if (list.length === 0) return { '@type': `${TYPE}RBACPerRoute` };
