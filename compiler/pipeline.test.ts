@@ -43,9 +43,9 @@ function render(rng: Random, kind: string, i: number, rt: Random): string {
     case 'RouteTable': {
       // Paths under the delegated /d (written or inherited), now and then outside it or nested (refs may cycle).
       const routes = Array.from({ length: 1 + rt.int(2) }, () =>
-        rt.chance(0.15)
+        rt.chance(0.08)
           ? `  - inheritablePathMatchers: true\n    delegateAction: {ref: {name: rt-${rt.int(4)}}}`
-          : `  - ${rt.chance(0.05) ? 'matchers: [{prefix: /x}]' : rt.chance(0.4) ? 'inheritablePathMatchers: true' : `matchers: [{prefix: /d/x${rt.int(3)}}]`}\n    routeAction: {single: {upstream: {name: up-${rt.int(3)}}}}`,
+          : `  - ${rt.chance(0.03) ? 'matchers: [{prefix: /x}]' : rt.chance(0.4) ? 'inheritablePathMatchers: true' : `matchers: [{prefix: /d/x${rt.int(3)}}]`}\n    routeAction: {single: {upstream: {name: up-${rt.int(3)}}}}`,
       ).join('\n');
       return `apiVersion: gateway.gateway.example/v1\nkind: RouteTable\nmetadata: {name: rt-${i}, namespace: default, labels: {team: t${rt.int(2)}}}\nspec:\n  weight: ${rt.int(3)}\n  routes:\n${routes}`;
     }
@@ -76,11 +76,14 @@ function render(rng: Random, kind: string, i: number, rt: Random): string {
       }
       if (rng.chance(0.3)) options.push(`      extauth: {configRef: {name: ac-${rng.int(3)}}}`);
       // A domain taken by another VirtualService now and then: an error, until the edit that moves it away.
-      const domain = rng.chance(0.1) ? 'shared.example' : `vs-${i}.example`;
+      const domain = rng.chance(0.04) ? 'shared.example' : `vs-${i}.example`;
       return `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: default}\nspec:\n  virtualHost:\n    domains: [${domain}]\n    routes:\n${routes}${options.length ? `\n    options:\n${options.join('\n')}` : ''}`;
     }
   }
 }
+
+/** How many of each kind the others reference (svc-0..3, up-0..2, ...): the kinds' initial counts. */
+const REFERENCED: Record<string, number> = { Service: 4, Upstream: 3, Secret: 3, AuthConfig: 3, VirtualService: 8 };
 
 class World {
   /** file name -> its documents */
@@ -98,8 +101,7 @@ class World {
   ) {
     this.rt = new Random(seed + 1);
     for (let f = 0; f < 3; f++) this.files.set(this.newFileName(), []);
-    const kinds: [string, number][] = [['Service', 4], ['Upstream', 3], ['Secret', 3], ['AuthConfig', 3], ['VirtualService', 8]];
-    for (const [kind, n] of kinds) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
+    for (const [kind, n] of Object.entries(REFERENCED)) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
     GRAPHQL.forEach((text, i) => this.add({ key: `graphql/${i}`, text }));
     for (let i = 0; i < 3; i++) this.files.get(this.rt.pick([...this.files.keys()]))!.push({ key: `RouteTable/${i}`, text: render(this.rt, 'RouteTable', i, this.rt) });
   }
@@ -116,10 +118,41 @@ class World {
     return [...this.files].flatMap(([file, docs]) => docs.map((doc, index) => ({ file, doc, index })));
   }
 
-  /** One random edit, now and then with a RouteTable edit too; returns what it did, for the failure message. */
+  /** One random edit, now and then with a RouteTable edit too, or a repair; returns what it did, for the failure message. */
   edit(): string {
+    if (this.rng.chance(0.2)) return this.heal();
     const other = this.editOther();
     return this.rt.chance(0.3) ? `${other}; ${this.editRouteTable()}` : other;
+  }
+
+  /**
+   * Repairs the world in one edit: duplicates and broken files go, every
+   * resource the others reference is there, and what names a missing port,
+   * a shared domain, a cycle or a path outside its prefix is written out.
+   * Random edits pile errors up faster than they undo them; without this the
+   * world soon never compiles and the snapshots are never compared.
+   */
+  private heal(): string {
+    this.broken.clear();
+    const seen = new Set<string>();
+    for (const [file, docs] of this.files) this.files.set(file, docs.filter((d) => !seen.has(d.key) && Boolean(seen.add(d.key))));
+    const missing = [
+      ...Object.entries(REFERENCED).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => `${kind}/${i}`)),
+      ...GRAPHQL.map((_, i) => `graphql/${i}`),
+      ...Array.from({ length: 4 }, (_, i) => `RouteTable/${i}`),
+    ].filter((key) => !seen.has(key));
+    for (const key of missing) {
+      const [kind, i] = key.split('/');
+      this.add({ key, text: kind === 'graphql' ? GRAPHQL[Number(i)]! : kind === 'RouteTable' ? '' : render(this.rng, kind!, Number(i), this.rt) });
+    }
+    for (const { doc } of this.all()) {
+      const [kind, i] = doc.key.split('/');
+      if (kind === 'RouteTable') doc.text = `apiVersion: gateway.gateway.example/v1\nkind: RouteTable\nmetadata: {name: rt-${i}, namespace: default, labels: {team: t${Number(i) % 2}}}\nspec:\n  routes:\n  - matchers: [{prefix: /d/x${i}}]\n    routeAction: {single: {upstream: {name: up-0}}}`;
+      if (kind === 'VirtualService') doc.text = doc.text.replace('shared.example', `vs-${i}.example`).replaceAll('port: 9090}', 'port: 8080}');
+      if (kind === 'Secret' && !doc.text.includes('password:')) doc.text += '  password: pw-0\n';
+      if (kind === 'graphql') doc.text = doc.text.replace('FetchUser(', 'GetUser(');
+    }
+    return `heal (${missing.length ? `add ${missing.join(', ')}` : 'nothing missing'})`;
   }
 
   private editRouteTable(): string {
@@ -145,11 +178,18 @@ class World {
       this.broken.delete(file);
       return `fix ${file}`;
     }
+    const renamed = docs.find((d) => d.doc.text.includes('FetchUser('));
+    if (renamed && rng.chance(0.5)) {
+      renamed.doc.text = renamed.doc.text.replace('FetchUser(', 'GetUser(');
+      return 'graphql: rename the user API query back';
+    }
     const one = rng.pick(docs);
     switch (what) {
       case 'add': {
         const kind = rng.pick(['Service', 'Upstream', 'Secret', 'AuthConfig', 'VirtualService']);
-        const i = rng.int(12);
+        // Mostly one that is missing among those others reference (a fix after a delete); now and then any, a duplicate if it exists.
+        const missing = Array.from({ length: REFERENCED[kind]! }, (_, i) => i).filter((i) => !docs.some((d) => d.doc.key === `${kind}/${i}`));
+        const i = missing.length > 0 && rng.chance(0.8) ? rng.pick(missing) : rng.int(12);
         this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
         return `add ${kind}/${i} (a duplicate if it exists)`;
       }
@@ -245,7 +285,7 @@ test.each([
       expect({ history, result: incremental }).toEqual({ history, result: full });
     }
     // The generator must reach both outcomes, or the test proves little.
-    expect(succeeded).toBeGreaterThan(STEPS / 10);
+    expect(succeeded).toBeGreaterThan(STEPS / 4);
     expect(succeeded).toBeLessThan(STEPS + 1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
