@@ -1,5 +1,6 @@
 import { formatDiagnostic } from '../diagnostics.js';
 import { parseText } from '../load/load.js';
+import { SCHEMAS } from './schemas/kinds.js';
 import { validateDocuments } from './validate.js';
 
 function validate(text: string) {
@@ -85,4 +86,20 @@ test('Secret data must be base64', () => {
   const { diagnostics } = validate('apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  password: "not base64!"\n');
   expect(diagnostics[0].field).toBe('data.password');
   expect(diagnostics[0].hint).toMatch(/stringData/);
+});
+
+test('every kind of every apiVersion has a schema that compiles (each is compiled when first used, so this asks for all)', () => {
+  for (const [apiVersion, kinds] of Object.entries(SCHEMAS)) {
+    for (const kind of Object.keys(kinds)) {
+      const { resources, diagnostics } = validate(`apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: {name: x, namespace: ns}\nspec: {}\n`);
+      // An empty spec is valid for some kinds and not for others; either way a schema ran and answered.
+      expect(resources.length + diagnostics.length).toBeGreaterThan(0);
+    }
+  }
+});
+
+test('an apiVersion or kind that names a property of every object finds no schema', () => {
+  const { resources, diagnostics } = validate('apiVersion: constructor\nkind: name\nmetadata: {name: x}\nspec: {}\n');
+  expect(resources).toEqual([]);
+  expect(diagnostics[0]!.message).toMatch(/apiVersion/);
 });

@@ -22,20 +22,24 @@ export interface Resource<Spec = Record<string, unknown>> {
   origin: Origin;
 }
 
-let validators: Map<string, ValidateFunction> | undefined;
+let ajv: Ajv | undefined;
+const validators = new Map<string, ValidateFunction | undefined>();
 
+/** The schema check of one apiVersion and kind, compiled when first asked for: an input with three kinds pays for three schemas, not all of them. */
 function validatorFor(apiVersion: string, kind: string): ValidateFunction | undefined {
-  if (!validators) {
+  const key = `${apiVersion}|${kind}`;
+  if (validators.has(key)) return validators.get(key);
+  // Own keys only: an apiVersion or kind such as `constructor` must find nothing.
+  const kinds = Object.hasOwn(SCHEMAS, apiVersion) ? SCHEMAS[apiVersion] : undefined;
+  const schema = kinds && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
+  if (schema && !ajv) {
     // strictRequired off: exactly-one choices name their members in `oneOf` branches.
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
-    const compiled = new Map<string, ValidateFunction>();
-    for (const [version, kinds] of Object.entries(SCHEMAS)) {
-      for (const [k, schema] of Object.entries(kinds)) compiled.set(`${version}|${k}`, ajv.compile(schema));
-    }
-    validators = compiled;
   }
-  return validators.get(`${apiVersion}|${kind}`);
+  const validate = schema ? ajv!.compile(schema) : undefined;
+  validators.set(key, validate);
+  return validate;
 }
 
 /** A document that failed its schema but is named: its other fields can still be checked for references. */
