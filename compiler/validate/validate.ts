@@ -23,22 +23,23 @@ export interface Resource<Spec = Record<string, unknown>> {
 }
 
 let ajv: Ajv | undefined;
-const validators = new Map<string, ValidateFunction | undefined>();
+const validators = new Map<string, ValidateFunction>();
 
 /** The schema check of one apiVersion and kind, compiled when first asked for: an input with three kinds pays for three schemas, not all of them. */
 function validatorFor(apiVersion: string, kind: string): ValidateFunction | undefined {
   const key = `${apiVersion}|${kind}`;
-  if (validators.has(key)) return validators.get(key);
+  let validate = validators.get(key);
+  if (validate) return validate;
   // Own keys only: an apiVersion or kind such as `constructor` must find nothing.
   const kinds = Object.hasOwn(SCHEMAS, apiVersion) ? SCHEMAS[apiVersion] : undefined;
   const schema = kinds && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
-  if (schema && !ajv) {
+  if (!schema) return undefined;
+  if (!ajv) {
     // strictRequired off: exactly-one choices name their members in `oneOf` branches.
     ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
   }
-  const validate = schema ? ajv!.compile(schema) : undefined;
-  validators.set(key, validate);
+  validators.set(key, (validate = ajv.compile(schema)));
   return validate;
 }
 
