@@ -10,6 +10,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { Random } from '../test/fuzz/mutate.js';
 import { formatDiagnostic } from './diagnostics.js';
 import { Compiler } from './pipeline.js';
@@ -354,6 +356,39 @@ test('identical documents in one file stay two resources across an edit of that 
     writeFileSync(path.join(dir, '.svc.yaml.tmp'), `# services\n${svc('b')}---\n${svc('s')}---\n${svc('s')}`);
     renameSync(path.join(dir, '.svc.yaml.tmp'), file);
     expect((await duplicates())[0]).toMatch(/^16 duplicate Service "s".*svc.yaml:8$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('edits to different documents of one large file do not keep its earlier texts alive', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const retained = async () => {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  try {
+    const vs = (i: number, prefix: string) => `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: default}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example]\n    routes:\n      - matchers: [{prefix: ${prefix}}]\n        routeAction: {single: {upstream: {name: up}}}\n`;
+    const upstream = 'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up, namespace: default}\nspec:\n  static: {hosts: [{addr: 10.0.0.1, port: 80}]}\n';
+    const file = path.join(dir, 'all.yaml');
+    const text = (edited: number) => [upstream, ...Array.from({ length: 1000 }, (_, i) => vs(i, i === edited ? `/edited-${i}` : '/'))].join('---\n');
+    writeFileSync(file, text(-1));
+    const compiler = new Compiler(DEFAULT_OPTIONS);
+    expect((await compiler.compile([dir])).xds).toBeDefined();
+    const before = await retained();
+    const edits = 100;
+    for (let e = 0; e < edits; e++) {
+      writeFileSync(path.join(dir, '.all.yaml.tmp'), text(e));
+      renameSync(path.join(dir, '.all.yaml.tmp'), file);
+      expect((await compiler.compile([dir])).xds).toBeDefined();
+    }
+    // Keeping each earlier text would cost the file's size per edit; what an edit itself leaves (memo entries) is far less.
+    const fileBytes = text(-1).length;
+    expect((await retained()) - before).toBeLessThan((edits * fileBytes) / 4);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

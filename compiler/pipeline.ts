@@ -155,7 +155,7 @@ export class Compiler {
     const binary = binaryFile(file, read.bytes);
     if (binary) return failedEntry(read.bytes, binary);
     const previous = new Map(known?.chunks.map((c) => [c.chunk.text, c]));
-    const chunks = parseChunks(file, read.bytes.toString('utf8'), (text) => previous.get(text)?.chunk).map((chunk): FileChunk => {
+    const chunks = parseChunks(file, read.bytes.toString('utf8'), this.incremental ? (text) => previous.get(text)?.chunk : undefined).map((chunk): FileChunk => {
       const kept = previous.get(chunk.text);
       return kept?.chunk === chunk ? kept : { chunk, validated: validateDocuments(chunk.loaded.documents) };
     });

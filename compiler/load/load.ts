@@ -214,12 +214,26 @@ export function parseChunks(file: string, text: string, previous?: (text: string
     let parsed = previous?.(chunk.text);
     if (!parsed || parsed.firstLine !== chunk.firstLine || parsed.firstIndex !== index) {
       const loaded: LoadResult = { documents: [], diagnostics: [] };
-      parsed = { text: chunk.text, firstLine: chunk.firstLine, firstIndex: index, loaded, next: parseChunk(file, chunk.text, chunk.firstLine - 1, index, loaded) };
+      // Only a chunk that may be kept for a next run (there is a `previous`) needs its own copy.
+      const own = previous ? detached(chunk.text) : chunk.text;
+      parsed = { text: own, firstLine: chunk.firstLine, firstIndex: index, loaded, next: parseChunk(file, own, chunk.firstLine - 1, index, loaded) };
     }
     chunks.push(parsed);
     index = parsed.next;
   }
   return chunks;
+}
+
+/**
+ * A copy of `text` that keeps nothing else alive. A slice of a string may
+ * hold the whole string it was cut from (V8 makes it a view), and a kept chunk
+ * outlives its file's text: without the copy, each edit would leave the whole
+ * previous text of the file alive for as long as any of its chunks is kept
+ * (300 edits of different documents of one 0.6 MiB file kept 190 MiB).
+ * Concatenating makes a new string, which the slice then copies out of.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 /**
