@@ -25,7 +25,7 @@ ENTRYPOINT ["node"]
 FROM build AS sluice
 RUN npm prune --omit=dev && npm cache clean --force
 # A fixed glibc mmap threshold: large xDS response buffers go back to the system when freed
-# instead of staying in the heap (compiler/xds/memory.ts says why; SERVE_MALLOC_ENV there).
+# instead of staying in the heap (compiler/xds/memory.ts says why).
 ENV MALLOC_MMAP_THRESHOLD_=131072
 USER node
 ENTRYPOINT ["node"]

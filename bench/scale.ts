@@ -31,7 +31,7 @@ import { pino } from 'pino';
 import { TYPE_URL } from '../protos/contract.js';
 import { Compiler } from '../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
-import { SERVE_MALLOC_ENV } from '../compiler/xds/memory.js';
+import { serveEnvironment } from '../compiler/xds/memory.js';
 import { ControlPlane, type CompileOutcome } from '../compiler/xds/control.js';
 import { XdsServer } from '../compiler/xds/server.js';
 import { SnapshotEncoder } from '../compiler/xds/snapshot.js';
@@ -198,7 +198,7 @@ export async function run(args: string[]): Promise<void> {
   for (const routeTable of routeTables) {
     for (const n of counts) {
       // The memory check runs once, in the first phase.
-      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: { ...SERVE_MALLOC_ENV, ...process.env } })) as Figures;
+      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: serveEnvironment() })) as Figures;
       first = false;
       const heap = f.leakEdits > 0 ? `${mib(f.heapBefore)} -> ${mib(f.heapAfter)} MiB over ${f.leakEdits}` : '-';
       const sent = f.routeBytes < 1 << 20 ? `${(f.routeBytes / 1024).toFixed(1)} KiB` : `${mib(f.routeBytes)} MiB`;

@@ -29,7 +29,7 @@ import { pino } from 'pino';
 import { AdsClient } from '../test/xds/ads-client.js';
 import { TYPE_URL } from '../protos/contract.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
-import { SERVE_MALLOC_ENV } from '../compiler/xds/memory.js';
+import { serveEnvironment } from '../compiler/xds/memory.js';
 import { ControlPlane } from '../compiler/xds/control.js';
 import { discoveryTypes } from '../protos/discovery.js';
 import { XdsServer } from '../compiler/xds/server.js';
@@ -341,7 +341,7 @@ export async function run(args: string[]): Promise<void> {
   let header = false;
   for (const protocol of protocols) {
     for (const n of counts) {
-      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, protocol, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...SERVE_MALLOC_ENV, ...process.env } })) as Figures;
+      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, protocol, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: serveEnvironment() })) as Figures;
       if (!header) {
         console.log(f.summary);
         console.log('protocol | clients | all ACKed (median of 5 rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | peak server RSS | retained per client');

@@ -121,15 +121,13 @@ export class Compiler {
   async compile(paths: string[]): Promise<CompileResult> {
     const listed = await listInputFiles(paths);
     const loadDiagnostics = [...listed.diagnostics];
-    const validated: Validated = { resources: [], invalid: [], diagnostics: [] };
+    const validated = emptyValidated();
     const files = new Map<string, FileEntry>();
     for (const file of listed.files) {
       const entry = await this.file(file);
       files.set(file, entry);
       append(loadDiagnostics, entry.loadDiagnostics);
-      append(validated.resources, entry.validated.resources);
-      append(validated.invalid, entry.validated.invalid);
-      append(validated.diagnostics, entry.validated.diagnostics);
+      appendValidated(validated, entry.validated);
     }
     // Files gone from the input are forgotten, with what was made from them.
     this.files = files;
@@ -159,13 +157,11 @@ export class Compiler {
       const kept = previous.get(chunk.text);
       return kept?.chunk === chunk ? kept : { chunk, validated: validateDocuments(chunk.loaded.documents) };
     });
-    const joined: Validated = { resources: [], invalid: [], diagnostics: [] };
+    const joined = emptyValidated();
     const loadDiagnostics: Diagnostic[] = [];
     for (const { chunk, validated } of chunks) {
       append(loadDiagnostics, chunk.loaded.diagnostics);
-      append(joined.resources, validated.resources);
-      append(joined.invalid, validated.invalid);
-      append(joined.diagnostics, validated.diagnostics);
+      appendValidated(joined, validated);
     }
     // The bytes only tell the next run whether the file changed.
     return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, loadDiagnostics, validated: joined, ...checked };
@@ -219,7 +215,17 @@ const NO_BYTES = Buffer.alloc(0);
 
 /** A file that cannot be read or parsed at all: its diagnostics only. */
 function failedEntry(bytes: Buffer, failed: LoadResult): FileEntry {
-  return { bytes, chunks: [], loadDiagnostics: failed.diagnostics, validated: { resources: [], invalid: [], diagnostics: [] } };
+  return { bytes, chunks: [], loadDiagnostics: failed.diagnostics, validated: emptyValidated() };
+}
+
+function emptyValidated(): Validated {
+  return { resources: [], invalid: [], diagnostics: [] };
+}
+
+function appendValidated(target: Validated, source: Validated): void {
+  append(target.resources, source.resources);
+  append(target.invalid, source.invalid);
+  append(target.diagnostics, source.diagnostics);
 }
 
 /** `target.push(...items)` without spreading a large array into arguments. */

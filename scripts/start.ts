@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { SERVE_MALLOC_ENV } from '../compiler/xds/memory.js';
+import { serveEnvironment } from '../compiler/xds/memory.js';
 import { findEnvoy } from '../test/fixtures/envoy.js';
 import { ENVOY_IMAGE, servicePortKey, syncCopy, writeLocalResources } from './start-local.js';
 import { curl, describeExpected, SCENARIOS } from './start-scenarios.js';
@@ -71,7 +71,7 @@ class Stack {
   start(name: string, command: string, args: string[], onLine?: (line: string) => void): ChildProcess {
     // Its own process group: Ctrl-C reaches this script only, which stops the components in order.
     // The malloc setting serve runs with (a value already in the environment wins).
-    const child = spawn(command, args, { cwd: ROOT, env: { ...SERVE_MALLOC_ENV, ...process.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, { cwd: ROOT, env: serveEnvironment(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const prefix = `${name.padEnd(this.width)}| `;
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => {

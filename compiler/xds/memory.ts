@@ -9,4 +9,9 @@
  * an mmap: RSS after 500 clients' first sync of 10,000 virtual hosts fell from
  * about 650 to 470 MiB (docs/xds.md).
  */
-export const SERVE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+const SERVE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+
+/** This process's environment with the malloc setting added for a server it starts; a value already set wins. */
+export function serveEnvironment(): NodeJS.ProcessEnv {
+  return { ...SERVE_MALLOC_ENV, ...process.env };
+}

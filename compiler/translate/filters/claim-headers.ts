@@ -26,7 +26,7 @@ export function claimHeaderNames(vh: VirtualHostIR): string[] {
 
 export const claimHeadersConcern: HttpFilterConcern = {
   filterName: HEADER_MUTATION_FILTER_NAME,
-  // Asked of every host on every compile: no list is built for it.
+  // Asked once of each host while its IR object is kept: no list is built for it.
   usedBy: (vh) => vh.jwt?.providers.some((p) => (p.claimsToHeaders?.length ?? 0) > 0) ?? false,
   // The filter's own config changes nothing: only virtual hosts with claim headers remove them.
   httpFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': `${TYPE}HeaderMutation` } }),
