@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CompileOptions, XdsSet } from '../translate/output.js';
 import { staticBootstrap } from './bootstrap.js';
-import { dumpYamlPieces } from './yaml.js';
+import { yamlPieces } from './yaml.js';
 
 export type OutputFormat = 'yaml' | 'json';
 
@@ -14,16 +14,24 @@ export function serialize(value: unknown, format: OutputFormat): string {
   return textOf(serializePieces(value, format));
 }
 
-/** A file's text as pieces to write in order: a 30 MiB bootstrap is never joined into one string (that string and its pieces at once were the compile's peak memory). */
-export type FileText = readonly string[];
+/**
+ * A file's text as pieces to write in order, made anew each time it is
+ * iterated: a 30 MiB bootstrap is never joined into one string, and its
+ * pieces are made as the file is written, so they are never all in memory
+ * at once either (they were the compile's peak memory).
+ */
+export interface FileText extends Iterable<string> {
+  /** Written owner-only: it holds the LDAP service-account passwords or TLS private keys. */
+  readonly secret?: boolean;
+}
 
-function serializePieces(value: unknown, format: OutputFormat): FileText {
-  return format === 'json' ? [`${JSON.stringify(value, null, 2)}\n`] : dumpYamlPieces(value);
+function serializePieces(value: unknown, format: OutputFormat, secret = false): FileText {
+  return { secret, [Symbol.iterator]: () => (format === 'json' ? [`${JSON.stringify(value, null, 2)}\n`][Symbol.iterator]() : yamlPieces(value)) };
 }
 
 /** The whole text of a file (small files, tests, stdout). */
 export function textOf(text: FileText): string {
-  return text.join('');
+  return [...text].join('');
 }
 
 export interface EmittedFiles {
@@ -33,8 +41,9 @@ export interface EmittedFiles {
 
 export function renderOutput(set: XdsSet, options: CompileOptions, format: OutputFormat): EmittedFiles {
   return {
-    [`envoy.${format}`]: serializePieces(staticBootstrap(set, options), format),
-    'extauth.json': serializePieces({ resources: [...set.authConfigs.values()] }, 'json'),
+    // Its Secrets are static ones, private keys and all.
+    [`envoy.${format}`]: serializePieces(staticBootstrap(set, options), format, [...set.secrets.values()].some((s) => s.tls_certificate)),
+    'extauth.json': serializePieces({ resources: [...set.authConfigs.values()] }, 'json', true),
     'graphql.json': serializePieces({ resources: [...set.graphqlApis.values()] }, 'json'),
   };
 }
@@ -54,20 +63,23 @@ function redactKey(secret: Record<string, unknown>): Record<string, unknown> {
   return cert ? { ...secret, tls_certificate: { ...cert, private_key: { inline_string: '<redacted>' } } } : secret;
 }
 
-/** Files that carry secrets: the LDAP service-account passwords, a static bootstrap with TLS private keys (its Secrets' `private_key`). */
-function secretFile(name: string, text: FileText): boolean {
-  // A key is written whole within one piece (pieces are whole entries).
-  return name === 'extauth.json' || (name.startsWith('envoy.') && text.some((piece) => piece.includes('private_key')));
-}
+/**
+ * The pieces joined 32 Ki characters at a time: one write per batch, never
+ * the whole file as one string. Batches stay under V8's regular object size
+ * (128 KiB, a two-byte string of 64 Ki characters): larger strings are
+ * allocated in the old generation, where each one lives until a full
+ * collection. Mebibyte batches made a 31 MiB bootstrap grow the heap by
+ * about 90 MiB while it was written.
+ */
+const BATCH_CHARACTERS = 32 * 1024;
 
-/** The pieces joined a mebibyte at a time: one write per batch, never the whole file as one string. */
 function* batches(text: FileText): Generator<string> {
   let batch: string[] = [];
   let size = 0;
   for (const piece of text) {
     batch.push(piece);
     size += piece.length;
-    if (size < 1 << 20) continue;
+    if (size < BATCH_CHARACTERS) continue;
     yield batch.join('');
     batch = [];
     size = 0;
@@ -83,7 +95,7 @@ export async function writeFiles(dir: string, files: EmittedFiles, stale: string
   for (const [name, text] of Object.entries(files)) {
     const target = path.join(dir, name);
     const tmp = `${target}.tmp-${process.pid}`;
-    await fs.writeFile(tmp, batches(text), { mode: secretFile(name, text) ? 0o600 : 0o644 });
+    await fs.writeFile(tmp, batches(text), { mode: text.secret ? 0o600 : 0o644 });
     await fs.rename(tmp, target);
     written.push(target);
   }

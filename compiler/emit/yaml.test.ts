@@ -4,9 +4,9 @@ import { dump } from 'js-yaml';
 import { compileFiles } from '../pipeline.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { staticBootstrap } from './bootstrap.js';
-import { dumpYamlPieces } from './yaml.js';
+import { yamlPieces } from './yaml.js';
 
-const dumpYaml = (value: unknown, limit: number) => dumpYamlPieces(value, limit).join('');
+const dumpYaml = (value: unknown, limit: number) => [...yamlPieces(value, limit)].join('');
 
 const jsYaml = (v: unknown) => dump(v, { lineWidth: -1, noRefs: true });
 

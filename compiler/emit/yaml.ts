@@ -13,12 +13,10 @@ const OPTIONS = { lineWidth: -1, noRefs: true } as const;
 /** Nodes (containers and scalars) past which a container is written piece by piece. */
 export const PIECEWISE_NODES = 2000;
 
-/** The text as pieces, in order: a file can be written from them without ever holding it as one string. */
-export function dumpYamlPieces(value: unknown, piecewiseNodes = PIECEWISE_NODES): string[] {
-  if (!isContainer(value) || isEmpty(value) || !larger(value, piecewiseNodes)) return [dump(value, OPTIONS)];
-  const out: string[] = [];
-  block(value, 0, out, piecewiseNodes);
-  return out;
+/** The text as pieces, in order, each made when it is asked for: a file is written from them without its text ever being in memory whole, or even all its pieces. */
+export function* yamlPieces(value: unknown, piecewiseNodes = PIECEWISE_NODES): Generator<string> {
+  if (!isContainer(value) || isEmpty(value) || !larger(value, piecewiseNodes)) yield dump(value, OPTIONS);
+  else yield* block(value, 0, piecewiseNodes);
 }
 
 type Container = Record<string, unknown> | unknown[];
@@ -51,15 +49,17 @@ function indented(text: string, indent: number): string {
 }
 
 /** A non-empty container's block at `indent`: a large child is written the same way, the others by js-yaml. */
-function block(value: Container, indent: number, out: string[], limit: number): void {
+function* block(value: Container, indent: number, limit: number): Generator<string> {
   if (Array.isArray(value)) {
     for (const item of value) {
       if (isContainer(item) && !Array.isArray(item) && !isEmpty(item) && larger(item, limit)) {
         // `- ` takes the place of the first entry's indentation; the others sit under it.
-        const start = out.length;
-        block(item, indent + 2, out, limit);
-        out[start] = `${' '.repeat(indent)}- ${out[start]!.slice(indent + 2)}`;
-      } else out.push(indented(dump([item], OPTIONS), indent));
+        let first = true;
+        for (const piece of block(item, indent + 2, limit)) {
+          yield first ? `${' '.repeat(indent)}- ${piece.slice(indent + 2)}` : piece;
+          first = false;
+        }
+      } else yield indented(dump([item], OPTIONS), indent);
     }
     return;
   }
@@ -67,9 +67,9 @@ function block(value: Container, indent: number, out: string[], limit: number): 
     if (isContainer(child) && !isEmpty(child) && larger(child, limit)) {
       // The key as js-yaml writes it (quoted when it must be).
       const line = dump({ [key]: null }, OPTIONS);
-      out.push(`${' '.repeat(indent)}${line.slice(0, line.length - ' null\n'.length)}\n`);
+      yield `${' '.repeat(indent)}${line.slice(0, line.length - ' null\n'.length)}\n`;
       // A mapping's entries and a sequence's `- ` both sit two spaces in.
-      block(child, indent + 2, out, limit);
-    } else out.push(indented(dump({ [key]: child }, OPTIONS), indent));
+      yield* block(child, indent + 2, limit);
+    } else yield indented(dump({ [key]: child }, OPTIONS), indent);
   }
 }

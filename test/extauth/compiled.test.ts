@@ -3,7 +3,7 @@
  * the virtual host's ext_authz config_ref) drives sluice-extauth started with
  * the same command line flags as the binary, against a real slapd.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -66,6 +66,9 @@ beforeAll(async () => {
   expect(result.diagnostics).toEqual([]);
   const out = path.join(dir, 'out');
   await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
+  // The service-account password is in extauth.json: owner-only. The bootstrap has no TLS key: the umask decides.
+  expect((await stat(path.join(out, 'extauth.json'))).mode & 0o777).toBe(0o600);
+  expect((await stat(path.join(out, 'envoy.json'))).mode & 0o777).toBe(0o644 & ~process.umask());
   // What Envoy would send as context_extensions, per virtual host, read from the emitted bootstrap.
   const bootstrap = JSON.parse(await readFile(path.join(out, 'envoy.json'), 'utf8')) as Json;
   configRefs = {};

@@ -5,7 +5,7 @@
  */
 import { isError, REPORT_LIMIT, renderDiagnostics } from '../../compiler/diagnostics.js';
 import { staticBootstrap } from '../../compiler/emit/bootstrap.js';
-import { renderOutput } from '../../compiler/emit/write.js';
+import { renderOutput, textOf } from '../../compiler/emit/write.js';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
@@ -45,8 +45,8 @@ export async function checkInput(dir: string): Promise<{ ok: boolean; findings: 
       try {
         const bootstrap = staticBootstrap(set, DEFAULT_OPTIONS);
         for (const d of verifyBootstrap(bootstrap)) findings.push({ problem: 'verifier refusal', detail: `${d.field ?? ''}: ${d.message}`.slice(0, 200) });
-        renderOutput(set, DEFAULT_OPTIONS, 'yaml');
-        renderOutput(set, DEFAULT_OPTIONS, 'json');
+        // The files are made as they are read.
+        for (const format of ['yaml', 'json'] as const) for (const text of Object.values(renderOutput(set, DEFAULT_OPTIONS, format))) textOf(text);
       } catch (err) {
         findings.push(crash(err));
       }
