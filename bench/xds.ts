@@ -22,14 +22,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { AdsClient } from '../test/xds/ads-client.js';
 import { TYPE_URL } from '../protos/contract.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
-import { serveEnvironment } from '../compiler/xds/memory.js';
+import { fullCollection, serveEnvironment } from '../compiler/xds/memory.js';
 import { ControlPlane } from '../compiler/xds/control.js';
 import { discoveryTypes } from '../protos/discovery.js';
 import { XdsServer } from '../compiler/xds/server.js';
@@ -205,8 +203,7 @@ export const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
  * give the per-client figure.
  */
 export async function settledMemory(): Promise<{ rss: number; retained: number }> {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
+  const gc = fullCollection();
   // Twice, with a turn of the event loop between: the first pass lets finalizers release native buffers.
   gc();
   await new Promise((resolve) => setImmediate(resolve));

@@ -10,12 +10,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { Random } from '../test/fuzz/mutate.js';
 import { formatDiagnostic } from './diagnostics.js';
 import { Compiler } from './pipeline.js';
 import { DEFAULT_OPTIONS } from './translate/output.js';
+import { fullCollection } from './xds/memory.js';
 import { SnapshotEncoder, type Snapshot } from './xds/snapshot.js';
 
 const SEED = Number(process.env.SLUICE_PROPERTY_SEED ?? 20261123);
@@ -363,8 +362,7 @@ test('identical documents in one file stay two resources across an edit of that 
 
 test('edits to different documents of one large file do not keep its earlier texts alive', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
+  const gc = fullCollection();
   const retained = async () => {
     gc();
     await new Promise((resolve) => setImmediate(resolve));

@@ -5,7 +5,7 @@
  * refused by Envoy, not by us, without this), and routes an earlier route
  * shadows entirely (a warning naming both).
  */
-import re2 from 're2-wasm';
+import { createRequire } from 'node:module';
 import { asWarning, fieldError, formatPath, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HeaderMatchIR, QueryMatchIR, RouteMatchIR, StringMatchIR } from '../ir/model.js';
 
@@ -18,6 +18,10 @@ export interface MatcherSpec {
   queryParameters?: { name: string; value?: string; regex?: boolean }[];
   methods?: string[];
 }
+
+/** re2-wasm, loaded at the first regex: its WebAssembly instance reserves a 16 MiB heap, which a process whose inputs have no regex (most `serve`s) never needs. */
+let re2: typeof import('re2-wasm') | undefined;
+const loadRe2 = () => (re2 ??= createRequire(import.meta.url)('re2-wasm') as typeof import('re2-wasm'));
 
 /** Answers by pattern: inputs repeat patterns, and each check costs RE2 a compile. Cleared when it grows past MAX_CHECKED. */
 const checked = new Map<string, string | undefined>();
@@ -32,7 +36,7 @@ export function re2Problem(pattern: string): string | undefined {
   if (checked.has(pattern)) return checked.get(pattern);
   let problem: string | undefined;
   try {
-    (new re2.RE2(pattern, 'u') as unknown as { wrapper: { delete(): void } }).wrapper.delete();
+    (new (loadRe2().RE2)(pattern, 'u') as unknown as { wrapper: { delete(): void } }).wrapper.delete();
   } catch (e) {
     // re2-wasm's message repeats the pattern as a JavaScript literal; keep RE2's own reason.
     const message = (e as Error).message;

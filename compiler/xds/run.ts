@@ -4,6 +4,7 @@ import { listenOn } from '../../protos/binary.js';
 import type { CompileOptions } from '../translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
+import { collectWhenQuiet } from './memory.js';
 import { XdsServer } from './server.js';
 
 export interface ServeOptions {
@@ -29,6 +30,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   const { logger } = options;
   const control = new ControlPlane({ paths: options.paths, compileOptions: options.compileOptions, logger, debounceMs: options.debounceMs });
   const xds = new XdsServer(control.cache, logger);
+  const collector = collectWhenQuiet(control, xds);
   xds.on('connect', (s) => logger.info({ stream: s.id, protocol: s.protocol }, 'xds stream opened'));
   xds.on('disconnect', (s) => logger.info({ stream: s.id, node: s.node?.id }, 'xds stream closed'));
   xds.on('ack', (e) => logger.debug(e, 'xds ACK'));
@@ -55,6 +57,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     firstCompile,
     async close() {
       control.close();
+      collector.close();
       await xds.close();
       await admin.app.close();
     },

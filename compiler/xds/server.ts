@@ -725,7 +725,8 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
       if (REFERRING_TYPES.has(typeUrl)) {
         // A reconnecting client's resources, where the current snapshot has that version (else their clusters are unknown).
         const current = this.snapshot()?.type(typeUrl)?.resources;
-        const held = new Map([...known.keys()].map((name) => [name, current?.get(name)?.version === known.get(name) ? current!.get(name) : undefined]));
+        // A new client's is one map shared by all: what it is sent first (10,000 virtual hosts, say) is then one diff for all of them (hostDiff), computed once and kept once.
+        const held = known.size === 0 ? NOTHING_HELD : new Map([...known.keys()].map((name) => [name, current?.get(name)?.version === known.get(name) ? current!.get(name) : undefined]));
         st.held = { sent: held, acked: held };
       }
       this.types.set(typeUrl, st);
@@ -893,6 +894,8 @@ class DeltaStream extends AdsStream<DeltaTypeState> {
 }
 
 const NO_DIFF: HostDiff = { changed: [], removed: [] };
+
+const NOTHING_HELD: ReadonlyMap<string, Resource | undefined> = new Map();
 
 /** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per resource and kept with it. */
 function deltaEntry(typeUrl: string, r: Resource): Uint8Array {
