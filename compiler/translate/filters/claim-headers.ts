@@ -17,6 +17,9 @@ import type { Json } from '../output.js';
 export const HEADER_MUTATION_FILTER_NAME = 'envoy.filters.http.header_mutation';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.';
+// Made once: a type URL built per virtual host is a string of its own in each.
+const HEADER_MUTATION_TYPE = `${TYPE}HeaderMutation`;
+const HEADER_MUTATION_PER_ROUTE_TYPE = `${TYPE}HeaderMutationPerRoute`;
 
 /** Every claim header of the virtual host's providers, lower-cased, sorted, once each. */
 export function claimHeaderNames(vh: VirtualHostIR): string[] {
@@ -29,12 +32,12 @@ export const claimHeadersConcern: HttpFilterConcern = {
   // Asked once of each host while its IR object is kept: no list is built for it.
   usedBy: (vh) => vh.jwt?.providers.some((p) => (p.claimsToHeaders?.length ?? 0) > 0) ?? false,
   // The filter's own config changes nothing: only virtual hosts with claim headers remove them.
-  httpFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': `${TYPE}HeaderMutation` } }),
+  httpFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': HEADER_MUTATION_TYPE } }),
   // Without a host's mutations it changes nothing.
-  idleFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': `${TYPE}HeaderMutation` } }),
+  idleFilter: () => ({ name: HEADER_MUTATION_FILTER_NAME, typed_config: { '@type': HEADER_MUTATION_TYPE } }),
   perVirtualHost: (vh) => {
     const names = claimHeaderNames(vh);
     if (names.length === 0) return undefined;
-    return { '@type': `${TYPE}HeaderMutationPerRoute`, mutations: { request_mutations: names.map((remove) => ({ remove })) } };
+    return { '@type': HEADER_MUTATION_PER_ROUTE_TYPE, mutations: { request_mutations: names.map((remove) => ({ remove })) } };
   },
 };

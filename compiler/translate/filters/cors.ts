@@ -10,11 +10,14 @@ import type { Json } from '../output.js';
 
 export const CORS_FILTER_NAME = 'envoy.filters.http.cors';
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.cors.v3.';
+// Made once: a type URL built per virtual host is a string of its own in each.
+const CORS_TYPE = `${TYPE}Cors`;
+const CORS_POLICY_TYPE = `${TYPE}CorsPolicy`;
 
 /** envoy.extensions.filters.http.cors.v3.CorsPolicy, as Gloo writes it (lists joined with commas). */
 function corsPolicy(c: CorsIR): Json {
   return {
-    '@type': `${TYPE}CorsPolicy`,
+    '@type': CORS_POLICY_TYPE,
     ...(c.allowOrigins.length > 0 ? { allow_origin_string_match: c.allowOrigins.map((o) => (o.kind === 'exact' ? { exact: o.value } : { safe_regex: { regex: o.value } })) } : {}),
     ...(c.allowMethods.length > 0 ? { allow_methods: c.allowMethods.join(',') } : {}),
     ...(c.allowHeaders.length > 0 ? { allow_headers: c.allowHeaders.join(',') } : {}),
@@ -29,9 +32,9 @@ function corsPolicy(c: CorsIR): Json {
 export const corsConcern: HttpFilterConcern = {
   filterName: CORS_FILTER_NAME,
   usedBy: (vh: VirtualHostIR) => vh.cors !== undefined || vh.routes.some((r) => r.options?.cors),
-  httpFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),
+  httpFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': CORS_TYPE } }),
   // Without a CORS policy on the route or host the filter passes requests through.
-  idleFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': `${TYPE}Cors` } }),
+  idleFilter: () => ({ name: CORS_FILTER_NAME, typed_config: { '@type': CORS_TYPE } }),
   perVirtualHost: (vh) => (vh.cors ? corsPolicy(vh.cors) : undefined),
   perRoute: (route) => (route.options?.cors ? corsPolicy(route.options.cors) : undefined),
 };

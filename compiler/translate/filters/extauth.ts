@@ -22,6 +22,9 @@ export const EXTAUTH_CLUSTER = SIDECAR_CLUSTERS.extauth;
 export const EXTAUTH_TIMEOUT = '5s';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.';
+// Made once: a type URL built per virtual host is a string of its own in each.
+const EXT_AUTHZ_TYPE = `${TYPE}ExtAuthz`;
+const EXT_AUTHZ_PER_ROUTE_TYPE = `${TYPE}ExtAuthzPerRoute`;
 
 function compileLdap(l: LdapIR): Json {
   return {
@@ -47,7 +50,7 @@ function extauthFilter(extra: Json = {}): Json {
   return {
     name: EXTAUTH_FILTER_NAME,
     typed_config: {
-      '@type': `${TYPE}ExtAuthz`,
+      '@type': EXT_AUTHZ_TYPE,
       grpc_service: { envoy_grpc: { cluster_name: EXTAUTH_CLUSTER }, timeout: EXTAUTH_TIMEOUT },
       transport_api_version: 'V3',
       failure_mode_allow: false,
@@ -65,13 +68,13 @@ export const extauthConcern: HttpFilterConcern = {
   requestHeadersToRemove: (vh) => (vh.extauth ? [] : [USER_ID_HEADER]),
   perVirtualHost: (vh) =>
     vh.extauth
-      ? { '@type': `${TYPE}ExtAuthzPerRoute`, check_settings: { context_extensions: { config_ref: vh.extauth.configRef } } }
-      : { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true },
+      ? { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, check_settings: { context_extensions: { config_ref: vh.extauth.configRef } } }
+      : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true },
   // Gloo's route option extauth: disabled, or another AuthConfig (the sidecar reads config_ref) than the host's.
   perRoute: (route) => {
     const e = route.options?.extauth;
     if (!e) return undefined;
-    return 'disabled' in e ? { '@type': `${TYPE}ExtAuthzPerRoute`, disabled: true } : { '@type': `${TYPE}ExtAuthzPerRoute`, check_settings: { context_extensions: { config_ref: e.configRef } } };
+    return 'disabled' in e ? { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true } : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, check_settings: { context_extensions: { config_ref: e.configRef } } };
   },
   httpFilter: () => extauthFilter(),
   // Enabled for no request: without a host's per-route config it would ask the sidecar about every request.

@@ -21,6 +21,9 @@ export const JWT_FILTER_NAME = 'envoy.filters.http.jwt_authn';
 export const JWT_PAYLOAD_METADATA_KEY = 'principal';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.';
+// Made once: a type URL built per virtual host is a string of its own in each.
+const JWT_AUTHENTICATION_TYPE = `${TYPE}JwtAuthentication`;
+const PER_ROUTE_CONFIG_TYPE = `${TYPE}PerRouteConfig`;
 
 /** Time allowed for one fetch of a remote key set. */
 export const REMOTE_JWKS_TIMEOUT = '5s';
@@ -79,7 +82,7 @@ export function jwtFilter(hosts: ReadonlyArray<{ name: string; providers: Readon
   return {
     name: JWT_FILTER_NAME,
     typed_config: {
-      '@type': `${TYPE}JwtAuthentication`,
+      '@type': JWT_AUTHENTICATION_TYPE,
       providers: Object.fromEntries(providers.sort(([a], [b]) => a.localeCompare(b))),
       requirement_map: requirementMap,
     },
@@ -90,10 +93,10 @@ export const jwtConcern: HttpFilterConcern = {
   filterName: JWT_FILTER_NAME,
   usedBy: (vh) => (vh.jwt?.providers.length ?? 0) > 0,
   perVirtualHost: (vh) =>
-    vh.jwt && vh.jwt.providers.length > 0 ? { '@type': `${TYPE}PerRouteConfig`, requirement_name: vh.name } : { '@type': `${TYPE}PerRouteConfig`, disabled: true },
+    vh.jwt && vh.jwt.providers.length > 0 ? { '@type': PER_ROUTE_CONFIG_TYPE, requirement_name: vh.name } : { '@type': PER_ROUTE_CONFIG_TYPE, disabled: true },
   // Gloo's route option jwt.disable: no token is asked for on that route.
-  perRoute: (route) => (route.options?.jwtDisabled ? { '@type': `${TYPE}PerRouteConfig`, disabled: true } : undefined),
+  perRoute: (route) => (route.options?.jwtDisabled ? { '@type': PER_ROUTE_CONFIG_TYPE, disabled: true } : undefined),
   // Its filter holds every host's providers: translate builds it with jwtFilter from the parts it keeps per host.
   // No providers and no rules: no token is asked for.
-  idleFilter: () => ({ name: JWT_FILTER_NAME, typed_config: { '@type': `${TYPE}JwtAuthentication` } }),
+  idleFilter: () => ({ name: JWT_FILTER_NAME, typed_config: { '@type': JWT_AUTHENTICATION_TYPE } }),
 };

@@ -15,6 +15,9 @@ import { JWT_FILTER_NAME, JWT_PAYLOAD_METADATA_KEY } from './jwt.js';
 export const RBAC_FILTER_NAME = 'envoy.filters.http.rbac';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.';
+// Made once: a type URL built per virtual host is a string of its own in each.
+const RBAC_TYPE = `${TYPE}RBAC`;
+const RBAC_PER_ROUTE_TYPE = `${TYPE}RBACPerRoute`;
 
 /** The AND of `members`: one member stands alone, several go in `and_rules` (permissions) or `and_ids` (principals). */
 function all(kind: 'permission' | 'principal', members: Json[]): Json {
@@ -63,12 +66,12 @@ export const rbacConcern: HttpFilterConcern = {
   usedBy: (vh) => (vh.rbac?.policies.length ?? 0) > 0,
   perVirtualHost: (vh) => {
     const list = vh.rbac?.policies ?? [];
-    if (list.length === 0) return { '@type': `${TYPE}RBACPerRoute` };
-    return { '@type': `${TYPE}RBACPerRoute`, rbac: { rules: { action: 'ALLOW', policies: policies(list) } } };
+    if (list.length === 0) return { '@type': RBAC_PER_ROUTE_TYPE };
+    return { '@type': RBAC_PER_ROUTE_TYPE, rbac: { rules: { action: 'ALLOW', policies: policies(list) } } };
   },
   // Gloo's route option rbac.disable: an RBACPerRoute without rbac turns the filter off for the route.
-  perRoute: (route) => (route.options?.rbacDisabled ? { '@type': `${TYPE}RBACPerRoute` } : undefined),
-  httpFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': `${TYPE}RBAC` } }),
+  perRoute: (route) => (route.options?.rbacDisabled ? { '@type': RBAC_PER_ROUTE_TYPE } : undefined),
+  httpFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': RBAC_TYPE } }),
   // No rules: no policy is enforced.
-  idleFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': `${TYPE}RBAC` } }),
+  idleFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': RBAC_TYPE } }),
 };
