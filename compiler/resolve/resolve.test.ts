@@ -87,6 +87,12 @@ test('Services whose discovered names collide (a-b/c and a/b-c, port 80): each r
 
   const both = resolveText(services + route('v', 'a-b', '{kube: {ref: {name: c}, port: 80}}') + route('w', 'a', '{kube: {ref: {name: b-c}, port: 80}}'));
   expect(both.diagnostics.map((d) => d.message)).toEqual(['upstream sluice-system/a-b-c-80 and sluice-system/a-b-c-80 would both become cluster "a-b-c-80"']);
+  // At the field of the later use, in resource order (a-b/v after a/w).
+  expect(both.diagnostics.map((d) => [d.resource, d.field])).toEqual([['VirtualService a-b/v', 'spec.virtualHost.routes[0].routeAction.single.kube']]);
+  // Within one VirtualService too: at its second route.
+  const twoRoutes = `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: a}\nspec:\n  virtualHost:\n    domains: [v.a]\n    routes:\n      - matchers: [{prefix: /one}]\n        routeAction: {single: {kube: {ref: {name: c, namespace: a-b}, port: 80}}}\n      - matchers: [{prefix: /two}]\n        routeAction: {single: {kube: {ref: {name: b-c}, port: 80}}}\n---\n`;
+  const within = resolveText(services + twoRoutes);
+  expect(within.diagnostics.map((d) => [d.resource, d.field, d.message])).toEqual([['VirtualService a/v', 'spec.virtualHost.routes[1].routeAction.single.kube', 'upstream sluice-system/a-b-c-80 and sluice-system/a-b-c-80 would both become cluster "a-b-c-80"']]);
 
   const byName = resolveText(services + route('v', 'sluice-system', '{upstream: {name: a-b-c-80}}'));
   expect(byName.diagnostics.map((d) => d.message)).toEqual(['Upstream name "a-b-c-80" is discovered from more than one Service (b-c.a.svc.cluster.local and c.a-b.svc.cluster.local)']);
