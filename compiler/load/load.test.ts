@@ -5,7 +5,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
-import { loadFile, loadPaths, MAX_FILE_BYTES, parseText } from './load.js';
+import { loadFile, loadPaths, MAX_FILE_BYTES, parseChunks, parseText } from './load.js';
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'sluice-load-'));
@@ -186,4 +186,23 @@ test('a `kind: List` (kubectl get -o yaml of several) loads as its items, each w
   expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/a', 'Upstream default/b']);
   expect(documents[1].origin.lineOf(['spec', 'kube'])).toBe(12);
   expect(diagnostics.map((d) => `${d.line}: ${d.message}`)).toEqual(['13: items[2] of the List in document 1 is not a mapping']);
+});
+
+test('documents kept for the next compile (compacted) are the same values: YAML aliases stay one node, a `__proto__` key stays a key', () => {
+  const text = 'a: &x [1, 2]\nb: *x\n__proto__: [3]\nc: {d: [&y [4], *y]}\n';
+  const kept = parseChunks('f.yaml', text, () => undefined)[0]!.loaded.documents[0]!.value;
+  const once = parseChunks('f.yaml', text)[0]!.loaded.documents[0]!.value;
+  expect(kept).toEqual(once);
+  expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+  expect(Object.keys(kept)).toEqual(['a', 'b', '__proto__', 'c']);
+  expect(kept.a).toBe(kept.b);
+});
+
+test('compacting a document of nested aliases costs its distinct nodes, not their expansion (2^40 here)', () => {
+  const levels = Array.from({ length: 40 }, (_, i) => `l${i + 1}: &n${i + 1} [*n${i}, *n${i}]`);
+  const text = `l0: &n0 [x, x]\n${levels.join('\n')}\n`;
+  const [chunk] = parseChunks('bomb.yaml', text, () => undefined);
+  expect(chunk!.loaded.diagnostics).toEqual([]);
+  const doc = chunk!.loaded.documents[0]!.value as Record<string, unknown[]>;
+  expect(doc.l40![0]).toBe(doc.l39);
 });
