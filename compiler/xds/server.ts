@@ -44,7 +44,7 @@ import { findVirtualHost } from '../explain/match.js';
 import type { Json } from '../translate/output.js';
 import { KnownVersions } from './known.js';
 import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
-import { TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
+import { keepValueIn, TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, withValueLast, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
 
 /** The discovery services of one type each: service name and method suffix (Stream<suffix>, Delta<suffix>). */
 const SINGLE_TYPE_SERVICES: ReadonlyArray<readonly [string, string]> = [
@@ -246,6 +246,8 @@ const PUSH_HOLD_MS = 1000;
 const NONCE_TAG = (5 << 3) | 2;
 /** Fields of DeltaDiscoveryResponse, wire type 2. */
 const DELTA_TAG = { systemVersionInfo: (1 << 3) | 2, resources: (2 << 3) | 2, typeUrl: (4 << 3) | 2, removed: (6 << 3) | 2, nonce: NONCE_TAG };
+/** envoy.service.discovery.v3.Resource fields, wire type 2: version, resource (the Any), name. */
+const RESOURCE_TAG = { version: (1 << 3) | 2, resource: (2 << 3) | 2, name: (3 << 3) | 2 };
 
 /** A delta response as encoded pieces; the resource entries are shared across clients. */
 interface EncodedDeltaResponse {
@@ -899,7 +901,10 @@ const NOTHING_HELD: ReadonlyMap<string, Resource | undefined> = new Map();
 
 /** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per resource and kept with it. */
 function deltaEntry(typeUrl: string, r: Resource): Uint8Array {
-  return (r.deltaEntry ??= encodeDeltaEntry({ name: r.name, version: r.version, resource: { type_url: typeUrl, value: r.value } }));
+  // Fields in any order are one message: the Any last, so the entry ends with the value (withValueLast).
+  r.deltaEntry ??= withValueLast(r, protobuf.Writer.create().uint32(DELTA_TAG.resources).fork().uint32(RESOURCE_TAG.name).string(r.name).uint32(RESOURCE_TAG.version).string(r.version).uint32(RESOURCE_TAG.resource).fork(), typeUrl).ldelim().ldelim().finish();
+  keepValueIn(r, r.deltaEntry);
+  return r.deltaEntry;
 }
 
 function encodeDeltaEntry(resource: Json): Uint8Array {
