@@ -68,6 +68,8 @@ test('serve collects after a compile; close stops what is pending', async () => 
   await sleep(150);
   expect(collections).toBe(1);
   collector.close();
+  // Activity after close (streams closing on shutdown) starts nothing either.
+  await control.recompile();
   await sleep(1200);
   expect(collections).toBe(1);
   control.close();

@@ -37,9 +37,9 @@ const QUIET_MS = 2000;
 /** Between the collections of one quiet spell. */
 const SPACING_MS = 1000;
 /**
- * Two: the first frees the recompile's garbage and the responses' buffers
- * (their memory goes back to the system as the sweeper finishes), the
- * second lets V8 shrink the heap it had grown to.
+ * Three: the first frees the recompile's garbage and the responses' buffers
+ * (their memory goes back to the system as the sweeper finishes); V8 gives
+ * back the heap it had grown to a step at a time, over the next ones.
  */
 const COLLECTIONS = 3;
 /** At most 1/20 (5%) of the time in these pauses, however often work comes. */
@@ -61,6 +61,7 @@ export class IdleCollector {
   private timer: NodeJS.Timeout | undefined;
   private left = 0;
   private notBefore = 0;
+  private closed = false;
 
   constructor(
     private readonly collect: () => void = fullCollection(),
@@ -69,13 +70,15 @@ export class IdleCollector {
 
   /** Work happened (a compile, a push, an ACK, a client came or went): collect once it has been quiet for a while. */
   activity(): void {
+    if (this.closed) return;
     this.left = COLLECTIONS;
     this.arm(this.quietMs);
   }
 
+  /** No more collections, whatever activity comes (streams closing as serve shuts down). */
   close(): void {
+    this.closed = true;
     clearTimeout(this.timer);
-    this.left = 0;
   }
 
   private arm(ms: number): void {

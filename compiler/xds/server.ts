@@ -902,9 +902,7 @@ const NOTHING_HELD: ReadonlyMap<string, Resource | undefined> = new Map();
 /** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per resource and kept with it. */
 function deltaEntry(typeUrl: string, r: Resource): Uint8Array {
   // Fields in any order are one message: the Any last, so the entry ends with the value (withValueLast).
-  r.deltaEntry ??= withValueLast(r, protobuf.Writer.create().uint32(DELTA_TAG.resources).fork().uint32(RESOURCE_TAG.name).string(r.name).uint32(RESOURCE_TAG.version).string(r.version).uint32(RESOURCE_TAG.resource).fork(), typeUrl).ldelim().ldelim().finish();
-  keepValueIn(r, r.deltaEntry);
-  return r.deltaEntry;
+  return (r.deltaEntry ??= keepValueIn(r, withValueLast(r, protobuf.Writer.create().uint32(DELTA_TAG.resources).fork().uint32(RESOURCE_TAG.name).string(r.name).uint32(RESOURCE_TAG.version).string(r.version).uint32(RESOURCE_TAG.resource).fork(), typeUrl).ldelim().ldelim().finish()));
 }
 
 function encodeDeltaEntry(resource: Json): Uint8Array {
