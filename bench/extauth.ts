@@ -15,7 +15,8 @@
  *
  * Three more peers, each in its own process: "grpc-js + ldapts" is the
  * least any server on the project's stack can do (the same bind + search in
- * a bare grpc-js handler: no configuration, pool, metrics or checks);
+ * a bare grpc-js handler: no configuration, pool, metrics or checks, the
+ * same ldapts client options);
  * "http2 + ldapts" is the same without grpc-js (node:http2, gRPC framing by
  * hand), the least any Node server can do; "no-op Check" is gRPC alone
  * without LDAP. Rounds are interleaved and the median
@@ -112,9 +113,16 @@ async function bindAndSearch(client: Client, password: string): Promise<boolean>
   return (Array.isArray(groups) ? groups : [groups]).some((g) => String(g).toLowerCase() === ALLOWED_GROUP);
 }
 
+/**
+ * The ldapts client of the raw loop and the bare peers, as a server would
+ * configure it, with the sidecar's default timeouts per operation and per
+ * connect (a hung directory fails a check instead of holding it).
+ */
+const ldapClient = (url: string) => new Client({ url, timeout: DEFAULT_POOL.operationTimeoutMs, connectTimeout: DEFAULT_POOL.connectTimeoutMs });
+
 /** The raw loop: `concurrency` ldapts clients doing bind + base search back to back, in this process. */
 async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<Figures> {
-  const clients = Array.from({ length: concurrency }, () => new Client({ url: slapd.url, timeout: 5000, connectTimeout: 2000 }));
+  const clients = Array.from({ length: concurrency }, () => ldapClient(slapd.url));
   try {
     return await closedLoop(concurrency, ms, ownCpu, (w) => bindAndSearch(clients[w]!, PASSWORD));
   } finally {
@@ -139,7 +147,7 @@ function bareLdapCheck(url: string, limit: number): (request: CheckRequestShape)
     if (free) return Promise.resolve(free);
     if (clients < limit) {
       clients++;
-      return Promise.resolve(new Client({ url }));
+      return Promise.resolve(ldapClient(url));
     }
     return new Promise((resolve) => waiting.push(resolve));
   };
