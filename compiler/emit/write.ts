@@ -16,9 +16,10 @@ export function serialize(value: unknown, format: OutputFormat): string {
 
 /**
  * A file's text as pieces to write in order, made anew each time it is
- * iterated: a 30 MiB bootstrap is never joined into one string, and its
- * pieces are made as the file is written, so they are never all in memory
- * at once either (they were the compile's peak memory).
+ * iterated: a 30 MiB YAML bootstrap is never joined into one string, and
+ * its pieces are made as the file is written, so they are never all in
+ * memory at once either (they were the compile's peak memory). JSON is one
+ * piece (`JSON.stringify`).
  */
 export interface FileText extends Iterable<string> {
   /** Written owner-only: it holds the LDAP service-account passwords or TLS private keys. */
@@ -64,10 +65,11 @@ function redactKey(secret: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The pieces joined 32 Ki characters at a time: one write per batch, never
- * the whole file as one string. Batches stay under V8's regular object size
- * (128 KiB, a two-byte string of 64 Ki characters): larger strings are
- * allocated in the old generation, where each one lives until a full
+ * The pieces joined about 32 Ki characters at a time (a batch ends at the
+ * first piece that reaches that size): one write per batch, never the whole
+ * file as one string. Such batches mostly stay under V8's regular object
+ * size (128 KiB, a two-byte string of 64 Ki characters): larger strings are
+ * allocated in the large-object space, where each one lives until a full
  * collection. Mebibyte batches made a 31 MiB bootstrap grow the heap by
  * about 90 MiB while it was written.
  */
@@ -95,7 +97,13 @@ export async function writeFiles(dir: string, files: EmittedFiles, stale: string
   for (const [name, text] of Object.entries(files)) {
     const target = path.join(dir, name);
     const tmp = `${target}.tmp-${process.pid}`;
-    await fs.writeFile(tmp, batches(text), { mode: text.secret ? 0o600 : 0o644 });
+    try {
+      // The text is made as it is written: a failure there leaves no temporary file behind.
+      await fs.writeFile(tmp, batches(text), { mode: text.secret ? 0o600 : 0o644 });
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
     await fs.rename(tmp, target);
     written.push(target);
   }

@@ -35,8 +35,10 @@ const MAX_CHECKED = 10_000;
 export function re2Problem(pattern: string): string | undefined {
   if (checked.has(pattern)) return checked.get(pattern);
   let problem: string | undefined;
+  // Loaded outside the try: a missing or broken re2-wasm is our failure, not the pattern's.
+  const { RE2 } = loadRe2();
   try {
-    (new (loadRe2().RE2)(pattern, 'u') as unknown as { wrapper: { delete(): void } }).wrapper.delete();
+    (new RE2(pattern, 'u') as unknown as { wrapper: { delete(): void } }).wrapper.delete();
   } catch (e) {
     // re2-wasm's message repeats the pattern as a JavaScript literal; keep RE2's own reason.
     const message = (e as Error).message;

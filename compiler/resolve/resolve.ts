@@ -100,7 +100,7 @@ interface Memo<T> {
 /** One VirtualService on its own; what depends on the others is checked in `resolve`. */
 interface VirtualServiceResult {
   vh: VirtualHostIR;
-  /** Upstreams its routes and remote JWKS send to, each once. Where each is used is found again (`usesOf`) only when one clashes with another of the same name: kept for every route of 10,000 VirtualServices, the fields were 15 MiB. */
+  /** Upstreams its routes and remote JWKS send to, each once. Where each is used is found again (by resolving the VirtualService once more) only when one clashes with another of the same name: kept for every route of 10,000 VirtualServices, the fields were 15 MiB. */
   upstreams: UpstreamIR[];
   /** The RouteTables its routes delegate to, directly or not. */
   reached: Resource[];

@@ -249,6 +249,22 @@ describe('verifySet', () => {
     expect(summary(verifySet(set, memo))).toEqual([`Cluster ${name} | connect_timeout | must be greater than 0s, got -1s [duration.gt]`]);
   });
 
+  test('a kept message naming a cluster that is gone: the error is at its reference, or at the message if it was changed in place since', () => {
+    const memo = new VerifyMemo();
+    const set = setOf(output());
+    expect(verifySet(set, memo)).toEqual([]);
+    const vhost = ((set.routes.values().next().value as Json).virtual_hosts as Json[])[0]!;
+    const route = (vhost.routes as Json[])[0]!;
+    const clusterName = (route.route as Json).cluster as string;
+    expect(set.clusters.delete(clusterName)).toBe(true);
+    const at = summary(verifySet(set, memo)).filter((line) => line.includes('is not defined'));
+    expect(at[0]).toContain(`virtual_hosts[0].routes[0].route.cluster | cluster "${clusterName}" is not defined`);
+    // Changed in place (translate never does this): the kept names still tell, the path is the message's.
+    vhost.routes = [{ match: { prefix: '/' }, route: { cluster: 'elsewhere' } }];
+    const fallback = summary(verifySet(set, memo)).filter((line) => line.includes(`cluster "${clusterName}" is not defined`));
+    expect(fallback[0]).toContain(`RouteConfiguration http-8080 | virtual_hosts[0] | cluster "${clusterName}" is not defined`);
+  });
+
   test('a per-route jwt_authn requirement_name that no requirement_map defines', () => {
     const out = output();
     (out.routes[0] as any).virtual_hosts[0].typed_per_filter_config['envoy.filters.http.jwt_authn'].requirement_name = 'default.petstor';

@@ -19,18 +19,18 @@ test('the full collection frees what nothing refers to any more', async () => {
 
 test('collections run once quiet, twice more spaced out, and every activity puts them off', async () => {
   const at: number[] = [];
-  const collector = new IdleCollector(() => at.push(Date.now()), 300);
+  const collector = new IdleCollector(() => at.push(Date.now()), 600);
   const start = Date.now();
   collector.activity();
-  await sleep(150);
+  await sleep(300);
   collector.activity();
-  await sleep(150);
-  // Quiet for 150 ms of the 300 needed since the last activity: nothing yet.
+  await sleep(300);
+  // Quiet for 300 ms of the 600 needed since the last activity: nothing yet.
   expect(at).toEqual([]);
-  await sleep(250);
+  await sleep(600);
   expect(at).toHaveLength(1);
-  expect(at[0]! - start).toBeGreaterThanOrEqual(450);
-  await sleep(2500);
+  expect(at[0]! - start).toBeGreaterThanOrEqual(900);
+  await sleep(2800);
   expect(at).toHaveLength(3);
   expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(990);
   // Then nothing until the next activity.
@@ -53,7 +53,7 @@ test('a collection that takes long holds the next one back: at most 5% of the ti
   await sleep(1500);
   // The first ran after 10 ms and took 100 ms: the next waits 2 s (20 times the pause), not the usual 1 s.
   expect(at).toHaveLength(1);
-  await sleep(800);
+  await sleep(1200);
   expect(at).toHaveLength(2);
   expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(2000);
   collector.close();

@@ -68,7 +68,7 @@ export class IdleCollector {
     private readonly quietMs = QUIET_MS,
   ) {}
 
-  /** Work happened (a compile, a push, an ACK, a client came or went): collect once it has been quiet for a while. */
+  /** Work happened (a compile, a request, a push, a client came or went): collect once it has been quiet for a while. */
   activity(): void {
     if (this.closed) return;
     this.left = COLLECTIONS;
@@ -97,10 +97,10 @@ export class IdleCollector {
   }
 }
 
-/** Collections when `control` and `xds` have gone quiet: after compiles, pushes (ACKs) and clients coming and going. */
+/** Collections when `control` and `xds` have gone quiet: after compiles, requests (ACKs and NACKs among them), pushes, and clients coming and going. */
 export function collectWhenQuiet(control: ControlPlane, xds: XdsServer, collector = new IdleCollector()): IdleCollector {
   const activity = () => collector.activity();
   control.on('compiled', activity);
-  for (const event of ['ack', 'connect', 'disconnect']) xds.on(event, activity);
+  for (const event of ['request', 'push', 'connect', 'disconnect']) xds.on(event, activity);
   return collector;
 }

@@ -975,10 +975,17 @@ interface HostDiff {
   removed: string[];
 }
 
+const firstSyncMemo = new WeakMap<ReadonlyMap<string, Resource>, HostDiff>();
 const diffMemo = new WeakMap<ReadonlyMap<string, Resource | undefined>, { to: ReadonlyMap<string, Resource>; diff: HostDiff }>();
 
 /** What takes a client from the virtual hosts `from` to `to`: computed once for all the clients that make the same step. */
 function hostDiff(from: ReadonlyMap<string, Resource | undefined>, to: ReadonlyMap<string, Resource>): HostDiff {
+  // A new client's first sync: everything, kept by `to` (NOTHING_HELD lives for good and would hold an old snapshot's hosts).
+  if (from === NOTHING_HELD) {
+    let everything = firstSyncMemo.get(to);
+    if (!everything) firstSyncMemo.set(to, (everything = { changed: [...to.values()], removed: [] }));
+    return everything;
+  }
   const memo = diffMemo.get(from);
   if (memo?.to === to) return memo.diff;
   const diff: HostDiff = { changed: [], removed: [] };

@@ -16,7 +16,9 @@ test("a SotW response carries each resource's bytes, and the resource then keeps
   expect(decoded.resources.every((a) => a.type_url === TYPE_URL.cluster)).toBe(true);
   clusters.forEach((r, i) => {
     expect(Buffer.from(r.value)).toEqual(before[i]);
+    // The same memory: the value's bytes are the entry's last ones (small buffers share a pool, so the buffer alone would not tell).
     expect(r.value.buffer).toBe(r.sotwEntry!.buffer);
+    expect(r.value.byteOffset + r.value.length).toBe(r.sotwEntry!.byteOffset + r.sotwEntry!.length);
   });
   // Asked again: the same entries, the same bytes.
   expect(sotwBody('v1', TYPE_URL.cluster, clusters)).toEqual(body);

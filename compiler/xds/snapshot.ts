@@ -28,7 +28,7 @@ export interface Resource {
   name: string;
   /** Hash of the encoded bytes. */
   version: string;
-  /** The encoded message (the `value` of its Any). */
+  /** The encoded message (the `value` of its Any); once an entry below is made, a view of that entry's last bytes. */
   value: Uint8Array;
   /** This resource as one `resources` entry of a DiscoveryResponse (tag, length, Any), made on first use. */
   sotwEntry?: Uint8Array;
