@@ -38,7 +38,8 @@ import { XdsServer } from '../compiler/xds/server.js';
 import { SnapshotEncoder } from '../compiler/xds/snapshot.js';
 import { DEBOUNCE_MS } from '../compiler/xds/watch.js';
 import { generate } from './compile.js';
-import { ClientFleet, mib, percentile, settledMemory } from './xds.js';
+import { settledMemory } from '../test/fixtures/memory.js';
+import { ClientFleet, mib, percentile } from './xds.js';
 
 const PHASE_FLAG = '--scale-phase';
 const VIRTUAL_SERVICES = 10_000;
@@ -73,9 +74,8 @@ function save(file: string, text: string): void {
 
 /** RSS once the process has gone quiet: `collector` has run its collections after the last activity, and a second more has let their memory go back to the system. */
 async function quietRss(collector: IdleCollector): Promise<number> {
-  const start = collector.collections;
   const deadline = Date.now() + 30_000;
-  while (collector.collections < start + 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (collector.pending && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return process.memoryUsage().rss;
 }

@@ -22,6 +22,7 @@ test('collections run once quiet, twice more spaced out, and every activity puts
   const collector = new IdleCollector(() => at.push(Date.now()), 600);
   const start = Date.now();
   collector.activity();
+  expect(collector.pending).toBe(true);
   await sleep(300);
   collector.activity();
   await sleep(300);
@@ -36,6 +37,7 @@ test('collections run once quiet, twice more spaced out, and every activity puts
   // Then nothing until the next activity.
   await sleep(300);
   expect(collector.collections).toBe(3);
+  expect(collector.pending).toBe(false);
   collector.close();
 });
 

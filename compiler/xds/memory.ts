@@ -51,7 +51,7 @@ const PAUSE_SHARE = 20;
  * recompile and a push the process keeps the recompile's garbage and the
  * sent responses' buffers (freed only by a full collection) for as long as
  * nothing else asks for memory: at 10,000 VirtualServices and 500 clients,
- * about 200 MiB of RSS. Work (`activity()`) re-arms the timer; a quiet spell
+ * about 200 MiB of RSS. Work (`activity()`) puts them off; a quiet spell
  * gets `COLLECTIONS` collections, each a pause of a few hundred
  * milliseconds while nothing is waiting.
  */
@@ -59,7 +59,10 @@ export class IdleCollector {
   /** Collections run so far. */
   collections = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** Collections left in this quiet spell. */
   private left = 0;
+  private lastActivity = 0;
+  private lastRun = 0;
   private notBefore = 0;
   private closed = false;
 
@@ -68,32 +71,53 @@ export class IdleCollector {
     private readonly quietMs = QUIET_MS,
   ) {}
 
-  /** Work happened (a compile, a request, a push, a client came or went): collect once it has been quiet for a while. */
+  /** Whether collections are still to come after the last activity. */
+  get pending(): boolean {
+    return this.left > 0;
+  }
+
+  /**
+   * Work happened (a compile, a request, a push, a client came or went):
+   * collect once it has been quiet for a while. Called for every request, so
+   * it only notes the time; the one timer checks it when it fires.
+   */
   activity(): void {
     if (this.closed) return;
+    this.lastActivity = Date.now();
     this.left = COLLECTIONS;
-    this.arm(this.quietMs);
+    if (!this.timer) this.arm();
   }
 
   /** No more collections, whatever activity comes (streams closing as serve shuts down). */
   close(): void {
     this.closed = true;
+    this.left = 0;
     clearTimeout(this.timer);
   }
 
-  private arm(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.run(), Math.max(ms, this.notBefore - Date.now()));
+  /** When the next collection may run: quiet since the last activity for the first of a spell, a spacing after the last one for the others; never before the pause share allows. */
+  private due(): number {
+    const after = this.left === COLLECTIONS ? this.lastActivity + this.quietMs : this.lastRun + SPACING_MS;
+    return Math.max(after, this.notBefore);
+  }
+
+  private arm(): void {
+    this.timer = setTimeout(() => this.fire(), Math.max(0, this.due() - Date.now()));
     // Never what keeps the process alive.
     this.timer.unref();
   }
 
-  private run(): void {
+  private fire(): void {
+    this.timer = undefined;
+    if (this.left === 0) return;
+    // Activity since it was set: not quiet yet.
+    if (Date.now() < this.due()) return this.arm();
     const start = performance.now();
     this.collect();
     this.collections++;
-    this.notBefore = Date.now() + (performance.now() - start) * PAUSE_SHARE;
-    if (--this.left > 0) this.arm(SPACING_MS);
+    this.lastRun = Date.now();
+    this.notBefore = this.lastRun + (performance.now() - start) * PAUSE_SHARE;
+    if (--this.left > 0) this.arm();
   }
 }
 
