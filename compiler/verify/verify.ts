@@ -389,11 +389,13 @@ export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
     secret: (name) => set.secrets.has(name),
   };
   for (const c of checked) {
+    let references: Reference[] | undefined;
     for (const kind of ['cluster', 'route_config', 'jwt_requirement', 'secret'] as const) {
       if (c.facts.names[kind].every(defined[kind])) continue;
       // A name defined nowhere: now the paths of its references; at the message itself for a name it no longer has (changed in place since its facts were kept).
       const names = new Set(c.facts.names[kind].filter((name) => !defined[kind](name)));
-      const placed = referencesOf(c.typeName, c.message).filter((r) => r.kind === kind && names.has(r.name));
+      references ??= referencesOf(c.typeName, c.message);
+      const placed = references.filter((r) => r.kind === kind && names.has(r.name));
       const unplaced = [...names].filter((name) => !placed.some((r) => r.name === name));
       const missing = [...placed.map((r) => ({ ...r, path: join(c.prefix, r.path) })), ...unplaced.map((name) => ({ kind, name, path: c.prefix }))];
       for (const r of missing) diags.push(bug(c.resource, r.path, ...MISSING[kind](r.name)));
