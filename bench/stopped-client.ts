@@ -26,7 +26,8 @@ import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from '../compiler/xds/control.js';
 import { XdsServer } from '../compiler/xds/server.js';
 import { generate } from './compile.js';
-import { mib, percentile, settledMemory } from './xds.js';
+import { settledMemory } from '../test/fixtures/memory.js';
+import { mib, percentile } from './xds.js';
 
 const SAMPLE_EVERY_MS = 30_000;
 const EDIT_EVERY_MS = 1000;

@@ -27,7 +27,8 @@ import { pino } from 'pino';
 import { AdsClient } from '../test/xds/ads-client.js';
 import { TYPE_URL } from '../protos/contract.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
-import { fullCollection, serveEnvironment } from '../compiler/xds/memory.js';
+import { serveEnvironment } from '../compiler/xds/memory.js';
+import { settledMemory } from '../test/fixtures/memory.js';
 import { ControlPlane } from '../compiler/xds/control.js';
 import { discoveryTypes } from '../protos/discovery.js';
 import { XdsServer } from '../compiler/xds/server.js';
@@ -196,21 +197,6 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
-
-/**
- * Memory after a full GC: RSS (what the OS sees; pages freed by one phase stay
- * with the process for the next) and retained bytes (V8 heap + buffers), which
- * give the per-client figure.
- */
-export async function settledMemory(): Promise<{ rss: number; retained: number }> {
-  const gc = fullCollection();
-  // Twice, with a turn of the event loop between: the first pass lets finalizers release native buffers.
-  gc();
-  await new Promise((resolve) => setImmediate(resolve));
-  gc();
-  const m = process.memoryUsage();
-  return { rss: m.rss, retained: m.heapUsed + m.external };
-}
 
 interface Figures {
   protocol: 'sotw' | 'delta';

@@ -14,7 +14,7 @@ import { Random } from '../test/fuzz/mutate.js';
 import { formatDiagnostic } from './diagnostics.js';
 import { Compiler } from './pipeline.js';
 import { DEFAULT_OPTIONS } from './translate/output.js';
-import { fullCollection } from './xds/memory.js';
+import { settledMemory } from '../test/fixtures/memory.js';
 import { SnapshotEncoder, type Snapshot } from './xds/snapshot.js';
 
 const SEED = Number(process.env.SLUICE_PROPERTY_SEED ?? 20261123);
@@ -362,13 +362,7 @@ test('identical documents in one file stay two resources across an edit of that 
 
 test('edits to different documents of one large file do not keep its earlier texts alive', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
-  const gc = fullCollection();
-  const retained = async () => {
-    gc();
-    await new Promise((resolve) => setImmediate(resolve));
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const retained = async () => (await settledMemory()).heapUsed;
   try {
     const vs = (i: number, prefix: string) => `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: default}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example]\n    routes:\n      - matchers: [{prefix: ${prefix}}]\n        routeAction: {single: {upstream: {name: up}}}\n`;
     const upstream = 'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up, namespace: default}\nspec:\n  static: {hosts: [{addr: 10.0.0.1, port: 80}]}\n';
