@@ -178,29 +178,25 @@ export class Authorizer {
     return set;
   }
 
-  /** `operation` is the promise of the LDAP call, started by the caller just before (no closure per call). */
-  private async timed<T>(name: LdapOperation, operation: Promise<T>): Promise<T> {
-    const metrics = this.opts.metrics;
-    const start = performance.now();
-    try {
-      const r = await operation;
-      metrics?.observeLdap(name, 'success', (performance.now() - start) / 1000);
-      return r;
-    } catch (err) {
-      metrics?.observeLdap(name, isConnectionError(err) ? 'connection_error' : 'ldap_error', (performance.now() - start) / 1000);
-      throw err;
-    }
+  /** Records an LDAP operation that began at `start` (performance.now()): succeeded, or failed with `err`. */
+  private observe(operation: LdapOperation, start: number, err?: unknown): void {
+    const outcome = err === undefined ? 'success' : isConnectionError(err) ? 'connection_error' : 'ldap_error';
+    this.opts.metrics?.observeLdap(operation, outcome, (performance.now() - start) / 1000);
   }
 
+  // The LDAP calls are awaited inline, not through a timing wrapper: an async frame per operation is a cost per check.
   private async bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
+    const start = performance.now();
     try {
-      await this.timed('bind', conn.client.bind(dn, password));
+      await conn.client.bind(dn, password);
     } catch (err) {
+      this.observe('bind', start, err);
       // The directory may have processed this bind and, if it failed, counted it
       // towards a lockout: never send the password again for this check (503).
       if (socketFailure(err) === 'unanswered') throw new LdapUnavailableError(`bind sent, connection closed before its reply: ${describe(err)}`, { cause: err });
       throw err;
     }
+    this.observe('bind', start);
   }
 
   private async run(conn: PooledConnection, s: LdapSettings, dn: string, username: string, password: string): Promise<Decision> {
@@ -224,9 +220,12 @@ export class Authorizer {
     if (!conn.client.isBound) throw new ConnectionLostError('connection lost after bind');
     const attribute = s.membershipAttributeName;
     let entries;
+    const start = performance.now();
     try {
-      ({ searchEntries: entries } = await this.timed('search', conn.client.search(dn, { scope: 'base', filter: searchFilter(s.searchFilter, username), attributes: [attribute], sizeLimit: 1 })));
+      ({ searchEntries: entries } = await conn.client.search(dn, { scope: 'base', filter: searchFilter(s.searchFilter, username), attributes: [attribute], sizeLimit: 1 }));
+      this.observe('search', start);
     } catch (err) {
+      this.observe('search', start, err);
       // The bound identity cannot see its entry: treat as "not allowed", not as a server fault.
       if (ldapCode(err) === 32) return deny(403, 'user entry not visible to the bound identity');
       throw err;

@@ -70,21 +70,20 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
     const attrs = call.request.attributes ?? {};
     const configRef = attrs.context_extensions?.config_ref;
     const http = attrs.request?.http ?? {};
-    authorizer
-      .check(configRef, http.headers?.authorization)
-      .catch((err: unknown): Decision => ({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }))
-      .then((decision) => {
-        const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
-        metrics?.countCheck(result);
-        // Never the Authorization header or a password; the path without its query, which may carry tokens.
-        // Built only when the line is written: an allowed check is logged at debug, off by default.
-        const fields = () => ({ configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method });
-        if (decision.kind === 'ok') {
-          if (logger.isLevelEnabled('debug')) logger.debug({ ...fields(), userDn: decision.userDn }, 'check allowed');
-        } else if (decision.status >= 500) logger.warn({ ...fields(), status: decision.status, reason: decision.reason }, 'check failed');
-        else logger.info({ ...fields(), status: decision.status, reason: decision.reason }, 'check denied');
-        callback(null, respond(decision, configRef));
-      });
+    const answer = (decision: Decision) => {
+      const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
+      metrics?.countCheck(result);
+      // Never the Authorization header or a password; the path without its query, which may carry tokens.
+      // Built only when the line is written: an allowed check is logged at debug, off by default.
+      const fields = () => ({ configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method });
+      if (decision.kind === 'ok') {
+        if (logger.isLevelEnabled('debug')) logger.debug({ ...fields(), userDn: decision.userDn }, 'check allowed');
+      } else if (decision.status >= 500) logger.warn({ ...fields(), status: decision.status, reason: decision.reason }, 'check failed');
+      else logger.info({ ...fields(), status: decision.status, reason: decision.reason }, 'check denied');
+      callback(null, respond(decision, configRef));
+    };
+    // One promise per check, not a .catch() and a .then().
+    authorizer.check(configRef, http.headers?.authorization).then(answer, (err: unknown) => answer({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }));
   };
 }
 

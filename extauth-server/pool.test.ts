@@ -47,6 +47,31 @@ test('waiting longer than the operation timeout for a connection is LdapUnavaila
   await expect(pool.use(async () => undefined)).rejects.toThrow('closed');
 });
 
+test('each waiting check gets its full operation timeout, counted from when it began to wait', async () => {
+  const timeout = settings.operationTimeoutMs;
+  const pool = new LdapPool('ldap://127.0.0.1:1', { ...settings, maxSize: 1 });
+  let release!: () => void;
+  const held = pool.use(() => new Promise<void>((r) => (release = r)));
+  const waitedMs = (began: number) => (err: unknown) => ({ err, waited: performance.now() - began });
+  // The first waiter is served before its deadline; the second began later and must not expire at the first's deadline.
+  const first = pool.use(() => new Promise<void>(() => undefined));
+  await new Promise((r) => setTimeout(r, timeout / 2));
+  const secondBegan = performance.now();
+  const second = pool.use(async () => undefined).then(() => ({ err: undefined, waited: 0 }), waitedMs(secondBegan));
+  release();
+  await held;
+  const thirdBegan = performance.now();
+  const third = pool.use(async () => undefined).then(() => ({ err: undefined, waited: 0 }), waitedMs(thirdBegan));
+  expect(pool.stats().waiting).toBe(2);
+  for (const outcome of [await second, await third]) {
+    expect(outcome.err).toBeInstanceOf(LdapUnavailableError);
+    expect(outcome.waited).toBeGreaterThanOrEqual(timeout - 1);
+  }
+  expect(pool.stats().waiting).toBe(0);
+  void first;
+  await pool.close();
+});
+
 describe('connection failures, from the errors ldapts raises on real sockets', () => {
   const servers: net.Server[] = [];
   afterAll(() => servers.forEach((s) => s.close()));

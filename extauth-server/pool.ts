@@ -99,7 +99,10 @@ const WHOAMI_OID = '1.3.6.1.4.1.4203.1.11.3';
 
 export class LdapPool {
   private readonly idle: PooledConnection[] = [];
-  private readonly waiters: { resolve: (c: PooledConnection) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }[] = [];
+  /** Checks waiting for a connection, oldest first; all wait as long, so the first is always the next to expire. */
+  private readonly waiters: { resolve: (c: PooledConnection) => void; reject: (e: Error) => void; deadline: number }[] = [];
+  /** One timer for all waiters, due at the first one's deadline: a timer per waiting check cost more than the wait's bookkeeping. */
+  private expiry: NodeJS.Timeout | undefined;
   private size = 0;
   private inUse = 0;
   private closed = false;
@@ -145,10 +148,8 @@ export class LdapPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const w of this.waiters.splice(0)) {
-      clearTimeout(w.timer);
-      w.reject(new PoolClosedError(this.url));
-    }
+    clearTimeout(this.expiry);
+    for (const w of this.waiters.splice(0)) w.reject(new PoolClosedError(this.url));
     await Promise.all(this.idle.splice(0).map((c) => this.destroy(c)));
   }
 
@@ -174,17 +175,24 @@ export class LdapPool {
       return Promise.resolve(conn);
     }
     return new Promise((resolve, reject) => {
-      const waiter = {
-        resolve,
-        reject,
-        // Waiting longer than an operation may take means the server is saturated or gone.
-        timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          reject(new LdapUnavailableError(`no free LDAP connection to ${this.url} within ${this.settings.operationTimeoutMs} ms`));
-        }, this.settings.operationTimeoutMs),
-      };
-      this.waiters.push(waiter);
+      // Waiting longer than an operation may take means the server is saturated or gone.
+      this.waiters.push({ resolve, reject, deadline: performance.now() + this.settings.operationTimeoutMs });
+      if (!this.expiry) this.armExpiry();
     });
+  }
+
+  /** Sets the timer for the first waiter's deadline; when no check waits, none. */
+  private armExpiry(): void {
+    const first = this.waiters[0];
+    this.expiry = first && setTimeout(() => this.expireWaiters(), first.deadline - performance.now());
+  }
+
+  private expireWaiters(): void {
+    const now = performance.now();
+    while (this.waiters.length && this.waiters[0]!.deadline <= now) {
+      this.waiters.shift()!.reject(new LdapUnavailableError(`no free LDAP connection to ${this.url} within ${this.settings.operationTimeoutMs} ms`));
+    }
+    this.armExpiry();
   }
 
   private release(conn: PooledConnection): void {
@@ -195,9 +203,9 @@ export class LdapPool {
       next = !this.closed && this.waiters.length ? this.create() : undefined;
     }
     if (!next) return;
+    // The timer stays set for a served waiter: when it fires, it is set again for the waiter then first.
     const waiter = this.waiters.shift();
     if (waiter) {
-      clearTimeout(waiter.timer);
       this.inUse++;
       waiter.resolve(next);
     } else {
