@@ -22,7 +22,7 @@
  * without LDAP. Rounds are interleaved and the median
  * round is shown, as this machine's speed drifts during a run. CPU per
  * operation is the measured side's own (user + system, all threads).
- * Flags: --duration-ms=N (per round, default 2000), --rounds=N (default 3).
+ * Flags: --duration-ms=N (per round, default 2000), --rounds=N (default 5: the machine's speed drifts, and a median of five pairs is steadier than of three).
  */
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
@@ -301,7 +301,8 @@ async function h2load(): Promise<LoadGenerator | undefined> {
   return {
     name: 'h2load (nghttp2: one HTTP/2 connection, N streams, as Envoy)',
     async run(port, pid, concurrency, ms) {
-      await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(200, concurrency * 20)}`]);
+      // Warm-up: enough calls for V8 to optimise the hot paths of either side.
+      await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(2000, concurrency * 50)}`]);
       await rm(log, { force: true }); // h2load appends
       const cpu = processCpu(pid);
       const { stdout } = await execFileP('h2load', [...args(port, concurrency), `--duration=${ms}ms`, `--log-file=${log}`]);
@@ -419,7 +420,7 @@ function fmt(f: Figures): string {
 export async function run(args: string[]): Promise<void> {
   const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const ms = flag('duration-ms', 2000);
-  const rounds = flag('rounds', 3);
+  const rounds = flag('rounds', 5);
   const load = (await h2load()) ?? nodeClient();
   const slapd = await startSlapd({ statsLog: false });
   try {

@@ -7,7 +7,6 @@
 import type { Logger } from 'pino';
 import type { ConnectionOptions } from 'node:tls';
 import { ResultCodeError } from 'ldapts';
-import { LRUCache } from 'lru-cache';
 import type { AuthConfig, LdapSettings } from './config.js';
 import { BIND_REJECTED_CODES } from '../protos/extauth-contract.js';
 import { NO_CONFIGURATION_YET } from '../protos/health.js';
@@ -15,6 +14,7 @@ import { normalizeDn } from '../protos/ldap-dn.js';
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../protos/ldap-credentials.js';
 import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from './pool.js';
 import type { LdapOperation, Metrics } from './metrics.js';
+import { BoundedMemo } from './memo.js';
 
 export type Decision =
   | { kind: 'ok'; userDn: string }
@@ -120,7 +120,7 @@ export class Authorizer {
   private async checkLdap(settings: LdapSettings, creds: Credentials): Promise<Decision> {
     const username = cleanUsername(creds.username);
     if (!username) return deny(401, 'username empty after cleaning');
-    const dn = this.userDnOf(settings.userDnTemplate, username);
+    const dn = this.userDns.get(`${settings.userDnTemplate}\0${username}`);
     // A connection the server closed (restart, idle timeout) gets one retry on a
     // fresh connection, unless a bind's reply was lost (see bind()).
     let retried = false;
@@ -149,22 +149,13 @@ export class Authorizer {
    * users and groups seen most recently: the same users come back, and
    * parsing a DN costs more than the rest of the check's own work.
    */
-  private readonly userDns = new LRUCache<string, string>({ max: 10_000 });
-  private readonly groupDns = new LRUCache<string, string | false>({ max: 10_000 });
-
-  private userDnOf(template: string, username: string): string {
-    const key = `${template}\0${username}`;
-    let dn = this.userDns.get(key);
-    if (dn === undefined) this.userDns.set(key, (dn = userDn(template, username)));
-    return dn;
-  }
-
+  private readonly userDns = new BoundedMemo<string, string>(10_000, (key) => {
+    // Keyed by template NUL username; a cleaned username has no control character, so the last NUL is the one.
+    const split = key.lastIndexOf('\0');
+    return userDn(key.slice(0, split), key.slice(split + 1));
+  });
   /** A membership value as a normalized DN; false when it is not a DN. */
-  private groupDn(value: string): string | false {
-    let dn = this.groupDns.get(value);
-    if (dn === undefined) this.groupDns.set(value, (dn = normalizeDn(value) ?? false));
-    return dn;
-  }
+  private readonly groupDns = new BoundedMemo<string, string | false>(10_000, (value) => normalizeDn(value) ?? false);
 
   /** `allowedGroups` normalized once per configuration, not per request; one that is not a DN matches nothing. */
   private readonly normalizedGroups = new WeakMap<LdapSettings, ReadonlySet<string>>();
@@ -236,7 +227,7 @@ export class Authorizer {
     const raw = key ? entry[key] : [];
     const allowed = this.allowedGroups(s);
     const member = (Array.isArray(raw) ? raw : [raw]).some((v) => {
-      const dn = this.groupDn(Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+      const dn = this.groupDns.get(Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
       return dn !== false && allowed.has(dn);
     });
     if (!member) return deny(403, 'not a member of an allowed group');

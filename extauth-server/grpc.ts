@@ -6,10 +6,10 @@
  * its own 403 for a failed call.
  */
 import * as grpc from '@grpc/grpc-js';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Authorizer, Decision } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
+import { BoundedMemo } from './memo.js';
 import { authorizationService } from './protos.js';
 import { USER_ID_HEADER, basicChallenge } from '../protos/extauth-contract.js';
 
@@ -59,18 +59,15 @@ interface CheckRequest {
 
 export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequest, unknown> {
   // An allowed user's response is the same every time: made once per DN, and encoded once (checkService).
-  const allowed = new LRUCache<string, Record<string, unknown>>({ max: 10_000 });
-  const respond = (decision: Decision, configRef: string | undefined) => {
-    if (decision.kind !== 'ok') return checkResponse(decision, configRef);
-    let response = allowed.get(decision.userDn);
-    if (!response) allowed.set(decision.userDn, (response = checkResponse(decision, configRef)));
-    return response;
-  };
+  const allowed = new BoundedMemo<string, Record<string, unknown>>(10_000, (userDn) => checkResponse({ kind: 'ok', userDn }, undefined));
+  const respond = (decision: Decision, configRef: string | undefined) => (decision.kind === 'ok' ? allowed.get(decision.userDn) : checkResponse(decision, configRef));
   return (call, callback) => {
     const attrs = call.request.attributes ?? {};
     const configRef = attrs.context_extensions?.config_ref;
     const http = attrs.request?.http ?? {};
     const answer = (decision: Decision) => {
+      // Answered first: counting and logging are not on the path of the request Envoy holds.
+      callback(null, respond(decision, configRef));
       const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
       metrics?.countCheck(result);
       // Never the Authorization header or a password; the path without its query, which may carry tokens.
@@ -80,7 +77,6 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
         if (logger.isLevelEnabled('debug')) logger.debug({ ...fields(), userDn: decision.userDn }, 'check allowed');
       } else if (decision.status >= 500) logger.warn({ ...fields(), status: decision.status, reason: decision.reason }, 'check failed');
       else logger.info({ ...fields(), status: decision.status, reason: decision.reason }, 'check denied');
-      callback(null, respond(decision, configRef));
     };
     // One promise per check, not a .catch() and a .then().
     authorizer.check(configRef, http.headers?.authorization).then(answer, (err: unknown) => answer({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }));
