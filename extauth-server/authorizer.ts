@@ -175,19 +175,19 @@ export class Authorizer {
     this.opts.metrics?.observeLdap(operation, outcome, (performance.now() - start) / 1000);
   }
 
-  // The LDAP calls are awaited inline, not through a timing wrapper: an async frame per operation is a cost per check.
-  private async bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
+  // Timed inline, not through a wrapper: each async frame is a cost per check.
+  private bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
     const start = performance.now();
-    try {
-      await conn.client.bind(dn, password);
-    } catch (err) {
-      this.observe('bind', start, err);
-      // The directory may have processed this bind and, if it failed, counted it
-      // towards a lockout: never send the password again for this check (503).
-      if (socketFailure(err) === 'unanswered') throw new LdapUnavailableError(`bind sent, connection closed before its reply: ${describe(err)}`, { cause: err });
-      throw err;
-    }
-    this.observe('bind', start);
+    return conn.client.bind(dn, password).then(
+      () => this.observe('bind', start),
+      (err: unknown) => {
+        this.observe('bind', start, err);
+        // The directory may have processed this bind and, if it failed, counted it
+        // towards a lockout: never send the password again for this check (503).
+        if (socketFailure(err) === 'unanswered') throw new LdapUnavailableError(`bind sent, connection closed before its reply: ${describe(err)}`, { cause: err });
+        throw err;
+      },
+    );
   }
 
   private async run(conn: PooledConnection, s: LdapSettings, dn: string, username: string, password: string): Promise<Decision> {

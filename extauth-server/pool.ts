@@ -134,16 +134,31 @@ export class LdapPool {
   }
 
   /** Runs `fn` on a connection; a connection error marks the connection broken. */
-  async use<T>(fn: (conn: PooledConnection) => Promise<T>): Promise<T> {
-    const conn = await this.acquire();
+  use<T>(fn: (conn: PooledConnection) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new PoolClosedError(this.url));
+    // A free connection is used at once; waiting for one is the exception, and costs a promise more.
+    const free = this.take();
+    return free ? this.runOn(free, fn) : this.waitForConnection().then((conn) => this.runOn(conn, fn));
+  }
+
+  private runOn<T>(conn: PooledConnection, fn: (conn: PooledConnection) => Promise<T>): Promise<T> {
+    let running: Promise<T>;
     try {
-      return await fn(conn);
+      running = fn(conn);
     } catch (err) {
-      if (isConnectionError(err)) conn.broken = true;
-      throw err;
-    } finally {
-      this.release(conn);
+      running = Promise.reject(err as Error);
     }
+    return running.then(
+      (result) => {
+        this.release(conn);
+        return result;
+      },
+      (err: unknown) => {
+        if (isConnectionError(err)) conn.broken = true;
+        this.release(conn);
+        throw err;
+      },
+    );
   }
 
   async close(): Promise<void> {
@@ -167,13 +182,14 @@ export class LdapPool {
     return { client };
   }
 
-  private acquire(): Promise<PooledConnection> {
-    if (this.closed) return Promise.reject(new PoolClosedError(this.url));
+  /** An idle connection, or a new one while below maxSize; undefined when all are in use. */
+  private take(): PooledConnection | undefined {
     const conn = this.idle.pop() ?? (this.size < this.settings.maxSize ? this.create() : undefined);
-    if (conn) {
-      this.inUse++;
-      return Promise.resolve(conn);
-    }
+    if (conn) this.inUse++;
+    return conn;
+  }
+
+  private waitForConnection(): Promise<PooledConnection> {
     return new Promise((resolve, reject) => {
       // Waiting longer than an operation may take means the server is saturated or gone.
       this.waiters.push({ resolve, reject, deadline: performance.now() + this.settings.operationTimeoutMs });
