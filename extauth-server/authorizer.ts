@@ -107,14 +107,14 @@ export class Authorizer {
     if (!config.ldap.length) return deny(500, `AuthConfig ${config.name} has no ldap config`);
     const creds = parseBasic(authorization);
     if (!creds) return deny(401, authorization ? 'malformed Basic credentials' : 'no Basic credentials');
-    // Every config of the AuthConfig must allow the request (Gloo's default: all configs in order).
-    let first: string | undefined;
+    // Every config of the AuthConfig must allow the request (Gloo's default: all configs in order); the first names the user.
+    let first: Decision | undefined;
     for (const ldap of config.ldap) {
       const d = await this.checkLdap(ldap, creds);
       if (d.kind === 'deny') return d;
-      first ??= d.userDn;
+      first ??= d;
     }
-    return { kind: 'ok', userDn: first! };
+    return first!;
   }
 
   private async checkLdap(settings: LdapSettings, creds: Credentials): Promise<Decision> {
@@ -223,7 +223,8 @@ export class Authorizer {
     }
     const entry = entries[0];
     if (!entry) return deny(403, 'user entry does not match searchFilter');
-    const key = Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
+    // Attribute names are case-insensitive; the directory usually answers in the configured case.
+    const key = attribute in entry ? attribute : Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
     const raw = key ? entry[key] : [];
     const allowed = this.allowedGroups(s);
     const member = (Array.isArray(raw) ? raw : [raw]).some((v) => {

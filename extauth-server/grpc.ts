@@ -50,11 +50,23 @@ export function checkResponse(decision: Decision, configRef: string | undefined)
   };
 }
 
+interface HttpAttributes {
+  headers?: Record<string, string>;
+  method?: string;
+  path?: string;
+  host?: string;
+}
+
 interface CheckRequest {
   attributes?: {
-    request?: { http?: { headers?: Record<string, string>; method?: string; path?: string; host?: string } };
+    request?: { http?: HttpAttributes };
     context_extensions?: Record<string, string>;
   };
+}
+
+/** Never the Authorization header or a password; the path without its query, which may carry tokens. */
+function logFields(configRef: string | undefined, result: CheckResult, http: HttpAttributes) {
+  return { configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method };
 }
 
 export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequest, unknown> {
@@ -70,13 +82,11 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
       callback(null, respond(decision, configRef));
       const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
       metrics?.countCheck(result);
-      // Never the Authorization header or a password; the path without its query, which may carry tokens.
-      // Built only when the line is written: an allowed check is logged at debug, off by default.
-      const fields = () => ({ configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method });
+      // An allowed check is logged at debug, off by default: its fields are built only when the line is written.
       if (decision.kind === 'ok') {
-        if (logger.isLevelEnabled('debug')) logger.debug({ ...fields(), userDn: decision.userDn }, 'check allowed');
-      } else if (decision.status >= 500) logger.warn({ ...fields(), status: decision.status, reason: decision.reason }, 'check failed');
-      else logger.info({ ...fields(), status: decision.status, reason: decision.reason }, 'check denied');
+        if (logger.isLevelEnabled('debug')) logger.debug({ ...logFields(configRef, result, http), userDn: decision.userDn }, 'check allowed');
+      } else if (decision.status >= 500) logger.warn({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check failed');
+      else logger.info({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check denied');
     };
     // One promise per check, not a .catch() and a .then().
     authorizer.check(configRef, http.headers?.authorization).then(answer, (err: unknown) => answer({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }));
