@@ -146,8 +146,9 @@ export class Authorizer {
 
   /**
    * Per-check work whose answer depends on its input alone, kept for the
-   * users and groups seen most recently: the same users come back, and
-   * parsing a DN costs more than the rest of the check's own work.
+   * last 10,000 users and groups first seen: the same users come back, and
+   * parsing a DN costs more than the rest of the check's own work. Made-up
+   * usernames only push entries out, which costs CPU, not correctness.
    */
   private readonly userDns = new BoundedMemo<string, string>(10_000, (key) => {
     // Keyed by template NUL username; a cleaned username has no control character, so the last NUL is the one.

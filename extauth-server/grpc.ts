@@ -78,15 +78,20 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
     const configRef = attrs.context_extensions?.config_ref;
     const http = attrs.request?.http ?? {};
     const answer = (decision: Decision) => {
-      // Answered first: counting and logging are not on the path of the request Envoy holds.
-      callback(null, respond(decision, configRef));
-      const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
-      metrics?.countCheck(result);
-      // An allowed check is logged at debug, off by default: its fields are built only when the line is written.
-      if (decision.kind === 'ok') {
-        if (logger.isLevelEnabled('debug')) logger.debug({ ...logFields(configRef, result, http), userDn: decision.userDn }, 'check allowed');
-      } else if (decision.status >= 500) logger.warn({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check failed');
-      else logger.info({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check denied');
+      // Caught here, not by another promise per check: a throw would be an unhandled rejection.
+      try {
+        // Answered first: counting and logging are not on the path of the request Envoy holds.
+        callback(null, respond(decision, configRef));
+        const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
+        metrics?.countCheck(result);
+        // An allowed check is logged at debug, off by default: its fields are built only when the line is written.
+        if (decision.kind === 'ok') {
+          if (logger.isLevelEnabled('debug')) logger.debug({ ...logFields(configRef, result, http), userDn: decision.userDn }, 'check allowed');
+        } else if (decision.status >= 500) logger.warn({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check failed');
+        else logger.info({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check denied');
+      } catch (err) {
+        logger.error({ err: (err as Error).message }, 'answering a check failed');
+      }
     };
     // One promise per check, not a .catch() and a .then().
     authorizer.check(configRef, http.headers?.authorization).then(answer, (err: unknown) => answer({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }));

@@ -17,9 +17,10 @@ const LDAP_OUTCOMES: readonly LdapOutcome[] = ['success', 'ldap_error', 'connect
 /**
  * One label set's latencies, handed to prom-client in batches (when the
  * buffer is full, and before every scrape). prom-client validates and
- * hashes the labels on every observation: in a busy sidecar that cost about
- * 3 µs each, measured, against well under 1 µs a value in a batch, and a
- * check makes two.
+ * hashes the labels on every observation; spread among a busy sidecar's
+ * other work that cost about 3 µs each (measured, two or three a check),
+ * and done in a tight loop over a batch about 0.3 µs. The check that fills
+ * the buffer carries the flush, about 0.3 ms, once per 1,024 values.
  */
 class BatchedObservations {
   private readonly values = new Float64Array(1024);
@@ -33,8 +34,10 @@ class BatchedObservations {
   }
 
   flush(): void {
-    for (let i = 0; i < this.length; i++) this.target.observe(this.values[i]!);
+    const length = this.length;
+    // Emptied first: should observe throw, the buffer still takes new values.
     this.length = 0;
+    for (let i = 0; i < length; i++) this.target.observe(this.values[i]!);
   }
 }
 

@@ -1,4 +1,5 @@
 /** Pool bookkeeping; connections are only created here, never connected (ldapts connects on first use). */
+import { jest } from '@jest/globals';
 import net from 'node:net';
 import { Client, InvalidCredentialsError } from 'ldapts';
 import { closedPort } from '../test/extauth/helpers.js';
@@ -48,27 +49,48 @@ test('waiting longer than the operation timeout for a connection is LdapUnavaila
 });
 
 test('each waiting check gets its full operation timeout, counted from when it began to wait', async () => {
-  const timeout = settings.operationTimeoutMs;
-  const pool = new LdapPool('ldap://127.0.0.1:1', { ...settings, maxSize: 1 });
-  let release!: () => void;
-  const held = pool.use(() => new Promise<void>((r) => (release = r)));
-  const waitedMs = (began: number) => (err: unknown) => ({ err, waited: performance.now() - began });
-  // The first waiter is served before its deadline; the second began later and must not expire at the first's deadline.
-  const first = pool.use(() => new Promise<void>(() => undefined));
-  await new Promise((r) => setTimeout(r, timeout / 2));
-  const secondBegan = performance.now();
-  const second = pool.use(async () => undefined).then(() => ({ err: undefined, waited: 0 }), waitedMs(secondBegan));
-  release();
-  await held;
-  const thirdBegan = performance.now();
-  const third = pool.use(async () => undefined).then(() => ({ err: undefined, waited: 0 }), waitedMs(thirdBegan));
-  expect(pool.stats().waiting).toBe(2);
-  for (const outcome of [await second, await third]) {
-    expect(outcome.err).toBeInstanceOf(LdapUnavailableError);
-    expect(outcome.waited).toBeGreaterThanOrEqual(timeout - 1);
+  jest.useFakeTimers(); // performance.now() too
+  try {
+    const timeout = settings.operationTimeoutMs;
+    const pool = new LdapPool('ldap://127.0.0.1:1', { ...settings, maxSize: 1 });
+    let release!: () => void;
+    const held = pool.use(() => new Promise<void>((r) => (release = r)));
+    const outcomes: { waiter: string; at: number; err: unknown }[] = [];
+    const wait = (waiter: string) => pool.use(async () => undefined).then(() => outcomes.push({ waiter, at: performance.now(), err: undefined }), (err: unknown) => outcomes.push({ waiter, at: performance.now(), err }));
+    const began = performance.now();
+    // The first waiter is served before its deadline; the next two began later and must not expire at the first's deadline.
+    const first = pool.use(() => new Promise<void>(() => undefined));
+    await jest.advanceTimersByTimeAsync(timeout / 2);
+    const later = [wait('second'), wait('third')];
+    release();
+    await held;
+    await jest.advanceTimersByTimeAsync(timeout - 1); // past the first's deadline, 1 ms before the others'
+    expect(outcomes).toEqual([]);
+    expect(pool.stats().waiting).toBe(2);
+    await jest.advanceTimersByTimeAsync(1);
+    await Promise.all(later);
+    expect(outcomes.map((o) => [o.waiter, o.at - began, o.err instanceof LdapUnavailableError])).toEqual([
+      ['second', timeout * 1.5, true],
+      ['third', timeout * 1.5, true],
+    ]);
+    expect(pool.stats().waiting).toBe(0);
+    void first;
+    await pool.close();
+  } finally {
+    jest.useRealTimers();
   }
-  expect(pool.stats().waiting).toBe(0);
-  void first;
+});
+
+test('a connection goes back to the pool whatever the work does: throw, reject, or return a plain value', async () => {
+  const pool = new LdapPool('ldap://127.0.0.1:1', { ...settings, maxSize: 1 });
+  await expect(
+    pool.use(() => {
+      throw new Error('thrown');
+    }),
+  ).rejects.toThrow('thrown');
+  await expect(pool.use(() => Promise.reject(new Error('rejected')))).rejects.toThrow('rejected');
+  await expect(pool.use((() => 'plain') as unknown as () => Promise<string>)).resolves.toBe('plain');
+  expect(pool.stats()).toMatchObject({ inUse: 0, idle: 1, waiting: 0 });
   await pool.close();
 });
 

@@ -142,9 +142,10 @@ export class LdapPool {
   }
 
   private runOn<T>(conn: PooledConnection, fn: (conn: PooledConnection) => Promise<T>): Promise<T> {
+    // Whatever fn does, throw or return a non-promise, the connection goes back to the pool.
     let running: Promise<T>;
     try {
-      running = fn(conn);
+      running = Promise.resolve(fn(conn));
     } catch (err) {
       running = Promise.reject(err as Error);
     }
@@ -164,6 +165,7 @@ export class LdapPool {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.expiry);
+    this.expiry = undefined;
     for (const w of this.waiters.splice(0)) w.reject(new PoolClosedError(this.url));
     await Promise.all(this.idle.splice(0).map((c) => this.destroy(c)));
   }
