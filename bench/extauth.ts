@@ -22,7 +22,9 @@
  * without LDAP. Rounds are interleaved and the median
  * round is shown, as this machine's speed drifts during a run. CPU per
  * operation is the measured side's own (user + system, all threads).
- * Flags: --duration-ms=N (per round, default 2000), --rounds=N (default 5: the machine's speed drifts, and a median of five pairs is steadier than of three).
+ * Flags: --duration-ms=N (per round, default 1500), --rounds=N (default 9:
+ * the machine's speed drifts, and the median of many short pairs is steadier
+ * than of a few long ones). Each server is warmed once, before its first round.
  */
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
@@ -277,7 +279,8 @@ function checkFrame(): Buffer {
 interface LoadGenerator {
   name: string;
   /** `concurrency` Check calls in flight on one HTTP/2 connection for `ms`; `errors` counts what the client itself saw fail. */
-  run(port: number, pid: number, concurrency: number, ms: number): Promise<Figures>;
+  /** `warmUp`: first call against this server; later rounds find it warm. */
+  run(port: number, pid: number, concurrency: number, ms: number, warmUp: boolean): Promise<Figures>;
 }
 
 async function h2load(): Promise<LoadGenerator | undefined> {
@@ -300,9 +303,9 @@ async function h2load(): Promise<LoadGenerator | undefined> {
   ];
   return {
     name: 'h2load (nghttp2: one HTTP/2 connection, N streams, as Envoy)',
-    async run(port, pid, concurrency, ms) {
-      // Warm-up: enough calls for V8 to optimise the hot paths of either side.
-      await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(2000, concurrency * 50)}`]);
+    async run(port, pid, concurrency, ms, warmUp) {
+      // Enough calls for V8 to optimise the hot paths of either side.
+      if (warmUp) await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(2000, concurrency * 50)}`]);
       await rm(log, { force: true }); // h2load appends
       const cpu = processCpu(pid);
       const { stdout } = await execFileP('h2load', [...args(port, concurrency), `--duration=${ms}ms`, `--log-file=${log}`]);
@@ -364,7 +367,7 @@ async function deniedChecks(adminPort: number): Promise<number> {
 interface Peer {
   label: string;
   /** One measurement round. */
-  round(ms: number): Promise<Figures>;
+  round(ms: number, first: boolean): Promise<Figures>;
   stop(): Promise<void>;
 }
 
@@ -380,9 +383,9 @@ async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: numbe
   const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
   return {
     label: 'extauth',
-    async round(ms) {
+    async round(ms, first) {
       const before = await deniedChecks(adminPort);
-      const f = await load.run(server.port, server.pid, concurrency, ms);
+      const f = await load.run(server.port, server.pid, concurrency, ms, first);
       // What the client saw fail, and every check the sidecar did not allow.
       return { ...f, errors: f.errors + (await deniedChecks(adminPort)) - before };
     },
@@ -396,7 +399,7 @@ async function childPeer(label: string, kind: 'noop' | 'grpc' | 'http2', load: L
   const server = await startProcess(fileURLToPath(import.meta.url), args, { [PEER_ENV]: kind });
   return {
     label,
-    round: (ms) => load.run(server.port, server.pid, concurrency, ms),
+    round: (ms, first) => load.run(server.port, server.pid, concurrency, ms, first),
     async stop() {
       const failed = Number(/"failed":(\d+)/.exec(await server.stop())?.[1] ?? 0);
       if (failed) throw new Error(`${label} peer: ${failed} checks failed`);
@@ -419,8 +422,8 @@ function fmt(f: Figures): string {
 
 export async function run(args: string[]): Promise<void> {
   const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-  const ms = flag('duration-ms', 2000);
-  const rounds = flag('rounds', 5);
+  const ms = flag('duration-ms', 1500);
+  const rounds = flag('rounds', 9);
   const load = (await h2load()) ?? nodeClient();
   const slapd = await startSlapd({ statsLog: false });
   try {
@@ -438,7 +441,7 @@ export async function run(args: string[]): Promise<void> {
       try {
         for (let r = 0; r < rounds; r++) {
           results.get('raw ldapts')!.push(await rawLoop(slapd, Math.min(c, poolMax), ms));
-          for (const p of peers) results.get(p.label)!.push(await p.round(ms));
+          for (const p of peers) results.get(p.label)!.push(await p.round(ms, r === 0));
         }
       } finally {
         for (const p of peers) await p.stop();
