@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Authorizer, Decision } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
 import { BoundedMemo } from './memo.js';
-import { authorizationService } from './protos.js';
+import { authorizationService, checkRequestView, type CheckRequestView, type HttpRequestView } from './protos.js';
 import { USER_ID_HEADER, basicChallenge } from '../protos/extauth-contract.js';
 
 /** google.rpc.Code values carried in CheckResponse.status. */
@@ -50,26 +50,13 @@ export function checkResponse(decision: Decision, configRef: string | undefined)
   };
 }
 
-interface HttpAttributes {
-  headers?: Record<string, string>;
-  method?: string;
-  path?: string;
-  host?: string;
-}
-
-interface CheckRequest {
-  attributes?: {
-    request?: { http?: HttpAttributes };
-    context_extensions?: Record<string, string>;
-  };
-}
-
 /** Never the Authorization header or a password; the path without its query, which may carry tokens. */
-function logFields(configRef: string | undefined, result: CheckResult, http: HttpAttributes) {
-  return { configRef, result, host: http.host, path: http.path?.split('?')[0], method: http.method };
+function logFields(configRef: string | undefined, result: CheckResult, http: HttpRequestView) {
+  // Absent strings decode as '': left out of the line, as absent.
+  return { configRef, result, host: http.host || undefined, path: http.path ? http.path.split('?')[0] : undefined, method: http.method || undefined };
 }
 
-export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequest, unknown> {
+export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequestView, unknown> {
   // An allowed user's response is the same every time: made once per DN, and encoded once (checkService).
   const allowed = new BoundedMemo<string, Record<string, unknown>>(10_000, (userDn) => checkResponse({ kind: 'ok', userDn }, undefined));
   const respond = (decision: Decision, configRef: string | undefined) => (decision.kind === 'ok' ? allowed.get(decision.userDn) : checkResponse(decision, configRef));
@@ -98,7 +85,11 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
   };
 }
 
-/** The Authorization service, its responses encoded once per response object (the allowed ones are kept per DN). */
+/**
+ * The Authorization service: requests decoded into the fields the sidecar
+ * reads, responses encoded once per response object (the allowed ones are
+ * kept per DN).
+ */
 function checkService(): grpc.ServiceDefinition {
   const service = authorizationService();
   const check = service.Check!;
@@ -108,7 +99,7 @@ function checkService(): grpc.ServiceDefinition {
     if (!bytes) encoded.set(response, (bytes = check.responseSerialize(response)));
     return bytes;
   };
-  return { ...service, Check: { ...check, responseSerialize } };
+  return { ...service, Check: { ...check, requestDeserialize: checkRequestView(), responseSerialize } };
 }
 
 export async function startGrpcServer(

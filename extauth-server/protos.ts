@@ -6,6 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
 import { INCLUDE_DIRS } from '../protos/envoy.js';
 
 let cached: { pkg: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;
@@ -40,4 +41,56 @@ export function messageType(fullName: string): protoLoader.MessageTypeDefinition
   const def = load().pkg[fullName];
   if (!def || !('serialize' in def)) throw new Error(`message ${fullName} not loaded`);
   return def as protoLoader.MessageTypeDefinition<unknown, unknown>;
+}
+
+/** What the sidecar reads of a request's HTTP attributes. */
+export interface HttpRequestView {
+  headers?: Record<string, string>;
+  method?: string;
+  path?: string;
+  host?: string;
+}
+
+/** What the sidecar reads of a CheckRequest (protobufjs leaves an absent message null, an absent string ''). */
+export interface CheckRequestView {
+  attributes?: { request?: { http?: HttpRequestView | null } | null; context_extensions?: Record<string, string> } | null;
+}
+
+/**
+ * envoy.service.auth.v3.CheckRequest with only the fields the sidecar
+ * reads, by their numbers in Envoy's protos (attribute_context.proto; a
+ * test holds them to the loaded protos). Decoding skips the rest (peers,
+ * time, metadata): half the cost of decoding the whole message, on every
+ * check.
+ */
+const CHECK_REQUEST_VIEW = {
+  CheckRequest: { fields: { attributes: { type: 'AttributeContext', id: 1 } } },
+  AttributeContext: { fields: { request: { type: 'Request', id: 4 }, context_extensions: { keyType: 'string', type: 'string', id: 10 } } },
+  Request: { fields: { http: { type: 'HttpRequest', id: 2 } } },
+  HttpRequest: {
+    fields: {
+      method: { type: 'string', id: 2 },
+      headers: { keyType: 'string', type: 'string', id: 3 },
+      path: { type: 'string', id: 4 },
+      host: { type: 'string', id: 5 },
+    },
+  },
+};
+
+/** The view's types, by the name of the Envoy message each one reads. */
+export const CHECK_REQUEST_VIEW_OF: Record<keyof typeof CHECK_REQUEST_VIEW, string> = {
+  CheckRequest: 'envoy.service.auth.v3.CheckRequest',
+  AttributeContext: 'envoy.service.auth.v3.AttributeContext',
+  Request: 'envoy.service.auth.v3.AttributeContext.Request',
+  HttpRequest: 'envoy.service.auth.v3.AttributeContext.HttpRequest',
+};
+
+export function checkRequestViewRoot(): protobuf.Root {
+  return protobuf.Root.fromJSON({ nested: CHECK_REQUEST_VIEW });
+}
+
+/** Decodes a CheckRequest into the view (a protobufjs message; read it, do not change it). */
+export function checkRequestView(): (bytes: Buffer) => CheckRequestView {
+  const type = checkRequestViewRoot().lookupType('CheckRequest');
+  return (bytes) => type.decode(bytes) as CheckRequestView;
 }
