@@ -278,8 +278,10 @@ function checkFrame(): Buffer {
 
 interface LoadGenerator {
   name: string;
-  /** `concurrency` Check calls in flight on one HTTP/2 connection for `ms`; `errors` counts what the client itself saw fail. */
-  /** `warmUp`: first call against this server; later rounds find it warm. */
+  /**
+   * `concurrency` Check calls in flight on one HTTP/2 connection for `ms`; `errors` counts what the client itself saw fail.
+   * `warmUp`: the first call against this server (later rounds find it warm).
+   */
   run(port: number, pid: number, concurrency: number, ms: number, warmUp: boolean): Promise<Figures>;
 }
 

@@ -1,18 +1,22 @@
 /** Prometheus metrics of one server instance (own registry, so tests can run several). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type CheckResult = 'ok' | 'unauthenticated' | 'forbidden' | 'error' | 'unavailable';
+const CHECK_RESULTS = ['ok', 'unauthenticated', 'forbidden', 'error', 'unavailable'] as const;
+export type CheckResult = (typeof CHECK_RESULTS)[number];
 
 export interface PoolGaugeSource {
   poolStats(): { server: string; size: number; inUse: number; idle: number; waiting: number }[];
 }
 
-export type LdapOperation = 'bind' | 'search';
-export type LdapOutcome = 'success' | 'ldap_error' | 'connection_error';
+const LDAP_OPERATIONS = ['bind', 'search'] as const;
+export type LdapOperation = (typeof LDAP_OPERATIONS)[number];
+const LDAP_OUTCOMES = ['success', 'ldap_error', 'connection_error'] as const;
+export type LdapOutcome = (typeof LDAP_OUTCOMES)[number];
 
-const CHECK_RESULTS: readonly CheckResult[] = ['ok', 'unauthenticated', 'forbidden', 'error', 'unavailable'];
-const LDAP_OPERATIONS: readonly LdapOperation[] = ['bind', 'search'];
-const LDAP_OUTCOMES: readonly LdapOutcome[] = ['success', 'ldap_error', 'connection_error'];
+/** `value(key)` for each of `keys`, as a record. */
+function recordOf<K extends string, V>(keys: readonly K[], value: (key: K) => V): Record<K, V> {
+  return Object.fromEntries(keys.map((key) => [key, value(key)])) as Record<K, V>;
+}
 
 /**
  * One label set's latencies, handed to prom-client in batches (when the
@@ -44,8 +48,8 @@ class BatchedObservations {
 export class Metrics {
   readonly registry = new Registry();
   /** Checks per result since the last scrape, added to the counter when it is read (for the same reason as BatchedObservations). */
-  private readonly uncountedChecks: Record<CheckResult, number> = { ok: 0, unauthenticated: 0, forbidden: 0, error: 0, unavailable: 0 };
-  private readonly latencies = {} as Record<LdapOperation, Record<LdapOutcome, BatchedObservations>>;
+  private readonly uncountedChecks = recordOf(CHECK_RESULTS, () => 0);
+  private readonly latencies: Record<LdapOperation, Record<LdapOutcome, BatchedObservations>>;
 
   /** Counts one Check by its result. */
   countCheck(result: CheckResult): void {
@@ -72,7 +76,6 @@ export class Metrics {
         }
       },
     });
-    const batches: BatchedObservations[] = [];
     const latency = new Histogram({
       name: 'sluice_extauth_ldap_operation_seconds',
       help: 'Latency of LDAP operations (bind, search) by outcome (success, ldap_error, connection_error)',
@@ -80,13 +83,12 @@ export class Metrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [this.registry],
       collect() {
+        // `batches` is set below, before any scrape can come.
         for (const batch of batches) batch.flush();
       },
     });
-    for (const operation of LDAP_OPERATIONS) {
-      this.latencies[operation] = {} as Record<LdapOutcome, BatchedObservations>;
-      for (const outcome of LDAP_OUTCOMES) batches.push((this.latencies[operation][outcome] = new BatchedObservations(latency.labels({ operation, outcome }))));
-    }
+    this.latencies = recordOf(LDAP_OPERATIONS, (operation) => recordOf(LDAP_OUTCOMES, (outcome) => new BatchedObservations(latency.labels({ operation, outcome }))));
+    const batches = Object.values(this.latencies).flatMap((byOutcome) => Object.values(byOutcome));
     new Gauge({
       name: 'sluice_extauth_ldap_pool_connections',
       help: 'LDAP pool connections per server by state (in_use, idle), and checks waiting for one',
