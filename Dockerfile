@@ -5,7 +5,8 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY compiler ./compiler
-COPY protos ./protos
+COPY contract ./contract
+COPY runtime ./runtime
 COPY extauth-server ./extauth-server
 COPY graphql-server ./graphql-server
 COPY bench ./bench

@@ -29,7 +29,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { createYoga } from 'graphql-yoga';
-import { GRAPHQL_API_HEADER } from '../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../contract/names.js';
 import { GRPC_USERS, PROTO_DIR, startGrpcUpstream } from '../test/fixtures/grpc-services.js';
 import { CONNECTIONS, announce, benchFlags, checkedPeer, formatFigures, interleavedRounds, processCpu, runRole, startRole, startSluiceGraphql, type Child, type Figures, type Peer } from './graphql-load.js';
 

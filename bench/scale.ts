@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { TYPE_URL } from '../protos/contract.js';
+import { TYPE_URL } from '../contract/names.js';
 import { Compiler } from '../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { collectWhenQuiet, type IdleCollector, serveEnvironment } from '../compiler/xds/memory.js';

@@ -28,7 +28,7 @@ import { createYoga } from 'graphql-yoga';
 import { stitchSchemas } from '@graphql-tools/stitch';
 import type { Executor } from '@graphql-tools/utils';
 import { Pool } from 'undici';
-import { GRAPHQL_API_HEADER } from '../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../contract/names.js';
 import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, serveSubgraph, type SubgraphName } from '../test/fixtures/stitch-subgraphs.js';
 import { CONNECTIONS, announce, benchFlags, checkedPeer, formatFigures, interleavedRounds, runRole, startRole, startSluiceGraphql, type Child, type Peer } from './graphql-load.js';
 

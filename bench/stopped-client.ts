@@ -21,7 +21,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { TYPE_URL } from '../protos/contract.js';
+import { TYPE_URL } from '../contract/names.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from '../compiler/xds/control.js';
 import { XdsServer } from '../compiler/xds/server.js';

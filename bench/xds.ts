@@ -25,12 +25,12 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { AdsClient } from '../test/xds/ads-client.js';
-import { TYPE_URL } from '../protos/contract.js';
+import { TYPE_URL } from '../contract/names.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { serveEnvironment } from '../compiler/xds/memory.js';
 import { settledMemory } from '../test/fixtures/memory.js';
 import { ControlPlane } from '../compiler/xds/control.js';
-import { discoveryTypes } from '../protos/discovery.js';
+import { discoveryTypes } from '../contract/discovery.js';
 import { XdsServer } from '../compiler/xds/server.js';
 import { generate } from './compile.js';
 

@@ -1,8 +1,8 @@
 /** Command line of `sluice-extauth`. */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { integerUpTo, portArg } from '../protos/binary.js';
-import { VERSION } from '../protos/version.js';
+import { integerUpTo, portArg } from '../runtime/binary.js';
+import { VERSION } from '../runtime/version.js';
 import { DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS } from './config.js';
 import type { ExtauthOptions } from './server.js';
 

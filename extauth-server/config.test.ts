@@ -2,12 +2,12 @@ import { jest } from '@jest/globals';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { jsonSyntaxError } from '../protos/config-file.js';
+import { jsonSyntaxError } from '../runtime/config-file.js';
 import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet } from './config.js';
 import { parseArgs } from './cli.js';
 import { decodeAuthConfigs } from './xds.js';
-import { encodeMessage } from '../protos/codec.js';
-import { TYPE_URL } from '../protos/contract.js';
+import { encodeMessage } from '../contract/codec.js';
+import { TYPE_URL } from '../contract/names.js';
 
 const ldap = { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org', allowed_groups: ['cn=devs,dc=example,dc=org'] };
 

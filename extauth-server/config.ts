@@ -1,12 +1,12 @@
 /**
- * The compiled AuthConfigs the server enforces (protos/sluice/extauth/v1),
+ * The compiled AuthConfigs the server enforces (contract/proto/sluice/extauth/v1),
  * from `--config FILE` (proto JSON of AuthConfigSet) or from xDS (decoded
  * Any). Defaults the compiler may leave unset are applied here.
  */
-import { loadJsonConfig } from '../protos/config-file.js';
-import { normalizeDn } from '../protos/ldap-dn.js';
-import { jsonField as field } from '../protos/proto3-json.js';
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../protos/extauth-contract.js';
+import { loadJsonConfig } from '../runtime/config-file.js';
+import { normalizeDn } from '../contract/ldap-dn.js';
+import { jsonField as field } from '../contract/proto3-json.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../contract/extauth.js';
 
 export interface PoolSettings {
   initialSize: number;
@@ -126,7 +126,7 @@ function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSet
   };
 }
 
-/** One `sluice.extauth.v1.AuthConfig` as proto3 JSON (from a file, or an Any decoded by protos/codec.ts). */
+/** One `sluice.extauth.v1.AuthConfig` as proto3 JSON (from a file, or an Any decoded by contract/codec.ts). */
 export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults: PoolSettings = DEFAULT_POOL): AuthConfig {
   const o = obj(raw, where);
   const name = str(o, 'name', where, true);

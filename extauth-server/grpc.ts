@@ -11,7 +11,7 @@ import type { Authorizer, Decision } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
 import { BoundedMemo } from './memo.js';
 import { authorizationService, checkRequestView, type CheckRequestView, type HttpRequestView } from './protos.js';
-import { USER_ID_HEADER, basicChallenge } from '../protos/extauth-contract.js';
+import { USER_ID_HEADER, basicChallenge } from '../contract/extauth.js';
 
 /** google.rpc.Code values carried in CheckResponse.status. */
 const RPC = { OK: 0, INTERNAL: 13, UNAVAILABLE: 14, PERMISSION_DENIED: 7, UNAUTHENTICATED: 16 } as const;

@@ -1,6 +1,6 @@
 /** `sluice-extauth`: runs until SIGTERM/SIGINT, then finishes in-flight checks and exits 0. */
 import { CommanderError } from 'commander';
-import { logGrpcTo, shutdownOnSignals, startFailed } from '../protos/binary.js';
+import { logGrpcTo, shutdownOnSignals, startFailed } from '../runtime/binary.js';
 import { parseArgs } from './cli.js';
 import { extauthLogger, startExtauth } from './server.js';
 

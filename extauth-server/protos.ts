@@ -1,13 +1,13 @@
 /**
  * The gRPC service the sidecar serves, `envoy.service.auth.v3.Authorization`,
  * loaded with @grpc/proto-loader from Envoy's API protos (include paths from
- * the shared protos/envoy.ts). Loaded once per process. The xDS side uses
- * protos/ads-client.ts and protos/codec.ts instead.
+ * the shared contract/envoy.ts). Loaded once per process. The xDS side uses
+ * runtime/ads-client.ts and contract/codec.ts instead.
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import { INCLUDE_DIRS } from '../protos/envoy.js';
+import { INCLUDE_DIRS } from '../contract/envoy.js';
 
 let cached: { pkg: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } | undefined;
 

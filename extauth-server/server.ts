@@ -11,10 +11,10 @@ import { Authorizer } from './authorizer.js';
 import { DEFAULT_POOL, loadConfigFile, type AuthConfig, type PoolSettings } from './config.js';
 import { startGrpcServer } from './grpc.js';
 import { Metrics } from './metrics.js';
-import type { AdsClient } from '../protos/ads-client.js';
-import { listenOn, stdoutLog } from '../protos/binary.js';
-import { watchConfigFile, type WatchedFile } from '../protos/config-file.js';
-import { addHealthRoutes, NO_CONFIGURATION_YET } from '../protos/health.js';
+import type { AdsClient } from '../runtime/ads-client.js';
+import { listenOn, stdoutLog } from '../runtime/binary.js';
+import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
+import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
 import { authConfigSource } from './xds.js';
 
 /** How long SIGTERM waits for in-flight checks; Kubernetes' default grace period is 30 s. */

@@ -1,7 +1,7 @@
-/** AuthConfigs from `sluice serve` over ADS (protos/ads-client.ts), parsed as --config files are. */
+/** AuthConfigs from `sluice serve` over ADS (runtime/ads-client.ts), parsed as --config files are. */
 import type { Logger } from 'pino';
-import { AdsClient, decodeAnys, type AnyResource } from '../protos/ads-client.js';
-import { TYPE_URL } from '../protos/contract.js';
+import { AdsClient, decodeAnys, type AnyResource } from '../runtime/ads-client.js';
+import { TYPE_URL } from '../contract/names.js';
 import { parseAuthConfig, type AuthConfig, type PoolSettings } from './config.js';
 
 /** The AuthConfigs of one response; throws (a NACK) on the first one that does not parse. */

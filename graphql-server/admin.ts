@@ -1,6 +1,6 @@
 /** Admin HTTP server of sluice-graphql: /healthz, /readyz (a configuration applied) and /metrics. */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { addHealthRoutes, NO_CONFIGURATION_YET } from '../protos/health.js';
+import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
 import type { Metrics } from './metrics.js';
 import type { ApiRegistry } from './registry.js';
 

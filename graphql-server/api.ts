@@ -7,10 +7,10 @@
  */
 import type { DocumentNode, ExecutionResult, GraphQLArgument, GraphQLOutputType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { ExecutableSchema, StitchedSubschema } from '../protos/graphql-api.js';
+import type { ExecutableSchema, StitchedSubschema } from '../contract/graphql-api.js';
 
-/** Compiled configuration (protos/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts: the contract's shapes. */
-export type { HostPort, Target, GrpcResolution as GrpcResolverConfig, RestResolution as RestResolverConfig, Resolution as ResolutionConfig, RemoteExecutor as RemoteExecutorConfig, TypeMerge as TypeMergeConfig } from '../protos/graphql-api.js';
+/** Compiled configuration (contract/proto/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts: the contract's shapes. */
+export type { HostPort, Target, GrpcResolution as GrpcResolverConfig, RestResolution as RestResolverConfig, Resolution as ResolutionConfig, RemoteExecutor as RemoteExecutorConfig, TypeMerge as TypeMergeConfig } from '../contract/graphql-api.js';
 
 /** The descriptor set as bytes. */
 export type ExecutableSchemaConfig = ExecutableSchema<Uint8Array>;

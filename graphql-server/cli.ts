@@ -1,7 +1,7 @@
 /** Command line of `sluice-graphql`. */
 import { Command } from 'commander';
-import { integerUpTo, portArg } from '../protos/binary.js';
-import { VERSION } from '../protos/version.js';
+import { integerUpTo, portArg } from '../runtime/binary.js';
+import { VERSION } from '../runtime/version.js';
 import { MAX_TIMEOUT_MS } from './config.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_UPSTREAM_TIMEOUT_MS, type GraphqlOptions } from './server.js';

@@ -1,12 +1,12 @@
 /**
- * The compiled GraphQL APIs (protos/sluice/graphql/v1/graphql_api.proto) as
+ * The compiled GraphQL APIs (contract/proto/sluice/graphql/v1/graphql_api.proto) as
  * proto3 JSON, from `--config FILE` (a GraphQLApiSet) or from xDS (decoded
  * Anys), into the typed configs of api.ts. Field names may be snake_case or
  * lowerCamelCase, as proto3 JSON parsers accept both. Every error names the
  * API and the field.
  */
-import { loadJsonConfig } from '../protos/config-file.js';
-import { jsonField } from '../protos/proto3-json.js';
+import { loadJsonConfig } from '../runtime/config-file.js';
+import { jsonField } from '../contract/proto3-json.js';
 import type {
   ExecutableSchemaConfig,
   GraphQLApiConfig,

@@ -22,7 +22,7 @@ import type { DocumentCache } from './documents.js';
 import type { Limits } from './limits.js';
 import type { Metrics, Outcome } from './metrics.js';
 import type { ApiRegistry } from './registry.js';
-import { GRAPHQL_API_HEADER } from '../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../contract/names.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';

@@ -1,6 +1,6 @@
 /** `sluice-graphql`: runs until SIGTERM/SIGINT, then finishes the requests in flight and exits 0. */
 import { CommanderError } from 'commander';
-import { logGrpcTo, shutdownOnSignals, startFailed } from '../protos/binary.js';
+import { logGrpcTo, shutdownOnSignals, startFailed } from '../runtime/binary.js';
 import { parseArgs } from './cli.js';
 import { graphqlLogger, startGraphql } from './server.js';
 

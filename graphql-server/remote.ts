@@ -7,7 +7,7 @@
  * sub-requests to remote subschemas.
  */
 import { buildSchema, GraphQLError, print, type DocumentNode, type ExecutionResult, type SourceLocation } from 'graphql';
-import { compileTextTemplate, type TemplateScope } from '../protos/graphql-templates.js';
+import { compileTextTemplate, type TemplateScope } from '../contract/graphql-templates.js';
 import type { ExecutableApi, RemoteExecutorConfig, RequestContext, ResolverDeps, Target } from './api.js';
 import { httpPools, upstreamHeaderName, UpstreamError } from './http-client.js';
 

@@ -6,7 +6,7 @@
  * made once; an upstream failure is an error on that field only.
  */
 import { GraphQLError } from 'graphql';
-import { compileJsonTemplate, compileTemplate, compileTextTemplate, type Rendered, type TemplateScope } from '../protos/graphql-templates.js';
+import { compileJsonTemplate, compileTemplate, compileTextTemplate, type Rendered, type TemplateScope } from '../contract/graphql-templates.js';
 import type { FieldResolver, RequestContext, ResolverDeps, ResolverField, RestResolverConfig } from './api.js';
 import { httpPools, upstreamHeaderName, UpstreamError, type HttpRequest } from './http-client.js';
 

@@ -4,11 +4,11 @@
  * watched file or xDS).
  */
 import type { Logger } from 'pino';
-import { AdsClient, decodeAnys } from '../protos/ads-client.js';
-import { listenOn, stdoutLog } from '../protos/binary.js';
-import { watchConfigFile, type WatchedFile } from '../protos/config-file.js';
-import { TYPE_URL } from '../protos/contract.js';
-import { NO_CONFIGURATION_YET } from '../protos/health.js';
+import { AdsClient, decodeAnys } from '../runtime/ads-client.js';
+import { listenOn, stdoutLog } from '../runtime/binary.js';
+import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
+import { TYPE_URL } from '../contract/names.js';
+import { NO_CONFIGURATION_YET } from '../runtime/health.js';
 import { adminServer } from './admin.js';
 import type { GraphQLApiConfig } from './api.js';
 import { checkApiSet, loadConfigFile, parseGraphQLApi } from './config.js';

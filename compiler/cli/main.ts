@@ -1,6 +1,6 @@
 /** The `sluice` command line. Each command lives in its own module and registers itself. */
 import { Command } from 'commander';
-import { VERSION } from '../../protos/version.js';
+import { VERSION } from '../../runtime/version.js';
 import { register as registerCompile } from './compile.js';
 import { register as registerCreate } from './create.js';
 import { register as registerServe } from './serve.js';

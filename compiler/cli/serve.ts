@@ -1,6 +1,6 @@
 /** `sluice serve`: compile, serve over ADS, watch the inputs and push what changes. */
 import type { Command } from 'commander';
-import { logGrpcTo, shutdownOnSignals, startFailed, stdoutLog } from '../../protos/binary.js';
+import { logGrpcTo, shutdownOnSignals, startFailed, stdoutLog } from '../../runtime/binary.js';
 import { MESH_DEFAULTS } from '../translate/mesh.js';
 import { startServe } from '../xds/run.js';
 import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } from './options.js';

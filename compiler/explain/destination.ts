@@ -4,7 +4,7 @@
  * endpoints the request goes to. For routes to sluice-graphql, the API the
  * header names.
  */
-import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import type { Outcome, Step } from './model.js';

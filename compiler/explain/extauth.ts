@@ -3,15 +3,15 @@
  * AuthConfig the route's ExtAuthzPerRoute names (context_extensions
  * config_ref), and what the sidecar does with the request in its documented
  * order (docs/extauth.md): Basic credentials, the bind DN it builds (with
- * the sidecar's own code, protos/ldap-credentials.ts), service-account
+ * the sidecar's own code, contract/ldap-credentials.ts), service-account
  * bind, base search, group membership. Without `--ldap` the directory's
  * part is an assumption with its other answers; with it, the directory is
  * asked, as the sidecar would ask it.
  */
 import { Client, ResultCodeError } from 'ldapts';
-import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTER, USER_ID_HEADER, basicChallenge } from '../../protos/extauth-contract.js';
-import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../../protos/ldap-credentials.js';
-import { normalizeDn } from '../../protos/ldap-dn.js';
+import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTER, USER_ID_HEADER, basicChallenge } from '../../contract/extauth.js';
+import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../../contract/ldap-credentials.js';
+import { normalizeDn } from '../../contract/ldap-dn.js';
 import type { Json } from '../translate/output.js';
 import { perFilterConfig } from './match.js';
 import type { ExplainOptions, Outcome, Step } from './model.js';

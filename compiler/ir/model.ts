@@ -6,7 +6,7 @@
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
 import type { Origin } from '../diagnostics.js';
-import type { ExecutableSchema, StitchedSubschema } from '../../protos/graphql-api.js';
+import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 
 export interface NamespacedName {
   name: string;
@@ -304,7 +304,7 @@ export interface AuthConfigIR {
 }
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).
-export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../protos/graphql-api.js';
+export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../contract/graphql-api.js';
 
 /** The descriptor set stays base64 as written. */
 export type ExecutableSchemaIR = ExecutableSchema<string>;

@@ -7,7 +7,7 @@
  * filter chain per distinct sslConfig; a plain one only those without (Gloo's rule).
  */
 import { isIP } from 'node:net';
-import { parseDuration } from '../../protos/proto3-json.js';
+import { parseDuration } from '../../contract/proto3-json.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { CidrIR, FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';

@@ -9,7 +9,7 @@
 import { isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
-import { TemplateError, placeholdersIn, type TemplateSource } from '../../protos/graphql-templates.js';
+import { TemplateError, placeholdersIn, type TemplateSource } from '../../contract/graphql-templates.js';
 import { asWarning, fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import { resolveStitched, type ApiSchemas } from './graphql-stitched.js';

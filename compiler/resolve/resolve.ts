@@ -2,8 +2,8 @@
  * Resolve: validated resources -> the typed Model. Every reference is looked
  * up here; a dangling or conflicting one is an error on the resource that holds it.
  */
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../protos/extauth-contract.js';
-import { normalizeDn } from '../../protos/ldap-dn.js';
+import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../contract/extauth.js';
+import { normalizeDn } from '../../contract/ldap-dn.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';

@@ -6,9 +6,9 @@
  * route (a route's own retry policy replaces the host's; headers of both
  * levels apply, the route's first), as Gloo maps them.
  */
-import { parseDuration } from '../../protos/proto3-json.js';
-import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
-import { USER_ID_HEADER } from '../../protos/extauth-contract.js';
+import { parseDuration } from '../../contract/proto3-json.js';
+import { GRAPHQL_API_HEADER } from '../../contract/names.js';
+import { USER_ID_HEADER } from '../../contract/extauth.js';
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { CorsIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
 import { re2Problem } from './matchers.js';

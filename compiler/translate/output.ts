@@ -4,7 +4,7 @@
  * on Any, durations as "5s"), keyed by resource name. The verifier checks it,
  * `serve` encodes and serves it as it is, emit inlines it into a static bootstrap.
  */
-import { TYPE_URL } from '../../protos/contract.js';
+import { TYPE_URL } from '../../contract/names.js';
 
 export type Json = { [key: string]: unknown };
 

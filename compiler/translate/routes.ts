@@ -1,6 +1,6 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
 import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type HashPolicyIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
-import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import type { Json } from './output.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;

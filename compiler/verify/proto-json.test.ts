@@ -1,9 +1,9 @@
 import protobuf from 'protobufjs';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INCLUDE_DIRS, loadRoot, loadStats, lookupType } from '../../protos/envoy.js';
+import { INCLUDE_DIRS, loadRoot, loadStats, lookupType } from '../../contract/envoy.js';
 import type { Json } from '../translate/output.js';
-import { decodeMessage, encodeMessage, toAny } from '../../protos/codec.js';
+import { decodeMessage, encodeMessage, toAny } from '../../contract/codec.js';
 import { checkMessage } from './proto-json.js';
 import { bootstrap, securedHcm, securedRouteConfig, strictDnsCluster } from './fixtures.js';
 
@@ -25,7 +25,7 @@ function rules(issues: { rule: string; path: string }[]): string[] {
   return issues.map((i) => `${i.rule} @ ${i.path}`);
 }
 
-describe('protos/envoy.ts', () => {
+describe('contract/envoy.ts', () => {
   test('loads Envoy config, extensions, discovery/auth services, xds/udpa types and the sidecar protos', () => {
     for (const name of [
       'envoy.config.bootstrap.v3.Bootstrap',

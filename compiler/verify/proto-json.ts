@@ -1,16 +1,16 @@
 /**
  * Proto3 JSON against Envoy's own message types: a strict checker of the
  * shape rules of the proto3 JSON mapping plus protoc-gen-validate's
- * `validate.rules`. (protos/codec.ts puts the same JSON on the wire.)
+ * `validate.rules`. (contract/codec.ts puts the same JSON on the wire.)
  *
- * Every message type is compiled once into a plan (protos/message-plan.ts:
+ * Every message type is compiled once into a plan (contract/message-plan.ts:
  * field table, rules); checking a value then walks the JSON and the plans only.
  */
 import type protobuf from 'protobufjs';
 import { isIP } from 'node:net';
-import { findType } from '../../protos/envoy.js';
-import { fullNameOf, planOf, WRAPPERS, type FieldPlan, type Rules, type TypePlan } from '../../protos/message-plan.js';
-import { formatDuration, parseDuration } from '../../protos/proto3-json.js';
+import { findType } from '../../contract/envoy.js';
+import { fullNameOf, planOf, WRAPPERS, type FieldPlan, type Rules, type TypePlan } from '../../contract/message-plan.js';
+import { formatDuration, parseDuration } from '../../contract/proto3-json.js';
 import { formatPath } from '../diagnostics.js';
 import type { Json } from '../translate/output.js';
 

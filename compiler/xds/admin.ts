@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { addHealthRoutes } from '../../protos/health.js';
+import { addHealthRoutes } from '../../runtime/health.js';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
 import type { NackRecord } from './cache.js';
 import type { CompileOutcome, ControlPlane } from './control.js';
@@ -93,7 +93,7 @@ export function status(control: ControlPlane, server: XdsServer) {
 export async function startAdmin(control: ControlPlane, server: XdsServer, host: string, port: number): Promise<{ app: FastifyInstance; port: number }> {
   const registry = createMetrics(control, server);
   const app = Fastify({ logger: false });
-  // The shape every binary shares (protos/health.ts), with the snapshot version or the compile errors.
+  // The shape every binary shares (runtime/health.ts), with the snapshot version or the compile errors.
   addHealthRoutes(app, () =>
     control.ready
       ? { ready: true, details: { version: control.version } }

@@ -6,8 +6,8 @@
  * the client only once no listener or route configuration it holds, or is
  * being sent, names them. Until then the client keeps the version it has.
  */
-import { TYPE_URL } from '../../protos/contract.js';
-import { decodeMessage } from '../../protos/codec.js';
+import { TYPE_URL } from '../../contract/names.js';
+import { decodeMessage } from '../../contract/codec.js';
 import { namedClusters } from '../translate/references.js';
 import type { Resource, Snapshot } from './snapshot.js';
 

@@ -1,6 +1,6 @@
 /** `sluice serve` assembled: control loop, ADS server and admin HTTP. */
 import type { Logger } from 'pino';
-import { listenOn } from '../../protos/binary.js';
+import { listenOn } from '../../runtime/binary.js';
 import type { CompileOptions } from '../translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
@@ -43,7 +43,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     if (expected !== undefined && expected !== options.compileOptions.listenerPort)
       logger.warn({ node: s.node?.id, expected, serving: options.compileOptions.listenerPort }, 'node expects another listener port than the one served (--listener-port)');
   });
-  // A port that cannot be opened is an error naming its flag (protos/binary.ts).
+  // A port that cannot be opened is an error naming its flag (runtime/binary.ts).
   const xdsPort = await listenOn('--xds-port', options.host, options.xdsPort, () => xds.listen(options.host, options.xdsPort));
   const admin = await listenOn('--admin-port', options.host, options.adminPort, () => startAdmin(control, xds, options.host, options.adminPort));
   const firstCompile = await control.start();

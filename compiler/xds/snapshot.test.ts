@@ -1,5 +1,5 @@
-import { discoveryTypes } from '../../protos/discovery.js';
-import { TYPE_URL } from '../../protos/contract.js';
+import { discoveryTypes } from '../../contract/discovery.js';
+import { TYPE_URL } from '../../contract/names.js';
 import { compileFiles } from '../pipeline.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { SnapshotEncoder, sotwBody } from './snapshot.js';

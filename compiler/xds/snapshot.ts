@@ -13,8 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import protobuf from 'protobufjs';
-import { TYPE_URL } from '../../protos/contract.js';
-import { encodeMessage } from '../../protos/codec.js';
+import { TYPE_URL } from '../../contract/names.js';
+import { encodeMessage } from '../../contract/codec.js';
 import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
 import { namedClusters } from '../translate/references.js';
 

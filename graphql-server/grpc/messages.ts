@@ -23,7 +23,7 @@
  */
 import type Long from 'long';
 import protobuf from 'protobufjs';
-import { lowerCamel } from '../../protos/proto3-json.js';
+import { lowerCamel } from '../../contract/proto3-json.js';
 
 /** A message that does not fit its type; `path` names the field (`users.ListUsersRequest.page.size`). */
 export class MessageError extends Error {}

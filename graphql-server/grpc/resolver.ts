@@ -10,7 +10,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { getNullableType, GraphQLError, isLeafType, isListType } from 'graphql';
 import protobuf from 'protobufjs';
-import { compileJsonTemplate, compileTextTemplate, type TemplateScope } from '../../protos/graphql-templates.js';
+import { compileJsonTemplate, compileTextTemplate, type TemplateScope } from '../../contract/graphql-templates.js';
 import type { FieldResolver, GrpcResolverConfig, RequestContext, ResolverDeps, ResolverField } from '../api.js';
 import { GrpcFailure } from './failure.js';
 import { checkMessageTemplate, fromMessage, MessageError, toMessage } from './messages.js';

@@ -23,7 +23,7 @@ import { adsBootstrap } from '../../compiler/xds/bootstrap.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
-import { TYPE_URL, GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import { TYPE_URL, GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { startEcho, type RunningService } from '../../examples/services/echo.js';
 import { startFiles } from '../../examples/services/files.js';
 import { startGrpcServices } from '../../examples/services/grpc.js';

@@ -1,7 +1,7 @@
 /**
  * `sluice-extauth --config FILE` follows the file: each change is applied all
  * or nothing, a bad edit is logged and the last good AuthConfigs stay in
- * force (protos/config-file.ts, shared with sluice-graphql). Against a real
+ * force (runtime/config-file.ts, shared with sluice-graphql). Against a real
  * slapd, with the file edited under the running sidecar.
  */
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';

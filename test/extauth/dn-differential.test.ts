@@ -19,7 +19,7 @@
  * slapd returns for an entry (what memberOf holds).
  */
 import { Client } from 'ldapts';
-import { normalizeDn } from '../../protos/ldap-dn.js';
+import { normalizeDn } from '../../contract/ldap-dn.js';
 import { startSlapd, ADMIN, GROUPS_DN, type Slapd } from '../fixtures/slapd.js';
 
 interface Spelling {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import { loadRoot } from '../../protos/envoy.js';
+import { loadRoot } from '../../contract/envoy.js';
 import { authorizationClient } from '../../extauth-server/protos.js';
 
 export interface CheckResponse {

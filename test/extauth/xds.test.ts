@@ -8,7 +8,7 @@ import pino from 'pino';
 import { SnapshotCache } from '../../compiler/xds/cache.js';
 import { XdsServer } from '../../compiler/xds/server.js';
 import { buildSnapshot } from '../../compiler/xds/snapshot.js';
-import { TYPE_URL } from '../../protos/contract.js';
+import { TYPE_URL } from '../../contract/names.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';
 import { authConfigSource } from '../../extauth-server/xds.js';

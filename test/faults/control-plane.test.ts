@@ -1,5 +1,5 @@
 /**
- * sluice-extauth (its ADS client, protos/ads-client.ts) against the real
+ * sluice-extauth (its ADS client, runtime/ads-client.ts) against the real
  * `sluice serve` binary, killed and started: the sidecar keeps the last
  * configuration it got when serve dies, and a sidecar started before serve
  * gets its first configuration once serve starts. Real slapd; no timing

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 
 const run = promisify(execFile);
 const INPUT = 'golden/graphql-grpc/input';

@@ -15,7 +15,7 @@ import pino from 'pino';
 import type { RequestContext } from '../../graphql-server/api.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import type { StitchedApi } from '../../graphql-server/stitch/index.js';
-import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
+import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { startGrpcUpstream, type GrpcUpstream } from '../fixtures/grpc-services.js';
 
 const GET_USER = 'users.UserService/GetUser';

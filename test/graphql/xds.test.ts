@@ -9,7 +9,7 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { TYPE_URL } from '../../protos/contract.js';
+import { TYPE_URL } from '../../contract/names.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { SnapshotCache } from '../../compiler/xds/cache.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { serialize } from '../../compiler/emit/write.js';
-import { TYPE_URL } from '../../protos/contract.js';
+import { TYPE_URL } from '../../contract/names.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { adsBootstrap } from '../../compiler/xds/bootstrap.js';

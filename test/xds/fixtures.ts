@@ -6,7 +6,7 @@ import { SnapshotEncoder, type Snapshot } from '../../compiler/xds/snapshot.js';
 import { httpListener } from '../../compiler/translate/listener.js';
 import { ADS_CONFIG_SOURCE, emptyXdsSet, type Json, type XdsSet } from '../../compiler/translate/output.js';
 
-export { TYPE_URL } from '../../protos/contract.js';
+export { TYPE_URL } from '../../contract/names.js';
 
 export interface Shape {
   /** virtual host name -> [prefix, cluster] */

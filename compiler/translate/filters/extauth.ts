@@ -10,7 +10,7 @@
  * or does not answer in time gives 503 (status_on_error) instead of Envoy's
  * default 403, so clients can tell an outage from a denial.
  */
-import { USER_ID_HEADER } from '../../../protos/extauth-contract.js';
+import { USER_ID_HEADER } from '../../../contract/extauth.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type LdapIR } from '../../ir/model.js';
 import { sidecarCluster } from '../clusters.js';
 import type { HttpFilterConcern } from '../concern.js';

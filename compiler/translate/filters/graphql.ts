@@ -36,7 +36,7 @@ function executable(e: ExecutableSchemaIR): Json {
   return out;
 }
 
-/** JSON of sluice.graphql.v1.GraphQLApi (protos/sluice/graphql/v1/graphql.proto). */
+/** JSON of sluice.graphql.v1.GraphQLApi (contract/proto/sluice/graphql/v1/graphql_api.proto). */
 export function compileApi(api: GraphQLApiIR): Json {
   const out: Json = { name: api.name, log_sensitive_info: api.logSensitiveInfo };
   if (api.executable) out.executable = executable(api.executable);

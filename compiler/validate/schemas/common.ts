@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { codePoint } from '../../diagnostics.js';
-import { parseDuration } from '../../../protos/proto3-json.js';
+import { parseDuration } from '../../../contract/proto3-json.js';
 
 export type Schema = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /**
  * Proto3 JSON <-> protobuf wire format, driven by the message plans
- * (message-plan.ts) over the shared Root of protos/envoy.ts. The xDS server
+ * (message-plan.ts) over the shared Root of contract/envoy.ts. The xDS server
  * encodes with it; the sidecars decode the Anys they receive with it.
  * JSON objects use snake_case proto names (lowerCamel is accepted on encode),
  * `@type` on Any, int64 as strings and enums by name, as the compiler writes them.

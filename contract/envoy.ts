@@ -14,8 +14,8 @@ const require = createRequire(import.meta.url);
 const XDS_DEPS = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
 const ENVOY_API = path.join(XDS_DEPS, 'envoy-api');
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** This folder's .proto files are not copied by tsc: from dist/protos look in ../../protos. */
-const SLUICE_PROTOS = [HERE, path.resolve(HERE, '../../protos')].find((p) => fs.existsSync(path.join(p, 'sluice')));
+/** This project's .proto files (contract/proto) are not copied by tsc: from dist/contract look in ../../contract/proto. */
+const SLUICE_PROTOS = [path.join(HERE, 'proto'), path.resolve(HERE, '../../contract/proto')].find((p) => fs.existsSync(path.join(p, 'sluice')));
 
 /** Where `import "..."` lines are looked up, in order. */
 export const INCLUDE_DIRS: readonly string[] = [

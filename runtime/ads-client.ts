@@ -10,8 +10,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
 import type { Logger } from 'pino';
-import { decodeMessage } from './codec.js';
-import { ADS_SERVICE, discoveryTypes } from './discovery.js';
+import { decodeMessage } from '../contract/codec.js';
+import { ADS_SERVICE, discoveryTypes } from '../contract/discovery.js';
 
 export interface AnyResource {
   type_url: string;

@@ -1,6 +1,6 @@
 /** The codec as the sidecars use it: their own messages, bytes as gRPC hands them over (Node Buffers). */
 import { decodeMessage, encodeMessage, toAny } from './codec.js';
-import { TYPE_URL } from './contract.js';
+import { TYPE_URL } from './names.js';
 
 const AUTH_CONFIG = 'sluice.extauth.v1.AuthConfig';
 

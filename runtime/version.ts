@@ -1,7 +1,7 @@
 /** The version every binary prints (`--version`): package.json's, read once. */
 import { readFileSync } from 'node:fs';
 
-// From protos/ (sources under jest) or dist/protos/ (built): package.json is one or two levels up.
+// From runtime/ (sources under jest) or dist/runtime/ (built): package.json is one or two levels up.
 function readVersion(): string {
   for (const rel of ['../package.json', '../../package.json']) {
     try {

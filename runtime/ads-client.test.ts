@@ -10,8 +10,8 @@ import { SnapshotCache } from '../compiler/xds/cache.js';
 import { XdsServer } from '../compiler/xds/server.js';
 import { buildSnapshot } from '../compiler/xds/snapshot.js';
 import { AdsClient, decodeAnys } from './ads-client.js';
-import { encodeMessage } from './codec.js';
-import { TYPE_URL } from './contract.js';
+import { encodeMessage } from '../contract/codec.js';
+import { TYPE_URL } from '../contract/names.js';
 
 const T = TYPE_URL.authConfig;
 const logger = pino({ level: process.env.DBG ? 'debug' : 'silent' });
