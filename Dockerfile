@@ -5,6 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY compiler ./compiler
+COPY control-plane ./control-plane
 COPY contract ./contract
 COPY runtime ./runtime
 COPY extauth-server ./extauth-server
@@ -26,7 +27,7 @@ ENTRYPOINT ["node"]
 FROM build AS sluice
 RUN npm prune --omit=dev && npm cache clean --force
 # A fixed glibc mmap threshold: large xDS response buffers go back to the system when freed
-# instead of staying in the heap (compiler/xds/memory.ts says why).
+# instead of staying in the heap (control-plane/memory.ts says why).
 ENV MALLOC_MMAP_THRESHOLD_=131072
 USER node
 ENTRYPOINT ["node"]

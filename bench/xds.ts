@@ -27,11 +27,11 @@ import { pino } from 'pino';
 import { AdsClient } from '../test/xds/ads-client.js';
 import { TYPE_URL } from '../contract/names.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
-import { serveEnvironment } from '../compiler/xds/memory.js';
+import { serveEnvironment } from '../control-plane/memory.js';
 import { settledMemory } from '../test/fixtures/memory.js';
-import { ControlPlane } from '../compiler/xds/control.js';
+import { ControlPlane } from '../control-plane/control.js';
 import { discoveryTypes } from '../contract/discovery.js';
-import { XdsServer } from '../compiler/xds/server.js';
+import { XdsServer } from '../control-plane/server/server.js';
 import { generate } from './compile.js';
 
 const CHILD_FLAG = '--xds-clients';

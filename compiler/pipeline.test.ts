@@ -15,7 +15,7 @@ import { formatDiagnostic } from './diagnostics.js';
 import { Compiler } from './pipeline.js';
 import { DEFAULT_OPTIONS } from './translate/output.js';
 import { settledMemory } from '../test/fixtures/memory.js';
-import { SnapshotEncoder, type Snapshot } from './xds/snapshot.js';
+import { SnapshotEncoder, type Snapshot } from '../control-plane/cache/snapshot.js';
 
 const SEED = Number(process.env.SLUICE_PROPERTY_SEED ?? 20261123);
 const STEPS = Number(process.env.SLUICE_PROPERTY_STEPS ?? 60);

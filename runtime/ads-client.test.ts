@@ -1,14 +1,14 @@
 /**
  * The generic ADS client against the project's own xDS server
- * (compiler/xds) over real gRPC streams on 127.0.0.1: wildcard subscription,
+ * (control-plane/) over real gRPC streams on 127.0.0.1: wildcard subscription,
  * ACK, NACK keeping the previous version, reconnect after the server
  * restarts on the same port, readiness.
  */
 import pino from 'pino';
 import * as grpc from '@grpc/grpc-js';
-import { SnapshotCache } from '../compiler/xds/cache.js';
-import { XdsServer } from '../compiler/xds/server.js';
-import { buildSnapshot } from '../compiler/xds/snapshot.js';
+import { SnapshotCache } from '../control-plane/cache/cache.js';
+import { XdsServer } from '../control-plane/server/server.js';
+import { buildSnapshot } from '../control-plane/cache/snapshot.js';
 import { AdsClient, decodeAnys } from './ads-client.js';
 import { encodeMessage } from '../contract/codec.js';
 import { TYPE_URL } from '../contract/names.js';

@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { serveEnvironment } from '../compiler/xds/memory.js';
+import { serveEnvironment } from '../control-plane/memory.js';
 import { findEnvoy } from '../test/fixtures/envoy.js';
 import { ENVOY_IMAGE, servicePortKey, syncCopy, writeLocalResources } from './start-local.js';
 import { curl, describeExpected, SCENARIOS } from './start-scenarios.js';

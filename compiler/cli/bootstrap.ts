@@ -5,7 +5,7 @@ import { serialize, type OutputFormat } from '../emit/write.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { verifyBootstrap } from '../verify/verify.js';
 import { MESH_DEFAULTS } from '../translate/mesh.js';
-import { adsBootstrap, meshExampleBootstrap, meshPieces } from '../xds/bootstrap.js';
+import { adsBootstrap, meshExampleBootstrap, meshPieces } from '../../control-plane/bootstrap.js';
 import { parseHostPort, parsePort, parseResourceName as parseProxyName } from './options.js';
 
 interface BootstrapFlags {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { logGrpcTo, shutdownOnSignals, startFailed, stdoutLog } from '../../runtime/binary.js';
 import { MESH_DEFAULTS } from '../translate/mesh.js';
-import { startServe } from '../xds/run.js';
+import { startServe } from '../../control-plane/run.js';
 import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } from './options.js';
 
 interface ServeFlags extends CompileFlags {

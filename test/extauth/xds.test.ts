@@ -1,13 +1,13 @@
 /**
  * `sluice-extauth --xds`: AuthConfigs come from the project's own ADS server
- * (compiler/xds) over a real gRPC stream; ACK, NACK (previous config kept)
+ * (control-plane/) over a real gRPC stream; ACK, NACK (previous config kept)
  * and reconnect after the control plane restarts.
  */
 import { once } from 'node:events';
 import pino from 'pino';
-import { SnapshotCache } from '../../compiler/xds/cache.js';
-import { XdsServer } from '../../compiler/xds/server.js';
-import { buildSnapshot } from '../../compiler/xds/snapshot.js';
+import { SnapshotCache } from '../../control-plane/cache/cache.js';
+import { XdsServer } from '../../control-plane/server/server.js';
+import { buildSnapshot } from '../../control-plane/cache/snapshot.js';
 import { TYPE_URL } from '../../contract/names.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';

@@ -11,10 +11,10 @@ import path from 'node:path';
 import pino from 'pino';
 import { TYPE_URL } from '../../contract/names.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { SnapshotCache } from '../../compiler/xds/cache.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
-import { XdsServer } from '../../compiler/xds/server.js';
-import { buildSnapshot } from '../../compiler/xds/snapshot.js';
+import { SnapshotCache } from '../../control-plane/cache/cache.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
+import { XdsServer } from '../../control-plane/server/server.js';
+import { buildSnapshot } from '../../control-plane/cache/snapshot.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 
 const NODE = 'graphql-xds-test';

@@ -2,8 +2,8 @@
 import { jest } from '@jest/globals';
 import { DeltaClient } from './ads-client.js';
 import { BASE, TYPE_URL, handled, snapshotOf, startServer, type Shape } from './fixtures.js';
-import type { XdsServer } from '../../compiler/xds/server.js';
-import type { SnapshotCache } from '../../compiler/xds/cache.js';
+import type { XdsServer } from '../../control-plane/server/server.js';
+import type { SnapshotCache } from '../../control-plane/cache/cache.js';
 
 const T = TYPE_URL;
 jest.setTimeout(10_000);

@@ -15,9 +15,9 @@ import { serialize } from '../../compiler/emit/write.js';
 import { TYPE_URL } from '../../contract/names.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
-import { adsBootstrap } from '../../compiler/xds/bootstrap.js';
-import type { CompileOutcome } from '../../compiler/xds/control.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
+import { adsBootstrap } from '../../control-plane/bootstrap.js';
+import type { CompileOutcome } from '../../control-plane/control.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
 

@@ -1,8 +1,8 @@
 /** Small xDS sets (the shape the translator emits) and a server on an ephemeral loopback port. */
 import { once } from 'node:events';
-import { SnapshotCache } from '../../compiler/xds/cache.js';
-import { XdsServer } from '../../compiler/xds/server.js';
-import { SnapshotEncoder, type Snapshot } from '../../compiler/xds/snapshot.js';
+import { SnapshotCache } from '../../control-plane/cache/cache.js';
+import { XdsServer } from '../../control-plane/server/server.js';
+import { SnapshotEncoder, type Snapshot } from '../../control-plane/cache/snapshot.js';
 import { httpListener } from '../../compiler/translate/listener.js';
 import { ADS_CONFIG_SOURCE, emptyXdsSet, type Json, type XdsSet } from '../../compiler/translate/output.js';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, SotwClient } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 

@@ -7,8 +7,8 @@
 import { jest } from '@jest/globals';
 import { DeltaClient, SotwClient, type DeltaResponse, type Response } from './ads-client.js';
 import { TYPE_URL as T, snapshotOf, startServer, type Shape } from './fixtures.js';
-import type { XdsServer } from '../../compiler/xds/server.js';
-import type { SnapshotCache } from '../../compiler/xds/cache.js';
+import type { XdsServer } from '../../control-plane/server/server.js';
+import type { SnapshotCache } from '../../control-plane/cache/cache.js';
 
 jest.setTimeout(30_000);
 const EDITS = 30;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPORT_LIMIT } from '../../compiler/diagnostics.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { ControlPlane } from '../../compiler/xds/control.js';
+import { ControlPlane } from '../../control-plane/control.js';
 import { memoryLogger } from '../extauth/helpers.js';
 
 jest.setTimeout(60_000);

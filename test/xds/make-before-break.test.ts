@@ -11,8 +11,8 @@ import { Random } from '../fuzz/mutate.js';
 import { until } from '../extauth/helpers.js';
 import { TYPE_URL, snapshotOf, startServer, type Shape } from './fixtures.js';
 import { EnvoyWatcher } from './watcher.js';
-import type { XdsServer } from '../../compiler/xds/server.js';
-import type { SnapshotCache } from '../../compiler/xds/cache.js';
+import type { XdsServer } from '../../control-plane/server/server.js';
+import type { SnapshotCache } from '../../control-plane/cache/cache.js';
 
 jest.setTimeout(60_000);
 const EDITS = Number(process.env.XDS_EDITS ?? 40);

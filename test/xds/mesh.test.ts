@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { parse } from 'yaml';
 import { MESH_FILTERS } from '../../compiler/translate/mesh.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 

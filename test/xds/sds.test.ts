@@ -13,8 +13,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import type { CompileOutcome } from '../../compiler/xds/control.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
+import type { CompileOutcome } from '../../control-plane/control.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 

@@ -14,8 +14,8 @@ import { pino } from 'pino';
 import { parse } from 'yaml';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import type { CompileOutcome } from '../../compiler/xds/control.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
+import type { CompileOutcome } from '../../control-plane/control.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, SotwClient, type Response } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 

@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { verifySet } from '../../compiler/verify/verify.js';
-import { startServe, type Serving } from '../../compiler/xds/run.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, type DeltaResponse } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 

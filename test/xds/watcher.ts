@@ -12,7 +12,7 @@
  */
 import { DeltaClient, SotwClient, type DeltaResponse, type Json, type Response } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
-import type { Snapshot } from '../../compiler/xds/snapshot.js';
+import type { Snapshot } from '../../control-plane/cache/snapshot.js';
 
 export interface Violation {
   response: number;

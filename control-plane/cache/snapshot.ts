@@ -15,8 +15,8 @@ import { createHash } from 'node:crypto';
 import protobuf from 'protobufjs';
 import { TYPE_URL } from '../../contract/names.js';
 import { encodeMessage } from '../../contract/codec.js';
-import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
-import { namedClusters } from '../translate/references.js';
+import { XDS_KINDS, type Json, type XdsSet } from '../../compiler/translate/output.js';
+import { namedClusters } from '../../compiler/translate/references.js';
 
 /** ADS order (make before break): clusters, endpoints, secrets, listeners, routes, then the sidecars' types. */
 export const TYPE_ORDER: readonly string[] = XDS_KINDS.map((k) => k.typeUrl);

@@ -1,7 +1,7 @@
 import { discoveryTypes } from '../../contract/discovery.js';
 import { TYPE_URL } from '../../contract/names.js';
-import { compileFiles } from '../pipeline.js';
-import { DEFAULT_OPTIONS } from '../translate/output.js';
+import { compileFiles } from '../../compiler/pipeline.js';
+import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { SnapshotEncoder, sotwBody } from './snapshot.js';
 
 test("a SotW response carries each resource's bytes, and the resource then keeps a view of them in the response entry, not a copy", async () => {

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
-import { DEFAULT_OPTIONS } from '../translate/output.js';
+import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from './control.js';
 import { collectWhenQuiet, fullCollection, IdleCollector } from './memory.js';
-import { XdsServer } from './server.js';
+import { XdsServer } from './server/server.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

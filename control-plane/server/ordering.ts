@@ -8,8 +8,8 @@
  */
 import { TYPE_URL } from '../../contract/names.js';
 import { decodeMessage } from '../../contract/codec.js';
-import { namedClusters } from '../translate/references.js';
-import type { Resource, Snapshot } from './snapshot.js';
+import { namedClusters } from '../../compiler/translate/references.js';
+import type { Resource, Snapshot } from '../cache/snapshot.js';
 
 /** Types whose resources name clusters (an HTTP filter served over ECDS names its sidecar). */
 export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route, TYPE_URL.virtualHost, TYPE_URL.extensionConfig]);

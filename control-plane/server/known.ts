@@ -5,7 +5,7 @@
  * clients cost one map; the first change of its own (a resource held back,
  * or rejected) copies it.
  */
-import type { Resource } from './snapshot.js';
+import type { Resource } from '../cache/snapshot.js';
 
 export class KnownVersions {
   private shared: ReadonlyMap<string, Resource> | undefined;

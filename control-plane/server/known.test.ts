@@ -1,5 +1,5 @@
 import { KnownVersions } from './known.js';
-import type { Resource } from './snapshot.js';
+import type { Resource } from '../cache/snapshot.js';
 
 const resource = (name: string, version: string): Resource => ({ name, version, value: new Uint8Array() });
 

@@ -6,12 +6,12 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { addHealthRoutes } from '../../runtime/health.js';
-import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
-import type { NackRecord } from './cache.js';
+import { addHealthRoutes } from '../runtime/health.js';
+import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
+import type { NackRecord } from './cache/cache.js';
 import type { CompileOutcome, ControlPlane } from './control.js';
-import type { Snapshot } from './snapshot.js';
-import type { XdsServer } from './server.js';
+import type { Snapshot } from './cache/snapshot.js';
+import type { XdsServer } from './server/server.js';
 
 const typeLabel = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 

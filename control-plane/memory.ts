@@ -2,7 +2,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { ControlPlane } from './control.js';
-import type { XdsServer } from './server.js';
+import type { XdsServer } from './server/server.js';
 
 /**
  * The glibc malloc setting `sluice serve` runs with (the Docker image, `npm

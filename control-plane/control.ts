@@ -11,13 +11,13 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Diagnostic } from '../diagnostics.js';
-import { Compiler, type CompileResult } from '../pipeline.js';
-import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
-import { emptyXdsSet, type CompileOptions } from '../translate/output.js';
-import { SnapshotCache } from './cache.js';
+import type { Diagnostic } from '../compiler/diagnostics.js';
+import { Compiler, type CompileResult } from '../compiler/pipeline.js';
+import { DEFAULT_PROXY_NAME } from '../compiler/resolve/gateways.js';
+import { emptyXdsSet, type CompileOptions } from '../compiler/translate/output.js';
+import { SnapshotCache } from './cache/cache.js';
 import { CompileLog } from './compile-log.js';
-import { SnapshotEncoder, type Snapshot } from './snapshot.js';
+import { SnapshotEncoder, type Snapshot } from './cache/snapshot.js';
 import { watchInputs, type Watcher } from './watch.js';
 
 export interface ControlPlaneOptions {

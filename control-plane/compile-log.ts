@@ -6,8 +6,8 @@
  * previous one summarised in one line instead of logged again.
  */
 import type { Logger } from 'pino';
-import { renderDiagnostics, type Diagnostic } from '../diagnostics.js';
-import type { Snapshot } from './snapshot.js';
+import { renderDiagnostics, type Diagnostic } from '../compiler/diagnostics.js';
+import type { Snapshot } from './cache/snapshot.js';
 
 /** Names per type and kind of change in the debug line. */
 const NAMES_LIMIT = 50;

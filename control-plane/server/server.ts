@@ -35,16 +35,16 @@ import { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import type { Logger } from 'pino';
-import type { ErrorDetail, NackRecord, SnapshotCache } from './cache.js';
-import { LISTENER_PORT_KEY, PROXY_ROLE_KEY } from './bootstrap.js';
-import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
+import type { ErrorDetail, NackRecord, SnapshotCache } from '../cache/cache.js';
+import { LISTENER_PORT_KEY, PROXY_ROLE_KEY } from '../bootstrap.js';
+import { DEFAULT_PROXY_NAME } from '../../compiler/resolve/gateways.js';
 import { ADS_SERVICE, discoveryTypes } from '../../contract/discovery.js';
 import { TYPE_URL } from '../../contract/names.js';
-import { findVirtualHost } from '../explain/match.js';
-import type { Json } from '../translate/output.js';
+import { findVirtualHost } from '../../compiler/explain/match.js';
+import type { Json } from '../../compiler/translate/output.js';
 import { KnownVersions } from './known.js';
 import { HeldRefs, REFERRED_TYPES, REFERRING_TYPES, waitsForClusters, type Held } from './ordering.js';
-import { keepValueIn, TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, withValueLast, type Resource, type Snapshot, type TypeSnapshot } from './snapshot.js';
+import { keepValueIn, TYPE_ORDER, WILDCARD_TYPES, sotwBody as encodeSotwBody, withValueLast, type Resource, type Snapshot, type TypeSnapshot } from '../cache/snapshot.js';
 
 /** The discovery services of one type each: service name and method suffix (Stream<suffix>, Delta<suffix>). */
 const SINGLE_TYPE_SERVICES: ReadonlyArray<readonly [string, string]> = [

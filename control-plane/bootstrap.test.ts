@@ -1,4 +1,4 @@
-import { verifyBootstrap } from '../verify/verify.js';
+import { verifyBootstrap } from '../compiler/verify/verify.js';
 import { adsBootstrap, XDS_CLUSTER } from './bootstrap.js';
 
 const base = { nodeId: 'envoy-1', nodeCluster: 'gw', adminPort: 19000, delta: false };

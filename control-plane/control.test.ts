@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { DEFAULT_OPTIONS } from '../translate/output.js';
+import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
 
 const logger = pino({ level: 'silent' });

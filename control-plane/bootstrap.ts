@@ -3,11 +3,11 @@
  * clusters come over ADS from `sluice serve` (routes and endpoints follow
  * from them), through the HTTP/2 cluster `xds_cluster`. Pure.
  */
-import { staticCluster } from '../emit/bootstrap.js';
-import { sidecarCluster } from '../translate/clusters.js';
-import { CONCERNS } from '../translate/concerns.js';
-import { meshConfigSource, meshXdsCluster } from '../translate/mesh.js';
-import { ADS_CONFIG_SOURCE, type Json, type MeshOptions } from '../translate/output.js';
+import { staticCluster } from '../compiler/emit/bootstrap.js';
+import { sidecarCluster } from '../compiler/translate/clusters.js';
+import { CONCERNS } from '../compiler/translate/concerns.js';
+import { meshConfigSource, meshXdsCluster } from '../compiler/translate/mesh.js';
+import { ADS_CONFIG_SOURCE, type Json, type MeshOptions } from '../compiler/translate/output.js';
 
 export const XDS_CLUSTER = 'xds_cluster';
 /** Node metadata key carrying the listener port this Envoy expects; serve warns when its own differs. */

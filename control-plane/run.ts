@@ -1,11 +1,11 @@
 /** `sluice serve` assembled: control loop, ADS server and admin HTTP. */
 import type { Logger } from 'pino';
-import { listenOn } from '../../runtime/binary.js';
-import type { CompileOptions } from '../translate/output.js';
+import { listenOn } from '../runtime/binary.js';
+import type { CompileOptions } from '../compiler/translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
 import { collectWhenQuiet } from './memory.js';
-import { XdsServer } from './server.js';
+import { XdsServer } from './server/server.js';
 
 export interface ServeOptions {
   paths: string[];
