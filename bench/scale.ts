@@ -148,7 +148,7 @@ async function measurePhase(clients: number, leakEdits: number, routeTable: Rout
         };
         server.on('ack', onAck);
       });
-      // Called when the snapshot is set; the streams' pushes are scheduled for later turns of the event loop (XdsServer.schedulePush).
+      // Called when the snapshot is set; the streams' pushes are scheduled for later turns of the event loop (PushQueue.schedule, control-plane/server/flow.ts).
       let snapshotAt = 0;
       const unwatch = control.cache.watch(() => {
         snapshotAt = performance.now();

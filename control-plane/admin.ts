@@ -8,8 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { addHealthRoutes } from '../runtime/health.js';
 import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
-import type { NackRecord } from './cache/cache.js';
-import type { CompileOutcome, ControlPlane } from './control.js';
+import type { ControlPlane } from './control.js';
 import type { Snapshot } from './cache/snapshot.js';
 import type { XdsServer } from './server/server.js';
 
@@ -51,9 +50,9 @@ export function createMetrics(control: ControlPlane, server: XdsServer): Registr
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  server.on('push', (e: { typeUrl: string }) => pushes.inc({ type: typeLabel(e.typeUrl) }));
-  server.on('nack', (r: NackRecord) => nacks.inc({ type: typeLabel(r.typeUrl) }));
-  control.on('compiled', (o: CompileOutcome) => {
+  server.on('push', (e) => pushes.inc({ type: typeLabel(e.typeUrl) }));
+  server.on('nack', (r) => nacks.inc({ type: typeLabel(r.typeUrl) }));
+  control.on('compiled', (o) => {
     duration.observe(o.durationMs / 1000);
     if (!o.ok) failures.inc();
   });

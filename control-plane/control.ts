@@ -5,8 +5,8 @@
  * and the errors are kept for the admin port and logged.
  *
  * One Compiler and one SnapshotEncoder live as long as the loop, so a run
- * after an edit does only the work the edit calls for (see pipeline.ts and
- * snapshot.ts), and its snapshot equals a full compile's.
+ * after an edit does only the work the edit calls for (see compiler/pipeline.ts and
+ * cache/snapshot.ts), and its snapshot equals a full compile's.
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -32,8 +32,12 @@ export type CompileOutcome =
   | { ok: true; version: string; generation: number; changed: boolean; durationMs: number }
   | { ok: false; diagnostics: Diagnostic[]; durationMs: number };
 
-/** Emits `compiled` (CompileOutcome) after every compile run. */
-export class ControlPlane extends EventEmitter {
+export interface ControlPlaneEvents {
+  /** After every compile run. */
+  compiled: [CompileOutcome];
+}
+
+export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
   readonly cache = new SnapshotCache();
   /** Errors of the latest run; empty when it succeeded. */
   errors: Diagnostic[] = [];

@@ -125,6 +125,6 @@ export class IdleCollector {
 export function collectWhenQuiet(control: ControlPlane, xds: XdsServer, collector = new IdleCollector()): IdleCollector {
   const activity = () => collector.activity();
   control.on('compiled', activity);
-  for (const event of ['request', 'push', 'connect', 'disconnect']) xds.on(event, activity);
+  xds.on('request', activity).on('push', activity).on('connect', activity).on('disconnect', activity);
   return collector;
 }

@@ -1,6 +1,6 @@
 /**
  * Snapshot cache in the spirit of go-control-plane's: one snapshot for every
- * node, overridden per proxy of a fleet (a node's proxy name: server.ts);
+ * node, overridden per proxy of a fleet (a node's proxy name: server/status.ts);
  * streams watch it. It also keeps
  * what each node NACKed, so a rejected version is not sent to that node
  * again, on any stream, until the node ACKs another version of the type

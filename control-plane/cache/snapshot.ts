@@ -34,7 +34,7 @@ export interface Resource {
   sotwEntry?: Uint8Array;
   /** This resource as one `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), made on first use. */
   deltaEntry?: Uint8Array;
-  /** Of a listener, route configuration or virtual host the encoder made: the clusters it names (ordering.ts), read from its JSON, per virtual host kept. */
+  /** Of a listener, route configuration or virtual host the encoder made: the clusters it names (server/ordering.ts), read from its JSON, per virtual host kept. */
   clusterRefs?: readonly string[];
   /** Of a virtual host (VHDS): its domains, which resolve an Envoy's on-demand request for a host. */
   domains?: readonly string[];
