@@ -8,7 +8,7 @@ import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import type { Outcome, Step } from './model.js';
-import { pathOnly } from './request.js';
+import { pathOnly } from '../envoy/request.js';
 
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: router';
 

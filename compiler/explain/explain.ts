@@ -11,12 +11,13 @@ import type { GatewayConfig } from './config.js';
 import { destination } from './destination.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
-import { findVirtualHost, matchRoute, normalizePath } from './match.js';
+import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
 import { RBAC_FILTER, evaluateRbac } from './rbac.js';
 import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
 import { HEADER_MUTATION_FILTER, evaluateHeaderMutation } from './header-mutation.js';
-import { toHttpRequest, type HttpRequest } from './request.js';
+import type { HttpRequest } from '../envoy/request.js';
+import { toHttpRequest } from './request.js';
 
 const ROUTING = 'docs/envoy-behaviour.md § How explain reads the configuration: routing';
 const HCM = 'envoy.filters.network.http_connection_manager';

@@ -13,9 +13,9 @@ import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTE
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../../contract/ldap-credentials.js';
 import { normalizeDn } from '../../contract/ldap-dn.js';
 import type { Json } from '../translate/output.js';
-import { perFilterConfig } from './match.js';
+import { perFilterConfig } from '../envoy/match.js';
 import type { ExplainOptions, Outcome, Step } from './model.js';
-import { headerValue, type HttpRequest } from './request.js';
+import { headerValue, type HttpRequest } from '../envoy/request.js';
 
 export const EXTAUTH_FILTER = 'envoy.filters.http.ext_authz';
 const SIDECAR = 'sluice-extauth';

@@ -7,7 +7,7 @@
  */
 import type { Json } from '../translate/output.js';
 import type { Step } from './model.js';
-import type { HttpRequest } from './request.js';
+import type { HttpRequest } from '../envoy/request.js';
 
 export const HEADER_MUTATION_FILTER = 'envoy.filters.http.header_mutation';
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: header_mutation';

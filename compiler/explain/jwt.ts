@@ -9,9 +9,9 @@
  */
 import { compactVerify, importJWK, type JWK } from 'jose';
 import type { Json } from '../translate/output.js';
-import { matchRoute, perFilterConfig } from './match.js';
+import { matchRoute, perFilterConfig } from '../envoy/match.js';
 import type { ExplainOptions, Outcome, Step } from './model.js';
-import { headerValue, queryParams, type HttpRequest } from './request.js';
+import { headerValue, queryParams, type HttpRequest } from '../envoy/request.js';
 
 export const JWT_FILTER = 'envoy.filters.http.jwt_authn';
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: jwt_authn';

@@ -6,9 +6,9 @@
  * why each one did not match (docs/envoy-behaviour.md, 403).
  */
 import type { Json } from '../translate/output.js';
-import { describeString, matchHeader, matchString, perFilterConfig, type Verdict } from './match.js';
+import { describeString, matchHeader, matchString, perFilterConfig, type Verdict } from '../envoy/match.js';
 import type { Outcome, Step } from './model.js';
-import { pathOnly, type HttpRequest } from './request.js';
+import { pathOnly, type HttpRequest } from '../envoy/request.js';
 import { JWT_FILTER } from './jwt.js';
 
 export const RBAC_FILTER = 'envoy.filters.http.rbac';

@@ -7,7 +7,7 @@
  * empty). What a client holds is tracked as a selection shared by the
  * clients that subscribe alike, so an edit costs one diff for all of them.
  */
-import { findVirtualHost } from '../../compiler/explain/match.js';
+import { findVirtualHost } from '../../compiler/envoy/match.js';
 import { TYPE_URL } from '../../contract/names.js';
 import type { Resource, TypeSnapshot } from '../cache/snapshot.js';
 import { encodeDeltaEntry } from './wire.js';
@@ -35,7 +35,7 @@ export function aliasEntries(aliases: readonly string[], type: TypeSnapshot): { 
   for (const alias of aliases) {
     const slash = alias.lastIndexOf('/');
     const candidates = [...(routeConfigHosts(type).get(alias.slice(0, slash))?.values() ?? [])].map((r) => ({ domains: r.domains ?? [], r }));
-    const r = (findVirtualHost(candidates, alias.slice(slash + 1)).vh as { r: Resource } | undefined)?.r;
+    const r = findVirtualHost(candidates, alias.slice(slash + 1)).vh?.r;
     if (!r) entries.push(encodeDeltaEntry({ name: alias, aliases: [alias] }));
     else found.set(r, [...(found.get(r) ?? []), alias]);
   }

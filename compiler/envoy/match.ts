@@ -2,10 +2,12 @@
  * Envoy's matching, on the compiled messages: path normalization by the
  * connection manager, virtual host selection by domain, route selection in
  * order, and the string, header and query parameter matchers routes and RBAC
- * use. Each function says why something did or did not match. Sources:
- * docs/envoy-behaviour.md, "How explain reads the configuration".
+ * use. Each function says why something did or did not match. `sluice
+ * explain` walks a request through them; `sluice serve` answers on-demand
+ * VHDS requests with findVirtualHost. Sources: docs/envoy-behaviour.md, "How
+ * explain reads the configuration".
  */
-import type { Json } from '../translate/output.js';
+import type { JsonObject as Json } from '../../contract/codec.js';
 import { headerValue, pathOnly, queryParams, type HttpRequest } from './request.js';
 
 export interface Verdict {
@@ -131,7 +133,7 @@ export function normalizePath(path: string, hcm: Json): NormalizedPath {
 }
 
 /** Which virtual host a host (with its port, if sent) selects: exact, then suffix wildcards, then prefix wildcards (longest first), then `*`. */
-export function findVirtualHost(virtualHosts: Json[], authority: string): { vh?: Json; why: string } {
+export function findVirtualHost<VirtualHost extends { domains?: unknown }>(virtualHosts: VirtualHost[], authority: string): { vh?: VirtualHost; why: string } {
   const host = authority.toLowerCase();
   const all = virtualHosts.flatMap((vh) => (vh.domains as string[]).map((d) => ({ vh, domain: d.toLowerCase() })));
   const exact = all.find((d) => d.domain === host);
