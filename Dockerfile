@@ -13,8 +13,8 @@ COPY graphql-server ./graphql-server
 COPY bench ./bench
 # The example upstreams (examples/services) that docker-compose.yml runs, and the resources sluice serves.
 COPY examples ./examples
-# The benchmarks reuse the test fixtures (slapd), so the build needs them.
-COPY test ./test
+# The real parts the benchmarks start on loopback (slapd, upstreams, xDS clients); test/ stays out of the image.
+COPY harness ./harness
 # `npm ci` installs the committed lock file and builds dist/ (the prepare script).
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 

@@ -39,8 +39,8 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { authorizationService, messageType } from '../extauth-server/protos.js';
 import { DEFAULT_POOL } from '../extauth-server/config.js';
-import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, type Slapd } from '../test/fixtures/slapd.js';
-import { basic, envoyCheckRequest, writeConfig } from '../test/extauth/helpers.js';
+import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, type Slapd } from '../harness/slapd.js';
+import { basic, envoyCheckRequest, writeConfig } from '../harness/extauth-check.js';
 
 const execFileP = promisify(execFile);
 const CONCURRENCY = [1, 16, 64];

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- graphql`: a single API (local executor) whose field
  * `user(id)` is one gRPC call, users.UserService/GetUser, to a real gRPC
- * upstream with server reflection (test/fixtures/grpc-services.ts), answering
+ * upstream with server reflection (harness/grpc-services.ts), answering
  *   { user(id: 2) { id username fullName userId } }
  * under autocannon with 32 connections, next to peers measured in the same
  * run, each server in its own process:
@@ -30,7 +30,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { createYoga } from 'graphql-yoga';
 import { GRAPHQL_API_HEADER } from '../contract/names.js';
-import { GRPC_USERS, PROTO_DIR, startGrpcUpstream } from '../test/fixtures/grpc-services.js';
+import { GRPC_USERS, PROTO_DIR, startGrpcUpstream } from '../harness/grpc-services.js';
 import { CONNECTIONS, announce, benchFlags, checkedPeer, formatFigures, interleavedRounds, processCpu, runRole, startRole, startSluiceGraphql, type Child, type Figures, type Peer } from './graphql-load.js';
 
 const QUERY = '{ user(id: 2) { id username fullName userId } }';

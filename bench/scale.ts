@@ -38,7 +38,7 @@ import { XdsServer } from '../control-plane/server/server.js';
 import { SnapshotEncoder } from '../control-plane/cache/snapshot.js';
 import { DEBOUNCE_MS } from '../control-plane/watch.js';
 import { generate } from './compile.js';
-import { settledMemory } from '../test/fixtures/memory.js';
+import { settledMemory } from '../harness/memory.js';
 import { ClientFleet, mib, percentile } from './xds.js';
 
 const PHASE_FLAG = '--scale-phase';

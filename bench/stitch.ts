@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- stitch`: a stitched API over two remote GraphQL
- * subgraphs (users, products; test/fixtures/stitch-subgraphs.ts) answering
+ * subgraphs (users, products; harness/stitch-subgraphs.ts) answering
  *   { TopProducts(first: 10) { name seller { username fullName userId } } }
  * under autocannon with 32 connections, next to peers measured in the same
  * run, each server in its own process:
@@ -29,7 +29,7 @@ import { stitchSchemas } from '@graphql-tools/stitch';
 import type { Executor } from '@graphql-tools/utils';
 import { Pool } from 'undici';
 import { GRAPHQL_API_HEADER } from '../contract/names.js';
-import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, serveSubgraph, type SubgraphName } from '../test/fixtures/stitch-subgraphs.js';
+import { PRODUCTS, PRODUCTS_SDL, STITCHED, USERS, USERS_SDL, serveSubgraph, type SubgraphName } from '../harness/stitch-subgraphs.js';
 import { CONNECTIONS, announce, benchFlags, checkedPeer, formatFigures, interleavedRounds, runRole, startRole, startSluiceGraphql, type Child, type Peer } from './graphql-load.js';
 
 const QUERY = '{ TopProducts(first: 10) { name seller { username fullName userId } } }';

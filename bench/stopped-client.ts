@@ -26,12 +26,12 @@ import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from '../control-plane/control.js';
 import { XdsServer } from '../control-plane/server/server.js';
 import { generate } from './compile.js';
-import { settledMemory } from '../test/fixtures/memory.js';
+import { settledMemory } from '../harness/memory.js';
 import { mib, percentile } from './xds.js';
 
 const SAMPLE_EVERY_MS = 30_000;
 const EDIT_EVERY_MS = 1000;
-const DELTA_CLIENT = fileURLToPath(new URL('../../test/faults/delta-client.mjs', import.meta.url));
+const DELTA_CLIENT = fileURLToPath(new URL('../../harness/delta-client.mjs', import.meta.url));
 
 interface Sample {
   minute: number;
@@ -52,7 +52,7 @@ interface DeltaClientProcess {
   route(version: string): Promise<void>;
 }
 
-/** A delta client in its own process (test/faults/delta-client.mjs), so it can be stopped. */
+/** A delta client in its own process (harness/delta-client.mjs), so it can be stopped. */
 function deltaClient(port: number, node: string, edsNames: string[], ack = true): DeltaClientProcess {
   const child = spawn(process.execPath, [DELTA_CLIENT, String(port), node, ...edsNames], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SLUICE_NO_ACK: ack ? '0' : '1' } });
   const types = new Set<string>();

@@ -14,7 +14,7 @@ import { Random } from '../test/fuzz/mutate.js';
 import { formatDiagnostic } from './diagnostics.js';
 import { Compiler } from './pipeline.js';
 import { DEFAULT_OPTIONS } from './translate/output.js';
-import { settledMemory } from '../test/fixtures/memory.js';
+import { settledMemory } from '../harness/memory.js';
 import { SnapshotEncoder, type Snapshot } from '../control-plane/cache/snapshot.js';
 
 const SEED = Number(process.env.SLUICE_PROPERTY_SEED ?? 20261123);

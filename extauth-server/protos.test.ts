@@ -1,4 +1,4 @@
-import { basic, envoyCheckRequest } from '../test/extauth/helpers.js';
+import { basic, envoyCheckRequest } from '../harness/extauth-check.js';
 import { CHECK_REQUEST_VIEW_OF, checkRequestView, checkRequestViewRoot, messageType } from './protos.js';
 
 interface FieldDescriptor {

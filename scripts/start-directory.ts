@@ -1,6 +1,6 @@
 /**
  * The example LDAP directory on loopback for the local stack: Debian's slapd
- * (test/fixtures/slapd.ts: memberof overlay, the service account
+ * (harness/slapd.ts: memberof overlay, the service account
  * cn=reader,dc=example,dc=org of examples/ldap-service-account.yaml) plus
  * the people and groups of deploy/ldap/bootstrap.ldif, which docker compose's
  * OpenLDAP loads. Without slapd, an address nothing listens on: the LDAP
@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { startSlapd, type Slapd } from '../test/fixtures/slapd.js';
+import { startSlapd, type Slapd } from '../harness/slapd.js';
 
 export const INSTALL_HINT = 'install slapd to get them: sudo apt-get install -y slapd ldap-utils (Debian, Ubuntu), then run it again';
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { serveEnvironment } from '../control-plane/memory.js';
-import { findEnvoy } from '../test/fixtures/envoy.js';
+import { findEnvoy } from '../harness/envoy.js';
 import { ENVOY_IMAGE, servicePortKey, syncCopy, writeLocalResources } from './start-local.js';
 import { curl, describeExpected, SCENARIOS } from './start-scenarios.js';
 import { startExampleDirectory } from './start-directory.js';

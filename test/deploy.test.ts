@@ -1,6 +1,7 @@
-/** The files docker-compose.yml mounts stay in step with the code and the examples. */
+/** The files docker-compose.yml mounts and the Dockerfile copies stay in step with the code and the examples. */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, importPKCS8, jwtVerify, SignJWT } from 'jose';
 import { load } from 'js-yaml';
@@ -113,5 +114,35 @@ describe('docker-compose.yml and examples/ stay in step', () => {
   (dockerCompose ? test : test.skip)('`docker-compose config` accepts the file', async () => {
     const { stdout } = await run(dockerCompose!, ['-f', 'docker-compose.yml', 'config', '--services']);
     expect(stdout.trim().split('\n').sort()).toEqual(Object.keys(compose().services).sort());
+  });
+});
+
+describe('the Dockerfile', () => {
+  /** The folders it copies as they are (`COPY compiler ./compiler`). */
+  const copied = () => new Set([...readFileSync('Dockerfile', 'utf8').matchAll(/^COPY (\S+) \.\/\1$/gm)].map((m) => m[1]!));
+
+  test('copies every folder the image\'s programs import from, and not test/', () => {
+    const folders = copied();
+    expect(folders.has('test')).toBe(false);
+    // Every relative import of every program file in the image (tests excluded), `dist/` read as the sources it is built from.
+    const outside: string[] = [];
+    for (const folder of folders) {
+      for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+        if (!/\.(ts|js|mjs)$/.test(file) || /\.(test|d)\.ts$/.test(file)) continue;
+        const from = path.join(folder, file);
+        for (const m of readFileSync(from, 'utf8').matchAll(/(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g)) {
+          const target = path.relative('.', path.resolve(path.dirname(from), m[1]!)).replace(/^dist\//, '');
+          const top = target.split(path.sep)[0]!;
+          if (target.includes(path.sep) && !folders.has(top)) outside.push(`${from} imports ${m[1]}`);
+        }
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
+  test('copies every folder the build compiles that a binary or benchmark needs', () => {
+    const { include } = JSON.parse(readFileSync('tsconfig.build.json', 'utf8')) as { include: string[] };
+    // scripts/ is `npm start` on a developer's machine, not part of the image.
+    expect(include.filter((folder) => folder !== 'scripts' && !copied().has(folder))).toEqual([]);
   });
 });

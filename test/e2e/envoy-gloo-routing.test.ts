@@ -19,8 +19,8 @@ import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type CompileOptions, type Json } from '../../compiler/translate/output.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { closedPort } from '../extauth/helpers.js';
-import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
-import { httpGet } from '../fixtures/http.js';
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
+import { httpGet } from '../../harness/http.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-gloo-routing.test.ts'));

@@ -24,7 +24,7 @@ import { keyId } from '../../compiler/resolve/pem.js';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 // Envoy cannot report an ephemeral port back, so it gets ports that were free a moment ago.
 import { closedPort } from '../extauth/helpers.js';
-import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-jwt.test.ts'));

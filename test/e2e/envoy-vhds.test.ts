@@ -21,8 +21,8 @@ import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { adsBootstrap } from '../../control-plane/bootstrap.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { closedPort } from '../extauth/helpers.js';
-import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
-import { httpGet } from '../fixtures/http.js';
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
+import { httpGet } from '../../harness/http.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-vhds.test.ts'));

@@ -30,9 +30,10 @@ import { startGrpcServices } from '../../examples/services/grpc.js';
 import { startExampleDirectory, type ExampleDirectory } from '../../scripts/start-directory.js';
 import { servicePortKey, writeLocalResources } from '../../scripts/start-local.js';
 import { SCENARIOS, type Scenario } from '../../scripts/start-scenarios.js';
-import { basic, checker, closedPort, header, httpStatus, type Checker } from '../extauth/helpers.js';
-import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
-import { SotwClient, type Json } from '../xds/ads-client.js';
+import { basic } from '../../harness/extauth-check.js';
+import { checker, closedPort, header, httpStatus, type Checker } from '../extauth/helpers.js';
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
+import { SotwClient, type Json } from '../../harness/xds-client.js';
 
 const run = promisify(execFile);
 const ENVOY = findEnvoy();

@@ -19,7 +19,7 @@ import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../../compiler/translate/output.js';
 import { compileYaml, jwtRbacCases, makeKeys, resources } from '../explain/tables.js';
 import { closedPort } from '../extauth/helpers.js';
-import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/explain-envoy.test.ts'));

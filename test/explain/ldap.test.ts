@@ -8,7 +8,7 @@ import type { ExplainRequest } from '../../compiler/explain/model.js';
 import { renderText } from '../../compiler/explain/render.js';
 import { credentialHeaders } from '../../compiler/explain/request.js';
 import { closedPort } from '../extauth/helpers.js';
-import { SERVICE_ACCOUNT, USER_DN_TEMPLATE, groupDn, startSlapd, userDn, type Slapd } from '../fixtures/slapd.js';
+import { SERVICE_ACCOUNT, USER_DN_TEMPLATE, groupDn, startSlapd, userDn, type Slapd } from '../../harness/slapd.js';
 import { compileYaml } from './tables.js';
 
 let slapd: Slapd;

@@ -4,8 +4,9 @@
  */
 import net from 'node:net';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, closedPort, header, httpStatus, memoryLogger, writeConfig, type Checker } from './helpers.js';
+import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
+import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { checker, closedPort, header, httpStatus, memoryLogger, type Checker } from './helpers.js';
 
 let slapd: Slapd;
 let server: RunningExtauth;

@@ -14,8 +14,9 @@ import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type Json } from '../../compiler/translate/output.js';
 import { parseArgs } from '../../extauth-server/cli.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, groupDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, type Checker } from './helpers.js';
+import { startSlapd, groupDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
+import { basic } from '../../harness/extauth-check.js';
+import { checker, httpStatus, type Checker } from './helpers.js';
 
 let slapd: Slapd;
 let server: RunningExtauth;

@@ -9,8 +9,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, memoryLogger, until, writeConfig, type Checker } from './helpers.js';
+import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
+import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { checker, httpStatus, memoryLogger, until, type Checker } from './helpers.js';
 
 let slapd: Slapd;
 const alice = { authorization: basic('alice', 'alice-pw') };

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { Client } from 'ldapts';
-import { basic, checker, closedPort, httpStatus } from './helpers.js';
+import { basic } from '../../harness/extauth-check.js';
+import { checker, closedPort, httpStatus } from './helpers.js';
 
 const run = promisify(execFile);
 

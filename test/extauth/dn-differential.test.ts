@@ -20,7 +20,7 @@
  */
 import { Client } from 'ldapts';
 import { normalizeDn } from '../../contract/ldap-dn.js';
-import { startSlapd, ADMIN, GROUPS_DN, type Slapd } from '../fixtures/slapd.js';
+import { startSlapd, ADMIN, GROUPS_DN, type Slapd } from '../../harness/slapd.js';
 
 interface Spelling {
   /** The RDN as written, e.g. `cn=a\,b`. */

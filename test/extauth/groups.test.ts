@@ -6,8 +6,9 @@
  */
 import pino from 'pino';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, groupDn, userDn, BASE_DN, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, writeConfig, type Checker } from './helpers.js';
+import { startSlapd, groupDn, userDn, BASE_DN, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
+import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { checker, httpStatus, type Checker } from './helpers.js';
 
 /** cn is "admins,ou=groups": one RDN under the root, not the admins group under ou=groups. */
 const LOOK_ALIKE = `cn=admins\\,ou=groups,${BASE_DN}`;

@@ -5,8 +5,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { parseArgs } from '../../extauth-server/cli.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, writeConfig } from './helpers.js';
+import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
+import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { checker, httpStatus } from './helpers.js';
 
 let slapd: Slapd;
 const running: RunningExtauth[] = [];

@@ -9,8 +9,9 @@ import { Client } from 'ldapts';
 import pino from 'pino';
 import { Authorizer } from '../../extauth-server/authorizer.js';
 import { DEFAULT_POOL, type LdapSettings } from '../../extauth-server/config.js';
-import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../fixtures/slapd.js';
-import { basic, ldapProxy, until, type LdapProxy } from './helpers.js';
+import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
+import { basic } from '../../harness/extauth-check.js';
+import { ldapProxy, until, type LdapProxy } from './helpers.js';
 
 const BIND_RESPONSE = 0x61;
 const SEARCH_RESULT_ENTRY = 0x64;

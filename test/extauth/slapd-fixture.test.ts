@@ -1,6 +1,6 @@
 /** The fixture itself: memberOf is maintained by the overlay, ACLs hide entries from anonymous, restart keeps data. */
 import { Client } from 'ldapts';
-import { startSlapd, userDn, groupDn, SERVICE_ACCOUNT, type Slapd } from '../fixtures/slapd.js';
+import { startSlapd, userDn, groupDn, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
 
 let slapd: Slapd;
 beforeAll(async () => {

@@ -12,8 +12,9 @@ import { TYPE_URL } from '../../contract/names.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';
 import { authConfigSource } from '../../extauth-server/xds.js';
-import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
+import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
+import { basic } from '../../harness/extauth-check.js';
+import { checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
 
 const NODE = 'extauth-test';
 let slapd: Slapd;

@@ -7,8 +7,9 @@
  */
 import { jest } from '@jest/globals';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, closedPort, httpStatus, memoryLogger, until, type Checker } from '../extauth/helpers.js';
+import { startSlapd, type Slapd } from '../../harness/slapd.js';
+import { basic } from '../../harness/extauth-check.js';
+import { checker, closedPort, httpStatus, memoryLogger, until, type Checker } from '../extauth/helpers.js';
 import { authInputs, CONFIG_REF, startServeProcess, type ServeProcess } from './serve.js';
 
 jest.setTimeout(60_000);

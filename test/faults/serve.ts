@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { groupDn, USER_DN_TEMPLATE } from '../fixtures/slapd.js';
+import { groupDn, USER_DN_TEMPLATE } from '../../harness/slapd.js';
 
 /** The AuthConfig's name in xDS (and so the config_ref Envoy sends): namespace.name. */
 export const CONFIG_REF = 'default.ldap';

@@ -7,8 +7,9 @@
 import { jest } from '@jest/globals';
 import pino from 'pino';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../fixtures/slapd.js';
-import { basic, checker, httpStatus, writeConfig, type Checker } from '../extauth/helpers.js';
+import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
+import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { checker, httpStatus, type Checker } from '../extauth/helpers.js';
 
 jest.setTimeout(60_000);
 

@@ -9,7 +9,7 @@
 import { jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { DeltaClient, type DeltaResponse } from '../xds/ads-client.js';
+import { DeltaClient, type DeltaResponse } from '../../harness/xds-client.js';
 import { TYPE_URL as T, snapshotOf, startServer, type Shape } from '../xds/fixtures.js';
 import { until } from '../extauth/helpers.js';
 
@@ -27,7 +27,7 @@ function edit(i: number): Shape {
 test('a stopped delta client costs one response per type, whatever the number of edits; the live one gets them all', async () => {
   const { server, cache, port } = await startServer();
   const live = new DeltaClient(port, 'live');
-  const child = spawn(process.execPath, ['test/faults/delta-client.mjs', String(port), 'stopped', 'web'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['harness/delta-client.mjs', String(port), 'stopped', 'web'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     cache.setSnapshot(snapshotOf(edit(0)));
     const seen: Array<{ type: string; names: string[] }> = [];

@@ -1,6 +1,6 @@
 /**
  * gRPC resolvers against real gRPC servers on 127.0.0.1 with server
- * reflection (test/fixtures/grpc-services.ts). Fields carry @resolve and are
+ * reflection (harness/grpc-services.ts). Fields carry @resolve and are
  * bound to createGrpcResolver here; graphql-js executes the schema, as the
  * local executor does. What the resolvers sent is read from the calls the
  * upstream recorded and counted.
@@ -12,8 +12,8 @@ import { parseGraphQLApi } from '../../graphql-server/config.js';
 import { createGrpcResolver } from '../../graphql-server/grpc/resolver.js';
 import { ApiRegistry } from '../../graphql-server/registry.js';
 import { GRPC_SERVICES_KEY, GrpcServices } from '../../graphql-server/grpc/services.js';
-import { descriptorSet, GRPC_PRODUCTS, startGrpcUpstream, type GrpcUpstream } from '../fixtures/grpc-services.js';
-import { testDeps } from '../fixtures/stitch-subgraphs.js';
+import { descriptorSet, GRPC_PRODUCTS, startGrpcUpstream, type GrpcUpstream } from '../../harness/grpc-services.js';
+import { testDeps } from '../../harness/stitch-subgraphs.js';
 
 const SDL = /* GraphQL */ `
   directive @resolve(name: String!) on FIELD_DEFINITION

@@ -1,6 +1,6 @@
 /**
  * The remote executor against a real upstream GraphQL server on 127.0.0.1
- * (test/fixtures/graphql-upstream.ts): what it forwards (read from the
+ * (harness/graphql-upstream.ts): what it forwards (read from the
  * requests the upstream recorded), what it passes back, and how it answers
  * when the upstream is down or is not a GraphQL server.
  */
@@ -9,8 +9,8 @@ import pino from 'pino';
 import type { ExecutableApi, RemoteExecutorConfig, RequestContext, ResolverDeps } from '../../graphql-server/api.js';
 import { httpPools } from '../../graphql-server/http-client.js';
 import { buildRemoteApi, remoteExecutor } from '../../graphql-server/remote.js';
-import { startGraphQLUpstream, type GraphQLUpstream } from '../fixtures/graphql-upstream.js';
-import { testDeps } from '../fixtures/stitch-subgraphs.js';
+import { startGraphQLUpstream, type GraphQLUpstream } from '../../harness/graphql-upstream.js';
+import { testDeps } from '../../harness/stitch-subgraphs.js';
 
 const SDL = /* GraphQL */ `
   type Query {

@@ -1,6 +1,6 @@
 /**
- * REST resolvers against a real REST server on 127.0.0.1 (test/fixtures/
- * rest-upstream.ts). Fields carry @resolve and are bound to createRestResolver
+ * REST resolvers against a real REST server on 127.0.0.1
+ * (harness/rest-upstream.ts). Fields carry @resolve and are bound to createRestResolver
  * here; graphql-js executes the schema, as the local executor does. What the
  * resolvers sent is read from the requests the upstream recorded.
  */
@@ -9,8 +9,8 @@ import pino from 'pino';
 import type { RequestContext, ResolverDeps, RestResolverConfig } from '../../graphql-server/api.js';
 import { httpPools } from '../../graphql-server/http-client.js';
 import { createRestResolver } from '../../graphql-server/rest.js';
-import { startRestUpstream, usersAndProducts, type RestUpstream } from '../fixtures/rest-upstream.js';
-import { testDeps } from '../fixtures/stitch-subgraphs.js';
+import { startRestUpstream, usersAndProducts, type RestUpstream } from '../../harness/rest-upstream.js';
+import { testDeps } from '../../harness/stitch-subgraphs.js';
 
 const SDL = /* GraphQL */ `
   directive @resolve(name: String!) on FIELD_DEFINITION

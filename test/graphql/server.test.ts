@@ -10,8 +10,8 @@ import { getIntrospectionQuery } from 'graphql';
 import { serverAudits } from 'graphql-http';
 import pino from 'pino';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
-import { startGraphQLUpstream, type GraphQLUpstream } from '../fixtures/graphql-upstream.js';
-import { startRestUpstream, type RestUpstream } from '../fixtures/rest-upstream.js';
+import { startGraphQLUpstream, type GraphQLUpstream } from '../../harness/graphql-upstream.js';
+import { startRestUpstream, type RestUpstream } from '../../harness/rest-upstream.js';
 
 const HEADER = 'x-sluice-graphql-api';
 const SCHEMA = 'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';

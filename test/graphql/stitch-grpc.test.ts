@@ -1,6 +1,6 @@
 /**
  * The stitched scenario on gRPC: the user and product services on 127.0.0.1
- * with server reflection (test/fixtures/grpc-services.ts), two GraphQLApis
+ * with server reflection (harness/grpc-services.ts), two GraphQLApis
  * with grpcResolvers and one stitched GraphQLApi with typeMerge on User,
  * written as resources, compiled by the `sluice` binary and served by
  * sluice-graphql from the graphql.json it wrote. Calls are counted at the
@@ -16,7 +16,7 @@ import type { RequestContext } from '../../graphql-server/api.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import type { StitchedApi } from '../../graphql-server/stitch/index.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
-import { startGrpcUpstream, type GrpcUpstream } from '../fixtures/grpc-services.js';
+import { startGrpcUpstream, type GrpcUpstream } from '../../harness/grpc-services.js';
 
 const GET_USER = 'users.UserService/GetUser';
 

@@ -8,9 +8,9 @@ import { parse, validate, type ExecutionResult } from 'graphql';
 import pino from 'pino';
 import type { ExecutableApi, RequestContext } from '../../graphql-server/api.js';
 import { buildStitchedApi, type StitchedApi } from '../../graphql-server/stitch/index.js';
-import type { GraphQLUpstream } from '../fixtures/graphql-upstream.js';
-import { startGraphQLUpstream } from '../fixtures/graphql-upstream.js';
-import { PRODUCTS_SDL, STITCHED, USERS_SDL, remoteSubApi, startSubgraph, testDeps } from '../fixtures/stitch-subgraphs.js';
+import type { GraphQLUpstream } from '../../harness/graphql-upstream.js';
+import { startGraphQLUpstream } from '../../harness/graphql-upstream.js';
+import { PRODUCTS_SDL, STITCHED, USERS_SDL, remoteSubApi, startSubgraph, testDeps } from '../../harness/stitch-subgraphs.js';
 import { buildMergeArgs } from '../../graphql-server/stitch/subschema.js';
 
 let users: GraphQLUpstream;

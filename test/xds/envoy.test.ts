@@ -19,7 +19,7 @@ import { adsBootstrap } from '../../control-plane/bootstrap.js';
 import type { CompileOutcome } from '../../control-plane/control.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { closedPort } from '../extauth/helpers.js';
-import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../fixtures/envoy.js';
+import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/xds/envoy.test.ts'));

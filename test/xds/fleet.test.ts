@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
-import { DeltaClient, SotwClient } from './ads-client.js';
+import { DeltaClient, SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
 jest.setTimeout(20_000);

@@ -5,7 +5,7 @@
  * server gets every edit all along. Counts, never time.
  */
 import { jest } from '@jest/globals';
-import { DeltaClient, SotwClient, type DeltaResponse, type Response } from './ads-client.js';
+import { DeltaClient, SotwClient, type DeltaResponse, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T, snapshotOf, startServer, type Shape } from './fixtures.js';
 import type { XdsServer } from '../../control-plane/server/server.js';
 import type { SnapshotCache } from '../../control-plane/cache/cache.js';

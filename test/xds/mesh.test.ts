@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { MESH_FILTERS } from '../../compiler/translate/mesh.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
-import { SotwClient } from './ads-client.js';
+import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
 jest.setTimeout(20_000);

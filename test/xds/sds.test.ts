@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import type { CompileOutcome } from '../../control-plane/control.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
-import { SotwClient } from './ads-client.js';
+import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
 jest.setTimeout(20_000);

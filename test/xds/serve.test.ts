@@ -16,7 +16,7 @@ import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import type { CompileOutcome } from '../../control-plane/control.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
-import { DeltaClient, SotwClient, type Response } from './ads-client.js';
+import { DeltaClient, SotwClient, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
 jest.setTimeout(20_000);

@@ -16,7 +16,7 @@ import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { verifySet } from '../../compiler/verify/verify.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
-import { DeltaClient, type DeltaResponse } from './ads-client.js';
+import { DeltaClient, type DeltaResponse } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
 jest.setTimeout(20_000);

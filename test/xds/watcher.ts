@@ -10,7 +10,7 @@
  * an EDS cluster in use without endpoints, is a violation of make before
  * break (Envoy would answer 503 for that route).
  */
-import { DeltaClient, SotwClient, type DeltaResponse, type Json, type Response } from './ads-client.js';
+import { DeltaClient, SotwClient, type DeltaResponse, type Json, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 import type { Snapshot } from '../../control-plane/cache/snapshot.js';
 

@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { INCLUDE_DIRS, lookupType } from '../../contract/envoy.js';
+import { INCLUDE_DIRS, lookupType } from '../contract/envoy.js';
 
 const definition = protoLoader.loadSync(['envoy/service/discovery/v3/ads.proto', 'envoy/service/route/v3/rds.proto', 'envoy/service/cluster/v3/cds.proto', 'envoy/service/extension/v3/config_discovery.proto'], {
   includeDirs: [...INCLUDE_DIRS],

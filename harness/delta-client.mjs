@@ -7,7 +7,7 @@
 // Usage: node delta-client.mjs PORT NODE_ID EDS_NAME...
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { INCLUDE_DIRS } from '../../dist/contract/envoy.js';
+import { INCLUDE_DIRS } from '../dist/contract/envoy.js';
 
 const [port, node, ...edsNames] = process.argv.slice(2);
 const definition = protoLoader.loadSync('envoy/service/discovery/v3/ads.proto', { includeDirs: [...INCLUDE_DIRS], keepCase: true, longs: String, enums: String, defaults: true, arrays: true });

@@ -1,0 +1,44 @@
+/**
+ * What sluice-extauth is sent, for the tests and the benchmark: a Check
+ * request shaped like Envoy's, HTTP Basic credentials, and a --config file.
+ */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** A CheckRequest shaped like Envoy's (envoy/extensions/filters/common/ext_authz/check_request_utils.cc). */
+export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>): unknown {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const path = lower[':path'] ?? '/pets';
+  return {
+    attributes: {
+      source: { address: { socket_address: { address: '127.0.0.1', port_value: 51234 } } },
+      destination: { address: { socket_address: { address: '127.0.0.1', port_value: 8080 } } },
+      request: {
+        time: { seconds: Math.floor(Date.now() / 1000), nanos: 0 },
+        http: {
+          id: '1234567890',
+          method: 'GET',
+          headers: { ':authority': 'api.example.org', ':method': 'GET', ':path': path, ':scheme': 'http', 'x-request-id': 'abc', ...lower },
+          path,
+          host: 'api.example.org',
+          scheme: 'http',
+          protocol: 'HTTP/1.1',
+        },
+      },
+      context_extensions: configRef === undefined ? {} : { config_ref: configRef },
+      metadata_context: {},
+    },
+  };
+}
+
+export async function writeConfig(resources: unknown[]): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-extauth-'));
+  const file = path.join(dir, 'extauth.json');
+  await writeFile(file, JSON.stringify({ resources }, null, 2));
+  return file;
+}
