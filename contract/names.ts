@@ -2,7 +2,7 @@
  * What `sluice serve` and the sidecars must agree on beyond the protos'
  * fields: the type URLs of the resources served over xDS and the internal
  * headers Envoy sets for a sidecar. One definition, so they cannot drift apart.
- * (The extauth-only parts are in extauth-contract.ts.)
+ * (The extauth-only parts are in extauth.ts.)
  */
 
 /** Type URL of every resource type `sluice serve` serves, as in a DiscoveryRequest and an Any. */
