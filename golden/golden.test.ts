@@ -3,13 +3,16 @@
  * options (or those `golden/<case>/options.json` sets) and compared with `golden/<case>/expected/`: the static bootstrap,
  * the xDS set `serve` serves (`xds.<kind>.yaml`, the kinds it has), the
  * sidecar configs (each prefixed `<proxy>.` when the Gateways name several
- * proxies), and `warnings.txt` if there are any; or `errors.txt` when
- * the input is meant to fail.
+ * proxies), `ir.yaml` (the IR resolve made, as `sluice compile --dump-ir`
+ * prints it, so a diff says whether resolve or translate changed), and
+ * `warnings.txt` if there are any; or `errors.txt` when the input is meant
+ * to fail (no IR is made then: the errors are what resolve gave).
  * `npm run golden:update` rewrites the expected files; review the diff.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
+import { dumpIr } from '../compiler/ir/dump.js';
 import { staticBootstrap } from '../compiler/emit/bootstrap.js';
 import { renderOutput, renderXds, textOf } from '../compiler/emit/write.js';
 import { compileFiles } from '../compiler/pipeline.js';
@@ -43,6 +46,7 @@ async function render(caseName: string): Promise<Record<string, string>> {
     if (set.graphqlApis.size === 0) delete own['graphql.json'];
     for (const [file, text] of Object.entries(own)) files[`${prefix}${file}`] = textOf(text);
   }
+  files['ir.yaml'] = dumpIr(result.ir!);
   // Warnings do not stop the compile; the case records them next to its output.
   if (result.diagnostics.length > 0) files['warnings.txt'] = `${result.diagnostics.map(formatDiagnostic).join('\n')}\n`;
   return files;

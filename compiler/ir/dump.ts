@@ -6,7 +6,7 @@
 import { dump } from 'js-yaml';
 import type { Model } from './model.js';
 
-const LEFT_OUT = new Set(['origin', 'path', 'lbHashAt']);
+const LEFT_OUT = new Set(['origin', 'lbHashAt']);
 
 export function dumpIr(model: Model): string {
   return dump(model, {
@@ -14,6 +14,8 @@ export function dumpIr(model: Model): string {
     noRefs: true,
     replacer: (key, value) => {
       if (LEFT_OUT.has(key)) return undefined;
+      // A field path (a list) only places diagnostics; a route's or a redirect's `path` (an object or text) is data.
+      if (key === 'path' && Array.isArray(value)) return undefined;
       if (key === 'password' || key === 'privateKey') return '<redacted>';
       return value;
     },
