@@ -81,6 +81,9 @@ const SDL = /* GraphQL */ `
   }
 `;
 const ROLE_ENV = 'SLUICE_BENCH_GRAPHQL';
+/** The single remote API of the memory regime: the users subgraph's schema. */
+const REMOTE_QUERY = '{ GetUser(id: 2) { id username fullName userId } }';
+const REMOTE_API = 'bench.remote-users';
 const API = 'bench.users';
 
 function expected(): unknown {
@@ -202,9 +205,6 @@ async function loopRound(port: number, ms: number, upstreamPid: number): Promise
   return { ...figures, subgraphCpu: (processCpu(upstreamPid) - cpu0) / (figures.perSecond * (ms / 1000)) };
 }
 
-/** The single remote API of the memory regime: the users subgraph's schema. */
-const REMOTE_QUERY = '{ GetUser(id: 2) { id username fullName userId } }';
-const REMOTE_API = 'bench.remote-users';
 
 function expectedRemote(): unknown {
   const { id, username, fullName, userId } = USERS.get(2)!;
