@@ -15,9 +15,9 @@
  *   application/json it is 200, as the spec asks for each media type.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import type { RequestContext } from './api.js';
+import { writeResult, type ClientSignal, type ExecutableApi, type ExecuteArgs, type RequestContext, type WrittenResult } from './api.js';
 import type { DocumentCache } from './documents.js';
 import type { Limits } from './limits.js';
 import type { Metrics, Outcome } from './metrics.js';
@@ -144,22 +144,59 @@ function readParams(req: FastifyRequest): Params {
 }
 
 function send(reply: FastifyReply, type: MediaType, status: number, body: unknown): FastifyReply {
-  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(JSON.stringify(body));
+  return sendJson(reply, type, status, JSON.stringify(body));
+}
+
+function sendJson(reply: FastifyReply, type: MediaType, status: number, json: string): FastifyReply {
+  return reply.code(status).header('content-type', `${type}; charset=utf-8`).send(json);
 }
 
 function errorBody(message: string, code?: string): { errors: unknown[] } {
   return { errors: [{ message, ...(code ? { extensions: { code } } : {}) }] };
 }
 
+/** The client's going away, as executors see it: lighter than an AbortController per request. */
+class ClientGone implements ClientSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] = [];
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const i = this.listeners.indexOf(listener);
+    if (i >= 0) this.listeners.splice(i, 1);
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = new DOMException('This operation was aborted', 'AbortError');
+    // Every listener runs once: there is no second abort.
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
+  }
+}
+
 /** What a result counts as in metrics. */
-function outcomeOf(result: ExecutionResult): Outcome {
-  if (!result.errors?.length) return 'ok';
-  if (result.data === undefined) return 'invalid';
-  return result.data === null ? 'error' : 'partial';
+function outcomeOf(result: WrittenResult): Outcome {
+  if (!result.hasErrors) return 'ok';
+  if (result.data === 'absent') return 'invalid';
+  return result.data === 'null' ? 'error' : 'partial';
 }
 
 export function graphqlHttpServer(opts: GraphQLHttpOptions): FastifyInstance {
   const { registry, documents, metrics, limits } = opts;
+  // One child logger per API, not one per request.
+  const loggers = new WeakMap<ExecutableApi, Logger>();
+  const loggerOf = (api: ExecutableApi) => {
+    let logger = loggers.get(api);
+    if (!logger) loggers.set(api, (logger = opts.logger.child({ api: api.name })));
+    return logger;
+  };
   const app = Fastify({ logger: false, bodyLimit: limits.maxBodyBytes, exposeHeadRoutes: false });
   // The body is read as text and parsed by readParams, which owns the errors (and the 415 rule).
   app.removeAllContentTypeParsers();
@@ -232,20 +269,15 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): FastifyInstance {
         if (prepared.errors.length) return refuse(prepared.errors);
         if (operation?.operation === 'subscription') return refuse([new GraphQLError('subscriptions are not supported', { nodes: operation })]);
 
-        const controller = new AbortController();
+        const gone = new ClientGone();
         reply.raw.on('close', () => {
-          if (!reply.raw.writableFinished) controller.abort();
+          if (!reply.raw.writableFinished) gone.abort();
         });
-        const context: RequestContext = { headers: req.headers, calls: new Map(), logger: opts.logger.child({ api }), signal: controller.signal };
-        let result: ExecutionResult;
+        const context: RequestContext = { headers: req.headers, calls: new Map(), logger: loggerOf(lease.api), signal: gone };
+        const args: ExecuteArgs = { document: prepared.document, query: params.query, variableValues: params.variables, operationName: params.operationName, context };
+        let result: WrittenResult;
         try {
-          result = await lease.api.execute({
-            document: prepared.document,
-            query: params.query,
-            variableValues: params.variables,
-            operationName: params.operationName,
-            context,
-          });
+          result = lease.api.executeAndWrite ? await lease.api.executeAndWrite(args) : writeResult(await lease.api.execute(args));
         } catch (err) {
           finish('error');
           throw err;
@@ -255,7 +287,7 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): FastifyInstance {
         // Variables only where the API allows it (logSensitiveInfo).
         context.logger.debug({ operationName: params.operationName, outcome, ...(lease.config.logSensitiveInfo ? { variables: params.variables } : {}) }, 'GraphQL request');
         // Without data the request never ran (e.g. variables that do not coerce): a request error.
-        return send(reply, type, type === GRAPHQL_RESPONSE && result.data === undefined ? 400 : 200, result);
+        return sendJson(reply, type, type === GRAPHQL_RESPONSE && result.data === 'absent' ? 400 : 200, result.json);
       } finally {
         lease.release();
       }
