@@ -291,3 +291,19 @@ test('a changed file is applied; a bad edit keeps the last good set; a request i
   await writeSet(baseSet());
   await until(async () => (await post('default.remote', { query: '{ greeting(name: "y") }' })).status === 200);
 });
+
+test('closing: a request in flight finishes, its connection closing after the answer; new connections are refused', async () => {
+  releaseSlow = undefined;
+  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  const at = `http://127.0.0.1:${closing.port}/graphql`;
+  const request = () => fetch(at, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: 'default.remote' }, body: JSON.stringify({ query: '{ slow }' }) });
+  const inFlight = request();
+  await until(async () => releaseSlow !== undefined);
+  const closed = closing.close();
+  await expect(request()).rejects.toThrow();
+  releaseSlow!();
+  const res = await inFlight;
+  expect(res.headers.get('connection')).toBe('close');
+  expect(await res.json()).toEqual({ data: { slow: 'finally' } });
+  await closed;
+});
