@@ -261,10 +261,10 @@ function medianOf(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** `pick(a) / pick(b)` round by round (each pair saw the same machine), the median of the pairs. */
-export function pairedRatio(rounds: Rounds, a: string, b: string, pick: (f: Figures) => number): number {
+/** `pick(a) / pick(b)` round by round (each pair saw the same machine). */
+function pairRatios(rounds: Rounds, a: string, b: string, pick: (f: Figures) => number): number[] {
   const theirs = rounds.get(b)!;
-  return medianOf(rounds.get(a)!.map((f, r) => pick(f) / pick(theirs[r]!)));
+  return rounds.get(a)!.map((f, r) => pick(f) / pick(theirs[r]!));
 }
 
 /** The table of a regime: one row per label, the median round. */
@@ -275,13 +275,14 @@ export function printTable(rounds: Rounds, notes: Record<string, string>, upstre
 
 /** A throughput and p99 target against a peer, from paired rounds; true when met (and nothing failed). */
 export function printTarget(rounds: Rounds, ours: string, floor: string, minThroughput: number, maxP99: number | undefined): boolean {
-  const throughput = pairedRatio(rounds, ours, floor, (f) => f.perSecond);
-  const p99 = pairedRatio(rounds, ours, floor, (f) => f.p99);
+  const perRound = pairRatios(rounds, ours, floor, (f) => f.perSecond);
+  const throughput = medianOf(perRound);
+  const p99 = medianOf(pairRatios(rounds, ours, floor, (f) => f.p99));
   const failed = rounds.get(ours)!.reduce((n, f) => n + f.failed, 0);
   const met = throughput >= minThroughput && (maxP99 === undefined || p99 <= maxP99) && failed === 0;
   const target = minThroughput > 0 || maxP99 !== undefined ? `: ${met ? 'met' : 'NOT met'}` : '';
   console.log(
-    `  ${ours} / ${floor}: ${throughput.toFixed(2)}x requests/s${minThroughput > 0 ? ` (target >= ${minThroughput}x)` : ''}, p99 ${p99.toFixed(2)}x${maxP99 === undefined ? '' : ` (target <= ${maxP99}x)`}; median of ${rounds.get(ours)!.length} paired rounds${failed ? `, ${failed} failed` : ''}${target}`,
+    `  ${ours} / ${floor}: ${throughput.toFixed(2)}x requests/s${minThroughput > 0 ? ` (target >= ${minThroughput}x)` : ''}, p99 ${p99.toFixed(2)}x${maxP99 === undefined ? '' : ` (target <= ${maxP99}x)`}; median of ${perRound.length} paired rounds (${perRound.map((r) => r.toFixed(2)).join(' ')})${failed ? `, ${failed} failed` : ''}${target}`,
   );
   return met;
 }

@@ -89,8 +89,11 @@ async function runGroup(run: Run, group: Group, collected: Collected): Promise<v
       b.argTypes.forEach((a, k) => (variableValues[names[k]!] = entry.args[a.name]));
     }),
   );
-  const everyField = (err: unknown) =>
+  const everyField = (err: unknown): void => {
+    // A client that went away gets no answer: its errors (one per field per object) are not built.
+    if (run.context.signal?.aborted) return;
     group.boundaries.forEach((b, i) => perBoundary[i]!.forEach((entry) => entry.targets.forEach((t) => b.keys.forEach((key) => run.errors.push(failure(group.target.name, err, [...t.path, key]))))));
+  };
   let result: ExecutionResult;
   try {
     result = await group.target.api.execute({ document, query, variableValues, context: run.context });
