@@ -74,7 +74,22 @@ function mediaRange(text: string): { type: string; params: Map<string, string> }
  * application/json, which beats a wildcard (answered as application/json).
  */
 export function negotiate(accept: string | undefined): MediaType | undefined {
-  if (accept === undefined || accept.trim() === '') return JSON_TYPE;
+  if (accept === undefined) return JSON_TYPE;
+  // Clients send a few Accept headers, the same on every request: each is read once.
+  const known = negotiated.get(accept);
+  if (known !== undefined) return known || undefined;
+  const type = negotiateAnew(accept);
+  if (negotiated.size >= NEGOTIATED_KEPT) negotiated.clear();
+  negotiated.set(accept, type ?? '');
+  return type;
+}
+
+const NEGOTIATED_KEPT = 100;
+/** Accept header -> media type ('' for none). */
+const negotiated = new Map<string, MediaType | ''>();
+
+function negotiateAnew(accept: string): MediaType | undefined {
+  if (accept.trim() === '') return JSON_TYPE;
   let best: { type: MediaType; q: number; rank: number } | undefined;
   for (const part of accept.split(',')) {
     const { type, params } = mediaRange(part);
@@ -128,10 +143,14 @@ function readParams(req: http.IncomingMessage, body: string | undefined): Params
       extensions: jsonParam(queryParam(q, 'extensions'), 'extensions'),
     };
   } else {
-    const { type, params } = mediaRange(String(req.headers['content-type'] ?? ''));
-    const charset = params.get('charset');
-    if (type !== JSON_TYPE || (charset !== undefined && charset.toLowerCase() !== 'utf-8'))
-      throw new RequestError(415, `send the request as Content-Type: ${JSON_TYPE} (charset utf-8); got ${type || 'none'}`);
+    const contentType = req.headers['content-type'];
+    // The usual spelling is taken as it is; any other is parsed.
+    if (contentType !== JSON_TYPE) {
+      const { type, params } = mediaRange(contentType ?? '');
+      const charset = params.get('charset');
+      if (type !== JSON_TYPE || (charset !== undefined && charset.toLowerCase() !== 'utf-8'))
+        throw new RequestError(415, `send the request as Content-Type: ${JSON_TYPE} (charset utf-8); got ${type || 'none'}`);
+    }
     if (body === undefined || body.trim() === '') throw new RequestError(400, 'the request body is empty; send {"query": "..."}');
     let parsed: unknown;
     try {
@@ -254,8 +273,7 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
     const to: Answer = { res, closing };
     let api = '(none)';
     const finish = (outcome: Outcome) => {
-      metrics.requests.inc({ api, outcome });
-      metrics.duration.observe({ api, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.countRequest(api, outcome, Number(process.hrtime.bigint() - started) / 1e9);
     };
     let body: string | undefined;
     if (req.method === 'POST') {

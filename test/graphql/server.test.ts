@@ -249,12 +249,15 @@ test('a document is parsed and validated once per API: the second request hits t
   const query = `{ hello pets { id } } # ${Date.now()}`;
   const misses = await metric('sluice_graphql_document_cache_total', 'result="miss"');
   const hits = await metric('sluice_graphql_document_cache_total', 'result="hit"');
+  const ok = await metric('sluice_graphql_requests_total', 'api="default.pets",outcome="ok"');
   await post('default.pets', { query });
   await post('default.pets', { query });
   await post('default.closed', { query });
   expect(await metric('sluice_graphql_document_cache_total', 'result="miss"')).toBe(misses + 2);
   expect(await metric('sluice_graphql_document_cache_total', 'result="hit"')).toBe(hits + 1);
-  expect(await metric('sluice_graphql_requests_total', 'api="default.pets",outcome="ok"')).toBeGreaterThan(0);
+  // Requests are counted, and timed, when the metrics are read.
+  expect(await metric('sluice_graphql_requests_total', 'api="default.pets",outcome="ok"')).toBe(ok + 2);
+  expect(await metric('sluice_graphql_request_duration_seconds_count', 'api="default.pets",outcome="ok"')).toBe(ok + 2);
   expect(await metric('sluice_graphql_requests_total', 'api="(unknown)",outcome="not_found"')).toBeGreaterThan(0);
 });
 
