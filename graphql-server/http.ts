@@ -247,6 +247,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string | 't
     req.on('data', onData);
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
+    // A client that goes away in the middle of its body: nothing more comes (a no-op once settled).
+    req.on('close', () => reject(new Error('the client went away before the end of its body')));
   });
 }
 

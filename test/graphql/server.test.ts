@@ -3,7 +3,9 @@
  * header, GraphQL over HTTP (graphql-http's audits), limits, introspection,
  * the document cache, file reloads and requests in flight across a reload.
  */
+import { once } from 'node:events';
 import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
@@ -293,6 +295,15 @@ test('a changed file is applied; a bad edit keeps the last good set; a request i
   expect((await post('default.pets', { query: '{ added }' })).json).toEqual({ data: { added: null } });
   await writeSet(baseSet());
   await until(async () => (await post('default.remote', { query: '{ greeting(name: "y") }' })).status === 200);
+});
+
+test('a client that goes away in the middle of its body leaves the server answering', async () => {
+  const socket = connect(server.port, '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(`POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${HEADER}: default.pets\r\ncontent-length: 100\r\n\r\n{"query":`);
+  await new Promise((r) => setTimeout(r, 50));
+  socket.destroy();
+  expect((await post('default.pets', { query: '{ hello }' })).json).toEqual({ data: { hello: null } });
 });
 
 test('closing: a request in flight finishes, its connection closing after the answer; new connections are refused', async () => {
