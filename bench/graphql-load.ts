@@ -252,7 +252,7 @@ export async function interleavedRounds(peers: Peer[], flags: BenchFlags, upstre
 }
 
 /** The median round (by requests/s). */
-export function median(rounds: Figures[]): Figures {
+function median(rounds: Figures[]): Figures {
   return [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)]!;
 }
 
@@ -288,6 +288,6 @@ export function printTarget(rounds: Rounds, ours: string, floor: string, minThro
 }
 
 /** One table row: requests/s, latency, CPU per request of the server and of its upstreams (`upstreamLabel`). */
-export function formatFigures(f: Figures, upstreamLabel: string): string {
+function formatFigures(f: Figures, upstreamLabel: string): string {
   return `${f.perSecond.toFixed(0).padStart(6)}/s  p50 ${f.p50.toFixed(1).padStart(6)} ms  p99 ${f.p99.toFixed(1).padStart(6)} ms  CPU ${f.cpu.toFixed(0).padStart(5)} µs/req, ${upstreamLabel} ${f.subgraphCpu.toFixed(0).padStart(5)} µs/req${f.failed ? `  (${f.failed} failed)` : ''}`;
 }
