@@ -1,22 +1,30 @@
 /**
- * `npm run bench -- graphql`: a single API (local executor) whose field
- * `user(id)` is one gRPC call, users.UserService/GetUser, to a real gRPC
- * upstream with server reflection (harness/grpc-services.ts), answering
- *   { user(id: 2) { id username fullName userId } }
- * under autocannon with 32 connections, next to peers measured in the same
- * run, each server in its own process:
- * - sluice: the sluice-graphql server (graphql-server/main.js) with a
- *   GraphQLApiSet file holding the API (message types by server reflection);
- * - graphql-yoga serving the same schema with a hand-written resolver making
- *   the same call over a @grpc/proto-loader client (the target: sluice at
- *   least yoga's requests/s, with a p99 no worse);
- * - grpc-js loop: the same GetUser call from a bare grpc-js client, 32 calls
- *   in flight (no HTTP, no GraphQL: the ceiling the upstream sets).
+ * `npm run bench -- graphql`: single APIs under autocannon with 32
+ * connections, next to peers measured in the same run, each server in its
+ * own process, in two regimes:
+ * - grpc: a local executor whose field `user(id)` is one gRPC call,
+ *   users.UserService/GetUser, to a real gRPC upstream with server
+ *   reflection answering from an in-memory map
+ *   (harness/grpc-services.ts): `{ user(id: 2) { id username fullName userId } }`.
+ *   Peers: sluice-graphql (message types by server reflection); graphql-yoga
+ *   with a hand-written resolver making the same call over a
+ *   @grpc/proto-loader client (target: sluice at least yoga's requests/s,
+ *   with a p99 no worse); a bare grpc-js client making the call, 32 in
+ *   flight (no HTTP, no GraphQL: the ceiling the upstream sets).
+ * - remote: a remote executor to a GraphQL upstream that answers a request
+ *   body it has already seen from memory: `{ GetUser(id: 2) { id username fullName userId } }`.
+ *   Peers: a forwarder (the floor: the client's JSON body read, the fixed
+ *   document sent over an undici pool, the answer parsed and written back,
+ *   no GraphQL work; target: sluice at 85% of its requests/s or more);
+ *   sluice-graphql; graphql-yoga serving the schema through
+ *   @graphql-tools/wrap over an undici pool.
  * Every answer is checked: before the rounds each server's answer must equal
  * the expected data, and during them autocannon counts any answer whose body
- * differs. Rounds are interleaved and the median round is shown.
- * Flags: --duration-ms=N (per round, default 5000), --rounds=N (default 3),
- * --profile=DIR (each server writes DIR/<role>.cpuprofile, node --cpu-prof).
+ * differs. Rounds are interleaved, the median round is shown and ratios are
+ * the median of the round-by-round ratios.
+ * Flags: --duration-ms=N (per round, default 2000), --rounds=N (default 7),
+ * --regimes=grpc,remote, --profile=DIR (each server writes
+ * DIR/<role>.cpuprofile, node --cpu-prof).
  */
 import http from 'node:http';
 import { spawn } from 'node:child_process';
@@ -27,11 +35,37 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { buildSchema, graphql } from 'graphql';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import { wrapSchema } from '@graphql-tools/wrap';
 import { createYoga } from 'graphql-yoga';
 import { GRAPHQL_API_HEADER } from '../contract/names.js';
 import { GRPC_USERS, PROTO_DIR, startGrpcUpstream } from '../harness/grpc-services.js';
-import { CONNECTIONS, announce, benchFlags, checkedPeer, formatFigures, interleavedRounds, processCpu, runRole, startRole, startSluiceGraphql, type Child, type Figures, type Peer } from './graphql-load.js';
+import { SUBGRAPHS, USERS, USERS_SDL } from '../harness/stitch-subgraphs.js';
+import {
+  CONNECTIONS,
+  announce,
+  benchFlags,
+  checkedPeer,
+  interleavedRounds,
+  jsonPoster,
+  printTable,
+  printTarget,
+  processCpu,
+  readBody,
+  remoteApiResource,
+  runRole,
+  runsRegime,
+  sendJson,
+  serveFromMemory,
+  startRole,
+  startSluiceGraphql,
+  undiciExecutor,
+  type BenchFlags,
+  type Child,
+  type Figures,
+  type Peer,
+} from './graphql-load.js';
 
 const QUERY = '{ user(id: 2) { id username fullName userId } }';
 const USER_ID = 2;
@@ -47,6 +81,9 @@ const SDL = /* GraphQL */ `
   }
 `;
 const ROLE_ENV = 'SLUICE_BENCH_GRAPHQL';
+/** The single remote API of the memory regime: the users subgraph's schema. */
+const REMOTE_QUERY = '{ GetUser(id: 2) { id username fullName userId } }';
+const REMOTE_API = 'bench.remote-users';
 const API = 'bench.users';
 
 function expected(): unknown {
@@ -118,7 +155,36 @@ async function loop([port, ms]: string[]): Promise<void> {
   client.close();
 }
 
-const ROLES: Record<string, (args: string[]) => Promise<void>> = { upstream, yoga, loop };
+/** The users subgraph answering from memory: graphql-js runs once per distinct request body. */
+async function memoryUpstream(): Promise<void> {
+  const schema = makeExecutableSchema(SUBGRAPHS.users);
+  await serveFromMemory((body) => {
+    const { query, variables, operationName } = JSON.parse(body) as { query: string; variables?: Record<string, unknown>; operationName?: string };
+    return graphql({ schema, source: query, variableValues: variables, operationName });
+  });
+}
+
+/** graphql-yoga serving the remote schema through @graphql-tools/wrap, its executor on an undici keep-alive pool. */
+async function yogaRemote([url]: string[]): Promise<void> {
+  const schema = wrapSchema({ schema: buildSchema(USERS_SDL), executor: undiciExecutor(url!) });
+  await announce(http.createServer(createYoga({ schema, logging: false, maskedErrors: false, graphqlEndpoint: '/graphql' })));
+}
+
+/** The floor: the client's JSON body read, the fixed document sent to the upstream, its answer parsed and written back. */
+async function forwarder([url]: string[]): Promise<void> {
+  const post = jsonPoster(url!);
+  const body = JSON.stringify({ query: REMOTE_QUERY });
+  await announce(
+    http.createServer((req, res) => {
+      void (async () => {
+        JSON.parse(await readBody(req));
+        sendJson(res, JSON.stringify(await post(body)));
+      })();
+    }),
+  );
+}
+
+const ROLES: Record<string, (args: string[]) => Promise<void>> = { upstream, yoga, loop, 'memory-upstream': memoryUpstream, 'yoga-remote': yogaRemote, forwarder };
 
 await runRole(ROLE_ENV, ROLES);
 
@@ -139,39 +205,90 @@ async function loopRound(port: number, ms: number, upstreamPid: number): Promise
   return { ...figures, subgraphCpu: (processCpu(upstreamPid) - cpu0) / (figures.perSecond * (ms / 1000)) };
 }
 
+
+function expectedRemote(): unknown {
+  const { id, username, fullName, userId } = USERS.get(2)!;
+  return { GetUser: { id, username, fullName, userId } };
+}
+
+type Regime = 'grpc' | 'remote';
+
+const NOTES: Record<string, string> = {
+  'sluice grpc': '(sluice-graphql, gRPC resolver, descriptors by server reflection)',
+  'yoga grpc': '(graphql-yoga, hand-written resolver, @grpc/proto-loader client)',
+  'grpc-js loop': `(the same call from a bare grpc-js client, ${CONNECTIONS} in flight; CPU is the client's)`,
+  forwarder: '(no GraphQL work: the fixed document sent, the answer parsed and written back)',
+  sluice: '(sluice-graphql, remote executor)',
+  yoga: '(graphql-yoga over @graphql-tools/wrap, the same remote schema)',
+};
+
+const json = { 'content-type': 'application/json' };
+
+/** The gRPC regime: a local executor whose field is one call to the gRPC users service (its answers are in memory). */
+async function runGrpc(flags: BenchFlags, dir: string, children: Child[]): Promise<void> {
+  const up = await startRole(import.meta.url, ROLE_ENV, 'upstream', [], flags.profileDir);
+  children.push(up);
+  const port = Number(new URL(up.url).port);
+  const config = path.join(dir, 'graphql-grpc.json');
+  await writeConfig(port, config);
+  const sluice = await startSluiceGraphql(config, flags.profileDir, 'sluice-grpc');
+  children.push(sluice);
+  const yogaServer = await startRole(import.meta.url, ROLE_ENV, 'yoga', [String(port)], flags.profileDir);
+  children.push(yogaServer);
+  const want = expected();
+  const peers: Peer[] = [
+    await checkedPeer({ label: 'sluice grpc', url: sluice.url, pid: sluice.pid, query: QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: API } }, want),
+    await checkedPeer({ label: 'yoga grpc', url: yogaServer.url, pid: yogaServer.pid, query: QUERY, headers: json }, want),
+  ];
+  console.log(`local executor, gRPC resolver: ${QUERY} (one unary gRPC call, users.UserService/GetUser)`);
+  const rounds = await interleavedRounds(peers, flags, [up.pid], { 'grpc-js loop': (ms) => loopRound(port, ms, up.pid) });
+  printTable(rounds, NOTES, 'upstream');
+  printTarget(rounds, 'sluice grpc', 'yoga grpc', 1, 1);
+  printTarget(rounds, 'sluice grpc', 'grpc-js loop', 0, undefined);
+}
+
+/** The remote regime: one API over the remote executor, its upstream answering from memory. */
+async function runRemote(flags: BenchFlags, dir: string, children: Child[]): Promise<void> {
+  const up = await startRole(import.meta.url, ROLE_ENV, 'memory-upstream', [], flags.profileDir);
+  children.push(up);
+  const config = path.join(dir, 'graphql-remote.json');
+  await writeFile(config, JSON.stringify({ resources: [remoteApiResource(REMOTE_API, USERS_SDL, up.url)] }));
+  const sluice = await startSluiceGraphql(config, flags.profileDir, 'sluice-remote');
+  children.push(sluice);
+  const yogaServer = await startRole(import.meta.url, ROLE_ENV, 'yoga-remote', [up.url], flags.profileDir);
+  children.push(yogaServer);
+  const forward = await startRole(import.meta.url, ROLE_ENV, 'forwarder', [up.url], flags.profileDir);
+  children.push(forward);
+  const want = expectedRemote();
+  const peers: Peer[] = [
+    await checkedPeer({ label: 'forwarder', url: forward.url, pid: forward.pid, query: REMOTE_QUERY, headers: json }, want),
+    await checkedPeer({ label: 'sluice', url: sluice.url, pid: sluice.pid, query: REMOTE_QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: REMOTE_API } }, want),
+    await checkedPeer({ label: 'yoga', url: yogaServer.url, pid: yogaServer.pid, query: REMOTE_QUERY, headers: json }, want),
+  ];
+  console.log(`remote executor, the upstream answering from memory: ${REMOTE_QUERY}`);
+  const rounds = await interleavedRounds(peers, flags, [up.pid]);
+  printTable(rounds, NOTES, 'upstream');
+  printTarget(rounds, 'sluice', 'forwarder', 0.85, undefined);
+  printTarget(rounds, 'sluice', 'yoga', 0, undefined);
+}
+
+const REGIMES: Record<Regime, (flags: BenchFlags, dir: string, children: Child[]) => Promise<void>> = { grpc: runGrpc, remote: runRemote };
+
 export async function run(args: string[]): Promise<void> {
   const flags = benchFlags(args);
-  const children: Child[] = [];
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-graphql-'));
   try {
-    const up = await startRole(import.meta.url, ROLE_ENV, 'upstream', [], flags.profileDir);
-    children.push(up);
-    const port = Number(new URL(up.url).port);
-    const config = path.join(dir, 'graphql.json');
-    await writeConfig(port, config);
-    const sluice = await startSluiceGraphql(config, flags.profileDir);
-    children.push(sluice);
-    const yogaServer = await startRole(import.meta.url, ROLE_ENV, 'yoga', [String(port)], flags.profileDir);
-    children.push(yogaServer);
-    const want = expected();
-    const json = { 'content-type': 'application/json' };
-    const peers: Peer[] = [
-      await checkedPeer({ label: 'sluice', note: '(sluice-graphql, gRPC resolver, descriptors by server reflection)', url: sluice.url, pid: sluice.pid, query: QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: API } }, want),
-      await checkedPeer({ label: 'yoga', note: '(graphql-yoga, hand-written resolver, @grpc/proto-loader client)', url: yogaServer.url, pid: yogaServer.pid, query: QUERY, headers: json }, want),
-    ];
-    console.log(`query ${QUERY} (one unary gRPC call, users.UserService/GetUser)`);
     console.log(`autocannon, ${CONNECTIONS} connections; ${flags.rounds} interleaved rounds of ${flags.ms} ms after a warm-up, median round shown`);
-    const results = await interleavedRounds(peers, flags, [up.pid], { 'grpc-js loop': (ms) => loopRound(port, ms, up.pid) });
-    for (const p of peers) console.log(`  ${p.label.padEnd(13)}${formatFigures(results.get(p.label)!, 'upstream')}   ${p.note}`);
-    console.log(`  ${'grpc-js loop'.padEnd(13)}${formatFigures(results.get('grpc-js loop')!, 'upstream')}   (the same call from a bare grpc-js client, ${CONNECTIONS} in flight; CPU is the client's)`);
-    const [ours, theirs, bare] = [results.get('sluice')!, results.get('yoga')!, results.get('grpc-js loop')!];
-    const met = ours.perSecond >= theirs.perSecond && ours.p99 <= theirs.p99 && ours.failed === 0;
-    console.log(
-      `  sluice / yoga: ${(ours.perSecond / theirs.perSecond).toFixed(2)}x requests/s (target >= 1x), p99 ${ours.p99.toFixed(1)} vs ${theirs.p99.toFixed(1)} ms (target: no worse): ${met ? 'met' : 'NOT met'}`,
-    );
-    console.log(`  sluice / grpc-js loop: ${(ours.perSecond / bare.perSecond).toFixed(2)}x requests/s`);
+    for (const [regime, runOne] of Object.entries(REGIMES)) {
+      if (!runsRegime(flags, regime)) continue;
+      const children: Child[] = [];
+      try {
+        await runOne(flags, dir, children);
+      } finally {
+        await Promise.all(children.map((c) => c.stop()));
+      }
+    }
   } finally {
-    await Promise.all(children.map((c) => c.stop()));
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,6 @@
 /** Prometheus metrics of one sluice-graphql instance (own registry, so tests can run several). */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BatchedObservations } from '../runtime/batched-observations.js';
 
 /**
  * ok: data and no errors; partial: data with errors; error: execution failed
@@ -9,20 +10,50 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
  */
 export type Outcome = 'ok' | 'partial' | 'error' | 'invalid' | 'not_found' | 'unavailable';
 
+/** One label pair's requests since the last scrape: a count and their durations. */
+interface Pending {
+  count: number;
+  durations: BatchedObservations;
+}
+
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests: Counter<'api' | 'outcome'>;
-  readonly duration: Histogram<'api' | 'outcome'>;
   readonly documentCache: Counter<'result'>;
   readonly configApplies: Counter<'result'>;
+  /**
+   * Requests by API and outcome, handed to prom-client when it is scraped
+   * (and durations when a batch is full): prom-client validates and hashes
+   * the labels on every call, a cost per request otherwise.
+   */
+  private readonly pending = new Map<string, Map<Outcome, Pending>>();
+  private readonly duration: Histogram<'api' | 'outcome'>;
+
+  /** Counts one request and its duration. */
+  countRequest(api: string, outcome: Outcome, seconds: number): void {
+    let byOutcome = this.pending.get(api);
+    if (!byOutcome) this.pending.set(api, (byOutcome = new Map()));
+    let entry = byOutcome.get(outcome);
+    if (!entry) byOutcome.set(outcome, (entry = { count: 0, durations: new BatchedObservations(this.duration.labels({ api, outcome })) }));
+    entry.count++;
+    entry.durations.add(seconds);
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'sluice_graphql_' });
-    this.requests = new Counter({
+    const pending = this.pending;
+    new Counter({
       name: 'sluice_graphql_requests_total',
       help: 'GraphQL requests by API and outcome (ok, partial, error, invalid, not_found, unavailable)',
       labelNames: ['api', 'outcome'],
       registers: [this.registry],
+      collect() {
+        for (const [api, byOutcome] of pending) {
+          for (const [outcome, entry] of byOutcome) {
+            if (entry.count) this.inc({ api, outcome }, entry.count);
+            entry.count = 0;
+          }
+        }
+      },
     });
     this.duration = new Histogram({
       name: 'sluice_graphql_request_duration_seconds',
@@ -30,6 +61,9 @@ export class Metrics {
       labelNames: ['api', 'outcome'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
+      collect() {
+        for (const byOutcome of pending.values()) for (const entry of byOutcome.values()) entry.durations.flush();
+      },
     });
     this.documentCache = new Counter({
       name: 'sluice_graphql_document_cache_total',

@@ -11,6 +11,8 @@ import { compileTextTemplate, type TemplateScope } from '../contract/graphql-tem
 import type { ExecutableApi, RemoteExecutorConfig, RequestContext, ResolverDeps, Target } from './api.js';
 import { httpPools, upstreamHeaderName, UpstreamError } from './http-client.js';
 
+const ACCEPT = 'application/graphql-response+json, application/json';
+
 /** How much of an unexpected answer a sensitive-info debug log keeps. */
 const LOGGED_BODY_CHARS = 2048;
 
@@ -71,26 +73,36 @@ function sender(
     });
   const params = Object.entries(queryParams).map(([name, t]) => [name, compileTextTemplate(t)] as const);
 
+  // Without templates (the usual case) the headers and the URL are the same on every call: built once.
+  const fixedHeaders: Record<string, string> | undefined = headerTemplates.length ? undefined : method === 'GET' ? { accept: ACCEPT } : { accept: ACCEPT, 'content-type': 'application/json' };
+  const fixedUrl = method === 'POST' && params.length === 0 ? path : undefined;
+
   return async (operation, context) => {
     const logger = context?.logger ?? deps.logger;
-    const scope: TemplateScope = { headers: context?.headers ?? {} };
-    const out: Record<string, string> = { accept: 'application/graphql-response+json, application/json' };
-    for (const [name, value] of headerTemplates) {
-      const text = value(scope);
-      if (text !== '') out[name] = text;
+    const scope: TemplateScope | undefined = fixedHeaders && fixedUrl !== undefined ? undefined : { headers: context?.headers ?? {} };
+    let out: Record<string, string>;
+    if (fixedHeaders) out = fixedHeaders;
+    else {
+      out = { accept: ACCEPT };
+      for (const [name, value] of headerTemplates) {
+        const text = value(scope!);
+        if (text !== '') out[name] = text;
+      }
+      if (method === 'POST') out['content-type'] = 'application/json';
     }
-    const search = new URLSearchParams(params.map(([name, value]) => [name, value(scope)]));
+    let url = fixedUrl;
     let body: string | undefined;
-    if (method === 'GET') {
-      search.set('query', operation.query);
-      if (operation.variables) search.set('variables', JSON.stringify(operation.variables));
-      if (operation.operationName) search.set('operationName', operation.operationName);
-    } else {
-      out['content-type'] = 'application/json';
-      body = JSON.stringify({ query: operation.query, variables: operation.variables ?? undefined, operationName: operation.operationName ?? undefined });
+    if (method === 'POST') body = JSON.stringify({ query: operation.query, variables: operation.variables ?? undefined, operationName: operation.operationName ?? undefined });
+    if (url === undefined) {
+      const search = new URLSearchParams(params.map(([name, value]) => [name, value(scope!)]));
+      if (method === 'GET') {
+        search.set('query', operation.query);
+        if (operation.variables) search.set('variables', JSON.stringify(operation.variables));
+        if (operation.operationName) search.set('operationName', operation.operationName);
+      }
+      const query = search.toString();
+      url = query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path;
     }
-    const query = search.toString();
-    const url = query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path;
     if (logSensitiveInfo) logger.debug({ api: deps.api, span: spanName, variables: operation.variables }, 'remote GraphQL request');
 
     let status: number;

@@ -80,7 +80,7 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
   try {
     const config = opts.config;
     if (config) file = await watchConfigFile(config, () => apply(() => loadConfigFile(config)), logger);
-    await listenOn('--port', opts.host, opts.port, () => app.listen({ port: opts.port, host: opts.host }));
+    await listenOn('--port', opts.host, opts.port, () => app.listen(opts.port, opts.host));
     await listenOn('--admin-port', opts.host, opts.adminPort, () => admin.listen({ port: opts.adminPort, host: opts.host }));
     if (opts.xds) {
       xds = new AdsClient<unknown[]>({

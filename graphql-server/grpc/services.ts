@@ -8,7 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
-import type { HostPort, ResolverDeps, SharedService, Target } from '../api.js';
+import type { ClientSignal, HostPort, ResolverDeps, SharedService, Target } from '../api.js';
 import { GrpcFailure } from './failure.js';
 import { reflectService, type FileDescriptor } from './reflection.js';
 
@@ -137,7 +137,7 @@ export class GrpcServices implements SharedService {
   }
 
   /** One unary call of already encoded bytes; resolves to the response bytes, rejects with GrpcFailure. */
-  call(target: Target, path: string, request: Buffer, metadata: grpc.Metadata, timeoutMs: number, signal?: AbortSignal): Promise<Buffer> {
+  call(target: Target, path: string, request: Buffer, metadata: grpc.Metadata, timeoutMs: number, signal?: ClientSignal): Promise<Buffer> {
     const client = this.client(this.pick(target));
     return new Promise((resolve, reject) => {
       const onAbort = () => call.cancel();

@@ -1,14 +1,15 @@
 /**
  * Runs a Plan: the root requests at once, then for each answer one batched
  * follow-up per subschema (distinct objects once, each under its own alias),
- * merging the JSON answers into the objects they complete. A last walk puts
- * fields in the client's order, drops key fields and applies non-null rules;
- * there is no second GraphQL execution. Errors keep the client's paths: a
- * request that fails gives one error per field it was to answer.
+ * merging the JSON answers into the objects they complete. A last walk
+ * (response.ts) puts fields in the client's order, drops key fields and
+ * applies non-null rules; there is no second GraphQL execution. Errors keep
+ * the client's paths: a request that fails gives one error per field it was
+ * to answer.
  */
-import { GraphQLError, isListType, isNonNullType, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { RequestContext } from '../api.js';
-import { argVariables, groupDocument, mergeAlias, type Boundary, type Fetch, type Group, type Plan, type ShapeField, type Walk } from './plan.js';
+import { argVariables, groupDocument, mergeAlias, type Boundary, type Fetch, type Group, type Plan, type Walk } from './plan.js';
 import { buildMergeArgs, hasMergeKeys } from './subschema.js';
 
 type Path = readonly (string | number)[];
@@ -28,13 +29,18 @@ interface Run {
   errors: GraphQLError[];
 }
 
-export async function executePlan(plan: Plan, context: RequestContext, variables: Obj): Promise<ExecutionResult> {
+/** The answers of a plan's requests merged into one object (key fields and all), and the errors at the client's paths. */
+export interface Merged {
+  root: Obj;
+  errors: GraphQLError[];
+}
+
+export async function runPlan(plan: Plan, context: RequestContext, variables: Obj): Promise<Merged> {
   const run: Run = { context, variables, errors: [] };
   const root: Obj = {};
   await Promise.all(plan.fetches.map((f) => runFetch(run, f, root)));
   for (const key of plan.typenameKeys) root[key] = plan.rootTypeName;
-  const data = completeObject(root, plan.shape);
-  return run.errors.length ? { data: data === BUBBLE ? null : data, errors: run.errors } : { data: data === BUBBLE ? null : data };
+  return { root, errors: run.errors };
 }
 
 async function runFetch(run: Run, fetch: Fetch, root: Obj): Promise<void> {
@@ -83,8 +89,11 @@ async function runGroup(run: Run, group: Group, collected: Collected): Promise<v
       b.argTypes.forEach((a, k) => (variableValues[names[k]!] = entry.args[a.name]));
     }),
   );
-  const everyField = (err: unknown) =>
+  const everyField = (err: unknown): void => {
+    // A client that went away gets no answer: its errors (one per field per object) are not built.
+    if (run.context.signal?.aborted) return;
     group.boundaries.forEach((b, i) => perBoundary[i]!.forEach((entry) => entry.targets.forEach((t) => b.keys.forEach((key) => run.errors.push(failure(group.target.name, err, [...t.path, key]))))));
+  };
   let result: ExecutionResult;
   try {
     result = await group.target.api.execute({ document, query, variableValues, context: run.context });
@@ -142,42 +151,6 @@ function collect(value: unknown, walk: Walk, path: Path, into: Collected): void 
     else byArgs.set(id, { args, targets: [{ object, path }] });
   }
   for (const c of walk.children) collect(object[c.key], c.walk, [...path, c.key], into);
-}
-
-/** Marks a null in a non-null position: the nearest nullable parent becomes null. */
-const BUBBLE = Symbol('null in a non-null position');
-
-function completeObject(object: Obj, shape: ShapeField[]): Obj | typeof BUBBLE {
-  const out: Obj = {};
-  for (const f of shape) {
-    const v = complete(object[f.key], f.type, f.sub);
-    if (v === BUBBLE) return BUBBLE;
-    out[f.key] = v;
-  }
-  return out;
-}
-
-function complete(value: unknown, type: ShapeField['type'], sub: ShapeField[] | undefined): unknown {
-  if (isNonNullType(type)) {
-    const v = complete(value, type.ofType, sub);
-    return v === null || v === BUBBLE ? BUBBLE : v;
-  }
-  if (value === null || value === undefined) return null;
-  if (isListType(type)) {
-    if (!Array.isArray(value)) return null;
-    const out: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      const v = complete(value[i], type.ofType, sub);
-      if (v === BUBBLE) return null;
-      out[i] = v;
-    }
-    return out;
-  }
-  if (sub) {
-    const v = completeObject(value as Obj, sub);
-    return v === BUBBLE ? null : v;
-  }
-  return value;
 }
 
 function pick(values: Obj, names: readonly string[]): Obj {

@@ -7,9 +7,10 @@
  */
 import { GraphQLError, getVariableValues, type ExecutionResult } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { ExecutableApi, ExecuteArgs, ResolverDeps, StitchedSchemaConfig } from '../api.js';
+import { writeResult, type ExecutableApi, type ExecuteArgs, type ResolverDeps, type StitchedSchemaConfig, type WrittenResult } from '../api.js';
 import { executeStitched, stitchedSchema } from './fallback.js';
-import { executePlan } from './execute-plan.js';
+import { runPlan, type Merged } from './execute-plan.js';
+import { completeData, writeResponse } from './response.js';
 import { planOperation, type Plan, type Unplannable } from './plan.js';
 import { resolveSubschemas } from './subschema.js';
 
@@ -19,6 +20,8 @@ const PLAN_CACHE_SIZE = 1000;
 export interface StitchedApi extends ExecutableApi {
   /** Runs an operation on @graphql-tools/stitch even when the planner takes it (tests compare both paths). */
   executeFallback(args: ExecuteArgs): Promise<ExecutionResult>;
+  /** The plan's response written from its shape (the same bytes as JSON.stringify of execute's result). */
+  executeAndWrite(args: ExecuteArgs): Promise<WrittenResult>;
   /** How an operation runs: 'plan', or why it falls back. */
   explain(args: Pick<ExecuteArgs, 'document' | 'query' | 'operationName'>): string;
 }
@@ -41,19 +44,32 @@ export function buildStitchedApi(name: string, config: StitchedSchemaConfig, sub
     }
     return plan;
   };
+  /** The plan's merged answers, or the whole result when the plan is not the way (fallback, refused, bad variables). */
+  const run = async (args: ExecuteArgs): Promise<{ plan: Plan; merged: Merged } | ExecutionResult> => {
+    const plan = planFor(args);
+    if (plan.kind === 'fallback') {
+      if (plan.introspection && !config.enableIntrospection) return { errors: [new GraphQLError(`introspection is disabled for the GraphQL API ${name} (enableIntrospection)`)] };
+      return executeStitched(schema, args);
+    }
+    const variables = getVariableValues(schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
+    if (variables.errors) return { errors: variables.errors };
+    return { plan, merged: await runPlan(plan, args.context, variables.coerced) };
+  };
   return {
     name,
     schema,
     enableIntrospection: config.enableIntrospection,
     async execute(args) {
-      const plan = planFor(args);
-      if (plan.kind === 'fallback') {
-        if (plan.introspection && !config.enableIntrospection) return { errors: [new GraphQLError(`introspection is disabled for the GraphQL API ${name} (enableIntrospection)`)] };
-        return executeStitched(schema, args);
-      }
-      const variables = getVariableValues(schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
-      if (variables.errors) return { errors: variables.errors };
-      return executePlan(plan, args.context, variables.coerced);
+      const ran = await run(args);
+      if (!('merged' in ran)) return ran;
+      const { merged } = ran;
+      const data = completeData(merged.root, ran.plan.shape);
+      return merged.errors.length ? { data, errors: merged.errors } : { data };
+    },
+    async executeAndWrite(args): Promise<WrittenResult> {
+      const ran = await run(args);
+      if (!('merged' in ran)) return writeResult(ran);
+      return writeResponse(ran.merged.root, ran.plan.shape, ran.merged.errors);
     },
     executeFallback: (args) => executeStitched(schema, args),
     explain(args) {

@@ -14,6 +14,8 @@ import {
   OperationTypeNode,
   getNamedType,
   isAbstractType,
+  isListType,
+  isNonNullType,
   isObjectType,
   parseType,
   type ArgumentNode,
@@ -35,11 +37,15 @@ import { printOnce, type Subschema, type TypeMerge } from './subschema.js';
 /** Prefix of the aliases under which key fields are asked for; a client response key with it is Unplannable. */
 const KEY_ALIAS = '_sk_';
 
-/** What the client gets at one selection: response keys in order, with their stitched types. */
+/** What the client gets at one position, read from the stitched schema once per plan (no type checks per request). */
+export type Output = { kind: 'leaf' } | { kind: 'object'; fields: ShapeField[] } | { kind: 'list'; of: Output } | { kind: 'nonNull'; of: Output };
+
+/** One response key of an object, in the client's order. */
 export interface ShapeField {
   key: string;
-  type: GraphQLOutputType;
-  sub?: ShapeField[];
+  /** `"key":` as JSON, written once. */
+  label: string;
+  output: Output;
 }
 
 /** Where, in one answer, objects needing a follow-up request are. */
@@ -192,11 +198,15 @@ function rootOf(s: Subschema, operation: string): GraphQLObjectType | undefined 
 function shapeOf(ctx: Context, type: GraphQLObjectType, fields: FieldGroups): ShapeField[] {
   return [...fields].map(([key, nodes]) => {
     const name = nodes[0]!.name.value;
-    if (name === '__typename') return { key, type: ctx.schema.getType('String') as GraphQLOutputType };
-    const fieldType = type.getFields()[name]!.type;
-    const named = getNamedType(fieldType);
-    return { key, type: fieldType, sub: isObjectType(named) ? shapeOf(ctx, named, subfields(ctx, named, nodes)) : undefined };
+    const output: Output = name === '__typename' ? { kind: 'leaf' } : outputOf(ctx, type.getFields()[name]!.type, nodes);
+    return { key, label: `${JSON.stringify(key)}:`, output };
   });
+}
+
+function outputOf(ctx: Context, type: GraphQLOutputType, nodes: FieldNode[]): Output {
+  if (isNonNullType(type)) return { kind: 'nonNull', of: outputOf(ctx, type.ofType, nodes) };
+  if (isListType(type)) return { kind: 'list', of: outputOf(ctx, type.ofType, nodes) };
+  return isObjectType(type) ? { kind: 'object', fields: shapeOf(ctx, type, subfields(ctx, type, nodes)) } : { kind: 'leaf' };
 }
 
 /**

@@ -3,7 +3,9 @@
  * header, GraphQL over HTTP (graphql-http's audits), limits, introspection,
  * the document cache, file reloads and requests in flight across a reload.
  */
+import { once } from 'node:events';
 import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
@@ -249,12 +251,15 @@ test('a document is parsed and validated once per API: the second request hits t
   const query = `{ hello pets { id } } # ${Date.now()}`;
   const misses = await metric('sluice_graphql_document_cache_total', 'result="miss"');
   const hits = await metric('sluice_graphql_document_cache_total', 'result="hit"');
+  const ok = await metric('sluice_graphql_requests_total', 'api="default.pets",outcome="ok"');
   await post('default.pets', { query });
   await post('default.pets', { query });
   await post('default.closed', { query });
   expect(await metric('sluice_graphql_document_cache_total', 'result="miss"')).toBe(misses + 2);
   expect(await metric('sluice_graphql_document_cache_total', 'result="hit"')).toBe(hits + 1);
-  expect(await metric('sluice_graphql_requests_total', 'api="default.pets",outcome="ok"')).toBeGreaterThan(0);
+  // Requests are counted, and timed, when the metrics are read.
+  expect(await metric('sluice_graphql_requests_total', 'api="default.pets",outcome="ok"')).toBe(ok + 2);
+  expect(await metric('sluice_graphql_request_duration_seconds_count', 'api="default.pets",outcome="ok"')).toBe(ok + 2);
   expect(await metric('sluice_graphql_requests_total', 'api="(unknown)",outcome="not_found"')).toBeGreaterThan(0);
 });
 
@@ -290,4 +295,29 @@ test('a changed file is applied; a bad edit keeps the last good set; a request i
   expect((await post('default.pets', { query: '{ added }' })).json).toEqual({ data: { added: null } });
   await writeSet(baseSet());
   await until(async () => (await post('default.remote', { query: '{ greeting(name: "y") }' })).status === 200);
+});
+
+test('a client that goes away in the middle of its body leaves the server answering', async () => {
+  const socket = connect(server.port, '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(`POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${HEADER}: default.pets\r\ncontent-length: 100\r\n\r\n{"query":`);
+  await new Promise((r) => setTimeout(r, 50));
+  socket.destroy();
+  expect((await post('default.pets', { query: '{ hello }' })).json).toEqual({ data: { hello: null } });
+});
+
+test('closing: a request in flight finishes, its connection closing after the answer; new connections are refused', async () => {
+  releaseSlow = undefined;
+  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  const at = `http://127.0.0.1:${closing.port}/graphql`;
+  const request = () => fetch(at, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: 'default.remote' }, body: JSON.stringify({ query: '{ slow }' }) });
+  const inFlight = request();
+  await until(async () => releaseSlow !== undefined);
+  const closed = closing.close();
+  await expect(request()).rejects.toThrow();
+  releaseSlow!();
+  const res = await inFlight;
+  expect(res.headers.get('connection')).toBe('close');
+  expect(await res.json()).toEqual({ data: { slow: 'finally' } });
+  await closed;
 });

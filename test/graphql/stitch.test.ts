@@ -51,6 +51,22 @@ async function run(query: string, variableValues?: Record<string, unknown>, path
   return path === 'plan' ? target.execute(args) : target.executeFallback(args);
 }
 
+/**
+ * The response the server writes for the plan (executeAndWrite) is, byte for
+ * byte, JSON.stringify of the plan's ExecutionResult (execute): both run, one
+ * after the other, against the same subgraphs.
+ */
+async function expectWrittenAsStringified(query: string, variableValues?: Record<string, unknown>, target: StitchedApi = api): Promise<void> {
+  const document = parse(query);
+  const args = () => ({ document, query, variableValues, context: context() });
+  expect(target.explain(args())).toBe('plan');
+  const result = await target.execute(args());
+  const written = await target.executeAndWrite(args());
+  expect(written.json).toBe(JSON.stringify(result));
+  expect(written.data).toBe(result.data === null ? 'null' : 'present');
+  expect(written.hasErrors).toBe(!!result.errors?.length);
+}
+
 /** A result as the client sees it on the wire, errors reduced to their paths. */
 function wire(result: ExecutionResult): { data: unknown; errorPaths: string[] } {
   const json = JSON.parse(JSON.stringify(result)) as { data: unknown; errors?: { path?: unknown[] }[] };
@@ -139,6 +155,7 @@ describe.each<Path>(['plan', 'fallback'])('merged types (%s)', (path) => {
     const result = wire(await run('{ TopProducts(first: 3) { name seller { username } } }', undefined, path));
     expect(result.data).toEqual({ TopProducts: [1, 2, 3].map((i) => ({ name: `Product ${i}`, seller: { username: null } })) });
     expect(result.errorPaths).toEqual([0, 1, 2].map((i) => JSON.stringify(['TopProducts', i, 'seller', 'username'])));
+    if (path === 'plan') await expectWrittenAsStringified('{ TopProducts(first: 3) { name seller { username } } }');
   });
 
   it('gives partial data with error paths when users answers errors without data', async () => {
@@ -147,6 +164,7 @@ describe.each<Path>(['plan', 'fallback'])('merged types (%s)', (path) => {
     expect(result.data).toEqual({ GetProduct: { name: 'Product 2', seller: { username: null, fullName: null } } });
     expect(result.errorPaths.length).toBeGreaterThan(0);
     for (const p of result.errorPaths) expect(p).toMatch(/^\["GetProduct","seller","(username|fullName)"\]$/);
+    if (path === 'plan') await expectWrittenAsStringified('{ GetProduct(id: 2) { name seller { username fullName } } }');
   });
 });
 
@@ -163,6 +181,9 @@ describe('a subgraph that is down', () => {
       expect(result.data).toEqual({ GetProduct: { name: 'Product 3', seller: { id: 3, username: null } }, GetUser: null });
       expect(result.errorPaths).toEqual([JSON.stringify(['GetProduct', 'seller', 'username']), JSON.stringify(['GetUser'])]);
     }
+    // One failing subschema, so the errors come in one order.
+    await expectWrittenAsStringified('{ GetProduct(id: 3) { name seller { id username } } }', undefined, partial);
+    await expectWrittenAsStringified('{ GetUser(id: 1) { fullName } }', undefined, partial);
   });
 });
 
@@ -184,6 +205,7 @@ describe('planner and @graphql-tools/stitch give the same answers', () => {
     const stitched = wire(await run(query, variables, 'fallback'));
     expect(planned).toEqual(stitched);
     expect(planned.data).not.toBeNull();
+    await expectWrittenAsStringified(query, variables);
   });
 
   it('answers documents the planner does not take through @graphql-tools/stitch', async () => {
@@ -240,6 +262,7 @@ describe('merges across several levels', () => {
     expect(sellers[0]).toEqual({ username: 'fan1', favorite: { name: 'Product 11', seller: { id: 2, username: 'fan2' } } });
     expect(sellers[6]).toEqual({ username: null, favorite: null });
     expect(wire(planned)).toEqual(wire(await run(query, undefined, 'fallback', nested)));
+    await expectWrittenAsStringified(query, undefined, nested);
   });
 });
 
@@ -267,5 +290,6 @@ describe('an object whose merge key is null', () => {
       errorPaths: [],
     });
     expect(usersQueries()).toHaveLength(1);
+    if (path === 'plan') await expectWrittenAsStringified('{ listings { name seller { id username } } }', undefined, keyed);
   });
 });
