@@ -1,5 +1,6 @@
 import type { Diagnostic, Origin } from '../diagnostics.js';
-import { re2Problem, resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
+import type { MatcherSpec } from '../kinds/matchers.js';
+import { re2Problem, resolveMatchers, shadowWarnings } from './matchers.js';
 
 const origin: Origin = { file: 'in.yaml', resource: 'VirtualService ns/vs', lineOf: () => 1 };
 

@@ -8,16 +8,7 @@
 import { createRequire } from 'node:module';
 import { asWarning, fieldError, formatPath, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HeaderMatchIR, QueryMatchIR, RouteMatchIR, StringMatchIR } from '../ir/model.js';
-
-export interface MatcherSpec {
-  prefix?: string;
-  exact?: string;
-  regex?: string;
-  caseSensitive?: boolean;
-  headers?: { name: string; value?: string; regex?: boolean; invertMatch?: boolean }[];
-  queryParameters?: { name: string; value?: string; regex?: boolean }[];
-  methods?: string[];
-}
+import type { MatcherSpec } from '../kinds/matchers.js';
 
 /** re2-wasm, loaded at the first regex: its WebAssembly instance reserves a 16 MiB heap, which a process whose inputs have no regex (most `serve`s) never needs. */
 let re2: typeof import('re2-wasm') | undefined;

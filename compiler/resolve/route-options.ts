@@ -11,56 +11,12 @@ import { GRAPHQL_API_HEADER } from '../../protos/contract.js';
 import { USER_ID_HEADER } from '../../protos/extauth-contract.js';
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { CorsIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import type { Ref } from '../kinds/resource.js';
+import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
+import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
 
-interface HeaderValueSpec {
-  header: { key: string; value?: string };
-  append?: boolean;
-}
-
-export interface HeaderManipulationSpec {
-  requestHeadersToAdd?: HeaderValueSpec[];
-  requestHeadersToRemove?: string[];
-  responseHeadersToAdd?: HeaderValueSpec[];
-  responseHeadersToRemove?: string[];
-}
-
-export interface RetriesSpec {
-  retryOn?: string;
-  numRetries?: number;
-  perTryTimeout?: string;
-  retriableStatusCodes?: number[];
-  retryBackOff?: { baseInterval: string; maxInterval?: string };
-}
-
-export interface CorsSpec {
-  allowOrigin?: string[];
-  allowOriginRegex?: string[];
-  allowMethods?: string[];
-  allowHeaders?: string[];
-  exposeHeaders?: string[];
-  maxAge?: string;
-  allowCredentials?: boolean;
-  disableForRoute?: boolean;
-}
-
-export interface RouteOptionsSpec {
-  prefixRewrite?: string;
-  regexRewrite?: { pattern: { regex: string }; substitution: string };
-  hostRewrite?: string;
-  autoHostRewrite?: boolean;
-  timeout?: string;
-  retries?: RetriesSpec;
-  upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
-  headerManipulation?: HeaderManipulationSpec;
-  cors?: CorsSpec;
-  jwt?: { disable: boolean };
-  rbac?: { disable: boolean };
-  extauth?: { disable?: true; configRef?: { name: string; namespace?: string } };
-  faults?: { abort?: { percentage?: number; httpStatus: number }; delay?: { percentage?: number; fixedDelay: string } };
-  shadowing?: { upstream: { name: string; namespace?: string }; percentage?: number; disableShadowHostSuffixAppend?: boolean; hostRewriteLiteral?: string };
-  lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
-}
+type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
 const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing', 'faults'];
@@ -187,7 +143,7 @@ function cors(spec: CorsSpec, path: FieldPath, report: OptionReport): CorsIR {
 }
 
 /** A virtual host's retries and headerManipulation as IR; `ok: false` after reporting a problem. */
-export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipulation?: HeaderManipulationSpec; cors?: CorsSpec }, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR; cors?: CorsIR } {
+export function virtualHostOptions(spec: Pick<VirtualHostOptionsSpec, 'retries' | 'headerManipulation' | 'cors'>, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR; cors?: CorsIR } {
   const report = new OptionReport(origin, diagnostics);
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
@@ -200,9 +156,9 @@ export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipula
 /** What a route's options refer to, resolved by the caller (which records what is used); undefined after reporting why not. */
 export interface OptionRefs {
   /** The cluster of an Upstream. */
-  upstream(path: FieldPath, ref: { name: string; namespace?: string }): string | undefined;
+  upstream(path: FieldPath, ref: Ref): string | undefined;
   /** `<namespace>.<name>` of an AuthConfig. */
-  authConfig(path: FieldPath, ref: { name: string; namespace?: string }): string | undefined;
+  authConfig(path: FieldPath, ref: Ref): string | undefined;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
