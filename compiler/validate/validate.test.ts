@@ -21,7 +21,31 @@ test('an unknown field under options is an error naming the field, its line and 
   const { resources, diagnostics } = validate(vs('    domains: [a]\n    options:\n      jwtt: {}\n'));
   expect(resources).toEqual([]);
   expect(diagnostics.map(formatDiagnostic)).toEqual([
-    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" — allowed fields here: jwt, rbac, extauth, retries, headerManipulation, cors',
+    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" — did you mean jwt? Allowed fields here: jwt, rbac, extauth, retries, headerManipulation, cors',
+  ]);
+});
+
+const ROUTE_FIELDS = 'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options';
+
+test('a misspelt field is reported with the name meant, and not as the choice it leaves unmade', () => {
+  const { diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routAction: {single: {upstream: {name: u}}}\n'));
+  expect(diagnostics.map(formatDiagnostic)).toEqual([
+    `in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.routes[0].routAction: unknown field "routAction" — did you mean routeAction? Allowed fields here: ${ROUTE_FIELDS}`,
+  ]);
+});
+
+test('a misspelt required field is reported once, as the unknown field', () => {
+  const { diagnostics } = validate(vs('    domain: [a]\n'));
+  expect(diagnostics.map(formatDiagnostic)).toEqual([
+    'in.yaml:8: error[validate]: VirtualService ns/vs: spec.virtualHost.domain: unknown field "domain" — did you mean domains? Allowed fields here: domains, routes, options',
+  ]);
+});
+
+test('an unknown field that is no near miss leaves the other errors of its object, and gets no suggestion', () => {
+  const { diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        colour: red\n'));
+  expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message} — ${d.hint}`)).toEqual([
+    '10 spec.virtualHost.routes[0]: exactly one of "routeAction", "graphqlApiRef", "redirectAction", "directResponseAction", "delegateAction" must be set — add one of them',
+    `11 spec.virtualHost.routes[0].colour: unknown field "colour" — allowed fields here: ${ROUTE_FIELDS}`,
   ]);
 });
 

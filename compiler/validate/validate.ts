@@ -9,6 +9,7 @@ import { FORMATS } from '../kinds/formats.js';
 import { definitionOf, GLOO_API_ALIASES, KINDS, refusedKind } from '../kinds/index.js';
 import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
 import { glooRefusals, kindRefusal } from './gloo-refusals.js';
+import { allowedFields, closestName, consequencesOfTypos } from './typos.js';
 
 /** A document that passed its schema: typed envelope, spec still plain data. */
 export interface Resource<Spec = Record<string, unknown>> {
@@ -126,7 +127,14 @@ function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[]
   const oneOfSchemas = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath));
   // A bad key's own error (inside propertyNames) says more than "has an invalid key".
   const keyErrors = new Set(errors.filter((e) => e.propertyName !== undefined).map((e) => e.instancePath));
-  const relevant = errors.filter((e) => ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)) && !(e.keyword === 'propertyNames' && keyErrors.has(e.instancePath)));
+  // A misspelt field is reported as itself, not also as the field or choice it leaves out.
+  const typos = consequencesOfTypos(errors);
+  const relevant = errors.filter(
+    (e) =>
+      ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)) &&
+      !(e.keyword === 'propertyNames' && keyErrors.has(e.instancePath)) &&
+      ![...typos].some((s) => e.schemaPath === s || e.schemaPath.startsWith(`${s}/`)),
+  );
   const out = new Map<string, Diagnostic>();
   for (const err of relevant) {
     const path: FieldPath = pointerToPath(err.instancePath);
@@ -156,8 +164,11 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'additionalProperties': {
-      const allowed = Object.keys((err.parentSchema as { properties?: object })?.properties ?? {});
-      return [[...path, String(p.additionalProperty)], `unknown field ${quote(String(p.additionalProperty))}`, allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'];
+      const name = String(p.additionalProperty);
+      const allowed = allowedFields(err);
+      const meant = closestName(name, allowed);
+      const list = allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it';
+      return [[...path, name], `unknown field ${quote(name)}`, meant ? `did you mean ${meant}? ${list[0]!.toUpperCase()}${list.slice(1)}` : list];
     }
     case 'required':
       return [path, `missing required field "${p.missingProperty}"`, `add ${p.missingProperty}`];
