@@ -17,6 +17,16 @@ test('RE2 refuses what Envoy refuses (lookaround, backreferences) and accepts it
   expect(re2Problem('/items/[0-9]+(?i:x)')).toBeUndefined();
 });
 
+test("an RE2 error quotes the pattern as the user wrote it, not re2-wasm's rewrite of it", () => {
+  // re2-wasm hands RE2 the pattern with "/" escaped ("\\/") and "\\u00e9" as "\\x{00e9}"; RE2 quotes that text.
+  expect(re2Problem('/orders/([0-9]+')).toBe('missing ): /orders/([0-9]+');
+  expect(re2Problem('/a/[/b')).toBe('missing ]: [/b');
+  expect(re2Problem('/u: a(')).toBe('missing ): /u: a(');
+  expect(re2Problem('\\u00e9(')).toBe('missing )');
+  // Text RE2 quotes as the user wrote it is left as it is.
+  expect(re2Problem('(a')).toBe('missing ): (a');
+});
+
 test('a route is shadowed only when an earlier matcher covers every request of every one of its matchers', () => {
   expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }])).toEqual(['routes[1]: this route is never used: routes[0].matchers[0], earlier on the same host, matches every request it matches']);
   expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }, { prefix: '/b' }])).toEqual([]);
