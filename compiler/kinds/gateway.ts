@@ -47,9 +47,11 @@ const httpGateway = object({
     object({
       httpConnectionManagerSettings,
       ...refuseEach(
-        ['grpcWeb', 'healthCheck', 'extensions', 'waf', 'dlp', 'wasm', 'extauth', 'ratelimitServer', 'caching', 'disableExtProcEarly', 'extProcEarly', 'disableExtProc', 'extProc', 'disableExtProcLate', 'extProcLate', 'gzip', 'proxyLatency', 'buffer', 'csrf', 'grpcJsonTranscoder', 'sanitizeClusterHeader', 'leftmostXffAddress', 'dynamicForwardProxy', 'connectionLimit', 'networkLocalRatelimit', 'httpLocalRatelimit', 'router', 'tap', 'statefulSession', 'headerValidationSettings'],
+        ['grpcWeb', 'healthCheck', 'extensions', 'waf', 'dlp', 'wasm', 'extauth', 'ratelimitServer', 'caching', 'disableExtProcEarly', 'extProcEarly', 'disableExtProc', 'extProc', 'disableExtProcLate', 'extProcLate', 'gzip', 'proxyLatency', 'buffer', 'grpcJsonTranscoder', 'sanitizeClusterHeader', 'leftmostXffAddress', 'dynamicForwardProxy', 'connectionLimit', 'networkLocalRatelimit', 'httpLocalRatelimit', 'router', 'tap', 'statefulSession', 'headerValidationSettings'],
         notYet,
       ),
+      // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
+      csrf: refused('a csrf policy for a whole Gateway is not implemented', "set csrf in the virtualHost.options of the VirtualServices it serves"),
     }),
     'only httpConnectionManagerSettings',
   ),

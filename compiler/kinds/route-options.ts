@@ -4,6 +4,7 @@
  * regexes, reserved header names and combinations are checked by resolve.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { routeCsrf } from './csrf.js';
 import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
 import { boolean, constant, exactlyOne, lineOrEmpty, object, percentage, positiveDuration, singleLine, string, uint32 } from './schema.js';
@@ -138,7 +139,7 @@ export const routeOptions = object({
   lbHash: note(object({ hashPolicies: Type.Array(hashPolicy, { minItems: 1 }) }, ['hashPolicies']), `${forwarding}; used by ringHash and maglev upstreams`),
   dlp: glooEnvoy(),
   bufferPerRoute: notYet(),
-  csrf: notYet(),
+  csrf: routeCsrf,
   envoyMetadata: refused('nothing in Sluice reads route metadata'),
   maxStreamDuration: notYet(),
   idleTimeout: notYet(),

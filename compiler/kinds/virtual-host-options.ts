@@ -4,6 +4,7 @@
  * Header names, claim paths and append are checked by resolve.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { hostCsrf } from './csrf.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import { customAuth, extProcOptions, headerManipulation, hostCors, jwtStaged, rateLimitOptions, retries } from './route-options.js';
@@ -82,7 +83,7 @@ export const virtualHostOptions = object({
   jwtStaged: jwtStaged('use options.jwt'),
   dlp: glooEnvoy(),
   bufferPerRoute: notYet(),
-  csrf: notYet(),
+  csrf: hostCsrf,
   includeRequestAttemptCount: notYet(),
   includeAttemptCountInResponse: notYet(),
   ...extProcOptions,

@@ -301,6 +301,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   if (hostOptions.retries) vh.retries = hostOptions.retries;
   if (hostOptions.headers) vh.headers = hostOptions.headers;
   if (hostOptions.cors) vh.cors = hostOptions.cors;
+  if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
     const claims = claimHeaders(opts.jwt.providers, [...base, 'options', 'jwt', 'providers'], vs.origin, diagnostics);
