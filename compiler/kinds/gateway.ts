@@ -1,6 +1,6 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, glooEnvoy, note, notYet, refused, refuseEach } from './gloo.js';
+import { consul, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
 import { boolean, constant, exactlyOne, namespaceName, object, port, resourceName, singleLine, string, stringMap, uint32 } from './schema.js';
 import { sniSslConfig } from './tls.js';
@@ -27,7 +27,7 @@ const httpConnectionManagerSettings = object({
     ['via', 'generateRequestId', 'proxy100Continue', 'maxHeadersCount', 'stripAnyHostPort', 'acceptHttp10', 'defaultHostForHttp10', 'allowChunkedLength', 'enableTrailers', 'properCaseHeaderKeyFormat', 'preserveCaseHeaderKeyFormat', 'forwardClientCertDetails', 'setCurrentClientCertDetails', 'preserveExternalRequestId', 'serverHeaderTransformation', 'codecType', 'uuidRequestIdConfig', 'http2ProtocolOptions', 'internalAddressConfig', 'appendXForwardedPort', 'earlyHeaderManipulation'],
     notYet,
   ),
-  tracing: refused('tracing is not implemented'),
+  tracing: refused(REASONS.tracing),
   headersWithUnderscoresAction: refused('fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)'),
   pathWithEscapedSlashesAction: refused('fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees'),
   mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),

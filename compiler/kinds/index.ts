@@ -8,6 +8,7 @@
  */
 import { AUTH_CONFIG } from './auth-config.js';
 import { GATEWAY } from './gateway.js';
+import { REASONS } from './gloo.js';
 import { GRAPHQL_API } from './graphql-api.js';
 import { SECRET, SERVICE } from './kubernetes.js';
 import { REQUEST_TEST } from './request-test.js';
@@ -35,14 +36,13 @@ export const KINDS: readonly KindDefinition[] = [
 
 const gateway = (kind: string, reason: string, instead: string): RefusedKind => ({ kind, apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', refused: { reason, instead } });
 const gloo = (kind: string, reason: string, instead: string): RefusedKind => ({ kind, apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', refused: { reason, instead } });
-const optionResources = 'RouteOption and VirtualHostOption resources are not read';
 const delegatedGateways = 'delegated hybrid gateways are not implemented yet';
 const listenerOptions = 'listener option resources are not read';
 
 /** Kinds a Gloo export carries that Sluice refuses as a whole, each with the reason: never "unknown kind". */
 export const REFUSED_KINDS: readonly RefusedKind[] = [
-  gateway('RouteOption', optionResources, "write the options inline in the route's options"),
-  gateway('VirtualHostOption', optionResources, 'write the options inline in virtualHost.options'),
+  gateway('RouteOption', REASONS.optionResources, "write the options inline in the route's options"),
+  gateway('VirtualHostOption', REASONS.optionResources, 'write the options inline in virtualHost.options'),
   gateway('MatchableHttpGateway', delegatedGateways, "write the gateway in the Gateway's hybridGateway.matchedGateways"),
   gateway('MatchableTcpGateway', delegatedGateways, "write the gateway in the Gateway's hybridGateway.matchedGateways"),
   gateway('HttpListenerOption', listenerOptions, "write the settings in the Gateway's httpGateway.options"),
@@ -53,7 +53,7 @@ export const REFUSED_KINDS: readonly RefusedKind[] = [
     kind: 'RateLimitConfig',
     apiVersion: 'ratelimit.gateway.example/v1alpha1',
     glooApiVersion: 'ratelimit.solo.io/v1alpha1',
-    refused: { reason: 'rate limiting is out of scope for Sluice', instead: 'rate-limit in front of the gateway, or leave the RateLimitConfig out' },
+    refused: { reason: REASONS.rateLimit, instead: 'rate-limit in front of the gateway, or leave the RateLimitConfig out' },
   },
 ];
 

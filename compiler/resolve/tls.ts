@@ -12,7 +12,7 @@ import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Ori
 import type { DownstreamTlsIR, GatewayIR, TlsParametersIR, TlsSecretIR, TlsVersion, UpstreamIR, UpstreamTlsIR, VirtualHostIR } from '../ir/model.js';
 import type { SslConfigSpec, SslParametersSpec, UpstreamSslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
-import { refOf, type Ref, type ResourceIndex } from './index.js';
+import { refOf, type ResourceIndex } from './index.js';
 
 /** What an HTTPS listener offers when the sslConfig names no ALPN protocols: HTTP/2 and HTTP/1.1, as Gloo. */
 export const DEFAULT_ALPN = ['h2', 'http/1.1'];
