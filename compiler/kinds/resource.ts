@@ -35,9 +35,9 @@ export const metadata = object(
   ['name'],
 );
 
-/** The envelope every kind shares; `status` is accepted and ignored. */
-export function resource(apiVersion: string, kind: string, spec: TSchema, specRequired = true) {
-  return object({ apiVersion: constant(apiVersion), kind: constant(kind), metadata, spec, status: anyValue }, specRequired ? ['apiVersion', 'kind', 'metadata', 'spec'] : ['apiVersion', 'kind', 'metadata']);
+/** The envelope every kind with a spec shares; `status` is accepted and ignored. */
+function resource(apiVersion: string, kind: string, spec: TSchema) {
+  return object({ apiVersion: constant(apiVersion), kind: constant(kind), metadata, spec, status: anyValue }, ['apiVersion', 'kind', 'metadata', 'spec']);
 }
 
 /** A kind Sluice reads: its apiVersion, the schema of a whole document, and the schema of its spec. */
@@ -52,7 +52,7 @@ export interface KindDefinition {
   spec?: TSchema;
 }
 
-/** A kind of Gloo's API defined by its spec. */
+/** A kind defined by its spec; with `glooApiVersion`, one of Gloo's, read under either group. */
 export function kind(apiVersion: string, name: string, spec: TSchema, glooApiVersion?: string): KindDefinition {
   return { apiVersion, kind: name, document: resource(apiVersion, name, spec), spec, ...(glooApiVersion ? { glooApiVersion } : {}) };
 }
