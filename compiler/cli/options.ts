@@ -1,7 +1,8 @@
 /** Flags shared by every command that compiles (compile, validate, serve). */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../translate/output.js';
-import { namespaceName, resourceName, type Schema } from '../validate/schemas/common.js';
+import type { TString } from '@sinclair/typebox';
+import { namespaceName, resourceName } from '../kinds/schema.js';
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -14,9 +15,9 @@ export function parsePort(value: string): number {
   return n;
 }
 
-function schemaParser(schema: Schema, what: string): (value: string) => string {
-  const pattern = new RegExp(schema.pattern as string);
-  const max = schema.maxLength as number;
+function schemaParser(schema: TString, what: string): (value: string) => string {
+  const pattern = new RegExp(schema.pattern!);
+  const max = schema.maxLength!;
   return (value) => {
     if (value.length > max || !pattern.test(value)) {
       throw new InvalidArgumentError(`"${value}" is not a valid ${what}: use at most ${max} lower-case letters, digits and "-"${what === 'name' ? ' or "."' : ''}, starting and ending with a letter or digit`);

@@ -8,6 +8,7 @@
  */
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
+import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
 import { destination } from './destination.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
@@ -199,6 +200,11 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
       if (r.reply) return done(r.reply);
       removed.push(...r.removedHeaders);
       added = { ...added, ...r.addedHeaders };
+    } else if (name === CSRF_FILTER) {
+      const r = evaluateCsrf(typed, levels, req);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+      if (r.reply) return done(r.reply);
     } else if (name === ROUTER) {
       if (!route) {
         t.add('router', 'no route: 404');

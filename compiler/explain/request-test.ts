@@ -6,6 +6,8 @@
  * without --fetch-jwks) and the expectation is one of the possible answers.
  */
 import { formatPath } from '../diagnostics.js';
+import { REQUEST_TEST } from '../kinds/index.js';
+import type { RequestTestCase } from '../kinds/request-test.js';
 import { listInputFiles, parseBytes, readResourceFile } from '../load/load.js';
 import { validateDocuments, type Resource } from '../validate/validate.js';
 import type { GatewayConfig } from './config.js';
@@ -13,13 +15,8 @@ import { explain } from './explain.js';
 import type { ExplainOptions, Explanation, Outcome } from './model.js';
 import { renderText } from './render.js';
 import { credentialHeaders } from './request.js';
-import { REQUEST_TEST_API_VERSION, REQUEST_TEST_KIND } from './schema.js';
 
-export interface TestCase {
-  name?: string;
-  request: { method: string; url: string; headers?: Record<string, string>; claims?: Record<string, unknown>; jwt?: string; user?: string };
-  expect: { status?: number | 'upstream'; body?: string; virtualHost?: string; route?: string; cluster?: string };
-}
+export type TestCase = RequestTestCase;
 
 export interface CaseResult {
   /** `RequestTest namespace/name`, case name or index. */
@@ -40,7 +37,7 @@ export async function loadRequestTests(paths: string[]): Promise<Resource<{ case
     const read = await readResourceFile(file);
     if (!('bytes' in read)) continue;
     for (const r of validateDocuments(parseBytes(file, read.bytes).documents).resources) {
-      if (r.apiVersion === REQUEST_TEST_API_VERSION && r.kind === REQUEST_TEST_KIND) out.push(r as unknown as Resource<{ cases: TestCase[] }>);
+      if (r.apiVersion === REQUEST_TEST.apiVersion && r.kind === REQUEST_TEST.kind) out.push(r as unknown as Resource<{ cases: TestCase[] }>);
     }
   }
   return out;

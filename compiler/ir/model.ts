@@ -186,6 +186,8 @@ export interface RouteOptionsIR {
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
   /** The route's own CORS policy, replacing the virtual host's. */
   cors?: CorsIR;
+  /** The route's own CSRF policy, replacing the virtual host's. */
+  csrf?: CsrfIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
   /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
@@ -203,6 +205,20 @@ export interface CorsIR {
   maxAge?: string;
   allowCredentials: boolean;
   disabled: boolean;
+}
+
+/** A share of requests, as Envoy's FractionalPercent. */
+export interface FractionIR {
+  numerator: number;
+  denominator: 'HUNDRED' | 'TEN_THOUSAND' | 'MILLION';
+}
+
+/** Gloo's CsrfPolicy: the share of requests checked and refused, the share only checked, and origins accepted besides the request's host. */
+export interface CsrfIR {
+  enabled: FractionIR;
+  shadow?: FractionIR;
+  /** Matched against the source origin's host and port; ignoreCase applies to exact, prefix and suffix. */
+  additionalOrigins: { kind: 'exact' | 'prefix' | 'suffix' | 'regex'; value: string; ignoreCase: boolean }[];
 }
 
 /** Gloo's retry policy, as Envoy's: on a route, or on a virtual host for its routes without one. */
@@ -280,6 +296,8 @@ export interface VirtualHostIR {
   retries?: RetriesIR;
   /** CORS for every route without a policy of its own. */
   cors?: CorsIR;
+  /** CSRF for every route without a policy of its own. */
+  csrf?: CsrfIR;
   headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;

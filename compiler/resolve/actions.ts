@@ -1,20 +1,7 @@
 /** Gloo's route actions that answer without an upstream: redirectAction and directResponseAction. */
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { RedirectIR, RouteActionIR } from '../ir/model.js';
-
-export interface RedirectSpec {
-  hostRedirect?: string;
-  pathRedirect?: string;
-  prefixRewrite?: string;
-  responseCode?: string;
-  httpsRedirect?: boolean;
-  stripQuery?: boolean;
-}
-
-export interface DirectResponseSpec {
-  status: number;
-  body?: string;
-}
+import type { DirectResponseSpec, RedirectSpec } from '../kinds/routes.js';
 
 /** Envoy's max_direct_response_body_size_bytes default: a route configuration with a larger body is rejected. */
 export const MAX_DIRECT_BODY_BYTES = 4096;

@@ -6,20 +6,10 @@
  */
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { UpstreamIR } from '../ir/model.js';
+import type { DestinationSpec, WeightedDestinationSpec } from '../kinds/destinations.js';
 import type { Resource } from '../validate/validate.js';
-import { refOf, showRef, type FindUpstream, type ResourceIndex, type Ref } from './index.js';
+import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
 import type { Lookups } from './lookups.js';
-
-/** Gloo's Destination: one of kube, upstream. */
-export interface DestinationSpec {
-  kube?: { ref: Ref; port: number };
-  upstream?: Ref;
-}
-
-export interface WeightedDestinationSpec {
-  destination: DestinationSpec;
-  weight?: number;
-}
 
 /** Records an upstream Envoy sends to (it becomes a cluster), named at `path` of `from`. */
 export type UseUpstream = (path: FieldPath, from: Resource, upstream: UpstreamIR) => void;

@@ -10,9 +10,11 @@ import { isIP } from 'node:net';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { CidrIR, FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
+import type { GatewaySpec, HttpConnectionManagerSpec, HttpGatewaySpec, MatchedGatewaySpec, TcpGatewaySpec } from '../kinds/gateway.js';
+import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
-import { downstreamTls, type SslConfigSpec } from './tls.js';
+import { downstreamTls } from './tls.js';
 
 /** The cluster of the Upstream `ref` names at `path` of `from`, taken into the output; undefined after reporting. */
 export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string | undefined;
@@ -20,35 +22,6 @@ export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
 export const DEFAULT_PROXY_NAME = 'gateway-proxy';
 export const DEFAULT_BIND_ADDRESS = '::';
-
-interface GatewaySpec {
-  ssl?: boolean;
-  bindAddress?: string;
-  bindPort: number;
-  proxyNames?: string[];
-  useProxyProto?: boolean;
-  options?: { accessLoggingService?: { accessLog: { fileSink: { path: string; stringFormat?: string; jsonFormat?: Record<string, unknown> } }[] } };
-  tcpGateway?: TcpGatewaySpec;
-  httpGateway?: HttpGatewaySpec;
-  hybridGateway?: { matchedGateways: MatchedGatewaySpec[] };
-}
-
-interface HttpGatewaySpec {
-  virtualServices?: Ref[];
-  virtualServiceSelector?: Record<string, string>;
-  virtualServiceNamespaces?: string[];
-  options?: { httpConnectionManagerSettings?: HttpSettingsIR };
-}
-
-interface TcpGatewaySpec {
-  tcpHosts: { name: string; sslConfig?: Partial<SslConfigSpec>; destination: { single: { upstream: Ref } } }[];
-}
-
-interface MatchedGatewaySpec {
-  matcher?: { sslConfig?: Partial<SslConfigSpec>; sourcePrefixRanges?: { addressPrefix: string; prefixLen?: number }[] };
-  httpGateway?: HttpGatewaySpec;
-  tcpGateway?: TcpGatewaySpec;
-}
 
 /** The connection manager settings that are durations (the schema types them as strings). */
 const DURATIONS = ['idleTimeout', 'streamIdleTimeout', 'requestTimeout', 'requestHeadersTimeout', 'drainTimeout', 'delayedCloseTimeout', 'maxConnectionDuration', 'maxStreamDuration'] as const;
@@ -301,7 +274,7 @@ function where(origin: Origin, path: FieldPath): string {
   return `${origin.file}:${origin.lineOf(path)}`;
 }
 
-function httpSettings(spec: HttpSettingsIR | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR {
+function httpSettings(spec: HttpConnectionManagerSpec | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR {
   for (const field of DURATIONS) {
     const text = spec?.[field];
     if (text === undefined) continue;

@@ -22,19 +22,17 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import type { StitchedSchemaSpec } from '../kinds/graphql-api.js';
 import type { Resource } from '../validate/validate.js';
-import type { GraphQLApiSpec } from './graphql.js';
 import { argumentPathProblem } from './graphql-schema.js';
 import { refOf, showRef, type ResourceIndex } from './index.js';
 import type { StitchedSchemaIR, TypeMergeIR } from '../ir/model.js';
-
-type StitchedSpec = NonNullable<GraphQLApiSpec['stitchedSchema']>;
 
 /** Every GraphQLApi by `<namespace>.<name>`: an executable one's schema (if it built), or a stitched one's spec. */
 export interface ApiSchemaEntry {
   api: Resource;
   schema?: GraphQLSchema;
-  stitched?: StitchedSpec;
+  stitched?: StitchedSchemaSpec;
   /** A stitched API's merged schema, once computed: undefined inside if it cannot be built. */
   merged?: { schema?: GraphQLSchema; error?: string };
 }
@@ -44,7 +42,7 @@ const keyOf = (r: { name: string; namespace: string }) => `${r.namespace}.${r.na
 /** `<namespace>/<name>` of a `<namespace>.<name>` key, as diagnostics name resources (namespaces hold no dots). */
 const shown = (key: string) => key.replace('.', '/');
 
-export function resolveStitched(api: Resource, spec: StitchedSpec, index: ResourceIndex, schemas: ApiSchemas, diagnostics: Diagnostic[]): StitchedSchemaIR {
+export function resolveStitched(api: Resource, spec: StitchedSchemaSpec, index: ResourceIndex, schemas: ApiSchemas, diagnostics: Diagnostic[]): StitchedSchemaIR {
   const self = keyOf(api);
   const error = (path: FieldPath, message: string, hint?: string) => diagnostics.push(fieldError('resolve', api.origin, path, message, hint));
   const base = ['spec', 'stitchedSchema', 'subschemas'];

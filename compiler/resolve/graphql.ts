@@ -11,52 +11,14 @@ import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { TemplateError, placeholdersIn, type TemplateSource } from '../../contract/graphql-templates.js';
 import { asWarning, fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import type { ExecutableSchemaSpec, GraphQLApiSpec, GrpcResolverSpec, ResolutionSpec, RestResolverSpec } from '../kinds/graphql-api.js';
 import type { Resource } from '../validate/validate.js';
 import { resolveStitched, type ApiSchemas } from './graphql-stitched.js';
 import { RESOLVE_DIRECTIVE, argumentPathProblem, buildSdl, directiveUses, parseSdl, sdlMessage, withoutDirective } from './graphql-schema.js';
-import type { FindUpstream, Ref, ResourceIndex } from './index.js';
+import type { FindUpstream, ResourceIndex } from './index.js';
 import type { ExecutableSchemaIR, GraphQLApiIR, RemoteExecutorIR, ResolutionIR, TargetIR, UpstreamIR } from '../ir/model.js';
 
-interface GrpcResolverSpec {
-  upstreamRef: Ref;
-  requestTransform: { serviceName: string; methodName: string; outgoingMessageJson?: unknown; requestMetadata?: Record<string, string> };
-  timeout?: string;
-}
-
-interface RestResolverSpec {
-  upstreamRef: Ref;
-  request?: { headers?: Record<string, string>; queryParams?: Record<string, string>; body?: unknown };
-  response?: { resultRoot?: string; setters?: Record<string, string> };
-  timeout?: string;
-}
-
-interface ResolutionSpec {
-  grpcResolver?: GrpcResolverSpec;
-  restResolver?: RestResolverSpec;
-}
-
-interface RemoteSpec {
-  upstreamRef: Ref;
-  headers?: Record<string, string>;
-  queryParams?: Record<string, string>;
-  spanName?: string;
-}
-
-interface ExecutableSchemaSpec {
-  schemaDefinition: string;
-  executor?: {
-    local?: { resolutions?: Record<string, ResolutionSpec>; enableIntrospection?: boolean; options?: { maxDepth?: number } };
-    remote?: RemoteSpec;
-  };
-  resolutions?: Record<string, ResolutionSpec>;
-  grpcDescriptorRegistry?: { protoDescriptorBin?: string };
-}
-
-export interface GraphQLApiSpec {
-  executableSchema?: ExecutableSchemaSpec;
-  stitchedSchema?: { subschemas: { name: string; namespace?: string; typeMerge?: Record<string, { selectionSet: string; queryName: string; args?: Record<string, string> }> }[] };
-  options?: { logSensitiveInfo?: boolean };
-}
+type RemoteSpec = NonNullable<NonNullable<ExecutableSchemaSpec['executor']>['remote']>;
 
 /** `@cacheControl` is a schema directive, so only resolve sees it (validate refuses Gloo's unsupported fields). */
 const CACHE_CONTROL_REFUSAL = ['@cacheControl is not supported: sluice-graphql sends no Cache-Control header', 'remove @cacheControl from the schema'] as const;

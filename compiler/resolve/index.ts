@@ -6,9 +6,10 @@ import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
+import type { Ref } from '../kinds/resource.js';
 
 /** A reference as written: `{name, namespace?}`. */
-export type Ref = { name: string; namespace?: string };
+export type { Ref };
 
 /** Looks up the upstream a reference at `path` of `from` names; reports and returns undefined if there is none. */
 export type FindUpstream = (from: Resource, path: FieldPath, raw: Ref) => UpstreamIR | undefined;

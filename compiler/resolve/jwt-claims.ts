@@ -6,18 +6,10 @@
  */
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { VirtualHostIR } from '../ir/model.js';
+import type { JwtProviderSpec } from '../kinds/virtual-host-options.js';
 import { headerProblem } from './route-options.js';
 
-export interface ClaimToHeaderSpec {
-  claim: string;
-  header: string;
-  append?: boolean;
-}
-
-interface ProviderSpec {
-  tokenSource?: { headers?: { header: string }[] };
-  claimsToHeaders?: ClaimToHeaderSpec[];
-}
+type ProviderSpec = Pick<JwtProviderSpec, 'tokenSource' | 'claimsToHeaders'>;
 
 /** The steps of a claim path; undefined when one is empty. */
 export function claimPath(claim: string, delimiter: string): string[] | undefined {

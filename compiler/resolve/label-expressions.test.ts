@@ -1,4 +1,5 @@
-import { expressionProblem, matchesExpression, type LabelExpressionSpec } from './label-expressions.js';
+import type { LabelExpressionSpec } from '../kinds/routes.js';
+import { expressionProblem, matchesExpression } from './label-expressions.js';
 
 test("label expressions match as Kubernetes' requirements do: absent labels pass NotIn and NotEquals, non-integers fail GreaterThan", () => {
   const labels = { tier: 'gold', size: '10', name: 'x1' };

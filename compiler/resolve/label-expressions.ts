@@ -3,15 +3,7 @@
  * (k8s.io/apimachinery labels.NewRequirement and Requirement.Matches), with
  * Gloo's operator names. Every expression of a selector must hold.
  */
-
-export const LABEL_OPERATORS = ['Equals', 'DoubleEquals', 'NotEquals', 'In', 'NotIn', 'Exists', 'DoesNotExist', 'GreaterThan', 'LessThan'] as const;
-
-export interface LabelExpressionSpec {
-  key: string;
-  /** Unset: Equals (the proto enum's zero). */
-  operator?: (typeof LABEL_OPERATORS)[number];
-  values?: string[];
-}
+import type { LabelExpressionSpec } from '../kinds/routes.js';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const INTEGER = /^[+-]?[0-9]+$/;

@@ -1,5 +1,6 @@
 import type { Diagnostic, Origin } from '../diagnostics.js';
-import { re2Problem, resolveMatchers, shadowWarnings, type MatcherSpec } from './matchers.js';
+import type { MatcherSpec } from '../kinds/matchers.js';
+import { re2Problem, resolveMatchers, shadowWarnings } from './matchers.js';
 
 const origin: Origin = { file: 'in.yaml', resource: 'VirtualService ns/vs', lineOf: () => 1 };
 
@@ -14,6 +15,16 @@ test('RE2 refuses what Envoy refuses (lookaround, backreferences) and accepts it
   expect(re2Problem('/a(?=b)')).toBe('invalid perl operator: (?=');
   expect(re2Problem('(a)\\1')).toMatch(/escape/);
   expect(re2Problem('/items/[0-9]+(?i:x)')).toBeUndefined();
+});
+
+test("an RE2 error quotes the pattern as the user wrote it, not re2-wasm's rewrite of it", () => {
+  // re2-wasm hands RE2 the pattern with "/" escaped ("\\/") and "\\u00e9" as "\\x{00e9}"; RE2 quotes that text.
+  expect(re2Problem('/orders/([0-9]+')).toBe('missing ): /orders/([0-9]+');
+  expect(re2Problem('/a/[/b')).toBe('missing ]: [/b');
+  expect(re2Problem('/u: a(')).toBe('missing ): /u: a(');
+  expect(re2Problem('\\u00e9(')).toBe('missing )');
+  // Text RE2 quotes as the user wrote it is left as it is.
+  expect(re2Problem('(a')).toBe('missing ): (a');
 });
 
 test('a route is shadowed only when an earlier matcher covers every request of every one of its matchers', () => {

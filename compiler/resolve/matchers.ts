@@ -8,16 +8,7 @@
 import { createRequire } from 'node:module';
 import { asWarning, fieldError, formatPath, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HeaderMatchIR, QueryMatchIR, RouteMatchIR, StringMatchIR } from '../ir/model.js';
-
-export interface MatcherSpec {
-  prefix?: string;
-  exact?: string;
-  regex?: string;
-  caseSensitive?: boolean;
-  headers?: { name: string; value?: string; regex?: boolean; invertMatch?: boolean }[];
-  queryParameters?: { name: string; value?: string; regex?: boolean }[];
-  methods?: string[];
-}
+import type { MatcherSpec } from '../kinds/matchers.js';
 
 /** re2-wasm, loaded at the first regex: its WebAssembly instance reserves a 16 MiB heap, which a process whose inputs have no regex (most `serve`s) never needs. */
 let re2: typeof import('re2-wasm') | undefined;
@@ -40,14 +31,32 @@ export function re2Problem(pattern: string): string | undefined {
   try {
     (new RE2(pattern, 'u') as unknown as { wrapper: { delete(): void } }).wrapper.delete();
   } catch (e) {
-    // re2-wasm's message repeats the pattern as a JavaScript literal; keep RE2's own reason.
-    const message = (e as Error).message;
-    const at = message.lastIndexOf('/u: ');
-    problem = at === -1 ? message : message.slice(at + 4);
+    problem = re2Reason((e as Error).message, pattern);
   }
   if (checked.size >= MAX_CHECKED) checked.clear();
   checked.set(pattern, problem);
   return problem;
+}
+
+/**
+ * RE2's reason from re2-wasm's message, quoting only text the user wrote.
+ * re2-wasm writes `Invalid regular expression: /<pattern>/u: <reason>`, the
+ * pattern with each "/" escaped as a JavaScript literal would have it; RE2's
+ * reason (`missing ): ...`) quotes the text it was handed, which re2-wasm
+ * rewrote further (`\/`, `\u00e9` as `\x{00e9}`). A quoted part is kept when
+ * it is in the pattern as written (once "\/" is read back as "/"), and left
+ * out otherwise: the error already names the field that holds the pattern.
+ */
+function re2Reason(message: string, pattern: string): string {
+  // re2-wasm's own escaping, to find where its message ends and RE2's begins (a pattern may hold "/u: " itself).
+  const head = `Invalid regular expression: /${pattern.replace(/(^|[^\\])((?:\\\\)*)\//g, '$1$2\\/')}/u: `;
+  const at = message.startsWith(head) ? head.length : message.lastIndexOf('/u: ') + 4;
+  const reason = at >= 4 ? message.slice(at) : message;
+  const colon = reason.indexOf(': ');
+  if (colon === -1) return reason;
+  const quoted = reason.slice(colon + 2);
+  const written = [quoted, quoted.replaceAll('\\/', '/')].find((text) => pattern.includes(text));
+  return written === undefined ? reason.slice(0, colon) : `${reason.slice(0, colon)}: ${written}`;
 }
 
 const REGEX_HINT = 'write an RE2 regular expression (no lookaround or backreferences): https://github.com/google/re2/wiki/Syntax';

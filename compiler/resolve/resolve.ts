@@ -12,59 +12,25 @@ import { claimDomains, resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
-import { directResponse, redirectAction, type DirectResponseSpec, type RedirectSpec } from './actions.js';
-import { shadowWarnings, type MatcherSpec } from './matchers.js';
+import type { AuthConfigSpec, LdapSpec } from '../kinds/auth-config.js';
+import type { DestinationSpec } from '../kinds/destinations.js';
+import type { RouteOptionsSpec } from '../kinds/route-options.js';
+import type { VirtualServiceSpec } from '../kinds/virtual-service.js';
+import { directResponse, redirectAction } from './actions.js';
+import { shadowWarnings } from './matchers.js';
 import { pemToJwks } from './pem.js';
-import { checkUpstreamGroups, destinationCluster as clusterOf, weightedClusters, type DestinationSpec } from './destinations.js';
-import { checkNestedClaims, claimHeaderRouteProblems, claimHeaders, type ClaimToHeaderSpec } from './jwt-claims.js';
-import { expandDelegation, withInherited, type DelegateActionSpec } from './route-tables.js';
-import { routeOptions, virtualHostOptions, type CorsSpec, type HeaderManipulationSpec, type RetriesSpec, type RouteOptionsSpec } from './route-options.js';
+import { checkUpstreamGroups, destinationCluster as clusterOf, weightedClusters } from './destinations.js';
+import { checkNestedClaims, claimHeaderRouteProblems, claimHeaders } from './jwt-claims.js';
+import { expandDelegation, withInherited } from './route-tables.js';
+import { routeOptions, virtualHostOptions } from './route-options.js';
 import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
-import { downstreamTls, resolveTlsSecrets, secretEntry, type SslConfigSpec } from './tls.js';
+import { downstreamTls, resolveTlsSecrets, secretEntry } from './tls.js';
 
 export interface ResolveOptions {
   clusterDomain: string;
   controlPlaneNamespace: string;
-}
-
-
-interface VirtualServiceSpec {
-  displayName?: string;
-  sslConfig?: SslConfigSpec;
-  virtualHost: {
-    domains: string[];
-    routes?: {
-      matchers?: MatcherSpec[];
-      inheritableMatchers?: boolean;
-      inheritablePathMatchers?: boolean;
-      delegateAction?: DelegateActionSpec;
-      routeAction?: { single?: DestinationSpec; multi?: { destinations: { destination: DestinationSpec; weight?: number }[] }; upstreamGroup?: Ref };
-      graphqlApiRef?: Ref;
-      redirectAction?: RedirectSpec;
-      directResponseAction?: DirectResponseSpec;
-      options?: RouteOptionsSpec;
-    }[];
-    options?: {
-      jwt?: { providers: Record<string, { issuer: string; jwks: { local?: { key: string }; remote?: { url: string; upstreamRef: Ref } }; tokenSource?: { headers?: { header: string; prefix?: string }[]; queryParams?: string[] }; keepToken?: boolean; claimsToHeaders?: ClaimToHeaderSpec[] }> };
-      rbac?: { policies: Record<string, { permissions?: { methods?: string[]; pathPrefix?: string }; principals?: { jwtPrincipal: { claims: Record<string, string> } }[]; nestedClaimDelimiter?: string }> };
-      extauth?: { configRef: Ref };
-      retries?: RetriesSpec;
-      headerManipulation?: HeaderManipulationSpec;
-      cors?: CorsSpec;
-    };
-  };
-}
-
-interface LdapSpec {
-  address: string;
-  userDnTemplate: string;
-  allowedGroups: string[];
-  searchFilter?: string;
-  membershipAttributeName?: string;
-  groupLookupSettings?: { checkGroupsWithServiceAccount?: boolean; credentialsSecretRef?: Ref };
-  pool?: { initialSize?: number; maxSize?: number };
 }
 
 export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
@@ -189,7 +155,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     cached(memo.authConfigs, ac, (lookups, own) => ({
       name: `${ac.namespace}.${ac.name}`,
       origin: ac.origin,
-      ldap: ((ac.spec as { configs: { ldap: LdapSpec }[] }).configs ?? []).flatMap((c, i) => {
+      ldap: ((ac.spec as unknown as AuthConfigSpec).configs ?? []).flatMap((c, i) => {
         const ldap = resolveLdap(ac, ['spec', 'configs', i, 'ldap'], c.ldap, lookups, own);
         return ldap ? [ldap] : [];
       }),
@@ -335,6 +301,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   if (hostOptions.retries) vh.retries = hostOptions.retries;
   if (hostOptions.headers) vh.headers = hostOptions.headers;
   if (hostOptions.cors) vh.cors = hostOptions.cors;
+  if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
     const claims = claimHeaders(opts.jwt.providers, [...base, 'options', 'jwt', 'providers'], vs.origin, diagnostics);

@@ -9,58 +9,15 @@
 import { parseDuration } from '../../contract/proto3-json.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { USER_ID_HEADER } from '../../contract/extauth.js';
-import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { CorsIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import type { CorsIR, CsrfIR, FractionIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import type { CsrfSpec } from '../kinds/csrf.js';
+import type { Ref } from '../kinds/resource.js';
+import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
+import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
 
-interface HeaderValueSpec {
-  header: { key: string; value?: string };
-  append?: boolean;
-}
-
-export interface HeaderManipulationSpec {
-  requestHeadersToAdd?: HeaderValueSpec[];
-  requestHeadersToRemove?: string[];
-  responseHeadersToAdd?: HeaderValueSpec[];
-  responseHeadersToRemove?: string[];
-}
-
-export interface RetriesSpec {
-  retryOn?: string;
-  numRetries?: number;
-  perTryTimeout?: string;
-  retriableStatusCodes?: number[];
-  retryBackOff?: { baseInterval: string; maxInterval?: string };
-}
-
-export interface CorsSpec {
-  allowOrigin?: string[];
-  allowOriginRegex?: string[];
-  allowMethods?: string[];
-  allowHeaders?: string[];
-  exposeHeaders?: string[];
-  maxAge?: string;
-  allowCredentials?: boolean;
-  disableForRoute?: boolean;
-}
-
-export interface RouteOptionsSpec {
-  prefixRewrite?: string;
-  regexRewrite?: { pattern: { regex: string }; substitution: string };
-  hostRewrite?: string;
-  autoHostRewrite?: boolean;
-  timeout?: string;
-  retries?: RetriesSpec;
-  upgrades?: { websocket?: { enabled?: boolean }; connect?: { enabled?: boolean } }[];
-  headerManipulation?: HeaderManipulationSpec;
-  cors?: CorsSpec;
-  jwt?: { disable: boolean };
-  rbac?: { disable: boolean };
-  extauth?: { disable?: true; configRef?: { name: string; namespace?: string } };
-  faults?: { abort?: { percentage?: number; httpStatus: number }; delay?: { percentage?: number; fixedDelay: string } };
-  shadowing?: { upstream: { name: string; namespace?: string }; percentage?: number; disableShadowHostSuffixAppend?: boolean; hostRewriteLiteral?: string };
-  lbHash?: { hashPolicies: { header?: string; cookie?: { name: string; ttl?: string; path?: string }; sourceIp?: true; terminal?: boolean }[] };
-}
+type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
 const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing', 'faults'];
@@ -186,13 +143,52 @@ function cors(spec: CorsSpec, path: FieldPath, report: OptionReport): CorsIR {
   };
 }
 
-/** A virtual host's retries and headerManipulation as IR; `ok: false` after reporting a problem. */
-export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipulation?: HeaderManipulationSpec; cors?: CorsSpec }, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR; cors?: CorsIR } {
+type Share = NonNullable<CsrfSpec['filterEnabled']>;
+
+/** Gloo's CsrfPolicy: an unset filterEnabled is 0% (Gloo's translation, not Envoy's 100%); origins are checked against what Envoy compares them with. */
+function csrf(spec: CsrfSpec, path: FieldPath, report: OptionReport): CsrfIR {
+  const fraction = (s: Share): FractionIR => ({ numerator: s.defaultValue.numerator ?? 0, denominator: s.defaultValue.denominator ?? 'HUNDRED' });
+  const additionalOrigins = (spec.additionalOrigins ?? []).map((o, i): CsrfIR['additionalOrigins'][number] => {
+    const at = [...path, 'additionalOrigins', i];
+    if (o.safeRegex) {
+      const problem = re2Problem(o.safeRegex.regex);
+      if (problem) report.error([...at, 'safeRegex', 'regex'], `RE2 refuses the pattern: ${problem}`, 'write an RE2 regular expression (no lookaround or backreferences)');
+      if (o.ignoreCase) report.error([...at, 'ignoreCase'], 'ignoreCase does not apply to safeRegex: Envoy ignores it there', 'remove ignoreCase; for a regex that ignores case, start it with (?i)');
+      return { kind: 'regex', value: o.safeRegex.regex, ignoreCase: false };
+    }
+    const kind = o.exact !== undefined ? 'exact' : o.prefix !== undefined ? 'prefix' : 'suffix';
+    const value = o[kind]!;
+    const ignoreCase = o.ignoreCase ?? false;
+    // Envoy compares with the Origin's host and port as a URL parser gives them: no scheme, host in lower case.
+    if (kind !== 'suffix' && value.includes('://')) report.error([...at, kind], `${quote(value)} can never match: Envoy compares additional origins with the host and port of the Origin, without its scheme`, `write ${quote(hostOf(value))}`);
+    else if (!ignoreCase && value !== value.toLowerCase()) report.error([...at, kind], `${quote(value)} can never match: Envoy compares additional origins with the Origin's host in lower case`, `write ${quote(value.toLowerCase())}, or set ignoreCase`);
+    return { kind, value, ignoreCase };
+  });
+  return { enabled: spec.filterEnabled ? fraction(spec.filterEnabled) : { numerator: 0, denominator: 'HUNDRED' }, ...(spec.shadowEnabled ? { shadow: fraction(spec.shadowEnabled) } : {}), additionalOrigins };
+}
+
+/** The host and port of an origin written as a URL, as Envoy would compare it. */
+function hostOf(origin: string): string {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return origin.slice(origin.indexOf('://') + 3);
+  }
+}
+
+/** A virtual host's retries, headerManipulation, cors and csrf as IR; `ok: false` after reporting a problem. */
+export function virtualHostOptions(
+  spec: Pick<VirtualHostOptionsSpec, 'retries' | 'headerManipulation' | 'cors' | 'csrf'>,
+  path: FieldPath,
+  origin: Origin,
+  diagnostics: Diagnostic[],
+): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR; cors?: CorsIR; csrf?: CsrfIR } {
   const report = new OptionReport(origin, diagnostics);
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
     ...(spec.headerManipulation ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) } : {}),
     ...(spec.cors ? { cors: cors(spec.cors, [...path, 'cors'], report) } : {}),
+    ...(spec.csrf ? { csrf: csrf(spec.csrf, [...path, 'csrf'], report) } : {}),
   };
   return { ok: report.ok, ...out };
 }
@@ -200,9 +196,9 @@ export function virtualHostOptions(spec: { retries?: RetriesSpec; headerManipula
 /** What a route's options refer to, resolved by the caller (which records what is used); undefined after reporting why not. */
 export interface OptionRefs {
   /** The cluster of an Upstream. */
-  upstream(path: FieldPath, ref: { name: string; namespace?: string }): string | undefined;
+  upstream(path: FieldPath, ref: Ref): string | undefined;
   /** `<namespace>.<name>` of an AuthConfig. */
-  authConfig(path: FieldPath, ref: { name: string; namespace?: string }): string | undefined;
+  authConfig(path: FieldPath, ref: Ref): string | undefined;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -248,6 +244,7 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
     if (action === 'redirectAction' || action === 'directResponseAction') report.error([...path, 'cors'], 'cors applies only to a route with routeAction or graphqlApiRef', 'remove cors from this route');
     options.cors = cors(s.cors, [...path, 'cors'], report);
   }
+  if (s.csrf !== undefined) options.csrf = csrf(s.csrf, [...path, 'csrf'], report);
   // disable: false is Gloo's default, so it changes nothing and sets nothing.
   if (s.jwt?.disable) options.jwtDisabled = true;
   if (s.rbac?.disable) options.rbacDisabled = true;

@@ -11,12 +11,14 @@
  */
 import { asWarning, fieldError, formatPath, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { RouteMatchIR, RouteOptionsIR } from '../ir/model.js';
+import type { RouteOptionsSpec } from '../kinds/route-options.js';
+import type { DelegateActionSpec, RouteSpec } from '../kinds/routes.js';
 import type { Resource } from '../validate/validate.js';
-import { refOf, showRef, type Ref } from './index.js';
-import { expressionProblem, matchesExpression, type LabelExpressionSpec } from './label-expressions.js';
+import { refOf, showRef } from './index.js';
+import { expressionProblem, matchesExpression } from './label-expressions.js';
 import type { Lookups } from './lookups.js';
-import { resolveMatchers, type MatcherSpec } from './matchers.js';
-import { optionApplies, type RouteActionField, type RouteOptionsSpec } from './route-options.js';
+import { resolveMatchers } from './matchers.js';
+import { optionApplies, type RouteActionField } from './route-options.js';
 
 /** How many RouteTables deep delegation may nest (Gloo sets no bound; a chain this long is a mistake). */
 export const MAX_DELEGATION_DEPTH = 8;
@@ -24,22 +26,8 @@ export const MAX_DELEGATION_DEPTH = 8;
 /** How many routes delegation may inline into one virtual host: selectors that match each other's tables multiply routes at every level. */
 export const MAX_DELEGATED_ROUTES = 10_000;
 
-export interface DelegateActionSpec {
-  /** Deprecated form of `ref`. */
-  name?: string;
-  namespace?: string;
-  ref?: Ref;
-  selector?: { namespaces?: string[]; labels?: Record<string, string>; expressions?: LabelExpressionSpec[] };
-}
-
 /** What delegation reads of a route (VirtualService's or RouteTable's). */
-export interface DelegatingRouteSpec {
-  matchers?: MatcherSpec[];
-  inheritableMatchers?: boolean;
-  inheritablePathMatchers?: boolean;
-  delegateAction?: DelegateActionSpec;
-  options?: RouteOptionsSpec;
-}
+export type DelegatingRouteSpec = Pick<RouteSpec, 'matchers' | 'inheritableMatchers' | 'inheritablePathMatchers' | 'delegateAction' | 'options'>;
 
 /** One option of a delegating route that a delegated route takes, with where it is written. */
 export interface InheritedOption {

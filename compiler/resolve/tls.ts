@@ -10,31 +10,9 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { DownstreamTlsIR, GatewayIR, TlsParametersIR, TlsSecretIR, TlsVersion, UpstreamIR, UpstreamTlsIR, VirtualHostIR } from '../ir/model.js';
+import type { SslConfigSpec, SslParametersSpec, UpstreamSslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
-import { refOf, type Ref, type ResourceIndex } from './index.js';
-
-export interface SslParametersSpec {
-  minimumProtocolVersion?: TlsVersion;
-  maximumProtocolVersion?: TlsVersion;
-}
-
-export interface SslConfigSpec {
-  secretRef: Ref;
-  sniDomains?: string[];
-  parameters?: SslParametersSpec;
-  alpnProtocols?: string[];
-  oneWayTls?: boolean;
-  verifySubjectAltName?: string[];
-}
-
-export interface UpstreamSslConfigSpec {
-  secretRef?: Ref;
-  sni?: string;
-  parameters?: SslParametersSpec;
-  alpnProtocols?: string[];
-  oneWayTls?: boolean;
-  verifySubjectAltName?: string[];
-}
+import { refOf, type ResourceIndex } from './index.js';
 
 /** What an HTTPS listener offers when the sslConfig names no ALPN protocols: HTTP/2 and HTTP/1.1, as Gloo. */
 export const DEFAULT_ALPN = ['h2', 'http/1.1'];

@@ -5,35 +5,12 @@
  * gathers what is set (unset fields keep Envoy's defaults).
  */
 import type { HealthCheckIR, UpstreamPolicyIR } from '../ir/model.js';
+import type { UpstreamSpec } from '../kinds/upstream.js';
 
 type LoadBalancer = NonNullable<UpstreamPolicyIR['loadBalancer']>;
 
-export interface UpstreamPolicySpec {
-  loadBalancerConfig?: {
-    healthyPanicThreshold?: number;
-    updateMergeWindow?: string;
-    roundRobin?: object;
-    leastRequest?: { choiceCount?: number };
-    random?: object;
-    ringHash?: { ringHashConfig?: { minimumRingSize?: number; maximumRingSize?: number } };
-    maglev?: object;
-    useHostnameForHashing?: boolean;
-    closeConnectionsOnHostSetChange?: boolean;
-  };
-  circuitBreakers?: UpstreamPolicyIR['circuitBreakers'];
-  connectionConfig?: UpstreamPolicyIR['connection'];
-  outlierDetection?: Record<string, number | string | boolean>;
-  healthChecks?: {
-    timeout: string;
-    interval: string;
-    unhealthyThreshold: number;
-    healthyThreshold: number;
-    noTrafficInterval?: string;
-    httpHealthCheck?: { path: string; host?: string };
-    tcpHealthCheck?: object;
-    grpcHealthCheck?: { serviceName?: string; authority?: string };
-  }[];
-}
+/** What of an Upstream becomes Cluster settings. */
+export type UpstreamPolicySpec = Pick<UpstreamSpec, 'loadBalancerConfig' | 'circuitBreakers' | 'connectionConfig' | 'outlierDetection' | 'healthChecks'>;
 
 const LB_KINDS = ['roundRobin', 'leastRequest', 'random', 'ringHash', 'maglev'] as const;
 
@@ -74,7 +51,8 @@ export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | und
     ...(spec.loadBalancerConfig ? { loadBalancer: loadBalancer(spec.loadBalancerConfig) } : {}),
     ...(spec.circuitBreakers ? { circuitBreakers: spec.circuitBreakers } : {}),
     ...(spec.connectionConfig ? { connection: spec.connectionConfig } : {}),
-    ...(spec.outlierDetection ? { outlierDetection: spec.outlierDetection } : {}),
+    // Integers and durations under Gloo's names (the refused ones are never set here).
+    ...(spec.outlierDetection ? { outlierDetection: spec.outlierDetection as Record<string, number | string> } : {}),
     ...(spec.healthChecks ? { healthChecks: spec.healthChecks.map(healthCheck) } : {}),
   };
   return Object.keys(policy).length > 0 ? policy : undefined;

@@ -6,18 +6,16 @@
  * one Upstream per version label) would be silently widened, and is an error.
  */
 import { fieldError, quote, type Diagnostic } from '../diagnostics.js';
+import type { ServiceSpec } from '../kinds/kubernetes.js';
+import type { UpstreamSpec } from '../kinds/upstream.js';
 import { showRef, type ResourceIndex } from './index.js';
-
-interface KubeSpec {
-  kube?: { serviceName: string; serviceNamespace?: string; selector?: Record<string, string> };
-}
 
 const WHY = 'Sluice routes to the whole Service by its DNS name and does not discover pod endpoints';
 
 export function selectorProblems(index: ResourceIndex): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const upstream of index.all('Upstream')) {
-    const kube = (upstream.spec as KubeSpec).kube;
+    const kube = (upstream.spec as UpstreamSpec).kube;
     if (!kube?.selector) continue;
     const path = ['spec', 'kube', 'selector'];
     const ref = { name: kube.serviceName, namespace: kube.serviceNamespace ?? upstream.namespace };
@@ -26,7 +24,7 @@ export function selectorProblems(index: ResourceIndex): Diagnostic[] {
       out.push(fieldError('resolve', upstream.origin, path, `kube.selector cannot be checked: Service ${showRef(ref)} is not among the inputs (${WHY}, so the selector must be the Service's own)`, `add the Service to the input (the selector must equal its spec.selector), or remove kube.selector`));
       continue;
     }
-    const own = (service.spec as { selector?: Record<string, string> }).selector ?? {};
+    const own = (service.spec as ServiceSpec).selector ?? {};
     if (!sameLabels(kube.selector, own)) {
       out.push(
         fieldError(

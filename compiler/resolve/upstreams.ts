@@ -5,21 +5,12 @@
  */
 import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
+import type { ServiceSpec } from '../kinds/kubernetes.js';
+import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
-import { upstreamTls, type UpstreamSslConfigSpec } from './tls.js';
-import { upstreamPolicy, type UpstreamPolicySpec } from './upstream-policy.js';
+import { upstreamTls } from './tls.js';
+import { upstreamPolicy } from './upstream-policy.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
-
-interface KubeUpstreamSpec extends UpstreamPolicySpec {
-  useHttp2?: boolean;
-  sslConfig?: UpstreamSslConfigSpec;
-  kube?: { serviceName: string; serviceNamespace?: string; servicePort: number };
-  static?: { hosts: { addr: string; port: number }[] };
-}
-
-interface ServiceSpec {
-  ports?: { port: number }[];
-}
 
 export interface UpstreamCatalog {
   /** The upstream a `{name, namespace}` reference names, if any; a list when the name is ambiguous. */
@@ -96,7 +87,7 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
 }
 
 function explicitUpstream(r: Resource, dnsName: (service: string, namespace: string) => string): UpstreamIR {
-  const spec = r.spec as KubeUpstreamSpec;
+  const spec = r.spec as UpstreamSpec;
   const origin: Origin = r.origin;
   const policy = upstreamPolicy(spec);
   const transport = { ...(spec.useHttp2 ? { http2: true } : {}), ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}), ...(policy ? { policy } : {}) };

@@ -5,17 +5,19 @@
  * ("add prefix") would send a user with an `exact` matcher the wrong way.
  */
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { glooFields } from '../kinds/gloo.js';
+import type { KindDefinition, RefusedKind } from '../kinds/index.js';
 import type { LoadedDocument } from '../load/load.js';
-import type { FieldTable, GlooKind } from './gloo-fields.js';
 
-/** The error for a kind Sluice refuses as a whole (a GlooKind with `refused`). */
-export function kindRefusal(doc: LoadedDocument, kind: string, refused: NonNullable<GlooKind['refused']>): Diagnostic {
-  return fieldError('validate', doc.origin, ['kind'], `kind ${kind} is not supported: ${refused.reason}`, refused.instead ?? `remove the ${kind}`);
+/** The error for a kind Sluice refuses as a whole. */
+export function kindRefusal(doc: LoadedDocument, refused: RefusedKind): Diagnostic {
+  return fieldError('validate', doc.origin, ['kind'], `kind ${refused.kind} is not supported: ${refused.refused.reason}`, refused.refused.instead ?? `remove the ${refused.kind}`);
 }
 
 /** One error per refused field present in the document's spec, in document order. */
-export function glooRefusals(doc: LoadedDocument, kind: GlooKind): Diagnostic[] {
+export function glooRefusals(doc: LoadedDocument, kind: KindDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
+  if (!kind.spec) return out;
   walk(doc.value.spec, kind.spec, ['spec'], (path, key, reason, instead) => {
     out.push(fieldError('validate', doc.origin, path, `${JSON.stringify(key)} is not supported: ${reason}`, instead ?? `remove ${key}`));
   });
@@ -25,23 +27,24 @@ export function glooRefusals(doc: LoadedDocument, kind: GlooKind): Diagnostic[] 
 type Report = (path: FieldPath, key: string, reason: string, instead: string | undefined) => void;
 
 /** Data of the wrong shape is left alone here: the schema reports it once nothing is refused. */
-function walk(value: unknown, table: FieldTable, path: FieldPath, report: Report): void {
+function walk(value: unknown, schema: object, path: FieldPath, report: Report): void {
   if (!isRecord(value)) return;
+  const fields = glooFields(schema);
   for (const [key, child] of Object.entries(value)) {
-    const entry = Object.hasOwn(table, key) ? table[key] : undefined;
-    if (!entry) continue;
+    const field = fields.get(key);
+    if (!field) continue;
     const at = [...path, key];
-    if (entry.support === 'refused') {
-      report(at, key, entry.note!, entry.instead);
+    if (field.gloo.support === 'refused') {
+      report(at, key, field.gloo.note!, field.gloo.instead);
       continue;
     }
-    if (!entry.fields) continue;
-    if (entry.shape === 'list') {
-      if (Array.isArray(child)) child.forEach((item, i) => walk(item, entry.fields!, [...at, i], report));
-    } else if (entry.shape === 'map') {
-      if (isRecord(child)) for (const [name, item] of Object.entries(child)) walk(item, entry.fields, [...at, name], report);
+    if (!field.message) continue;
+    if (field.shape === 'list') {
+      if (Array.isArray(child)) child.forEach((item, i) => walk(item, field.message!, [...at, i], report));
+    } else if (field.shape === 'map') {
+      if (isRecord(child)) for (const [name, item] of Object.entries(child)) walk(item, field.message, [...at, name], report);
     } else {
-      walk(child, entry.fields, at, report);
+      walk(child, field.message, at, report);
     }
   }
 }

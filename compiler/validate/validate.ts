@@ -4,11 +4,12 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { accepted } from '../kinds/accepted.js';
+import { FORMATS } from '../kinds/formats.js';
+import { definitionOf, GLOO_API_ALIASES, KINDS, refusedKind } from '../kinds/index.js';
 import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
-import { GLOO_API_ALIASES, glooKind } from './gloo-fields.js';
 import { glooRefusals, kindRefusal } from './gloo-refusals.js';
-import { FORMATS } from './schemas/common.js';
-import { SCHEMAS } from './schemas/kinds.js';
+import { allowedFields, closestName, consequencesOfTypos } from './typos.js';
 
 /** A document that passed its schema: typed envelope, spec still plain data. */
 export interface Resource<Spec = Record<string, unknown>> {
@@ -30,16 +31,14 @@ function validatorFor(apiVersion: string, kind: string): ValidateFunction | unde
   const key = `${apiVersion}|${kind}`;
   let validate = validators.get(key);
   if (validate) return validate;
-  // Own keys only: an apiVersion or kind such as `constructor` must find nothing.
-  const kinds = Object.hasOwn(SCHEMAS, apiVersion) ? SCHEMAS[apiVersion] : undefined;
-  const schema = kinds && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
-  if (!schema) return undefined;
+  const definition = definitionOf(apiVersion, kind);
+  if (!definition) return undefined;
   if (!ajv) {
     // strictRequired off: exactly-one choices name their members in `oneOf` branches.
     ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
     for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
   }
-  validators.set(key, (validate = ajv.compile(schema)));
+  validators.set(key, (validate = ajv.compile(accepted(definition.document))));
   return validate;
 }
 
@@ -65,13 +64,14 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
     const typed = typeof apiVersion === 'string' && typeof kind === 'string';
     // Gloo's API groups are aliases: the document is validated, and later read, as Sluice's own.
     const canonical = typed && Object.hasOwn(GLOO_API_ALIASES, apiVersion) ? GLOO_API_ALIASES[apiVersion] : apiVersion;
-    const gloo = typed ? glooKind(apiVersion, kind) : undefined;
     const validate = typed ? validatorFor(canonical as string, kind) : undefined;
     if (!validate) {
-      diagnostics.push(gloo?.refused ? kindRefusal(doc, kind as string, gloo.refused) : unknownKind(doc));
+      const refused = typed ? refusedKind(apiVersion, kind) : undefined;
+      diagnostics.push(refused ? kindRefusal(doc, refused) : unknownKind(doc));
       continue;
     }
-    const refusals = gloo ? glooRefusals(doc, gloo) : [];
+    const definition = definitionOf(canonical as string, kind as string)!;
+    const refusals = definition.glooApiVersion ? glooRefusals(doc, definition) : [];
     const valid = validate(canonical === apiVersion ? doc.value : { ...doc.value, apiVersion: canonical });
     const errors = valid ? [] : toDiagnostics(validate.errors ?? [], doc);
     // What Sluice does not implement is said first; schema hints only once nothing unsupported is left.
@@ -97,12 +97,10 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
 
 function unknownKind(doc: LoadedDocument): Diagnostic {
   const { apiVersion, kind } = doc.value;
-  const known = Object.entries(SCHEMAS)
-    .flatMap(([v, kinds]) => Object.keys(kinds).map((k) => `${k} (${v})`))
-    .join(', ');
+  const known = KINDS.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
   if (typeof apiVersion !== 'string') return fieldError('validate', doc.origin, ['apiVersion'], 'missing or non-string apiVersion', `known kinds: ${known}`);
   if (typeof kind !== 'string') return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
-  const own = Object.entries(SCHEMAS).filter(([, kinds]) => Object.hasOwn(kinds, kind)).map(([v]) => v);
+  const own = KINDS.filter((k) => k.kind === kind).map((k) => k.apiVersion);
   const versions = [...own, ...Object.entries(GLOO_API_ALIASES).filter(([, v]) => own.includes(v)).map(([alias]) => alias)];
   if (versions.length > 0) {
     return fieldError('validate', doc.origin, ['apiVersion'], `apiVersion ${quote(apiVersion)} is not supported for ${kind}`, `use ${versions.map((v) => `"${v}"`).join(' or ')}`);
@@ -129,7 +127,14 @@ function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[]
   const oneOfSchemas = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath));
   // A bad key's own error (inside propertyNames) says more than "has an invalid key".
   const keyErrors = new Set(errors.filter((e) => e.propertyName !== undefined).map((e) => e.instancePath));
-  const relevant = errors.filter((e) => ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)) && !(e.keyword === 'propertyNames' && keyErrors.has(e.instancePath)));
+  // A misspelt field is reported as itself, not also as the field or choice it leaves out.
+  const typos = consequencesOfTypos(errors);
+  const relevant = errors.filter(
+    (e) =>
+      ![...oneOfSchemas].some((s) => e.schemaPath.startsWith(`${s}/`)) &&
+      !(e.keyword === 'propertyNames' && keyErrors.has(e.instancePath)) &&
+      ![...typos].some((s) => e.schemaPath === s || e.schemaPath.startsWith(`${s}/`)),
+  );
   const out = new Map<string, Diagnostic>();
   for (const err of relevant) {
     const path: FieldPath = pointerToPath(err.instancePath);
@@ -159,8 +164,11 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'additionalProperties': {
-      const allowed = Object.keys((err.parentSchema as { properties?: object })?.properties ?? {});
-      return [[...path, String(p.additionalProperty)], `unknown field ${quote(String(p.additionalProperty))}`, allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'];
+      const name = String(p.additionalProperty);
+      const allowed = allowedFields(err);
+      const meant = closestName(name, allowed);
+      const list = allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it';
+      return [[...path, name], `unknown field ${quote(name)}`, meant ? `did you mean ${meant}? ${list[0]!.toUpperCase()}${list.slice(1)}` : list];
     }
     case 'required':
       return [path, `missing required field "${p.missingProperty}"`, `add ${p.missingProperty}`];
@@ -171,7 +179,7 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       return [path, `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`, present.length === 0 ? 'add one of them' : `keep one of ${present.join(', ')} and remove the others`];
     }
     case 'not': {
-      // Only atMostOne (./schemas/common.ts) uses `not`: pairs of fields that may not both be set.
+      // Only atMostOne (../kinds/schema.ts) uses `not`: pairs of fields that may not both be set.
       const names = [...new Set(((err.schema as { anyOf?: { required: string[] }[] }).anyOf ?? []).flatMap((s) => s.required))];
       const data = err.data as Record<string, unknown>;
       const present = names.filter((n) => n in data);

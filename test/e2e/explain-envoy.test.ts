@@ -1,6 +1,6 @@
 /**
  * explain against a real Envoy: the request tables of test/explain/tables.ts
- * (every JWT and RBAC answer of docs/envoy-behaviour.md) sent to Envoy on the
+ * (every JWT, RBAC and CSRF answer of docs/envoy-behaviour.md) sent to Envoy on the
  * same compiled configuration, each answer compared with explain's. Runs when
  * ENVOY_BIN or `envoy` on PATH exists; otherwise says so and skips.
  */
@@ -17,7 +17,7 @@ import { explain } from '../../compiler/explain/explain.js';
 import { credentialHeaders } from '../../compiler/explain/request.js';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../../compiler/translate/output.js';
-import { compileYaml, jwtRbacCases, makeKeys, resources } from '../explain/tables.js';
+import { compileYaml, csrfCases, jwtRbacCases, makeKeys, resources } from '../explain/tables.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 
@@ -71,7 +71,7 @@ describeWithEnvoy('Envoy answers every request of the tables as explain says it 
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), options.adminPort);
 
     const differences: string[] = [];
-    for (const c of await jwtRbacCases(keys)) {
+    for (const c of [...(await jwtRbacCases(keys)), ...csrfCases()]) {
       const headers = [...credentialHeaders(c.request.user, c.request.jwt), ...Object.entries(c.request.headers ?? {})];
       const said = (await explain(config, { method: c.request.method, url: c.request.url, headers }, { fetchJwks: true })).answer;
       const got = await send(options.listenerPort, c.request.url, c.request.method, headers);

@@ -11,7 +11,7 @@ import type { GatewayConfig } from '../../compiler/explain/config.js';
 import { explain } from '../../compiler/explain/explain.js';
 import { renderText } from '../../compiler/explain/render.js';
 import { runCase, type TestCase } from '../../compiler/explain/request-test.js';
-import { compileYaml, jwtRbacCases, makeKeys, resources, type Keys } from './tables.js';
+import { compileYaml, csrfCases, jwtRbacCases, makeKeys, resources, type Keys } from './tables.js';
 
 let keys: Keys;
 let config: GatewayConfig;
@@ -28,12 +28,12 @@ beforeAll(async () => {
   jwks.listen(0, '127.0.0.1');
   await once(jwks, 'listening');
   config = await compileYaml(resources(keys, { echo: 9, jwks: (jwks.address() as AddressInfo).port }));
-  cases = await jwtRbacCases(keys);
+  cases = [...(await jwtRbacCases(keys)), ...csrfCases()];
 });
 
 afterAll(() => jwks?.close());
 
-test('every JWT and RBAC answer of docs/envoy-behaviour.md, with remote keys fetched', async () => {
+test('every JWT, RBAC and CSRF answer of docs/envoy-behaviour.md, with remote keys fetched', async () => {
   const failures: string[] = [];
   for (const c of cases) {
     const r = await runCase(config, c, { fetchJwks: true });
@@ -107,4 +107,32 @@ spec:
   // The wildcard matches no empty string, and the port is part of the host.
   expect(await pick('.example.com')).toEqual(['w.vs4', 'w.vs4/1']);
   expect(await pick('api.example.com:8080')).toEqual(['w.vs3', 'w.vs3/1']);
+});
+
+test('csrf: a refusal names the origins compared; a policy enforced on part of the requests is an assumption with the 403 beside it', async () => {
+  const e = await explain(config, { method: 'POST', url: 'http://csrf.test/transfer', headers: [['Origin', 'http://evil.test:8443']] });
+  const step = e.steps.find((s) => s.stage === 'csrf')!;
+  expect(step.summary).toBe("denied: the source origin evil.test:8443 is neither the request's host csrf.test nor an additional origin");
+  expect(step.details).toEqual(["the virtual host's policy: enforced for 100% of requests", 'source origin: "evil.test:8443", from Origin; target: "csrf.test", from Host']);
+  expect(e.answer).toMatchObject({ status: 403, body: 'Invalid origin', by: 'envoy.filters.http.csrf', assumptions: [] });
+  const partial = await compileYaml(`apiVersion: gloo.gateway.example/v1
+kind: Upstream
+metadata: { name: echo, namespace: p }
+spec: { static: { hosts: [{ addr: 127.0.0.1, port: 9 }] } }
+---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: { name: bank, namespace: p }
+spec:
+  virtualHost:
+    domains: [bank.test]
+    routes: [{ matchers: [{ prefix: / }], routeAction: { single: { upstream: { name: echo, namespace: p } } } }]
+    options: { csrf: { filterEnabled: { defaultValue: { numerator: 2500, denominator: TEN_THOUSAND } } } }
+`);
+  const p = await explain(partial, { method: 'PATCH', url: 'http://bank.test/me', headers: [['Referer', 'https://evil.test/page']] });
+  expect(p.answer).toMatchObject({
+    status: 'upstream',
+    assumptions: ['the csrf filter does not enforce its policy on this request (it does on 25% of them)'],
+    otherwise: [{ status: 403, body: 'Invalid origin', by: 'envoy.filters.http.csrf' }],
+  });
 });

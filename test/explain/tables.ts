@@ -52,7 +52,7 @@ const RBAC = `
             principals:
               - jwtPrincipal: { claims: { sub: alice } }`;
 
-/** Hosts: local.test (inline key + RBAC), remote.test (remote key set + RBAC), both.test (either provider), open.test (nothing). */
+/** Hosts: local.test (inline key + RBAC), remote.test (remote key set + RBAC), both.test (either provider), open.test (nothing), csrf.test (a csrf policy; /shadow only counts). */
 export function resources(keys: Keys, ports: { echo: number; jwks: number }): string {
   const route = `
     routes:
@@ -83,6 +83,24 @@ spec:
       jwt:
         providers:${providers}${rbac}
 `;
+  const csrf = `---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: { name: csrf, namespace: e2e }
+spec:
+  virtualHost:
+    domains: [csrf.test]
+    routes:
+      - matchers: [{ prefix: /shadow }]
+        routeAction: { single: { upstream: { name: echo, namespace: e2e } } }
+        options: { csrf: { shadowEnabled: { defaultValue: { numerator: 100 } } } }
+      - matchers: [{ prefix: / }]
+        routeAction: { single: { upstream: { name: echo, namespace: e2e } } }
+    options:
+      csrf:
+        filterEnabled: { defaultValue: { numerator: 100, denominator: HUNDRED } }
+        additionalOrigins: [{ exact: trusted.test }, { suffix: .partner.test }]
+`;
   return `apiVersion: gloo.gateway.example/v1
 kind: Upstream
 metadata: { name: echo, namespace: e2e }
@@ -99,7 +117,7 @@ metadata: { name: open, namespace: e2e }
 spec:
   virtualHost:
     domains: [open.test]${route}
-`;
+${csrf}`;
 }
 
 /** Compiles `yaml` as `sluice compile` does and returns what explain reads. */
@@ -166,4 +184,28 @@ export async function jwtRbacCases(keys: Keys): Promise<TestCase[]> {
   cases.push({ name: 'open.test: a token is passed through', request: { method: 'GET', url: 'http://open.test/x', headers: { Authorization: 'Bearer not-even-a-jwt' } }, expect: { status: 'upstream' } });
   cases.push({ name: 'no virtual host claims the host: catch-all missing, 404', request: { method: 'GET', url: 'http://nobody.test/' }, expect: { status: 404 } });
   return cases;
+}
+
+/** The csrf table: docs/envoy-behaviour.md's 403 `Invalid origin` and what passes the check. */
+export function csrfCases(): TestCase[] {
+  const denied = { status: 403, body: 'Invalid origin' } as const;
+  const upstream = { status: 'upstream' } as const;
+  const rows: [string, string, string, Record<string, string>, TestCase['expect']][] = [
+    ['a POST from the same origin', 'POST', '/transfer', { Origin: 'http://csrf.test' }, upstream],
+    ['a POST from another origin: 403', 'POST', '/transfer', { Origin: 'http://evil.test' }, denied],
+    ['a DELETE from another origin: 403', 'DELETE', '/accounts/1', { Origin: 'http://evil.test' }, denied],
+    ['a GET from another origin is not checked', 'GET', '/accounts/1', { Origin: 'http://evil.test' }, upstream],
+    ['an OPTIONS from another origin is not checked', 'OPTIONS', '/transfer', { Origin: 'http://evil.test' }, upstream],
+    ['a POST without Origin or Referer: 403', 'POST', '/transfer', {}, denied],
+    ['a Referer of the same origin stands in for Origin', 'POST', '/transfer', { Referer: 'http://csrf.test/form?x=1' }, upstream],
+    ['Origin comes before Referer', 'POST', '/transfer', { Origin: 'http://evil.test', Referer: 'http://csrf.test/form' }, denied],
+    ['Origin null: 403', 'POST', '/transfer', { Origin: 'null' }, denied],
+    ['another port is another origin: 403', 'POST', '/transfer', { Origin: 'http://csrf.test:8080' }, denied],
+    ["the scheme's default port is no port", 'POST', '/transfer', { Origin: 'http://csrf.test:80' }, upstream],
+    ['the host in capitals is the same origin', 'POST', '/transfer', { Origin: 'http://CSRF.test' }, upstream],
+    ['an additional origin (exact), whatever its scheme', 'POST', '/transfer', { Origin: 'https://trusted.test' }, upstream],
+    ['an additional origin (suffix)', 'PUT', '/transfer', { Origin: 'http://app.partner.test' }, upstream],
+    ['a route whose policy only counts lets another origin through', 'POST', '/shadow/transfer', { Origin: 'http://evil.test' }, upstream],
+  ];
+  return rows.map(([name, method, path, headers, expect]) => ({ name: `csrf.test: ${name}`, request: { method, url: `http://csrf.test${path}`, headers }, expect }));
 }

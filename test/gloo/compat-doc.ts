@@ -1,10 +1,11 @@
 /**
- * docs/gloo-compatibility.md, rendered from the table validate reports from
- * (compiler/validate/gloo-fields.ts), so the page and the errors never disagree.
+ * docs/gloo-compatibility.md, rendered from the kind definitions validate
+ * reports from (compiler/kinds/), so the page and the errors never disagree.
  */
-import { GLOO_KINDS, type FieldEntry, type FieldTable } from '../../compiler/validate/gloo-fields.js';
+import { glooFields, type Support } from '../../compiler/kinds/gloo.js';
+import { KINDS, REFUSED_KINDS } from '../../compiler/kinds/index.js';
 
-const STATUS: Record<FieldEntry['support'], string> = { supported: 'supported', different: 'supported, differs', refused: 'refused' };
+const STATUS: Record<Support, string> = { supported: 'supported', different: 'supported, differs', refused: 'refused' };
 
 const INTRO = `# Gloo compatibility
 
@@ -16,8 +17,8 @@ why, and what to use instead). No field is accepted and then ignored, except
 the metadata, status and discovery labels listed below, which have no
 routing meaning.
 
-The page is generated from the table the compiler reports from
-(\`compiler/validate/gloo-fields.ts\`); a test fails when they differ
+The page is generated from the kind definitions the compiler validates
+with and reports from (\`compiler/kinds/\`); a test fails when they differ
 (\`UPDATE_GLOO_DOC=1 npm test -- test/gloo\` rewrites it).
 
 ## Reading Gloo's files as they are
@@ -42,28 +43,27 @@ The page is generated from the table the compiler reports from
   once nothing refused is left, so a hint never asks for the wrong thing.
 `;
 
+const heading = (k: { kind: string; apiVersion: string; glooApiVersion?: string }) => `## ${k.kind}\n\n\`${k.glooApiVersion}\` (alias of \`${k.apiVersion}\`)\n`;
+
 export function renderCompatibility(): string {
   const parts = [INTRO];
-  for (const [kind, k] of Object.entries(GLOO_KINDS)) {
-    parts.push(`## ${kind}\n\n\`${k.glooApiVersion}\` (alias of \`${k.apiVersion}\`)\n`);
-    if (k.refused) {
-      parts.push(`Refused as a whole: ${k.refused.reason}.${k.refused.instead ? ` Instead: ${k.refused.instead}.` : ''}\n`);
-      continue;
-    }
-    const rows = fieldRows(k.spec, 'spec');
-    parts.push(['| Field | Status | Notes |', '| --- | --- | --- |', ...rows].join('\n') + '\n');
+  for (const k of KINDS) {
+    if (!k.glooApiVersion || !k.spec) continue;
+    parts.push(heading(k), ['| Field | Status | Notes |', '| --- | --- | --- |', ...fieldRows(k.spec, 'spec')].join('\n') + '\n');
+  }
+  for (const k of REFUSED_KINDS) {
+    parts.push(heading(k), `Refused as a whole: ${k.refused.reason}.${k.refused.instead ? ` Instead: ${k.refused.instead}.` : ''}\n`);
   }
   return parts.join('\n');
 }
 
-function fieldRows(table: FieldTable, prefix: string): string[] {
-  return Object.entries(table).flatMap(([name, entry]) => {
+function fieldRows(message: object, prefix: string): string[] {
+  return [...glooFields(message).values()].flatMap(({ name, gloo, message: inner, shape }) => {
     const path = `${prefix}.${name}`;
-    const notes = [entry.note, entry.instead ? `Instead: ${entry.instead}.` : undefined].filter(Boolean).join('. ').replace(/\.\./g, '.');
-    const row = `| \`${path}\` | ${STATUS[entry.support]} | ${escapeCell(notes)} |`;
-    if (!entry.fields) return [row];
-    const inner = entry.shape === 'list' ? `${path}[]` : entry.shape === 'map' ? `${path}.<name>` : path;
-    return [row, ...fieldRows(entry.fields, inner)];
+    const notes = [gloo.note, gloo.instead ? `Instead: ${gloo.instead}.` : undefined].filter(Boolean).join('. ').replace(/\.\./g, '.');
+    const row = `| \`${path}\` | ${STATUS[gloo.support]} | ${escapeCell(notes)} |`;
+    if (!inner) return [row];
+    return [row, ...fieldRows(inner, shape === 'list' ? `${path}[]` : shape === 'map' ? `${path}.<name>` : path)];
   });
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { GLOO_API_ALIASES } from '../../compiler/validate/gloo-fields.js';
+import { GLOO_API_ALIASES } from '../../compiler/kinds/index.js';
 
 const run = promisify(execFile);
 const MANIFESTS = ['golden/gloo-docs-manifests/input', 'golden/gloo-kubectl-export/input'];

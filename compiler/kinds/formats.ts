@@ -1,92 +1,14 @@
-/** Building blocks shared by the per-kind JSON Schemas. Objects are closed: a typo is an error. */
-import { isIP } from 'node:net';
-import { domainToASCII } from 'node:url';
-import { codePoint } from '../../diagnostics.js';
-import { parseDuration } from '../../../contract/proto3-json.js';
-
-export type Schema = Record<string, unknown>;
-
-export function object(properties: Record<string, Schema>, required: string[] = []): Schema {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
-
-export function mapOf(values: Schema, keys: Schema = { type: 'string', minLength: 1 }): Schema {
-  return { type: 'object', propertyNames: keys, additionalProperties: values };
-}
-
-export const string: Schema = { type: 'string' };
-export const nonEmptyString: Schema = { type: 'string', minLength: 1 };
-export const boolean: Schema = { type: 'boolean' };
-export const port: Schema = { type: 'integer', minimum: 1, maximum: 65535 };
-export const stringMap: Schema = mapOf({ type: 'string' });
-
-/** Kubernetes object names (RFC 1123 subdomain) and namespaces (RFC 1123 label). */
-export const resourceName: Schema = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' };
-export const namespaceName: Schema = { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' };
-
-/** `{name, namespace}`; namespace defaults to the referring resource's own. */
-export const resourceRef: Schema = object({ name: resourceName, namespace: namespaceName }, ['name']);
-
-/** A map kubectl may write as an empty `labels:` (null). */
-const nullableStringMap: Schema = { ...stringMap, type: ['object', 'null'] };
-
-/**
- * Standard Kubernetes metadata: what Sluice reads is checked; what the API
- * server adds (as `kubectl get -o yaml` writes it) is accepted and ignored.
- */
-export const metadata: Schema = object(
-  {
-    name: resourceName,
-    namespace: namespaceName,
-    labels: nullableStringMap,
-    annotations: nullableStringMap,
-    uid: {},
-    resourceVersion: {},
-    generation: {},
-    generateName: {},
-    creationTimestamp: {},
-    deletionTimestamp: {},
-    deletionGracePeriodSeconds: {},
-    selfLink: {},
-    ownerReferences: {},
-    finalizers: {},
-    managedFields: {},
-  },
-  ['name'],
-);
-
-/** The envelope every kind shares; `status` is accepted and ignored. */
-export function resource(apiVersion: string, kind: string, spec: Schema, specRequired = true): Schema {
-  return object(
-    {
-      apiVersion: { const: apiVersion },
-      kind: { const: kind },
-      metadata,
-      spec,
-      status: {},
-    },
-    ['apiVersion', 'kind', 'metadata', ...(specRequired ? ['spec'] : [])],
-  );
-}
-
-/** At most one of the named properties may be present (a proto oneof that may be left unset). */
-export function atMostOne(...names: string[]): Schema {
-  const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => ({ required: [a, b] })));
-  // `type`: only an object can have two fields set (a wrong type is reported on its own).
-  return { not: { type: 'object', anyOf: pairs } };
-}
-
-/** Exactly one of the named properties must be present. */
-export function exactlyOne(...names: string[]): Schema {
-  return { oneOf: names.map((n) => ({ required: [n] })) };
-}
-
 /**
  * Checks of a string's form beyond a regular expression, named by a schema's
- * `format`. Each says what is wrong with the value and what to write instead,
- * so the error points at the field with file and line, before any of it
- * reaches Envoy or a sidecar.
+ * `format` (./schema.ts). Each says what is wrong with the value and what to
+ * write instead, so the error points at the field with file and line, before
+ * any of it reaches Envoy or a sidecar. Validate registers them with ajv.
  */
+import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
+import { codePoint } from '../diagnostics.js';
+import { parseDuration } from '../../contract/proto3-json.js';
+
 export interface Format {
   /** Why `value` is refused, or undefined when it is fine. */
   problem(value: string): string | undefined;
@@ -172,7 +94,3 @@ export const FORMATS: Record<string, Format> = {
   // Names and values copied into Envoy's or a sidecar's configuration: one line, no control characters.
   'single-line': { problem: (value) => characterProblem(value, CONTROL), hint: () => 'remove the character; if it came from a copy and paste, retype the value' },
 };
-
-export const singleLine: Schema = { type: 'string', minLength: 1, format: 'single-line' };
-export const positiveDuration: Schema = { type: 'string', format: 'positive-duration' };
-export const singleLineMap: Schema = mapOf({ type: 'string', format: 'single-line' }, singleLine);

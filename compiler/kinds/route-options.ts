@@ -1,0 +1,153 @@
+/**
+ * Gloo's options on a route (RouteOptions) and the pieces virtual host
+ * options share with it (retries, headerManipulation, cors). Durations,
+ * regexes, reserved header names and combinations are checked by resolve.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { routeCsrf } from './csrf.js';
+import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
+import { resourceRef } from './resource.js';
+import { boolean, constant, exactlyOne, lineOrEmpty, object, percentage, positiveDuration, singleLine, string, uint32 } from './schema.js';
+
+/** Gloo's RetryPolicy (retries.proto). */
+export const retries = object({
+  retryOn: note(lineOrEmpty, "Envoy's x-envoy-retry-on conditions; with retriableStatusCodes, retriable-status-codes is added"),
+  numRetries: note(uint32, '0 or unset: 1, as Gloo'),
+  perTryTimeout: string,
+  retriableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 })),
+  retryBackOff: object({ baseInterval: note(string, 'at least 1ms'), maxInterval: note(string, 'not below baseInterval') }, ['baseInterval']),
+  previousPriorities: refused('Upstream failover priorities are not implemented'),
+  rateLimitedRetryBackOff: rateLimit(),
+});
+
+/** Gloo's HeaderManipulation (headers.proto). */
+const headerValues = Type.Array(
+  object(
+    {
+      header: object({ key: note(singleLine, ':-prefixed names, host, x-user-id and x-sluice-graphql-api are refused (Envoy or Sluice owns them)'), value: lineOrEmpty }, ['key']),
+      append: note(boolean, 'unset or true: appended to a header already there; false: overwrites it'),
+      headerSecretRef: refused('header values from Secrets are not implemented', 'write the value inline'),
+    },
+    ['header'],
+  ),
+);
+const headerNames = Type.Array(singleLine);
+export const headerManipulation = object({ requestHeadersToAdd: headerValues, requestHeadersToRemove: headerNames, responseHeadersToAdd: headerValues, responseHeadersToRemove: headerNames });
+
+const corsFields = {
+  allowOrigin: note(Type.Array(singleLine), 'exact origins'),
+  allowOriginRegex: note(Type.Array(singleLine), 'checked with RE2 at compile time'),
+  allowMethods: Type.Array(singleLine),
+  allowHeaders: Type.Array(singleLine),
+  exposeHeaders: Type.Array(singleLine),
+  maxAge: note(Type.String({ pattern: '^[0-9]+$' }), 'seconds'),
+  allowCredentials: boolean,
+};
+
+/** Gloo's CorsPolicy (cors.proto) on a virtual host. */
+export const hostCors = note(
+  object({ ...corsFields, disableForRoute: refused("applies to a route's cors only", 'set cors with disableForRoute on the route') }),
+  "every route without its own; Envoy's cors filter runs before the authentication filters, so preflights are answered without credentials",
+);
+
+/** Gloo's CorsPolicy on a route. */
+const routeCors = note(object({ ...corsFields, disableForRoute: boolean }), "replaces the virtual host's whole; routes with routeAction or graphqlApiRef");
+
+const forwarding = 'routes with routeAction only';
+
+const upgrades = note(
+  Type.Array(
+    object(
+      {
+        websocket: object({ enabled: note(boolean, 'unset: enabled') }),
+        connect: object({ enabled: note(boolean, 'unset: enabled') }),
+        connectTerminate: refused('terminating CONNECT is not implemented'),
+      },
+      [],
+      { minProperties: 1, maxProperties: 1 },
+    ),
+    { minItems: 1 },
+  ),
+  forwarding,
+);
+
+const hashPolicy = object(
+  { header: singleLine, cookie: object({ name: singleLine, ttl: positiveDuration, path: singleLine }, ['name']), sourceIp: constant(true), terminal: boolean },
+  [],
+  exactlyOne('header', 'cookie', 'sourceIp'),
+);
+
+const faults = note(
+  object({
+    abort: object({ percentage: note(percentage, '0 to 100 (unset: 0)'), httpStatus: note(Type.Integer({ minimum: 200, maximum: 599 }), '200 to 599') }, ['httpStatus']),
+    delay: object({ percentage: note(percentage, '0 to 100 (unset: 0)'), fixedDelay: positiveDuration }, ['fixedDelay']),
+  }),
+  `${forwarding}; requests cannot ask for faults with x-envoy-fault-* headers`,
+);
+
+export const customAuth = () => refused('ext auth is served by sluice-extauth', 'use an AuthConfig with ldap');
+export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
+/** Gloo's rate limit and external processing options, refused on routes and virtual hosts alike. */
+export const rateLimitOptions = refuseEach(['ratelimitBasic', 'ratelimitEarly', 'rateLimitEarlyConfigs', 'ratelimit', 'rateLimitConfigs', 'ratelimitRegular', 'rateLimitRegularConfigs'], rateLimit);
+export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
+
+/** Gloo's RouteOptions: those Sluice implements, and why each other one is refused. */
+export const routeOptions = object({
+  transformations: glooEnvoy(),
+  stagedTransformations: glooEnvoy(),
+  prefixRewrite: note(lineOrEmpty, `${forwarding}; replaces the matched prefix`),
+  regexRewrite: note(
+    object({ pattern: object({ regex: note(singleLine, 'checked with RE2 at compile time'), googleRe2: refused('RE2 program size limits are not implemented') }, ['regex']), substitution: lineOrEmpty }, ['pattern', 'substitution']),
+    `${forwarding}; not with prefixRewrite`,
+  ),
+  hostRewrite: note(singleLine, `${forwarding}: the Host header sent upstream`),
+  autoHostRewrite: note(boolean, `${forwarding}; not with hostRewrite`),
+  ...refuseEach(['hostRewritePathRegex', 'hostRewriteHeader', 'appendXForwardedHost'], notYet),
+  timeout: note(string, `${forwarding}; "0s": none (Envoy's default is 15s)`),
+  retries: note(retries, `${forwarding}; replaces the virtual host's`),
+  extensions: refused(REASONS.extensions),
+  tracing: refused(REASONS.tracing),
+  upgrades,
+  headerManipulation: note(headerManipulation, "applied before the virtual host's"),
+  cors: routeCors,
+  ...rateLimitOptions,
+  waf: glooEnvoy(),
+  // Per-route security (Gloo's RouteExtension, ExtensionSettings, ExtAuthExtension); resolve checks the combinations.
+  jwt: object({ disable: note(boolean, 'the route asks for no token (jwt_authn PerRouteConfig disabled)') }, ['disable']),
+  jwtStaged: jwtStaged('use options.jwt on the virtual host'),
+  jwtProvidersStaged: jwtStaged('use options.jwt on the virtual host'),
+  rbac: object(
+    {
+      disable: note(boolean, 'no policy is checked on the route'),
+      policies: refused('route-level RBAC policies are not implemented', 'put the policies on the virtual host (a permission pathPrefix narrows one to a path)'),
+    },
+    ['disable'],
+  ),
+  extauth: object(
+    { disable: note(constant(true), 'no ext auth on the route'), configRef: note(resourceRef, "another AuthConfig than the virtual host's; only where the virtual host has extauth"), customAuth: customAuth() },
+    [],
+    exactlyOne('disable', 'configRef'),
+  ),
+  faults,
+  shadowing: note(
+    object(
+      { upstream: resourceRef, percentage: note(percentage, '0 to 100 (unset: 0, nothing mirrored, as Gloo)'), disableShadowHostSuffixAppend: boolean, hostRewriteLiteral: singleLine },
+      ['upstream'],
+    ),
+    `${forwarding}; the shadow's answers are ignored`,
+  ),
+  lbHash: note(object({ hashPolicies: Type.Array(hashPolicy, { minItems: 1 }) }, ['hashPolicies']), `${forwarding}; used by ringHash and maglev upstreams`),
+  dlp: glooEnvoy(),
+  bufferPerRoute: notYet(),
+  csrf: routeCsrf,
+  envoyMetadata: refused('nothing in Sluice reads route metadata'),
+  maxStreamDuration: notYet(),
+  idleTimeout: notYet(),
+  ...extProcOptions,
+  ai: glooEnvoy(),
+});
+
+export type RetriesSpec = Static<typeof retries>;
+export type HeaderManipulationSpec = Static<typeof headerManipulation>;
+export type CorsSpec = Static<typeof routeCors>;
+export type RouteOptionsSpec = Static<typeof routeOptions>;

@@ -1,0 +1,75 @@
+/** Gloo's SslConfig (ssl.proto) for TLS termination, and UpstreamSslConfig for TLS to an upstream; the Secrets are read by resolve/tls.ts. */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { note, notYet, refused } from './gloo.js';
+import { resourceRef } from './resource.js';
+import { boolean, domain, object, oneOfValues, singleLine } from './schema.js';
+
+/** Gloo's SslParameters.ProtocolVersion. */
+export const TLS_VERSIONS = ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'] as const;
+
+const sslParameters = object({
+  minimumProtocolVersion: note(oneOfValues(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3'),
+  maximumProtocolVersion: note(oneOfValues(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3; not below the minimum'),
+  cipherSuites: notYet(),
+  ecdhCurves: notYet(),
+});
+const alpnProtocols = Type.Array(singleLine, { uniqueItems: true });
+const verifySubjectAltName = note(
+  Type.Array(singleLine, { uniqueItems: true }),
+  "the peer's certificate must carry one of these subject alternative names (DNS, URI, email or IP, exactly); needs ca.crt in the Secret",
+);
+const sslFiles = () => refused('Sluice reads certificates from Secrets only (served over SDS), not from files on the proxy', 'put the certificate in a kubernetes.io/tls Secret and use secretRef');
+const sds = () => refused('Sluice serves the certificates over SDS itself', 'use secretRef');
+
+/** The fields of a downstream SslConfig, with what its secretRef means where it is used. */
+function sslConfigFields<S extends TSchema>(secretRef: S) {
+  return {
+    secretRef,
+    sslFiles: sslFiles(),
+    sds: sds(),
+    sniDomains: note(Type.Array(domain, { uniqueItems: true }), 'one filter chain per distinct sslConfig, matched by SNI; empty: any SNI (and none). Two chains sharing an SNI domain on one Gateway are an error'),
+    parameters: sslParameters,
+    alpnProtocols: note(alpnProtocols, 'default ["h2", "http/1.1"]'),
+    oneWayTls: boolean,
+    verifySubjectAltName,
+    disableTlsSessionResumption: notYet(),
+    transportSocketConnectTimeout: notYet(),
+    ocspStaplePolicy: notYet(),
+  };
+}
+
+/** A VirtualService's sslConfig. */
+export const sslConfig = object(
+  sslConfigFields(
+    note(
+      resourceRef,
+      'required: a kubernetes.io/tls Secret (tls.crt, tls.key; ca.crt requires client certificates unless oneWayTls); checked at compile time (PEM, key matches certificate, not expired; names not covering the domains: a warning)',
+    ),
+  ),
+  ['secretRef'],
+);
+
+/** An sslConfig whose secretRef is optional (TCP hosts, matchers): without it, connections are matched by SNI only. */
+export function sniSslConfig(secretRefNote: string) {
+  return object(sslConfigFields(note(resourceRef, secretRefNote)));
+}
+
+export const upstreamSslConfig = object({
+  secretRef: note(
+    resourceRef,
+    "a Secret: its ca.crt verifies the upstream's certificate, its tls.crt and tls.key are the client certificate. Without one (or without ca.crt) the upstream's certificate is not verified, as Gloo (a warning)",
+  ),
+  sslFiles: sslFiles(),
+  sds: sds(),
+  sni: singleLine,
+  parameters: sslParameters,
+  alpnProtocols,
+  oneWayTls: note(boolean, 'true: no client certificate even when the Secret has one'),
+  verifySubjectAltName,
+  allowRenegotiation: notYet(),
+});
+
+export type SslConfigSpec = Static<typeof sslConfig>;
+export type SniSslConfigSpec = Static<ReturnType<typeof sniSslConfig>>;
+export type UpstreamSslConfigSpec = Static<typeof upstreamSslConfig>;
+export type SslParametersSpec = Static<typeof sslParameters>;

@@ -1,0 +1,163 @@
+/** Gloo's Upstream (upstream.proto) and UpstreamGroup; the settings below become Envoy Cluster fields. */
+import { Type, type Static } from '@sinclair/typebox';
+import { weightedDestinations } from './destinations.js';
+import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { kind } from './resource.js';
+import { atMostOne, boolean, exactlyOne, object, port, positiveDuration, resourceName, singleLine, stringMap, uint32 } from './schema.js';
+import { upstreamSslConfig } from './tls.js';
+
+const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
+const slowStart = () => refused('slow start is not implemented');
+const share = Type.Integer({ minimum: 0, maximum: 100 });
+const ringSize = Type.Integer({ minimum: 1, maximum: 8388608 });
+
+// Gloo's load_balancer.proto.
+const loadBalancerConfig = object(
+  {
+    healthyPanicThreshold: note(Type.Number({ minimum: 0, maximum: 100 }), 'a percentage, 0 to 100'),
+    updateMergeWindow: positiveDuration,
+    roundRobin: note(object({ slowStartConfig: slowStart() }), lbTypeNote),
+    leastRequest: note(object({ choiceCount: note(Type.Integer({ minimum: 2, maximum: 4294967295 }), 'at least 2'), slowStartConfig: slowStart() }), lbTypeNote),
+    random: note(object({}), lbTypeNote),
+    ringHash: note(
+      object({ ringHashConfig: object({ minimumRingSize: ringSize, maximumRingSize: note(ringSize, "at most 8388608 (Envoy's bound)") }) }),
+      `${lbTypeNote}; routes choose the hash with options.lbHash`,
+    ),
+    maglev: note(object({}), `${lbTypeNote}; routes choose the hash with options.lbHash`),
+    localityWeightedLbConfig: refused('localities are not implemented (endpoints carry none)'),
+    useHostnameForHashing: boolean,
+    closeConnectionsOnHostSetChange: boolean,
+  },
+  [],
+  atMostOne('roundRobin', 'leastRequest', 'random', 'ringHash', 'maglev'),
+);
+
+// Gloo's circuit_breaker.proto: one threshold at the default priority.
+const circuitBreakers = object({ maxConnections: uint32, maxPendingRequests: uint32, maxRequests: uint32, maxRetries: uint32, trackRemaining: boolean });
+
+// Gloo's connection.proto.
+const wholeSeconds = "whole seconds (Envoy's unit), rounded up";
+const connectionConfig = object({
+  maxRequestsPerConnection: uint32,
+  connectTimeout: note(positiveDuration, 'default 5s'),
+  tcpKeepalive: object({ keepaliveProbes: uint32, keepaliveTime: note(positiveDuration, wholeSeconds), keepaliveInterval: note(positiveDuration, wholeSeconds) }),
+  perConnectionBufferLimitBytes: uint32,
+  commonHttpProtocolOptions: notYet(),
+  http1ProtocolOptions: notYet(),
+});
+
+const outlierDetection = object({
+  consecutive5xx: uint32,
+  interval: positiveDuration,
+  baseEjectionTime: positiveDuration,
+  maxEjectionPercent: share,
+  enforcingConsecutive5xx: share,
+  enforcingSuccessRate: share,
+  successRateMinimumHosts: uint32,
+  successRateRequestVolume: uint32,
+  successRateStdevFactor: uint32,
+  consecutiveGatewayFailure: uint32,
+  enforcingConsecutiveGatewayFailure: share,
+  ...refuseEach(['splitExternalLocalOriginErrors', 'consecutiveLocalOriginFailure', 'enforcingConsecutiveLocalOriginFailure', 'enforcingLocalOriginSuccessRate'], notYet),
+});
+
+const healthCheckKind = 'one of httpHealthCheck, tcpHealthCheck, grpcHealthCheck';
+const eventLogs = () => refused('health check event logs are not implemented');
+const required = <T extends Parameters<typeof note>[0]>(schema: T) => note(schema, 'required');
+
+const healthCheck = object(
+  {
+    timeout: required(positiveDuration),
+    interval: required(positiveDuration),
+    unhealthyThreshold: required(uint32),
+    healthyThreshold: required(uint32),
+    noTrafficInterval: positiveDuration,
+    httpHealthCheck: note(
+      object(
+        {
+          path: required(Type.String({ pattern: '^/', format: 'single-line' })),
+          host: singleLine,
+          ...refuseEach(['serviceName', 'requestHeadersToAdd', 'requestHeadersToRemove', 'useHttp2', 'expectedStatuses'], notYet),
+          responseAssertions: glooEnvoy(),
+        },
+        ['path'],
+      ),
+      healthCheckKind,
+    ),
+    tcpHealthCheck: note(object({ send: notYet(), receive: notYet() }), 'without send/receive: healthy when a connection opens'),
+    grpcHealthCheck: object({ serviceName: singleLine, authority: singleLine }),
+    customHealthCheck: refused('custom health checkers are not implemented'),
+    ...refuseEach(['initialJitter', 'intervalJitter', 'intervalJitterPercent', 'altPort', 'reuseConnection', 'unhealthyInterval', 'unhealthyEdgeInterval', 'healthyEdgeInterval'], notYet),
+    eventLogPath: eventLogs(),
+    alwaysLogHealthCheckFailures: eventLogs(),
+    tlsOptions: notYet(),
+  },
+  ['timeout', 'interval', 'unhealthyThreshold', 'healthyThreshold'],
+  exactlyOne('httpHealthCheck', 'tcpHealthCheck', 'grpcHealthCheck'),
+);
+
+const connectProxy = () => refused('tunnelling through an HTTP CONNECT proxy is not implemented');
+
+const upstreamSpec = object(
+  {
+    kube: object(
+      {
+        selector: differs(
+          stringMap,
+          `must equal the Service's own selector, and the Service must be among the inputs: ${REASONS.noEndpoints}, so a narrower selector (one Upstream per version) would reach every pod`,
+        ),
+        serviceName: resourceName,
+        serviceNamespace: note(resourceName, "defaults to the Upstream's namespace"),
+        servicePort: port,
+        serviceSpec: notYet(),
+        subsetSpec: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'use one Kubernetes Service per subset'),
+      },
+      ['serviceName', 'servicePort'],
+    ),
+    static: object(
+      {
+        hosts: Type.Array(
+          object(
+            {
+              addr: note(Type.String({ minLength: 1, format: 'host' }), 'an IP address or a DNS name'),
+              port,
+              ...refuseEach(['sniAddr', 'loadBalancingWeight', 'healthCheckConfig', 'metadata'], notYet),
+            },
+            ['addr', 'port'],
+          ),
+          { minItems: 1 },
+        ),
+        ...refuseEach(['useTls', 'serviceSpec', 'autoSniRewrite'], notYet),
+      },
+      ['hosts'],
+    ),
+    useHttp2: boolean,
+    sslConfig: upstreamSslConfig,
+    // Labels Gloo's discovery adds; no routing meaning.
+    discoveryMetadata: differs(object({ labels: stringMap }), "accepted and not used: labels Gloo's discovery adds, with no routing meaning"),
+    loadBalancerConfig,
+    circuitBreakers: note(circuitBreakers, 'one threshold at the default priority'),
+    connectionConfig,
+    outlierDetection,
+    healthChecks: note(Type.Array(healthCheck, { minItems: 1 }), 'active health checks from every Envoy'),
+    pipe: refused('Sluice does not proxy to Unix sockets'),
+    ...refuseEach(['aws', 'azure'], glooEnvoy),
+    consul: consul(),
+    ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
+    ...refuseEach(['failover', 'protocolSelection', 'initialStreamWindowSize', 'initialConnectionWindowSize', 'maxConcurrentStreams', 'overrideStreamErrorOnInvalidHttpMessage'], notYet),
+    httpProxyHostname: connectProxy(),
+    httpConnectSslConfig: connectProxy(),
+    httpConnectHeaders: connectProxy(),
+    ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'proxyProtocolVersion', 'preconnectPolicy'], notYet),
+    disableIstioAutoMtls: refused('Sluice has no Istio integration'),
+  },
+  [],
+  exactlyOne('kube', 'static'),
+);
+
+export const UPSTREAM = kind('gloo.gateway.example/v1', 'Upstream', upstreamSpec, 'gloo.solo.io/v1');
+export const UPSTREAM_GROUP = kind('gloo.gateway.example/v1', 'UpstreamGroup', weightedDestinations, 'gloo.solo.io/v1');
+
+export type UpstreamSpec = Static<typeof upstreamSpec>;
+export type LoadBalancerConfigSpec = Static<typeof loadBalancerConfig>;
+export type HealthCheckSpec = Static<typeof healthCheck>;
