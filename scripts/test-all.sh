@@ -30,6 +30,9 @@ npm ci --no-audit --no-fund
 echo "== type-checking"
 npm run --silent typecheck
 
+echo "== checking the import rules (.dependency-cruiser.cjs)"
+npm run --silent lint
+
 echo "== running the tests"
 mkdir -p .tmp
 status=0
