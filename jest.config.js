@@ -10,4 +10,5 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 30000,
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
 };

@@ -5,12 +5,12 @@
  * SIGTERM (a shutdown line, exit 0).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { childOutput, type ChildOutput } from './fixtures/child-output.js';
+import { tempDir } from './fixtures/temp-dir.js';
 
 interface Binary {
   name: string;
@@ -23,7 +23,7 @@ interface Binary {
 }
 
 function emptySet(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sluice-binaries-')), 'config.json');
+  const file = path.join(tempDir('binaries'), 'config.json');
   writeFileSync(file, '{"resources": []}\n');
   return file;
 }

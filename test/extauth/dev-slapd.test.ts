@@ -6,14 +6,14 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { Client } from 'ldapts';
 import { childOutput, type ChildOutput } from '../fixtures/child-output.js';
 import { basic, checker, closedPort, httpStatus } from './helpers.js';
+import { tempDir } from '../fixtures/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -59,7 +59,7 @@ test('the example directory: marie binds with her password and is a member of ma
 });
 
 test("docs/extauth.md's local path: the compiled examples, the page's sed line, sluice-extauth --config", async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-local-extauth-'));
+  const out = tempDir('local-extauth');
   await run(process.execPath, ['bin/sluice.js', 'compile', '-f', 'examples', '-o', path.join(out, 'out')]);
   const sed = readFileSync('docs/extauth.md', 'utf8').split('\n').find((l) => l.startsWith('sed -i '));
   expect(sed).toContain('out/extauth.json');

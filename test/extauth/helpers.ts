@@ -1,13 +1,13 @@
 /** Shared by the extauth tests: a Check client that sends what Envoy sends, and config files. */
 import * as grpc from '@grpc/grpc-js';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { loadRoot } from '../../protos/envoy.js';
 import { authorizationClient } from '../../extauth-server/protos.js';
+import { tempDir } from '../fixtures/temp-dir.js';
 
 export interface CheckResponse {
   status?: { code?: number; message?: string };
@@ -75,8 +75,8 @@ export function header(res: CheckResponse, key: string): string | undefined {
   return all.find((h) => h.header.key === key)?.header.value;
 }
 
-export async function writeConfig(resources: unknown[]): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-extauth-'));
+/** Writes an extauth.json of `resources` into `dir` (default: a temporary directory of the test file). */
+export async function writeConfig(resources: unknown[], dir = tempDir('extauth')): Promise<string> {
   const file = path.join(dir, 'extauth.json');
   await writeFile(file, JSON.stringify({ resources }, null, 2));
   return file;

@@ -4,13 +4,13 @@
  * lines per compile. Real compiles of files in a temporary folder.
  */
 import { jest } from '@jest/globals';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPORT_LIMIT } from '../../compiler/diagnostics.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { ControlPlane } from '../../compiler/xds/control.js';
 import { memoryLogger } from '../extauth/helpers.js';
+import { tempDir } from '../fixtures/temp-dir.js';
 
 jest.setTimeout(60_000);
 
@@ -35,7 +35,7 @@ ${routes.join('')}`;
 }
 
 test('one info line per snapshot; identical errors summarised; at most REPORT_LIMIT diagnostic lines', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-log-'));
+  const dir = tempDir('log');
   writeFileSync(path.join(dir, 'service.yaml'), SERVICE);
   const vs = path.join(dir, 'vs.yaml');
   writeFileSync(vs, virtualService(['/v0']));

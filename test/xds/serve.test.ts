@@ -6,8 +6,7 @@
 import { jest } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
@@ -18,6 +17,7 @@ import type { CompileOutcome } from '../../compiler/xds/control.js';
 import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { DeltaClient, SotwClient, type Response } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
+import { tempDir } from '../fixtures/temp-dir.js';
 
 jest.setTimeout(20_000);
 
@@ -61,7 +61,7 @@ function edit(file: string, text: string): void {
 }
 
 function inputDir(vs: string): { dir: string; vsFile: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-serve-'));
+  const dir = tempDir('serve');
   writeFileSync(path.join(dir, 'services.yaml'), SERVICE);
   const vsFile = path.join(dir, 'virtualservice.yaml');
   writeFileSync(vsFile, vs);
