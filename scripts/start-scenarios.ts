@@ -129,7 +129,7 @@ export interface ExplainTargets {
  * asking the directory npm start runs.
  */
 export function explainCommand(s: Scenario, targets: ExplainTargets): string {
-  const parts = ['npx sluice explain -f examples -f', quote(targets.overlay)];
+  const parts = ['npx sluice explain -f examples -f', /^[\w./-]+$/.test(targets.overlay) ? targets.overlay : quote(targets.overlay)];
   if (s.token?.in !== 'query' && s.token) parts.push('--jwt', `"${tokenCommand(s.token.args)}"`);
   if (s.token) parts.push('--fetch-jwks');
   if (s.basic) parts.push('--user', quote(`${s.basic.user}:${s.basic.password}`), '--ldap-address', targets.ldapAddress);
