@@ -6,7 +6,7 @@
  * does not have. SotW and delta, on snapshots set directly and on a running
  * `serve` whose files are saved as someone editing them would
  * (test/xds/file-edits.ts). XDS_EDITS sets the number of random edits
- * (default 40 on snapshots, 30 saves on files).
+ * (default 40 on snapshots, 30 saves on files), XDS_SEED another series.
  */
 import { jest } from '@jest/globals';
 import { once } from 'node:events';
@@ -24,6 +24,7 @@ import type { SnapshotCache } from '../../compiler/xds/cache.js';
 
 const EDITS = Number(process.env.XDS_EDITS ?? 40);
 const SAVES = Number(process.env.XDS_EDITS ?? 30);
+const SEED = Number(process.env.XDS_SEED ?? 0);
 jest.setTimeout(60_000 + EDITS * 200);
 
 let server: XdsServer;
@@ -67,8 +68,8 @@ function edits(count: number, seed: number): Shape[] {
 }
 
 async function run(protocol: 'sotw' | 'delta', seed: number): Promise<void> {
-  const shapes = edits(EDITS, seed);
-  const random = new Random(seed + 1);
+  const shapes = edits(EDITS, seed + SEED);
+  const random = new Random(seed + SEED + 1);
   cache.setSnapshot(snapshotOf(shapes[0]));
   const w = (watcher = new EnvoyWatcher(port, protocol, 'watcher', (name) => cache.current!.type(TYPE_URL.endpoint)!.resources.has(name)));
   await until(() => w.syncedWith(cache.current!));
@@ -96,7 +97,7 @@ test('delta: no route ever names a cluster, or endpoints, the client does not ha
 
 /** `serve` on a folder, saved SAVES times; the watcher checks its view after every response. */
 async function runOnFiles(protocol: 'sotw' | 'delta', seed: number): Promise<void> {
-  const random = new Random(seed);
+  const random = new Random(seed + SEED);
   const editor = new FileEditor(tempDir('make-before-break'), random);
   const serving: Serving = await startServe({
     paths: [editor.dir],
