@@ -262,7 +262,9 @@ describe('without Envoy, sluice explain and sluice test', () => {
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
     expect(SCENARIOS.map((s) => got.get(s))).toEqual(SCENARIOS.map((s) => ({ command: explainCommand(s, targets), answer: explainAnswer(s), stderr: '' })));
-  }, 300_000);
+    // Each run starts a compiler (about 4 s of CPU, most of it loading Envoy's protos and the schemas): 32 of them
+    // take a minute on a quiet two-core machine and several when it runs two suites and more.
+  }, 900_000);
 
   test('every case of examples/tests.yaml passes with --ldap-address on the example directory', async () => {
     // A failing case exits 1: its report is the output to show.
