@@ -76,11 +76,11 @@ function sourceOf(output) {
   return rel.endsWith('.js') ? rel.replace(/\.js$/, '.ts') : rel;
 }
 
-/** Runs tsc; records what it emitted when it succeeded. Returns tsc's exit code (2: emitted, with type errors). */
-export function build(why, root = ROOT) {
+/** Runs tsc; records what it emitted when it succeeded. Returns tsc's exit code (2: emitted, with type errors). `say` gets the progress lines and tsc's output. */
+export function build(why, root = ROOT, say = (text) => process.stderr.write(text)) {
   const abs = (f) => path.join(root, f);
   const started = Date.now();
-  process.stderr.write(`build: ${why}; compiling ${OUT}/ with tsc -p ${CONFIG} (about 30 s on two busy cores)...\n`);
+  say(`build: ${why}; compiling ${OUT}/ with tsc -p ${CONFIG} (about 30 s on two busy cores)...\n`);
   rmSync(abs(RECORD), { force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const run = spawnSync(process.execPath, [tsc, '-p', CONFIG, '--listEmittedFiles'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -88,19 +88,19 @@ export function build(why, root = ROOT) {
   const emitted = [];
   for (const line of run.stdout.split('\n')) {
     if (line.startsWith('TSFILE: ')) emitted.push(path.relative(root, line.slice('TSFILE: '.length)));
-    else if (line) process.stdout.write(`${line}\n`);
+    else if (line) say(`${line}\n`);
   }
-  process.stderr.write(run.stderr);
+  say(run.stderr);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (run.status !== 0) {
-    process.stderr.write(`build: tsc exited with ${run.status} after ${seconds} s${run.status === 2 ? ` (${OUT}/ written, with the type errors above)` : ''}\n`);
+    say(`build: tsc exited with ${run.status} after ${seconds} s${run.status === 2 ? ` (${OUT}/ written, with the type errors above)` : ''}\n`);
     return run.status ?? 1;
   }
   const outputs = emitted.filter((f) => !f.endsWith('.map'));
   writeFileSync(abs(RECORD), `${JSON.stringify({ inputs: [...new Set(outputs.map(sourceOf))].sort(), outputs: outputs.sort() }, null, 1)}\n`);
   // The record dates from the start: a file saved during the build makes the next one build again.
   utimesSync(abs(RECORD), started / 1000, started / 1000);
-  process.stderr.write(`build: done in ${seconds} s\n`);
+  say(`build: done in ${seconds} s\n`);
   return 0;
 }
 

@@ -12,6 +12,7 @@ import { build, staleReason } from '../scripts/build.mjs';
 import { tempDir } from './fixtures/temp-dir.js';
 
 let root: string;
+const quiet = () => undefined;
 const write = (file: string, text: string) => {
   mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
   writeFileSync(path.join(root, file), text);
@@ -36,7 +37,7 @@ beforeAll(() => {
 
 test('a first build, then up to date; each change is named as the reason to build again', () => {
   expect(staleReason(root)).toBe('dist/ has not been built here');
-  expect(build('the first build', root)).toBe(0);
+  expect(build('the first build', root, quiet)).toBe(0);
   expect(staleReason(root)).toBeUndefined();
 
   // Each change, then its undoing (so the next one is seen alone, without building in between).
@@ -55,9 +56,9 @@ test('a first build, then up to date; each change is named as the reason to buil
 
 test('a build with type errors writes dist/ but no record: the next run builds (and reports them) again', () => {
   write('src/bad.ts', 'export const bad: number = "text";\n');
-  expect(build('a type error', root)).toBe(2);
+  expect(build('a type error', root, quiet)).toBe(2);
   expect(staleReason(root)).toBe('dist/ has not been built here');
   rmSync(path.join(root, 'src/bad.ts'));
-  expect(build('fixed', root)).toBe(0);
+  expect(build('fixed', root, quiet)).toBe(0);
   expect(staleReason(root)).toBeUndefined();
 });

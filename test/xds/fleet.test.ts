@@ -16,7 +16,8 @@ import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { DeltaClient, SotwClient } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
-jest.setTimeout(20_000);
+// Several compiles of a fleet of Gateways: with two suites on two cores one test took over 20 s.
+jest.setTimeout(120_000);
 
 let serving: Serving | undefined;
 const clients: Array<{ close(): void }> = [];
