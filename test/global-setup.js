@@ -22,7 +22,7 @@ export default function globalSetup() {
   // a directory of this run's own (TMPDIR is read by os.tmpdir() and mktemp), so
   // test/global-teardown.js can tell this run's leftovers from anything else's.
   const root = mkdtempSync(path.join(tmpdir(), 'sluice-test-run-'));
-  // As open as /tmp: a test runs a binary as an unprivileged user on files in it.
+  // Open to every user, with the sticky bit, as the system temporary directory is: a test runs a binary as an unprivileged user on files in it.
   chmodSync(root, 0o1777);
   process.env.SLUICE_TEST_TMPDIR = root;
   process.env.TMPDIR = root;
