@@ -3,14 +3,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { jest } from '@jest/globals';
 import { parse } from 'yaml';
 import { tempDir } from './fixtures/temp-dir.js';
 
 const run = promisify(execFile);
-// Each run of the binary starts a compiler (about 4 s of CPU: Envoy's protos and the schemas are loaded), and some
-// tests run it five times or more: on two cores shared by two suites, that is more than the suite's 30 s.
-jest.setTimeout(180_000);
 
 async function sluice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

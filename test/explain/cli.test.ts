@@ -9,11 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { jest } from '@jest/globals';
 
 const run = promisify(execFile);
-// Each run of the binary starts a compiler (about 4 s of CPU); with two suites on two cores a test of several runs took over 30 s.
-jest.setTimeout(180_000);
 
 async function sluice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

@@ -5,13 +5,11 @@
  * gets its first configuration once serve starts. Real slapd; no timing
  * assertions (each wait is bounded by the test's timeout).
  */
-import { jest } from '@jest/globals';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, type Slapd } from '../fixtures/slapd.js';
 import { basic, checker, closedPort, httpStatus, memoryLogger, until, type Checker } from '../extauth/helpers.js';
 import { authInputs, CONFIG_REF, startServeProcess, type ServeProcess } from './serve.js';
 
-jest.setTimeout(60_000);
 const alice = { authorization: basic('alice', 'alice-pw') };
 const bob = { authorization: basic('bob', 'bob-pw') };
 

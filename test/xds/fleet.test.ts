@@ -5,7 +5,6 @@
  * is pushed to that proxy's Envoys only; an Envoy of a proxy no Gateway names
  * gets no listener, and a warning in the log.
  */
-import { jest } from '@jest/globals';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,8 +15,6 @@ import { startServe, type Serving } from '../../compiler/xds/run.js';
 import { DeltaClient, SotwClient } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
-// Several compiles of a fleet of Gateways: with two suites on two cores one test took over 20 s.
-jest.setTimeout(120_000);
 
 let serving: Serving | undefined;
 const clients: Array<{ close(): void }> = [];

@@ -3,7 +3,6 @@
  * the same errors not logged again in full, at most REPORT_LIMIT diagnostic
  * lines per compile. Real compiles of files in a temporary folder.
  */
-import { jest } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPORT_LIMIT } from '../../compiler/diagnostics.js';
@@ -12,7 +11,6 @@ import { ControlPlane } from '../../compiler/xds/control.js';
 import { memoryLogger } from '../extauth/helpers.js';
 import { tempDir } from '../fixtures/temp-dir.js';
 
-jest.setTimeout(60_000);
 
 const SERVICE = `apiVersion: v1
 kind: Service

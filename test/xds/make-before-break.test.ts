@@ -25,7 +25,7 @@ import type { SnapshotCache } from '../../compiler/xds/cache.js';
 const EDITS = Number(process.env.XDS_EDITS ?? 40);
 const SAVES = Number(process.env.XDS_EDITS ?? 30);
 const SEED = Number(process.env.XDS_SEED ?? 0);
-jest.setTimeout(60_000 + EDITS * 200);
+jest.setTimeout(120_000 + EDITS * 200);
 
 let server: XdsServer;
 let cache: SnapshotCache;

@@ -3,7 +3,6 @@
  * disk, real ADS clients (SotW and delta), the admin port over HTTP, and the
  * built binary for SIGTERM.
  */
-import { jest } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { renameSync, writeFileSync } from 'node:fs';
@@ -19,7 +18,6 @@ import { DeltaClient, SotwClient, type Response } from './ads-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 import { tempDir } from '../fixtures/temp-dir.js';
 
-jest.setTimeout(20_000);
 
 const SERVICE = `apiVersion: v1
 kind: Service
