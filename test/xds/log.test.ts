@@ -74,3 +74,53 @@ test('one info line per snapshot; identical errors summarised; at most REPORT_LI
     control.close();
   }
 });
+
+test('the first good compile after failed ones says at info that the configuration compiles again, and what it pushed', async () => {
+  const dir = tempDir('log');
+  writeFileSync(path.join(dir, 'service.yaml'), SERVICE);
+  const vs = path.join(dir, 'vs.yaml');
+  const good = virtualService(['/v0']);
+  writeFileSync(vs, good);
+  const { logger, text } = memoryLogger();
+  logger.level = 'info';
+  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger });
+  type Line = { level: number; msg: string; version?: string; pushed?: boolean; failedCompiles?: number; generation?: number };
+  const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as Line);
+  const again = (log: Line[]) => log.filter((l) => l.msg.startsWith('the configuration compiles again'));
+  try {
+    await control.recompile();
+    const served = control.version;
+    // Broken twice, then the file restored as it was: nothing new to push, and the log says so.
+    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    await control.recompile();
+    await control.recompile();
+    let start = lines().length;
+    writeFileSync(vs, good);
+    await control.recompile();
+    let log = lines().slice(start);
+    expect(again(log)).toEqual([
+      expect.objectContaining({ level: 30, version: served, pushed: false, failedCompiles: 2, msg: `the configuration compiles again after 2 failed compiles; nothing to push: it compiles to the snapshot served all along (${served})` }),
+    ]);
+    expect(log).toHaveLength(1);
+
+    // Broken once, then fixed with a change: the new snapshot is what was pushed.
+    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    await control.recompile();
+    start = lines().length;
+    writeFileSync(vs, virtualService(['/v1']));
+    await control.recompile();
+    log = lines().slice(start);
+    expect(again(log)).toEqual([
+      expect.objectContaining({ level: 30, version: control.version, pushed: true, failedCompiles: 1, generation: 2, msg: `the configuration compiles again after 1 failed compile; pushed snapshot ${control.version} (generation 2)` }),
+    ]);
+    expect(log.map((l) => l.msg)).toEqual([again(log)[0].msg, 'new snapshot']);
+
+    // A good compile after a good one: no such line.
+    start = lines().length;
+    writeFileSync(vs, virtualService(['/v2']));
+    await control.recompile();
+    expect(again(lines().slice(start))).toEqual([]);
+  } finally {
+    control.close();
+  }
+});
