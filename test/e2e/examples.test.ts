@@ -20,7 +20,6 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pino from 'pino';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../../compiler/translate/output.js';
 import { adsBootstrap } from '../../control-plane/bootstrap.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
@@ -37,6 +36,7 @@ import { basic } from '../../harness/extauth-check.js';
 import { checker, closedPort, header, httpStatus, type Checker } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 import { SotwClient, type Json } from '../../harness/xds-client.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const run = promisify(execFile);
 const ENVOY = findEnvoy();
@@ -44,7 +44,7 @@ if (!ENVOY) console.log(noEnvoyReason('test/e2e/examples.test.ts'));
 const describeWithEnvoy = ENVOY ? describe : describe.skip;
 
 const ROOT = process.cwd();
-const silent = pino({ level: 'silent' });
+const silent = testLogger();
 
 /**
  * Not an example: the service-account host with a Secret whose password is

@@ -5,7 +5,6 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pino from 'pino';
 import { stringify } from 'yaml';
 import { authCredentialsSecret } from '../../compiler/cli/create.js';
 import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
@@ -17,6 +16,7 @@ import { startSlapd, groupDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } fr
 import { basic } from '../../harness/extauth-check.js';
 import { tempDir } from '../../harness/temp-dir.js';
 import { checker, httpStatus, type Checker } from './helpers.js';
+import { testLogger } from '../../harness/log-check.js';
 
 let slapd: Slapd;
 let server: RunningExtauth;
@@ -78,7 +78,7 @@ beforeAll(async () => {
     configRefs[vh.name.replace('default.', '')] = per?.disabled ? 'disabled' : per?.check_settings?.context_extensions?.config_ref;
   }
   const opts = parseArgs(['--config', path.join(out, 'extauth.json'), '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
-  server = await startExtauth({ ...opts, logger: pino({ level: 'silent' }) });
+  server = await startExtauth({ ...opts, logger: testLogger() });
   check = checker(server.port);
 });
 

@@ -9,11 +9,11 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import { serverAudits } from 'graphql-http';
-import pino from 'pino';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import { startGraphQLUpstream, type GraphQLUpstream } from '../../harness/graphql-upstream.js';
 import { startRestUpstream, type RestUpstream } from '../../harness/rest-upstream.js';
 import { tempDir } from '../../harness/temp-dir.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const HEADER = 'x-sluice-graphql-api';
 const SCHEMA = 'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';
@@ -108,7 +108,7 @@ beforeAll(async () => {
   dir = tempDir('graphql');
   file = path.join(dir, 'graphql.json');
   await writeSet(baseSet());
-  server = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  server = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
 });
 
 afterAll(async () => {
@@ -308,7 +308,7 @@ test('a client that goes away in the middle of its body leaves the server answer
 
 test('closing: a request in flight finishes, its connection closing after the answer; new connections are refused', async () => {
   releaseSlow = undefined;
-  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
   const at = `http://127.0.0.1:${closing.port}/graphql`;
   const request = () => fetch(at, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: 'default.remote' }, body: JSON.stringify({ query: '{ slow }' }) });
   const inFlight = request();

@@ -10,7 +10,6 @@
  */
 import { jest } from '@jest/globals';
 import { once } from 'node:events';
-import pino from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { tempDir } from '../../harness/temp-dir.js';
@@ -21,6 +20,7 @@ import { TYPE_URL, snapshotOf, startServer, type Shape } from './fixtures.js';
 import { EnvoyWatcher } from './watcher.js';
 import type { XdsServer } from '../../control-plane/server/server.js';
 import type { SnapshotCache } from '../../control-plane/cache/cache.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const EDITS = Number(process.env.XDS_EDITS ?? 40);
 const SAVES = Number(process.env.XDS_EDITS ?? 30);
@@ -105,7 +105,7 @@ async function runOnFiles(protocol: 'sotw' | 'delta', seed: number): Promise<voi
     host: '127.0.0.1',
     xdsPort: 0,
     adminPort: 0,
-    logger: pino({ level: 'silent' }),
+    logger: testLogger(),
   });
   try {
     expect(serving.firstCompile).toMatchObject({ ok: true });

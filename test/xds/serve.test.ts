@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { pino } from 'pino';
 import { parse } from 'yaml';
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
@@ -17,6 +16,7 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, SotwClient, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 import { tempDir } from '../../harness/temp-dir.js';
+import { testLogger } from '../../harness/log-check.js';
 
 
 const SERVICE = `apiVersion: v1
@@ -99,7 +99,7 @@ async function serve(dir: string): Promise<Serving> {
     host: '127.0.0.1',
     xdsPort: 0,
     adminPort: 0,
-    logger: pino({ level: 'silent' }),
+    logger: testLogger(),
     debounceMs: 20,
   });
   return serving;
