@@ -9,6 +9,7 @@
  * an open node, so `kubectl apply` reaches the webhook, which says why.
  */
 import { GLOO, type GlooSupport } from './gloo.js';
+import { REQUEST_TEST } from './request-test.js';
 import type { KindDefinition } from './resource.js';
 
 type Json = Record<string, unknown>;
@@ -40,11 +41,13 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
 export const SLUICE_CATEGORY = 'sluice';
 
 /**
- * The kinds that get a CRD: every kind of an API group (not core `v1`, which
- * the cluster has), except RequestTest, which `sluice test` reads from files.
+ * The kinds that get a CRD under `groups`: Sluice's own (not the cluster's
+ * built-in kinds such as Service), except RequestTest, which `sluice test`
+ * reads from files; under Gloo's groups, those Gloo has.
  */
-export function crdKinds(kinds: readonly KindDefinition[]): KindDefinition[] {
-  return kinds.filter((k) => k.apiVersion.includes('/') && !k.apiVersion.startsWith('test.'));
+export function crdKinds(kinds: readonly KindDefinition[], groups: CrdGroups): KindDefinition[] {
+  const own = kinds.filter((k) => /^[a-z.]+\.gateway\.example\//.test(k.apiVersion) && k.apiVersion !== REQUEST_TEST.apiVersion);
+  return groups === 'gloo' ? own.filter((k) => k.glooApiVersion) : own;
 }
 
 /** Gloo's status shape (solo-kit's NamespacedStatuses), keyed by the namespace of the install that reports. */
