@@ -124,7 +124,7 @@ describeWithEnvoy('Envoy routes Gloo manifests', () => {
     const bootstrap = await compileBootstrap(dir, ports, { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort: port, adminPort: admin });
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap, 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();

@@ -244,7 +244,7 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
 
     // LIVE only after the initial remote key set fetch (async_fetch without fast_listener).
     envoy = await startEnvoy(ENVOY!, config, ports.admin);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();

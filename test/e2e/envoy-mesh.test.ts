@@ -111,7 +111,7 @@ describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh
     ports.sluice = await closedPort();
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(teamBootstrap(ports), 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), ports.admin);
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();

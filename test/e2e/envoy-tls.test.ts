@@ -159,7 +159,7 @@ describeWithEnvoy('Envoy serves HTTPS by SNI', () => {
     const bootstrap = await compileBootstrap(dir, pki, { echo: (echo.address() as AddressInfo).port, listener: port, admin });
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap, 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();

@@ -86,7 +86,7 @@ describeWithEnvoy('an Envoy on delta ADS, routes over VHDS', () => {
     const admin = await closedPort();
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap(serving.xdsPort, admin), 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();
@@ -106,5 +106,5 @@ describeWithEnvoy('an Envoy on delta ADS, routes over VHDS', () => {
     expect((await httpGet(listenerPort, 'a.example.com', '/a/1')).status).toBe(404);
     rmSync(path.join(dir, 'b.yaml'));
     await eventually(async () => (await httpGet(listenerPort, 'b.example.com', '/b/1')).status === 404);
-  }, 20_000);
+  });
 });

@@ -137,7 +137,7 @@ beforeAll(async () => {
   expect(serving.firstCompile).toMatchObject({ ok: true });
   await until200(`http://127.0.0.1:${extauth.adminPort}/readyz`);
   await until200(`http://127.0.0.1:${graphql.adminPort}/readyz`);
-}, 60_000);
+});
 
 afterAll(async () => {
   await graphql?.close();
@@ -273,7 +273,7 @@ describe('without Envoy, sluice explain and sluice test', () => {
     const last = stdout.trimEnd().split('\n').at(-1)!;
     const total = Number(/^(\d+) cases/.exec(last)![1]);
     expect([last, stdout]).toEqual([`${total} cases: ${total} passed, 0 failed, 0 unverified`, expect.any(String)]);
-  }, 60_000);
+  });
 });
 
 interface Reply {
@@ -308,7 +308,7 @@ describeWithEnvoy('through Envoy', () => {
     const bootstrap = adsBootstrap({ xdsAddress: { host: '127.0.0.1', port: serving.xdsPort }, nodeId: 'e2e-envoy', nodeCluster: 'e2e', listenerPort: options.listenerPort, adminPort, delta: false });
     writeFileSync(config, JSON.stringify(bootstrap));
     envoy = await startEnvoy(ENVOY!, config, adminPort);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();

@@ -57,7 +57,7 @@ kind: Upstream
 metadata: { name: echo, namespace: t }
 spec: { static: { hosts: [{ addr: 127.0.0.1, port: 9 }] } }
 ${authConfig('staff', slapd.url)}${authConfig('broken-sa', slapd.url, { dn: SERVICE_ACCOUNT.dn, password: 'wrong' })}${authConfig('down', down)}`);
-}, 30_000);
+});
 
 afterAll(() => slapd?.close());
 

@@ -107,7 +107,7 @@ describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (del
     // Ready (/ready 200) means the initial fetches are done and the listener is bound.
     envoy = await startEnvoy(ENVOY!, config, adminPort);
     await acked;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await envoy?.stop();
