@@ -3,7 +3,9 @@
  * of hundreds of lines: one info line per new snapshot (version, counts,
  * what changed, time), the changed names at debug; diagnostics at most
  * REPORT_LIMIT lines (as the CLI prints them), and a report identical to the
- * previous one summarised in one line instead of logged again.
+ * previous one summarised in one line instead of logged again. The first
+ * good compile after failed ones says so at info, with what it pushed (a
+ * restored file often compiles to the snapshot still served: nothing new).
  */
 import type { Logger } from 'pino';
 import { renderDiagnostics, type Diagnostic } from '../compiler/diagnostics.js';
@@ -41,8 +43,27 @@ export function snapshotChanges(before: Snapshot | undefined, after: Snapshot): 
 export class CompileLog {
   /** The last diagnostics report logged, per level, to summarise an identical one. */
   private readonly last = { warn: '', error: '' };
+  /** Failed compiles since the last good one, and when the first of them ended. */
+  private failures = 0;
+  private brokenSince = 0;
 
   constructor(private readonly logger: Logger) {}
+
+  /** A compile that failed: the last good snapshot (`serving`, if any) stays. */
+  failed(errors: number, serving: string | undefined): void {
+    if (this.failures++ === 0) this.brokenSince = performance.now();
+    this.logger.error({ errors, serving: serving ?? null }, 'compile failed; keeping the last good snapshot');
+  }
+
+  /** A compile that succeeded: after failed ones, one info line saying the configuration compiles again and what was pushed. */
+  succeeded(version: string, generation: number, pushed: boolean): void {
+    if (this.failures === 0) return;
+    const failedCompiles = this.failures;
+    this.failures = 0;
+    const fields = { version, generation, pushed, failedCompiles, brokenForMs: Math.round(performance.now() - this.brokenSince) };
+    const what = pushed ? `pushed snapshot ${version} (generation ${generation})` : `nothing to push: it compiles to the snapshot served all along (${version})`;
+    this.logger.info(fields, `the configuration compiles again after ${failedCompiles} failed compile${failedCompiles === 1 ? '' : 's'}; ${what}`);
+  }
 
   /** `proxy`: the proxy of a fleet the snapshot is for. */
   snapshot(before: Snapshot | undefined, after: Snapshot, generation: number, durationMs: number, proxy?: string): void {

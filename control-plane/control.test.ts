@@ -1,8 +1,8 @@
-import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
+import { testLogger } from '../harness/log-check.js';
 
-const logger = pino({ level: 'silent' });
+const logger = testLogger();
 
 test('recompile requests that arrive during a compile coalesce into one more run', async () => {
   const control = new ControlPlane({ paths: ['golden/single-route/input'], compileOptions: DEFAULT_OPTIONS, logger });

@@ -137,6 +137,7 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
       }
       this.errors = [];
       outcome = { ok: true, version, generation: this.generation, changed, durationMs: performance.now() - started };
+      this.log.succeeded(version, this.generation, changed);
       if (!changed) this.log.unchanged(version, outcome.durationMs);
       else if (proxies.size === 0) this.log.snapshot(before.shared, shared, this.generation, outcome.durationMs);
       else for (const [proxy, snapshot] of proxies) if (snapshot.version !== before.proxies.get(proxy)?.version) this.log.snapshot(before.proxies.get(proxy), snapshot, this.generation, outcome.durationMs, proxy);
@@ -146,7 +147,7 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
       this.errors = diagnostics;
       outcome = { ok: false, diagnostics, durationMs: performance.now() - started };
       this.log.diagnostics('error', diagnostics);
-      this.options.logger.error({ errors: diagnostics.length, serving: this.version ?? null }, 'compile failed; keeping the last good snapshot');
+      this.log.failed(diagnostics.length, this.version);
     }
     this.lastCompile = { ok: outcome.ok, at: new Date(), durationMs: outcome.durationMs };
     this.emit('compiled', outcome);

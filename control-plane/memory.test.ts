@@ -1,8 +1,8 @@
-import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from './control.js';
 import { collectWhenQuiet, fullCollection, IdleCollector } from './memory.js';
 import { XdsServer } from './server/server.js';
+import { testLogger } from '../harness/log-check.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,7 +62,7 @@ test('a collection that takes long holds the next one back: at most 5% of the ti
 });
 
 test('serve collects after a compile; close stops what is pending', async () => {
-  const control = new ControlPlane({ paths: ['golden/single-route/input'], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
+  const control = new ControlPlane({ paths: ['golden/single-route/input'], compileOptions: DEFAULT_OPTIONS, logger: testLogger() });
   const xds = new XdsServer(control.cache);
   let collections = 0;
   const collector = collectWhenQuiet(control, xds, new IdleCollector(() => collections++, 50));

@@ -1,12 +1,13 @@
 /** Command line of `sluice-extauth`. */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { integerUpTo, portArg } from '../runtime/binary.js';
+import { integerUpTo, logFormatOption, portArg, type LogFormat } from '../runtime/binary.js';
 import { VERSION } from '../runtime/version.js';
 import { DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS } from './config.js';
 import type { ExtauthOptions } from './server.js';
 
-export function parseArgs(argv: string[]): ExtauthOptions {
+/** The server's options, and the format of its log (--log-format). */
+export function parseArgs(argv: string[]): ExtauthOptions & { logFormat?: LogFormat } {
   const program = new Command('sluice-extauth')
     .version(VERSION, '-V, --version', 'print the version')
     .description('LDAP authentication for Envoy (envoy.service.auth.v3.Authorization/Check)')
@@ -23,6 +24,7 @@ export function parseArgs(argv: string[]): ExtauthOptions {
     .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_POOL.connectTimeoutMs)
     .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_POOL.operationTimeoutMs)
     .option('--ldap-ca <file>', 'PEM CA bundle trusted for ldaps:// servers (default: the system CAs)')
+    .addOption(logFormatOption())
     .exitOverride()
     .parse(argv, { from: 'user' });
   const o = program.opts<{
@@ -38,6 +40,7 @@ export function parseArgs(argv: string[]): ExtauthOptions {
     ldapConnectTimeoutMs: number;
     ldapTimeoutMs: number;
     ldapCa?: string;
+    logFormat?: LogFormat;
   }>();
   if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
   if (o.host !== undefined) console.error('sluice-extauth: --host is deprecated; use --bind (the same address)');
@@ -54,5 +57,6 @@ export function parseArgs(argv: string[]): ExtauthOptions {
       operationTimeoutMs: o.ldapTimeoutMs,
     },
     ...(o.ldapCa ? { tlsOptions: { ca: readFileSync(o.ldapCa) } } : {}),
+    ...(o.logFormat ? { logFormat: o.logFormat } : {}),
   };
 }

@@ -5,14 +5,15 @@ import { parseArgs } from './cli.js';
 import { extauthLogger, startExtauth } from './server.js';
 
 async function main(): Promise<void> {
-  let opts;
+  let args;
   try {
-    opts = parseArgs(process.argv.slice(2));
+    args = parseArgs(process.argv.slice(2));
   } catch (err) {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
     throw err;
   }
-  const logger = extauthLogger();
+  const { logFormat, ...opts } = args;
+  const logger = extauthLogger(logFormat);
   logGrpcTo(logger);
   const running = await startExtauth({ ...opts, logger });
   shutdownOnSignals(logger, 'finishing the checks in flight', () => running.close());

@@ -12,7 +12,7 @@ import { DEFAULT_POOL, loadConfigFile, type AuthConfig, type PoolSettings } from
 import { startGrpcServer } from './grpc.js';
 import { Metrics } from './metrics.js';
 import type { AdsClient } from '../runtime/ads-client.js';
-import { listenOn, stdoutLog } from '../runtime/binary.js';
+import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
 import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
 import { authConfigSource } from './xds.js';
@@ -54,9 +54,9 @@ function adminServer(authorizer: Authorizer, metrics: Metrics): FastifyInstance 
   return app;
 }
 
-/** The binary's JSON log on stdout, level from LOG_LEVEL; passwords and credentials redacted. */
-export function extauthLogger(): Logger {
-  return stdoutLog({ name: 'sluice-extauth', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.password', '*.authorization', 'headers.authorization'] });
+/** The binary's log on stdout (`format`: see stdoutLog), level from LOG_LEVEL; passwords and credentials redacted. */
+export function extauthLogger(format?: LogFormat): Logger {
+  return stdoutLog({ name: 'sluice-extauth', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.password', '*.authorization', 'headers.authorization'] }, format);
 }
 
 export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth> {

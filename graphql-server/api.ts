@@ -101,6 +101,18 @@ export interface ResolverField {
   args: readonly GraphQLArgument[];
 }
 
+/**
+ * The field that names, in a line of `logger`, the API whose resolver or
+ * executor speaks. A request's logger already names the API the request is
+ * for (`api`, http.ts); when that is the API speaking, nothing is added; a
+ * stitched API's subschema is named as `subschema` (a second `api` key would
+ * leave readers one of the two).
+ */
+export function apiLogField(logger: Logger, api: string): { api?: string; subschema?: string } {
+  const bound = (logger.bindings() as { api?: unknown }).api;
+  return bound === undefined ? { api } : bound === api ? {} : { subschema: api };
+}
+
 /** A service shared by every API of one server; closed when the server stops. */
 export interface SharedService {
   close?(): unknown;

@@ -1,12 +1,13 @@
 /** Command line of `sluice-graphql`. */
 import { Command } from 'commander';
-import { integerUpTo, portArg } from '../runtime/binary.js';
+import { integerUpTo, logFormatOption, portArg, type LogFormat } from '../runtime/binary.js';
 import { VERSION } from '../runtime/version.js';
 import { MAX_TIMEOUT_MS } from './config.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_UPSTREAM_TIMEOUT_MS, type GraphqlOptions } from './server.js';
 
-export function parseArgs(argv: string[]): GraphqlOptions {
+/** The server's options, and the format of its log (--log-format). */
+export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFormat } {
   const program = new Command('sluice-graphql')
     .version(VERSION, '-V, --version', 'print the version')
     .description('GraphQL server for the GraphQLApis Envoy routes to it (header x-sluice-graphql-api)')
@@ -22,6 +23,7 @@ export function parseArgs(argv: string[]): GraphqlOptions {
     .option('--max-fields <n>', 'most fields in an operation, fragments expanded', integerUpTo(1_000_000), DEFAULT_LIMITS.maxFields)
     .option('--document-cache-size <n>', 'parsed and validated documents kept (LRU)', integerUpTo(1_000_000), DEFAULT_DOCUMENT_CACHE_SIZE)
     .option('--upstream-timeout-ms <ms>', 'deadline of an upstream call whose resolver sets none', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_UPSTREAM_TIMEOUT_MS)
+    .addOption(logFormatOption())
     .exitOverride()
     .parse(argv, { from: 'user' });
   const o = program.opts<{
@@ -37,6 +39,7 @@ export function parseArgs(argv: string[]): GraphqlOptions {
     maxFields: number;
     documentCacheSize: number;
     upstreamTimeoutMs: number;
+    logFormat?: LogFormat;
   }>();
   if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
   return {
@@ -48,5 +51,6 @@ export function parseArgs(argv: string[]): GraphqlOptions {
     limits: { maxBodyBytes: o.maxBodyBytes, maxDepth: o.maxDepth, maxAliases: o.maxAliases, maxFields: o.maxFields },
     documentCacheSize: o.documentCacheSize,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
+    ...(o.logFormat ? { logFormat: o.logFormat } : {}),
   };
 }

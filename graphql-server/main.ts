@@ -5,14 +5,15 @@ import { parseArgs } from './cli.js';
 import { graphqlLogger, startGraphql } from './server.js';
 
 async function main(): Promise<void> {
-  let opts;
+  let args;
   try {
-    opts = parseArgs(process.argv.slice(2));
+    args = parseArgs(process.argv.slice(2));
   } catch (err) {
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
     throw err;
   }
-  const logger = graphqlLogger();
+  const { logFormat, ...opts } = args;
+  const logger = graphqlLogger(logFormat);
   logGrpcTo(logger);
   const running = await startGraphql({ ...opts, logger });
   shutdownOnSignals(logger, 'finishing the requests in flight', () => running.close());

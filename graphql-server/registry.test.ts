@@ -1,10 +1,10 @@
 import { parse } from 'graphql';
-import pino from 'pino';
 import type { GraphQLApiConfig } from './api.js';
 import { ConfigError } from './config.js';
 import { ApiRegistry } from './registry.js';
+import { testLogger } from '../harness/log-check.js';
 
-const logger = pino({ level: 'silent' });
+const logger = testLogger();
 
 function local(name: string, schemaDefinition = 'type Query { a: Int }'): GraphQLApiConfig {
   return { name, logSensitiveInfo: false, executable: { schemaDefinition, enableIntrospection: false, resolutions: {}, maxDepth: 0 } };

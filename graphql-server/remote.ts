@@ -8,7 +8,7 @@
  */
 import { buildSchema, GraphQLError, print, type DocumentNode, type ExecutionResult, type SourceLocation } from 'graphql';
 import { compileTextTemplate, type TemplateScope } from '../contract/graphql-templates.js';
-import type { ExecutableApi, RemoteExecutorConfig, RequestContext, ResolverDeps, Target } from './api.js';
+import { apiLogField, type ExecutableApi, type RemoteExecutorConfig, type RequestContext, type ResolverDeps, type Target } from './api.js';
 import { httpPools, upstreamHeaderName, UpstreamError } from './http-client.js';
 
 const ACCEPT = 'application/graphql-response+json, application/json';
@@ -103,7 +103,7 @@ function sender(
       const query = search.toString();
       url = query ? `${path}${path.includes('?') ? '&' : '?'}${query}` : path;
     }
-    if (logSensitiveInfo) logger.debug({ api: deps.api, span: spanName, variables: operation.variables }, 'remote GraphQL request');
+    if (logSensitiveInfo) logger.debug({ ...apiLogField(logger, deps.api), span: spanName, variables: operation.variables }, 'remote GraphQL request');
 
     let status: number;
     let answer: unknown;
@@ -113,14 +113,14 @@ function sender(
       try {
         answer = JSON.parse(res.body);
       } catch {
-        if (logSensitiveInfo) logger.debug({ api: deps.api, body: res.body.slice(0, LOGGED_BODY_CHARS) }, 'remote GraphQL answer');
+        if (logSensitiveInfo) logger.debug({ ...apiLogField(logger, deps.api), body: res.body.slice(0, LOGGED_BODY_CHARS) }, 'remote GraphQL answer');
         throw status >= 200 && status <= 299
           ? new UpstreamError('UPSTREAM_BAD_RESPONSE', `GraphQL upstream ${target.cluster} answered with a body that is not JSON`, status)
           : new UpstreamError('UPSTREAM_HTTP_ERROR', `GraphQL upstream ${target.cluster} answered HTTP ${status}`, status);
       }
     } catch (err) {
       if (!(err instanceof UpstreamError)) throw err;
-      logger.warn({ api: deps.api, span: spanName, cluster: target.cluster, code: err.code, status: err.status }, err.message);
+      logger.warn({ ...apiLogField(logger, deps.api), span: spanName, cluster: target.cluster, code: err.code, status: err.status }, err.message);
       return failure(err);
     }
     // GraphQL over HTTP: a non-2xx answer may still be a GraphQL response (errors only); anything else is not one.
@@ -129,7 +129,7 @@ function sender(
         status >= 200 && status <= 299
           ? new UpstreamError('UPSTREAM_BAD_RESPONSE', `GraphQL upstream ${target.cluster} answered with JSON that is not a GraphQL response`, status)
           : new UpstreamError('UPSTREAM_HTTP_ERROR', `GraphQL upstream ${target.cluster} answered HTTP ${status}`, status);
-      logger.warn({ api: deps.api, span: spanName, cluster: target.cluster, code: err.code, status }, err.message);
+      logger.warn({ ...apiLogField(logger, deps.api), span: spanName, cluster: target.cluster, code: err.code, status }, err.message);
       return failure(err);
     }
     const result: ExecutionResult = { data: isObject(answer.data) ? answer.data : null };

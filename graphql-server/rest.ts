@@ -7,7 +7,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { compileJsonTemplate, compileTemplate, compileTextTemplate, type Rendered, type TemplateScope } from '../contract/graphql-templates.js';
-import type { FieldResolver, RequestContext, ResolverDeps, ResolverField, RestResolverConfig } from './api.js';
+import { apiLogField, type FieldResolver, type RequestContext, type ResolverDeps, type ResolverField, type RestResolverConfig } from './api.js';
 import { httpPools, upstreamHeaderName, UpstreamError, type HttpRequest } from './http-client.js';
 
 /** How much of an unexpected answer's body a sensitive-info debug log keeps. */
@@ -77,17 +77,18 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
 
   async function send(call: Call, context: RequestContext): Promise<unknown> {
     const req: HttpRequest = { ...call, timeoutMs, signal: context.signal };
-    const log = { api: deps.api, field: `${field.typeName}.${field.fieldName}`, cluster: config.target.cluster, method: call.method };
+    // Built when a line is logged only: lines are for failures.
+    const log = () => ({ ...apiLogField(context.logger, deps.api), field: `${field.typeName}.${field.fieldName}`, cluster: config.target.cluster, method: call.method });
     let res;
     try {
       res = await pools.request(config.target, req);
     } catch (err) {
-      if (err instanceof UpstreamError) context.logger.warn({ ...log, code: err.code }, err.message);
+      if (err instanceof UpstreamError) context.logger.warn({ ...log(), code: err.code }, err.message);
       throw err;
     }
     const failed = (what: string): UpstreamError => {
-      context.logger.warn({ ...log, status: res.status }, `REST upstream ${what}`);
-      if (deps.logSensitiveInfo) context.logger.debug({ api: deps.api, path: call.path, body: res.body.slice(0, LOGGED_BODY_CHARS) }, 'REST upstream answer');
+      context.logger.warn({ ...log(), status: res.status }, `REST upstream ${what}`);
+      if (deps.logSensitiveInfo) context.logger.debug({ ...apiLogField(context.logger, deps.api), path: call.path, body: res.body.slice(0, LOGGED_BODY_CHARS) }, 'REST upstream answer');
       return new UpstreamError('UPSTREAM_HTTP_ERROR', `REST upstream ${config.target.cluster} ${what}`, res.status);
     };
     if (res.status < 200 || res.status > 299) throw failed(`answered HTTP ${res.status} to ${call.method}`);

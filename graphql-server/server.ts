@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { AdsClient, decodeAnys } from '../runtime/ads-client.js';
-import { listenOn, stdoutLog } from '../runtime/binary.js';
+import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
 import { TYPE_URL } from '../contract/names.js';
 import { NO_CONFIGURATION_YET } from '../runtime/health.js';
@@ -50,9 +50,9 @@ export interface RunningGraphql {
   close(): Promise<void>;
 }
 
-/** The binary's JSON log on stdout, level from LOG_LEVEL; headers and secrets redacted. */
-export function graphqlLogger(): Logger {
-  return stdoutLog({ name: 'sluice-graphql', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'] });
+/** The binary's log on stdout (`format`: see stdoutLog), level from LOG_LEVEL; headers and secrets redacted. */
+export function graphqlLogger(format?: LogFormat): Logger {
+  return stdoutLog({ name: 'sluice-graphql', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'] }, format);
 }
 
 export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql> {

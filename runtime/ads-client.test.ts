@@ -5,6 +5,7 @@
  * restarts on the same port, readiness.
  */
 import pino from 'pino';
+import { testLogger } from '../harness/log-check.js';
 import * as grpc from '@grpc/grpc-js';
 import { SnapshotCache } from '../control-plane/cache/cache.js';
 import { XdsServer } from '../control-plane/server/server.js';
@@ -14,7 +15,7 @@ import { encodeMessage } from '../contract/codec.js';
 import { TYPE_URL } from '../contract/names.js';
 
 const T = TYPE_URL.authConfig;
-const logger = pino({ level: process.env.DBG ? 'debug' : 'silent' });
+const logger = process.env.DBG ? testLogger('debug', pino.destination(1)) : testLogger();
 
 type Raw = Record<string, unknown>;
 type Event = { node: string; typeUrl: string; version: string };

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { VERSION } from '../../runtime/version.js';
 import { register as registerCompile } from './compile.js';
 import { register as registerCreate } from './create.js';
+import { register as registerCrds } from './crds.js';
 import { register as registerServe } from './serve.js';
 import { register as registerBootstrap } from './bootstrap.js';
 import { register as registerExplain } from './explain.js';
@@ -14,6 +15,6 @@ const program = new Command('sluice')
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 
-for (const register of [registerCompile, registerCreate, registerServe, registerBootstrap, registerExplain, registerTest]) register(program);
+for (const register of [registerCompile, registerCreate, registerServe, registerBootstrap, registerExplain, registerTest, registerCrds]) register(program);
 
 await program.parseAsync(process.argv);

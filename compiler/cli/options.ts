@@ -48,7 +48,7 @@ export function addCompileOptions(cmd: Command): Command {
     .option('--listener-address <ip>', 'address the HTTP listener binds', d.listenerAddress)
     .option('--listener-port <port>', 'port of the HTTP listener', parsePort, d.listenerPort)
     .option('--cluster-domain <domain>', 'cluster DNS domain of kube services', d.clusterDomain)
-    .option('--namespace <ns>', 'namespace of discovered Upstreams (the control plane namespace)', d.controlPlaneNamespace)
+    .option('--namespace <ns>', 'namespace of discovered Upstreams (the control plane namespace; references into gloo-system find them too)', d.controlPlaneNamespace)
     .addOption(hostPortOption('--extauth-address <host:port>', 'address of sluice-extauth as Envoy reaches it', d.extauthAddress))
     .addOption(hostPortOption('--graphql-address <host:port>', 'address of sluice-graphql as Envoy reaches it', d.graphqlAddress))
     .option('--envoy-admin-port <port>', 'admin port of the static bootstrap (bound to 127.0.0.1)', parsePort, d.adminPort);

@@ -1,6 +1,6 @@
 /** `sluice serve`: compile, serve over ADS, watch the inputs and push what changes. */
 import type { Command } from 'commander';
-import { logGrpcTo, shutdownOnSignals, startFailed, stdoutLog } from '../../runtime/binary.js';
+import { logFormatOption, logGrpcTo, shutdownOnSignals, startFailed, stdoutLog, type LogFormat } from '../../runtime/binary.js';
 import { MESH_DEFAULTS } from '../translate/mesh.js';
 import { startServe } from '../../control-plane/run.js';
 import { addCompileOptions, compileOptionsFrom, parsePort, type CompileFlags } from './options.js';
@@ -14,6 +14,7 @@ interface ServeFlags extends CompileFlags {
   adminPort: number;
   bind: string;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 const parsePortOrZero = (v: string) => (v === '0' ? 0 : parsePort(v));
@@ -28,6 +29,7 @@ export function register(program: Command): void {
     .option('--admin-port <port>', 'HTTP port of /healthz, /readyz, /metrics, /status', parsePortOrZero, 9901)
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .option('--mesh', 'mesh mode: serve routes (RDS), clusters (CDS/EDS) and HTTP filters (ECDS) into an Envoy whose listeners you own, no listener (see sluice bootstrap --mesh)')
     .option('--route-config-name <name>', 'mesh mode: name of the one RouteConfiguration', MESH_DEFAULTS.routeConfigName)
     .option('--name-prefix <prefix>', 'mesh mode: put before every cluster, Secret and HTTP filter name', MESH_DEFAULTS.namePrefix)
@@ -38,7 +40,7 @@ export function register(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const logger = stdoutLog({ name: 'sluice-serve', level: flags.logLevel });
+      const logger = stdoutLog({ name: 'sluice-serve', level: flags.logLevel }, flags.logFormat);
       logGrpcTo(logger);
       let serving: Awaited<ReturnType<typeof startServe>>;
       try {

@@ -5,15 +5,16 @@
  * reach exactly the resources that read what changed (a Service's port, a
  * Secret, an Upstream), without a reverse index to keep up to date.
  */
-import { fieldError, type Diagnostic } from '../diagnostics.js';
+import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
-import type { UpstreamCatalog } from './upstreams.js';
+import type { ServicePort, UpstreamCatalog } from './upstreams.js';
 
 export type Dependency =
   | { kind: 'upstream'; ref: NamespacedName; answer: ReturnType<UpstreamCatalog['lookup']> }
   | { kind: 'servicePort'; ref: NamespacedName; port: number; answer: ReturnType<UpstreamCatalog['servicePort']> }
+  | { kind: 'discovered'; name: string; answer: ServicePort[] }
   | { kind: 'resource'; resourceKind: string; ref: NamespacedName; answer: Resource | undefined }
   | { kind: 'all'; resourceKind: string; answer: Resource[] };
 
@@ -36,6 +37,13 @@ export class Lookups {
   servicePort(ref: NamespacedName, port: number): ReturnType<UpstreamCatalog['servicePort']> {
     const answer = this.catalog.servicePort(ref, port);
     if (this.first(`p|${ref.namespace}|${ref.name}|${port}`)) this.deps.push({ kind: 'servicePort', ref, port, answer });
+    return answer;
+  }
+
+  /** The Service ports a discovered Upstream of this name comes from (what an error about a reference to it says). */
+  discoveredFrom(name: string): ServicePort[] {
+    const answer = this.catalog.discoveredFrom(name);
+    if (this.first(`d|${name}`)) this.deps.push({ kind: 'discovered', name, answer });
     return answer;
   }
 
@@ -69,12 +77,28 @@ export class Lookups {
         return undefined;
       }
       if (!upstream) {
-        diagnostics.push(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`));
+        diagnostics.push(notFound(ref, this.discoveredFrom(ref.name), options.controlPlaneNamespace, from, path));
         return undefined;
       }
       return upstream;
     };
   }
+}
+
+/** The error of a reference that finds no Upstream: when a Service gives the name, the namespace is what is wrong, and the hint says where discovered Upstreams live. */
+function notFound(ref: NamespacedName, sources: ServicePort[], controlPlaneNamespace: string, from: Resource, path: FieldPath): Diagnostic {
+  if (sources.length === 0) {
+    return fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`);
+  }
+  const services = sources.map((s) => `Service ${showRef(s.service)} port ${s.port}`).join(' and ');
+  const own = sources.length === 1 ? ` or "${sources[0].service.namespace}" (the Service's own)` : '';
+  return fieldError(
+    'resolve',
+    from.origin,
+    path,
+    `Upstream ${showRef(ref)} not found: "${ref.name}" is discovered from ${services}, in namespace "${controlPlaneNamespace}" (the --namespace setting), not "${ref.namespace}"`,
+    `reference it in namespace "${controlPlaneNamespace}"${own}, or run sluice with --namespace ${ref.namespace} if that is where your discovered Upstreams live`,
+  );
 }
 
 /** What changed since the last run: the upstream catalog (any Upstream or Service), and which kinds of resources. */
@@ -87,10 +111,25 @@ export interface Changes {
 export function stillValid(deps: readonly Dependency[], index: ResourceIndex, catalog: UpstreamCatalog, changes: Changes): boolean {
   for (const d of deps) {
     if (d.kind === 'resource' || d.kind === 'all' ? !changes.kinds.has(d.resourceKind) : !changes.catalog) continue;
-    const now = d.kind === 'upstream' ? catalog.lookup(d.ref) : d.kind === 'servicePort' ? catalog.servicePort(d.ref, d.port) : d.kind === 'all' ? index.all(d.resourceKind) : index.get(d.resourceKind, d.ref);
+    const now = lookAgain(d, index, catalog);
     if (!same(now, d.answer)) return false;
   }
   return true;
+}
+
+function lookAgain(d: Dependency, index: ResourceIndex, catalog: UpstreamCatalog): unknown {
+  switch (d.kind) {
+    case 'upstream':
+      return catalog.lookup(d.ref);
+    case 'servicePort':
+      return catalog.servicePort(d.ref, d.port);
+    case 'discovered':
+      return catalog.discoveredFrom(d.name);
+    case 'all':
+      return index.all(d.resourceKind);
+    case 'resource':
+      return index.get(d.resourceKind, d.ref);
+  }
 }
 
 /** Identity, looking one level into the arrays and records lookups answer with. */

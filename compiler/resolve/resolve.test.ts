@@ -3,7 +3,7 @@ import { formatDiagnostic } from '../diagnostics.js';
 import { parseText } from '../load/load.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { validateDocuments } from '../validate/validate.js';
-import { resolve } from './resolve.js';
+import { resolve, ResolveMemo } from './resolve.js';
 
 function resolveText(text: string) {
   const loaded = parseText('in.yaml', text);
@@ -38,6 +38,54 @@ test('an explicit Upstream in the control plane namespace overrides the discover
       'apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: x}\nspec:\n  virtualHost:\n    domains: [d]\n    routes:\n      - routeAction: {single: {kube: {ref: {name: a}, port: 80}}}\n',
   );
   expect(model.upstreams[0].target).toEqual({ kind: 'static', hosts: [{ address: '127.0.0.1', port: 9000 }] });
+});
+
+test('a discovered name referenced in a namespace that is neither the discovered one nor the Service\'s: the error says where it lives and names --namespace', () => {
+  const route = (ns: string) =>
+    `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: web}\nspec:\n  virtualHost:\n    domains: [d]\n    routes:\n      - routeAction: {single: {upstream: {name: shop-orders-8080, namespace: ${ns}}}}\n`;
+  const { diagnostics } = resolveText(service('orders', 'shop', [8080]) + route('team-a'));
+  expect(diagnostics.map((d) => [d.field, d.message, d.hint])).toEqual([
+    [
+      'spec.virtualHost.routes[0].routeAction.single.upstream',
+      'Upstream team-a/shop-orders-8080 not found: "shop-orders-8080" is discovered from Service shop/orders port 8080, in namespace "sluice-system" (the --namespace setting), not "team-a"',
+      'reference it in namespace "sluice-system" or "shop" (the Service\'s own), or run sluice with --namespace team-a if that is where your discovered Upstreams live',
+    ],
+  ]);
+  // Run with that namespace, it is found there.
+  const loaded = parseText('in.yaml', service('orders', 'shop', [8080]) + route('team-a'));
+  const moved = resolve(validateDocuments(loaded.documents).resources, { ...DEFAULT_OPTIONS, controlPlaneNamespace: 'team-a' });
+  expect(moved.diagnostics).toEqual([]);
+  expect(moved.model.upstreams.map((u) => `${u.namespace}/${u.name}`)).toEqual(['team-a/shop-orders-8080']);
+  // A name no Service gives keeps the plain answer.
+  expect(resolveText(route('team-a')).diagnostics.map((d) => d.hint)).toEqual(['define an Upstream (gloo.gateway.example/v1) named "shop-orders-8080" in namespace "team-a", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)']);
+});
+
+test("gloo-system (Gloo's default discovery namespace) finds the discovered Upstream, and the Upstreams of --namespace; an Upstream really in gloo-system comes first", () => {
+  const route = (upstream: string, ns = 'web') =>
+    `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [d]\n    routes:\n      - routeAction: {single: {upstream: ${upstream}}}\n---\n`;
+  const upstreamIn = (ns: string, port: number) => `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: shop-orders-8080, namespace: ${ns}}\nspec:\n  static: {hosts: [{addr: 127.0.0.1, port: ${port}}]}\n---\n`;
+  const target = (text: string) => {
+    const { model, diagnostics } = resolveText(text);
+    expect(diagnostics).toEqual([]);
+    return model.upstreams.map((u) => u.target);
+  };
+  const svc = service('orders', 'shop', [8080]);
+  const discovered = [{ kind: 'dns', host: 'orders.shop.svc.cluster.local', port: 8080 }];
+  expect(target(svc + route('{name: shop-orders-8080, namespace: gloo-system}'))).toEqual(discovered);
+  // A VirtualService in gloo-system (as Gloo's examples have them) referring by name alone.
+  expect(target(svc + route('{name: shop-orders-8080}', 'gloo-system'))).toEqual(discovered);
+  // The override in the discovered namespace is what gloo-system names too.
+  expect(target(svc + upstreamIn('sluice-system', 9000) + route('{name: shop-orders-8080, namespace: gloo-system}'))).toEqual([{ kind: 'static', hosts: [{ address: '127.0.0.1', port: 9000 }] }]);
+  expect(target(svc + upstreamIn('gloo-system', 9001) + upstreamIn('sluice-system', 9000) + route('{name: shop-orders-8080, namespace: gloo-system}'))).toEqual([{ kind: 'static', hosts: [{ address: '127.0.0.1', port: 9001 }] }]);
+});
+
+test('an incremental resolve gives the error of a reference its new hint when the Service it meant appears', () => {
+  const parse = (text: string) => validateDocuments(parseText('in.yaml', text).documents).resources;
+  const [vs] = parse('apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: v, namespace: web}\nspec:\n  virtualHost:\n    domains: [d]\n    routes:\n      - routeAction: {single: {upstream: {name: shop-orders-8080, namespace: team-a}}}\n');
+  const memo = new ResolveMemo();
+  const hints = (resources: typeof vs[]) => resolve(resources, DEFAULT_OPTIONS, memo).diagnostics.map((d) => d.hint);
+  expect(hints([vs])).toEqual([expect.stringMatching(/^define an Upstream/)]);
+  expect(hints([vs, ...parse(service('orders', 'shop', [8080]))])).toEqual([expect.stringMatching(/^reference it in namespace "sluice-system"/)]);
 });
 
 test('service-account credentials are read from the Secret (stringData over base64 data)', () => {

@@ -2,12 +2,13 @@
  * Upstreams: explicit Upstream resources plus one discovered Upstream per `v1`
  * Service port, named `<namespace>-<service>-<port>` in the control plane's
  * namespace (as Gloo's discovery does). An explicit Upstream of the same name wins.
+ * A reference into `gloo-system` (Gloo's default discovery namespace) that
+ * names no Upstream there is looked up in the control plane's namespace.
  *
  * A Service's cluster reaches its pods by their addresses (EDS, endpoints:
- * ./endpoints.ts) when Sluice knows its endpoints: when EndpointSlices of the
- * Service are among the inputs. Otherwise Envoy resolves the
- * Service's DNS name (STRICT_DNS). An ExternalName Service is its external
- * name, resolved by Envoy.
+ * ./endpoints.ts) when EndpointSlices of the Service are among the inputs.
+ * Otherwise Envoy resolves the Service's DNS name (STRICT_DNS). An
+ * ExternalName Service is its external name, resolved by Envoy.
  */
 import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
@@ -23,7 +24,17 @@ export interface UpstreamCatalog {
   lookup(ref: NamespacedName): UpstreamIR | UpstreamIR[] | undefined;
   /** The cluster for a route's `kube: {ref, port}` (a Service port). */
   servicePort(ref: NamespacedName, port: number): { upstream?: UpstreamIR; knownPorts?: number[] };
+  /** The Service ports whose discovered Upstream has this name, in whatever namespace it was looked for (for the error of a reference in the wrong one). */
+  discoveredFrom(name: string): ServicePort[];
 }
+
+export interface ServicePort {
+  service: NamespacedName;
+  port: number;
+}
+
+/** Where Gloo writes discovered Upstreams unless its Settings say otherwise (`discoveryNamespace`): Gloo manifests reference them there. */
+export const GLOO_DISCOVERY_NAMESPACE = 'gloo-system';
 
 export function discoveredUpstreamName(namespace: string, service: string, port: number): string {
   return `${namespace}-${service}-${port}`;
@@ -84,7 +95,7 @@ export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTarge
    * name maps to every Service port that produces it, and routes find theirs
    * by Service, never by name.
    */
-  const discovered = new Map<string, { upstream: UpstreamIR; serviceNamespace: string }[]>();
+  const discovered = new Map<string, { upstream: UpstreamIR; from: ServicePort }[]>();
   const byServicePort = new Map<string, UpstreamIR>();
   const servicePorts = new Map<string, number[]>();
   for (const svc of index.all('Service')) {
@@ -99,14 +110,15 @@ export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTarge
       let upstream = keptFor(built.get(port), portTarget);
       if (!upstream) built.set(port, (upstream = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: portTarget }));
       byServicePort.set(`${svc.namespace}/${svc.name}/${port}`, upstream);
-      discovered.set(name, [...(discovered.get(name) ?? []), { upstream, serviceNamespace: svc.namespace }]);
+      discovered.set(name, [...(discovered.get(name) ?? []), { upstream, from: { service: { namespace: svc.namespace, name: svc.name }, port } }]);
     }
   }
 
   const lookup = (ref: NamespacedName): UpstreamIR | UpstreamIR[] | undefined => {
     const own = explicit.get(`${ref.namespace}/${ref.name}`);
     if (own) return own;
-    const found = (discovered.get(ref.name) ?? []).filter((d) => ref.namespace === controlPlaneNamespace || ref.namespace === d.serviceNamespace).map((d) => d.upstream);
+    if (ref.namespace === GLOO_DISCOVERY_NAMESPACE && ref.namespace !== controlPlaneNamespace) return lookup({ name: ref.name, namespace: controlPlaneNamespace });
+    const found = (discovered.get(ref.name) ?? []).filter((d) => ref.namespace === controlPlaneNamespace || ref.namespace === d.from.service.namespace).map((d) => d.upstream);
     return found.length > 1 ? found : found[0];
   };
 
@@ -120,6 +132,7 @@ export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTarge
       // An explicit Upstream of the discovered name (in the control plane namespace) overrides discovery.
       return { upstream: explicit.get(`${controlPlaneNamespace}/${name}`) ?? byServicePort.get(`${ref.namespace}/${ref.name}/${port}`)!, knownPorts: ports };
     },
+    discoveredFrom: (name) => (discovered.get(name) ?? []).map((d) => d.from),
   };
 }
 

@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { getNullableType, GraphQLError, isLeafType, isListType } from 'graphql';
 import protobuf from 'protobufjs';
 import { compileJsonTemplate, compileTextTemplate, type TemplateScope } from '../../contract/graphql-templates.js';
-import type { FieldResolver, GrpcResolverConfig, RequestContext, ResolverDeps, ResolverField } from '../api.js';
+import { apiLogField, type FieldResolver, type GrpcResolverConfig, type RequestContext, type ResolverDeps, type ResolverField } from '../api.js';
 import { GrpcFailure } from './failure.js';
 import { checkMessageTemplate, fromMessage, MessageError, toMessage } from './messages.js';
 import { grpcServices } from './services.js';
@@ -100,7 +100,7 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
       answer = await services.call(config.target, path, request, md, timeoutMs, context.signal);
     } catch (err) {
       if (err instanceof GrpcFailure) {
-        const log = { api: deps.api, field: fieldName, cluster: config.target.cluster, method: path, code: err.code };
+        const log = { ...apiLogField(context.logger, deps.api), field: fieldName, cluster: config.target.cluster, method: path, code: err.code };
         context.logger.warn(log, 'gRPC upstream call failed');
         if (deps.logSensitiveInfo && err.details) context.logger.debug({ ...log, details: err.details }, 'gRPC status details');
         // The upstream no longer has the method as reflected: ask again.

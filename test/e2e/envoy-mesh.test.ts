@@ -15,7 +15,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { formatDiagnostic } from '../../compiler/diagnostics.js';
 import { serialize } from '../../compiler/emit/write.js';
 import { MESH_DEFAULTS } from '../../compiler/translate/mesh.js';
@@ -26,6 +25,7 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 import { httpGet } from '../../harness/http.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-mesh.test.ts'));
@@ -104,7 +104,7 @@ describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh
     dir = mkdtempSync(path.join(tmpdir(), 'sluice-e2e-mesh-'));
     writeFileSync(path.join(dir, 'resources.yaml'), RESOURCES(await echo('sluice-upstream')));
     ports.teamEcho = await echo('team-upstream');
-    serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH_DEFAULTS }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'silent' }) });
+    serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH_DEFAULTS }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger() });
     ports.xds = serving.xdsPort;
     ports.admin = await closedPort();
     ports.own = await closedPort();

@@ -13,7 +13,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { formatDiagnostic } from '../../compiler/diagnostics.js';
 import { serialize } from '../../compiler/emit/write.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
@@ -23,6 +22,7 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
 import { httpGet } from '../../harness/http.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-vhds.test.ts'));
@@ -82,7 +82,7 @@ describeWithEnvoy('an Envoy on delta ADS, routes over VHDS', () => {
     writeFileSync(path.join(dir, 'a.yaml'), HOST('a', '/a'));
     writeFileSync(path.join(dir, 'b.yaml'), HOST('b', '/b'));
     listenerPort = await closedPort();
-    serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort, vhds: true }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'silent' }) });
+    serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort, vhds: true }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger() });
     const admin = await closedPort();
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap(serving.xdsPort, admin), 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);

@@ -4,11 +4,11 @@
  * (`cn=admins\,ou=groups,<root>`, an entry directly under the root) is a
  * different group.
  */
-import pino from 'pino';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, userDn, BASE_DN, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic, writeConfig } from '../../harness/extauth-check.js';
 import { checker, httpStatus, type Checker } from './helpers.js';
+import { testLogger } from '../../harness/log-check.js';
 
 /** cn is "admins,ou=groups": one RDN under the root, not the admins group under ou=groups. */
 const LOOK_ALIKE = `cn=admins\\,ou=groups,${BASE_DN}`;
@@ -35,7 +35,7 @@ beforeAll(async () => {
     config('default.admins', [groupDn('admins')]),
     config('default.look-alike', [`CN=Admins\\2cou=Groups , DC=Example, DC=org`]),
   ]);
-  server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
   check = checker(server.port);
 });
 

@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { loadRoot } from '../../contract/envoy.js';
 import { authorizationClient } from '../../extauth-server/protos.js';
 import { envoyCheckRequest } from '../../harness/extauth-check.js';
+import { checkLogText } from '../../harness/log-check.js';
 
 export interface CheckResponse {
   status?: { code?: number; message?: string };
@@ -43,12 +44,14 @@ export function header(res: CheckResponse, key: string): string | undefined {
   return all.find((h) => h.header.key === key)?.header.value;
 }
 
-/** A pino logger that keeps every line in memory, to check what is (never) logged. */
+/** A pino logger that keeps every line in memory, to check what is (never) logged; each line is checked for repeated keys too. */
 export function memoryLogger(): { logger: Logger; text(): string } {
   let text = '';
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString();
+      const line = chunk.toString();
+      checkLogText(line);
+      text += line;
       cb();
     },
   });

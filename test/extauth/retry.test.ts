@@ -6,12 +6,12 @@
  * was answered.
  */
 import { Client } from 'ldapts';
-import pino from 'pino';
 import { Authorizer } from '../../extauth-server/authorizer.js';
 import { DEFAULT_POOL, type LdapSettings } from '../../extauth-server/config.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
 import { ldapProxy, until, type LdapProxy } from './helpers.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const BIND_RESPONSE = 0x61;
 const SEARCH_RESULT_ENTRY = 0x64;
@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   proxy = await ldapProxy(slapd.port);
-  authorizer = new Authorizer({ logger: pino({ level: 'silent' }) });
+  authorizer = new Authorizer({ logger: testLogger() });
 });
 
 afterEach(async () => {

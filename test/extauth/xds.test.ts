@@ -4,7 +4,6 @@
  * and reconnect after the control plane restarts.
  */
 import { once } from 'node:events';
-import pino from 'pino';
 import { SnapshotCache } from '../../control-plane/cache/cache.js';
 import { XdsServer } from '../../control-plane/server/server.js';
 import { buildSnapshot } from '../../control-plane/cache/snapshot.js';
@@ -15,6 +14,7 @@ import { authConfigSource } from '../../extauth-server/xds.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
 import { checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const NODE = 'extauth-test';
 let slapd: Slapd;
@@ -58,7 +58,7 @@ beforeAll(async () => {
   slapd = await startSlapd();
   cache = new SnapshotCache();
   await startXds(0);
-  server = await startExtauth({ xds: `127.0.0.1:${xdsPort}`, nodeId: NODE, port: 0, adminPort: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+  server = await startExtauth({ xds: `127.0.0.1:${xdsPort}`, nodeId: NODE, port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
   check = checker(server.port);
 });
 
@@ -121,7 +121,7 @@ test('a response whose configuration fails to apply is NACKed with the reason, a
   const client = authConfigSource({
     address: `127.0.0.1:${xdsPort}`,
     nodeId: node,
-    logger: pino({ level: 'silent' }),
+    logger: testLogger(),
     poolDefaults: DEFAULT_POOL,
     apply: (c) => {
       if (fail) throw new Error('cannot apply');

@@ -4,14 +4,12 @@
  * once it is back the answers are right again. Real slapd and sidecar; the
  * stream's pace is whatever the machine gives, nothing is timed.
  */
-import { jest } from '@jest/globals';
-import pino from 'pino';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic, writeConfig } from '../../harness/extauth-check.js';
 import { checker, httpStatus, type Checker } from '../extauth/helpers.js';
+import { testLogger } from '../../harness/log-check.js';
 
-jest.setTimeout(60_000);
 
 let slapd: Slapd;
 let sidecar: RunningExtauth;
@@ -20,7 +18,7 @@ let check: Checker;
 beforeAll(async () => {
   slapd = await startSlapd();
   const config = await writeConfig([{ name: 'default.ldap', configs: [{ ldap: { address: slapd.url, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }] }]);
-  sidecar = await startExtauth({ config, nodeId: 'faults', port: 0, adminPort: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+  sidecar = await startExtauth({ config, nodeId: 'faults', port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
   check = checker(sidecar.port);
 });
 

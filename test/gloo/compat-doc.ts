@@ -38,6 +38,12 @@ with and reports from (\`compiler/kinds/\`); a test fails when they differ
   accepted and ignored. Its \`kube.selector\` must be the Service's own:
   Sluice reaches a Service by its DNS name and does not discover pods, so a
   narrower selector (one Upstream per version) is an error, never widened.
+- Discovered Upstreams (one per Service port, \`<namespace>-<service>-<port>\`)
+  live in the namespace given by \`--namespace\` (\`sluice-system\`), Gloo's
+  \`discoveryNamespace\`. A reference into \`gloo-system\`, Gloo's default, that
+  names no Upstream there is looked up in that namespace, so Gloo's files
+  find their discovered Upstreams unchanged. A Gloo installation that set
+  another \`discoveryNamespace\` runs Sluice with \`--namespace\` set to it.
 - When a resource uses a field Sluice refuses, the errors name those fields
   first; schema errors of that resource (a missing field, a typo) are shown
   once nothing refused is left, so a hint never asks for the wrong thing.

@@ -6,7 +6,6 @@
  * upstream recorded and counted.
  */
 import { buildSchema, execute, getDirectiveValues, isObjectType, parse, type ExecutionResult, type GraphQLDirective } from 'graphql';
-import pino from 'pino';
 import type { GrpcResolverConfig, RequestContext, ResolverDeps } from '../../graphql-server/api.js';
 import { parseGraphQLApi } from '../../graphql-server/config.js';
 import { createGrpcResolver } from '../../graphql-server/grpc/resolver.js';
@@ -14,6 +13,7 @@ import { ApiRegistry } from '../../graphql-server/registry.js';
 import { GRPC_SERVICES_KEY, GrpcServices } from '../../graphql-server/grpc/services.js';
 import { descriptorSet, GRPC_PRODUCTS, startGrpcUpstream, type GrpcUpstream } from '../../harness/grpc-services.js';
 import { testDeps } from '../../harness/stitch-subgraphs.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const SDL = /* GraphQL */ `
   directive @resolve(name: String!) on FIELD_DEFINITION
@@ -113,7 +113,7 @@ function schemaFor(config: Record<string, GrpcResolverConfig>, d: ResolverDeps =
 }
 
 function context(headers: Record<string, string> = {}): RequestContext {
-  return { headers, calls: new Map(), logger: pino({ level: 'silent' }) };
+  return { headers, calls: new Map(), logger: testLogger() };
 }
 
 async function run(query: string, opts: { headers?: Record<string, string>; config?: Record<string, GrpcResolverConfig>; deps?: ResolverDeps } = {}): Promise<Result> {
@@ -421,7 +421,7 @@ describe('connections', () => {
 
 test('a GraphQLApi as the compiler writes it (proto JSON, protoDescriptorBin in base64), built and run by the registry', async () => {
   const bare = await startGrpcUpstream({ services: ['users'], reflection: false });
-  const registry = new ApiRegistry({ logger: pino({ level: 'silent' }), defaultTimeoutMs: 5000 });
+  const registry = new ApiRegistry({ logger: testLogger(), defaultTimeoutMs: 5000 });
   try {
     const grpcResolver = { service_name: 'users.UserService', method_name: 'GetUser', outgoing_message_json: { id: '{$args.id}' }, target: { cluster: 'users', hosts: [{ address: '127.0.0.1', port: bare.port }] } };
     await registry.apply([

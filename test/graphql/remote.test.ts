@@ -5,12 +5,12 @@
  * when the upstream is down or is not a GraphQL server.
  */
 import { parse, validate, type ExecutionResult } from 'graphql';
-import pino from 'pino';
 import type { ExecutableApi, RemoteExecutorConfig, RequestContext, ResolverDeps } from '../../graphql-server/api.js';
 import { httpPools } from '../../graphql-server/http-client.js';
 import { buildRemoteApi, remoteExecutor } from '../../graphql-server/remote.js';
 import { startGraphQLUpstream, type GraphQLUpstream } from '../../harness/graphql-upstream.js';
 import { testDeps } from '../../harness/stitch-subgraphs.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const SDL = /* GraphQL */ `
   type Query {
@@ -60,7 +60,7 @@ function api(config: RemoteExecutorConfig = remote(upstream.port)): ExecutableAp
 }
 
 function context(headers: Record<string, string> = {}): RequestContext {
-  return { headers, calls: new Map(), logger: pino({ level: 'silent' }) };
+  return { headers, calls: new Map(), logger: testLogger() };
 }
 
 /** Validates against the API's schema (as the server does), executes, and returns what the client would see. */

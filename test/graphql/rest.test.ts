@@ -5,12 +5,12 @@
  * resolvers sent is read from the requests the upstream recorded.
  */
 import { buildSchema, execute, getDirectiveValues, isObjectType, parse, type ExecutionResult, type GraphQLDirective } from 'graphql';
-import pino from 'pino';
 import type { RequestContext, ResolverDeps, RestResolverConfig } from '../../graphql-server/api.js';
 import { httpPools } from '../../graphql-server/http-client.js';
 import { createRestResolver } from '../../graphql-server/rest.js';
 import { startRestUpstream, usersAndProducts, type RestUpstream } from '../../harness/rest-upstream.js';
 import { testDeps } from '../../harness/stitch-subgraphs.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const SDL = /* GraphQL */ `
   directive @resolve(name: String!) on FIELD_DEFINITION
@@ -90,7 +90,7 @@ function schemaFor(config: Record<string, RestResolverConfig>, d: ResolverDeps =
 }
 
 function context(headers: Record<string, string> = {}): RequestContext {
-  return { headers, calls: new Map(), logger: pino({ level: 'silent' }) };
+  return { headers, calls: new Map(), logger: testLogger() };
 }
 
 async function run(query: string, opts: { headers?: Record<string, string>; variables?: Record<string, unknown>; config?: Record<string, RestResolverConfig> } = {}) {

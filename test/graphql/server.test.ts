@@ -4,16 +4,16 @@
  * the document cache, file reloads and requests in flight across a reload.
  */
 import { once } from 'node:events';
-import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import { serverAudits } from 'graphql-http';
-import pino from 'pino';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import { startGraphQLUpstream, type GraphQLUpstream } from '../../harness/graphql-upstream.js';
 import { startRestUpstream, type RestUpstream } from '../../harness/rest-upstream.js';
+import { tempDir } from '../../harness/temp-dir.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const HEADER = 'x-sluice-graphql-api';
 const SCHEMA = 'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';
@@ -105,10 +105,10 @@ beforeAll(async () => {
     },
   });
   rest = await startRestUpstream();
-  dir = await mkdtemp(path.join(tmpdir(), 'sluice-graphql-'));
+  dir = tempDir('graphql');
   file = path.join(dir, 'graphql.json');
   await writeSet(baseSet());
-  server = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  server = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
 });
 
 afterAll(async () => {
@@ -308,7 +308,7 @@ test('a client that goes away in the middle of its body leaves the server answer
 
 test('closing: a request in flight finishes, its connection closing after the answer; new connections are refused', async () => {
   releaseSlow = undefined;
-  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
   const at = `http://127.0.0.1:${closing.port}/graphql`;
   const request = () => fetch(at, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: 'default.remote' }, body: JSON.stringify({ query: '{ slow }' }) });
   const inFlight = request();

@@ -7,16 +7,16 @@
  * gRPC server; both execution paths (plan, @graphql-tools/stitch) are run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, validate, type ExecutionResult } from 'graphql';
-import pino from 'pino';
 import type { RequestContext } from '../../graphql-server/api.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import type { StitchedApi } from '../../graphql-server/stitch/index.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { startGrpcUpstream, type GrpcUpstream } from '../../harness/grpc-services.js';
+import { tempDir } from '../../harness/temp-dir.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const GET_USER = 'users.UserService/GetUser';
 
@@ -101,10 +101,10 @@ let sidecar: RunningGraphql;
 
 beforeAll(async () => {
   grpcServer = await startGrpcUpstream();
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-stitch-grpc-'));
+  const dir = tempDir('stitch-grpc');
   writeFileSync(path.join(dir, 'resources.yaml'), resources(grpcServer.port, 100));
   execFileSync(process.execPath, ['bin/sluice.js', 'compile', '-f', path.join(dir, 'resources.yaml'), '-o', path.join(dir, 'out')], { stdio: 'pipe' });
-  sidecar = await startGraphql({ config: path.join(dir, 'out', 'graphql.json'), port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });
+  sidecar = await startGraphql({ config: path.join(dir, 'out', 'graphql.json'), port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
 });
 
 afterAll(async () => {
@@ -130,7 +130,7 @@ async function fallback(query: string): Promise<ExecutionResult> {
     const api = lease.api as StitchedApi;
     const document = parse(query);
     expect(validate(api.schema, document)).toEqual([]);
-    const context: RequestContext = { headers: {}, calls: new Map(), logger: pino({ level: 'silent' }) };
+    const context: RequestContext = { headers: {}, calls: new Map(), logger: testLogger() };
     return JSON.parse(JSON.stringify(await api.executeFallback({ document, query, context }))) as ExecutionResult;
   } finally {
     lease.release();

@@ -5,13 +5,13 @@
  * as the server does.
  */
 import { parse, validate, type ExecutionResult } from 'graphql';
-import pino from 'pino';
 import type { ExecutableApi, RequestContext } from '../../graphql-server/api.js';
 import { buildStitchedApi, type StitchedApi } from '../../graphql-server/stitch/index.js';
 import type { GraphQLUpstream } from '../../harness/graphql-upstream.js';
 import { startGraphQLUpstream } from '../../harness/graphql-upstream.js';
 import { PRODUCTS_SDL, STITCHED, USERS_SDL, remoteSubApi, startSubgraph, testDeps } from '../../harness/stitch-subgraphs.js';
 import { buildMergeArgs } from '../../graphql-server/stitch/subschema.js';
+import { testLogger } from '../../harness/log-check.js';
 
 let users: GraphQLUpstream;
 let products: GraphQLUpstream;
@@ -39,7 +39,7 @@ beforeEach(() => {
   users.intercept = undefined;
 });
 
-const context = (): RequestContext => ({ headers: {}, calls: new Map(), logger: pino({ level: 'silent' }) });
+const context = (): RequestContext => ({ headers: {}, calls: new Map(), logger: testLogger() });
 
 type Path = 'plan' | 'fallback';
 

@@ -5,10 +5,8 @@
  * without a restart. A set the sidecar cannot build is NACKed and the last
  * good one stays.
  */
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { TYPE_URL } from '../../contract/names.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { SnapshotCache } from '../../control-plane/cache/cache.js';
@@ -16,6 +14,8 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { XdsServer } from '../../control-plane/server/server.js';
 import { buildSnapshot } from '../../control-plane/cache/snapshot.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
+import { tempDir } from '../../harness/temp-dir.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const NODE = 'graphql-xds-test';
 let dir: string;
@@ -83,12 +83,12 @@ function nextReply(): Promise<'ack' | 'nack'> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'sluice-graphql-xds-'));
+  dir = tempDir('graphql-xds');
   write('vs.yaml', VIRTUAL_SERVICE);
   // Does not compile (the schema is required): serve starts with nothing to send.
   write('api.yaml', api(''));
-  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'silent' }), debounceMs: 20 });
-  server = await startGraphql({ xds: `127.0.0.1:${serving.xdsPort}`, nodeId: NODE, port: 0, adminPort: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger(), debounceMs: 20 });
+  server = await startGraphql({ xds: `127.0.0.1:${serving.xdsPort}`, nodeId: NODE, port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
 });
 
 afterAll(async () => {
@@ -120,7 +120,7 @@ test('a set the sidecar cannot build is NACKed with the reason; the last good on
   const xds = new XdsServer(cache);
   const port = await xds.listen('127.0.0.1', 0);
   const node = `${NODE}-nack`;
-  const sidecar = await startGraphql({ xds: `127.0.0.1:${port}`, nodeId: node, port: 0, adminPort: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
+  const sidecar = await startGraphql({ xds: `127.0.0.1:${port}`, nodeId: node, port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
   try {
     const reply = (): Promise<string> =>
       new Promise((resolve) => {

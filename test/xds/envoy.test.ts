@@ -10,7 +10,6 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { serialize } from '../../compiler/emit/write.js';
 import { TYPE_URL } from '../../contract/names.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
@@ -20,6 +19,7 @@ import type { CompileOutcome } from '../../control-plane/control.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
+import { testLogger } from '../../harness/log-check.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/xds/envoy.test.ts'));
@@ -95,7 +95,7 @@ describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (del
       host: '127.0.0.1',
       xdsPort: 0,
       adminPort: 0,
-      logger: pino({ level: 'silent' }),
+      logger: testLogger(),
       debounceMs: 20,
     });
     const adminPort = await closedPort();

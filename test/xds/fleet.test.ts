@@ -5,18 +5,16 @@
  * is pushed to that proxy's Envoys only; an Envoy of a proxy no Gateway names
  * gets no listener, and a warning in the log.
  */
-import { jest } from '@jest/globals';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
+import { testLogger } from '../../harness/log-check.js';
 
-jest.setTimeout(20_000);
 
 let serving: Serving | undefined;
 const clients: Array<{ close(): void }> = [];
@@ -54,7 +52,7 @@ test('each proxy of a fleet is served its own Gateways; an edit reaches only its
   cpSync('golden/gateway-proxies/input', dir, { recursive: true });
   let log = '';
   const sink = new Writable({ write: (chunk, _enc, done) => ((log += String(chunk)), done()) });
-  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'info' }, sink), debounceMs: 20 });
+  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger('info', sink), debounceMs: 20 });
   const s = serving;
   expect(s.firstCompile.ok).toBe(true);
 
@@ -89,7 +87,7 @@ test('an Envoy whose proxy no Gateway names is warned about, the sidecars are no
   cpSync('golden/gateway-proxies/input', dir, { recursive: true });
   let log = '';
   const sink = new Writable({ write: (chunk, _enc, done) => ((log += String(chunk)), done()) });
-  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'info' }, sink), debounceMs: 20 });
+  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger('info', sink), debounceMs: 20 });
   const nodes = new Promise<void>((resolve) => {
     let n = 0;
     serving!.xds.on('node', () => ++n === 2 && resolve());

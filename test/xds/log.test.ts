@@ -3,16 +3,14 @@
  * the same errors not logged again in full, at most REPORT_LIMIT diagnostic
  * lines per compile. Real compiles of files in a temporary folder.
  */
-import { jest } from '@jest/globals';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPORT_LIMIT } from '../../compiler/diagnostics.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { ControlPlane } from '../../control-plane/control.js';
 import { memoryLogger } from '../extauth/helpers.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
-jest.setTimeout(60_000);
 
 const SERVICE = `apiVersion: v1
 kind: Service
@@ -35,7 +33,7 @@ ${routes.join('')}`;
 }
 
 test('one info line per snapshot; identical errors summarised; at most REPORT_LIMIT diagnostic lines', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-log-'));
+  const dir = tempDir('log');
   writeFileSync(path.join(dir, 'service.yaml'), SERVICE);
   const vs = path.join(dir, 'vs.yaml');
   writeFileSync(vs, virtualService(['/v0']));
@@ -72,6 +70,56 @@ test('one info line per snapshot; identical errors summarised; at most REPORT_LI
     expect(log.filter((l) => l.msg.includes('nowhere-'))).toHaveLength(REPORT_LIMIT);
     expect(log.some((l) => /^… and \d+ more not shown/.test(l.msg))).toBe(true);
     expect(log.length).toBeLessThanOrEqual(REPORT_LIMIT + 2);
+  } finally {
+    control.close();
+  }
+});
+
+test('the first good compile after failed ones says at info that the configuration compiles again, and what it pushed', async () => {
+  const dir = tempDir('log');
+  writeFileSync(path.join(dir, 'service.yaml'), SERVICE);
+  const vs = path.join(dir, 'vs.yaml');
+  const good = virtualService(['/v0']);
+  writeFileSync(vs, good);
+  const { logger, text } = memoryLogger();
+  logger.level = 'info';
+  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger });
+  type Line = { level: number; msg: string; version?: string; pushed?: boolean; failedCompiles?: number; generation?: number };
+  const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as Line);
+  const again = (log: Line[]) => log.filter((l) => l.msg.startsWith('the configuration compiles again'));
+  try {
+    await control.recompile();
+    const served = control.version;
+    // Broken twice, then the file restored as it was: nothing new to push, and the log says so.
+    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    await control.recompile();
+    await control.recompile();
+    let start = lines().length;
+    writeFileSync(vs, good);
+    await control.recompile();
+    let log = lines().slice(start);
+    expect(again(log)).toEqual([
+      expect.objectContaining({ level: 30, version: served, pushed: false, failedCompiles: 2, msg: `the configuration compiles again after 2 failed compiles; nothing to push: it compiles to the snapshot served all along (${served})` }),
+    ]);
+    expect(log).toHaveLength(1);
+
+    // Broken once, then fixed with a change: the new snapshot is what was pushed.
+    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    await control.recompile();
+    start = lines().length;
+    writeFileSync(vs, virtualService(['/v1']));
+    await control.recompile();
+    log = lines().slice(start);
+    expect(again(log)).toEqual([
+      expect.objectContaining({ level: 30, version: control.version, pushed: true, failedCompiles: 1, generation: 2, msg: `the configuration compiles again after 1 failed compile; pushed snapshot ${control.version} (generation 2)` }),
+    ]);
+    expect(log.map((l) => l.msg)).toEqual([again(log)[0].msg, 'new snapshot']);
+
+    // A good compile after a good one: no such line.
+    start = lines().length;
+    writeFileSync(vs, virtualService(['/v2']));
+    await control.recompile();
+    expect(again(lines().slice(start))).toEqual([]);
   } finally {
     control.close();
   }

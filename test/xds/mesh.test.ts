@@ -4,20 +4,18 @@
  * and over the discovery services of one type. No listener is served; every
  * cluster and filter name carries the prefix; an edit reaches RDS only.
  */
-import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { parse } from 'yaml';
 import { MESH_FILTERS } from '../../compiler/translate/mesh.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
+import { testLogger } from '../../harness/log-check.js';
 
-jest.setTimeout(20_000);
 
 const MESH = { routeConfigName: 'team-a-routes', namePrefix: 'sluice-' };
 const FILTERS = MESH_FILTERS.map((f) => `sluice-${f}`);
@@ -35,7 +33,7 @@ afterEach(async () => {
 async function serve(): Promise<Serving> {
   dir = mkdtempSync(path.join(tmpdir(), 'sluice-mesh-'));
   cpSync('golden/mesh-mode/input', dir, { recursive: true });
-  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'silent' }), debounceMs: 20 });
+  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger(), debounceMs: 20 });
   return serving;
 }
 
@@ -101,7 +99,7 @@ test('over the discovery services of one type; an edit of a host reaches RDS, no
 test('a Gateway in mesh mode is an error at the Gateway: the team owns the listeners', async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'sluice-mesh-'));
   writeFileSync(path.join(dir, 'gateway.yaml'), 'apiVersion: gateway.solo.io/v1\nkind: Gateway\nmetadata: {name: public, namespace: gloo-system}\nspec:\n  bindPort: 8080\n  httpGateway: {}\n');
-  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'silent' }), debounceMs: 20 });
+  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger(), debounceMs: 20 });
   expect(serving.firstCompile.ok).toBe(false);
   const errors = serving.firstCompile.ok ? [] : serving.firstCompile.diagnostics;
   expect(errors.filter((d) => d.severity !== 'warning').map((d) => `${d.line} ${d.resource} ${d.field}: ${d.message}`)).toEqual([

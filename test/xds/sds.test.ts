@@ -5,20 +5,18 @@
  * not drain it); and no private key reaches the log, /status or an error.
  * Certificates are made with openssl for each run.
  */
-import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import type { CompileOutcome } from '../../control-plane/control.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
+import { testLogger } from '../../harness/log-check.js';
 
-jest.setTimeout(20_000);
 
 /** A self-signed certificate for `host` and its key, made by openssl in `dir`. */
 function certificate(dir: string, name: string, host: string): { crt: string; key: string } {
@@ -109,7 +107,7 @@ test('a Secret edited on disk is pushed over SDS alone; the listener keeps its v
 
   let log = '';
   const sink = new Writable({ write: (chunk, _enc, done) => ((log += String(chunk)), done()) });
-  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'trace' }, sink), debounceMs: 20 });
+  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger('trace', sink), debounceMs: 20 });
   const s = serving;
   expect(s.firstCompile.ok).toBe(true);
 

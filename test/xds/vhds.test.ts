@@ -6,20 +6,18 @@
  * removed host is named in removed_resources; a host naming a new cluster
  * waits for that cluster's ACK.
  */
-import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { verifySet } from '../../compiler/verify/verify.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, type DeltaResponse } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
+import { testLogger } from '../../harness/log-check.js';
 
-jest.setTimeout(20_000);
 
 const RC = 'http-8080';
 
@@ -58,7 +56,7 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<Serving> {
-  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, vhds: true }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: pino({ level: 'silent' }), debounceMs: 20 });
+  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, vhds: true }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger(), debounceMs: 20 });
   expect(serving.firstCompile.ok).toBe(true);
   return serving;
 }
