@@ -56,10 +56,10 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
   return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy, http2) } : pair;
 }
 
-/** Envoy's subset load balancer, as Gloo configures it from a subsetSpec. */
+/** Envoy's subset load balancer, as Gloo configures it from a subsetSpec: the fallback always written, since Envoy's default (NO_FALLBACK) is not Gloo's (ANY_ENDPOINT). */
 function subsetConfig(subsets: SubsetsIR): Json {
   return {
-    ...(subsets.fallbackPolicy ? { fallback_policy: subsets.fallbackPolicy } : {}),
+    fallback_policy: subsets.fallbackPolicy ?? 'ANY_ENDPOINT',
     ...(subsets.defaultSubset ? { default_subset: subsets.defaultSubset } : {}),
     subset_selectors: subsets.selectors.map((s) => ({ keys: s.keys, ...(s.singleHostPerSubset ? { single_host_per_subset: true } : {}) })),
   };
