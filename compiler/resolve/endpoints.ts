@@ -12,6 +12,7 @@
  * set, which translate turns into one new ClusterLoadAssignment.
  */
 import { isIP } from 'node:net';
+import { asWarning, fieldError, type Diagnostic } from '../diagnostics.js';
 import { SERVICE_NAME_LABEL, type EndpointSliceValue, type EndpointSpec } from '../kinds/kubernetes.js';
 import type { EndpointIR, EndpointSetIR, UpstreamIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
@@ -20,7 +21,7 @@ import type { ResourceIndex } from './index.js';
 export class EndpointMemo {
   /** The slices of each Service (`namespace/name`), made again when any EndpointSlice changed. */
   slices: Map<string, Resource[]> | undefined;
-  readonly sets = new WeakMap<UpstreamIR, { slices: Resource[]; pods: (Resource | undefined)[]; set: EndpointSetIR }>();
+  readonly sets = new WeakMap<UpstreamIR, { slices: Resource[]; pods: (Resource | undefined)[]; set: EndpointSetIR; warnings: Diagnostic[] }>();
 }
 
 /** `namespace/name` of the Services with EndpointSlices among the resources. */
@@ -38,9 +39,11 @@ export function slicesByService(index: ResourceIndex, memo: EndpointMemo): Map<s
   return (memo.slices = out);
 }
 
-export function resolveEndpoints(index: ResourceIndex, upstreams: readonly UpstreamIR[], memo: EndpointMemo): EndpointSetIR[] {
+/** The endpoint sets, and warnings for what leaves a set short: endpoints whose pod's labels are unknown, a set with no endpoint. */
+export function resolveEndpoints(index: ResourceIndex, upstreams: readonly UpstreamIR[], memo: EndpointMemo): { sets: EndpointSetIR[]; warnings: Diagnostic[] } {
   const byService = slicesByService(index, memo);
   const out: EndpointSetIR[] = [];
+  const warnings: Diagnostic[] = [];
   for (const upstream of upstreams) {
     const { target } = upstream;
     if (target.kind !== 'service') continue;
@@ -50,13 +53,15 @@ export function resolveEndpoints(index: ResourceIndex, upstreams: readonly Upstr
     const kept = memo.sets.get(upstream);
     if (kept && same(kept.slices, slices) && same(kept.pods, pods)) {
       out.push(kept.set);
+      warnings.push(...kept.warnings);
       continue;
     }
-    const set = endpointSet(upstream, slices, pods);
-    memo.sets.set(upstream, { slices, pods, set });
-    out.push(set);
+    const made = endpointSet(upstream, slices, pods);
+    memo.sets.set(upstream, { slices, pods, ...made });
+    out.push(made.set);
+    warnings.push(...made.warnings);
   }
-  return out;
+  return { sets: out, warnings };
 }
 
 const NONE: never[] = [];
@@ -81,23 +86,27 @@ function podOf(index: ResourceIndex, slice: Resource, e: EndpointSpec): Resource
 }
 
 /** `pods`: per endpoint of the slices in order, its Pod (only read with a selector or subsets). */
-function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: readonly (Resource | undefined)[]): EndpointSetIR {
+function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: readonly (Resource | undefined)[]): { set: EndpointSetIR; warnings: Diagnostic[] } {
+  const warnings: Diagnostic[] = [];
   const target = upstream.target as Extract<UpstreamIR['target'], { kind: 'service' }>;
   const keys = upstream.subsets ? [...new Set(upstream.subsets.selectors.flatMap((s) => s.keys))].sort() : undefined;
   const byZone = new Map<string, Map<string, EndpointIR>>();
   let at = 0;
   for (const slice of slices) {
+    let k = -1;
     const value = slice.value as unknown as EndpointSliceValue;
     const endpoints = value.endpoints ?? [];
     const port = slicePort(value, target.portName);
     for (const e of endpoints) {
       const pod = pods[at++];
+      k++;
       // FQDN slices name hosts, not addresses: Envoy's EDS takes addresses.
       if (port === undefined || value.addressType === 'FQDN') continue;
       const ready = e.conditions?.ready !== false;
       const serving = e.conditions?.serving ?? ready;
       if (!ready && !serving) continue;
       const labels = pod ? labelsOf(pod) : undefined;
+      if ((upstream.selector || upstream.subsets) && !pod) warnings.push(unknownPod(upstream, slice, k, e));
       if (upstream.selector && !(labels && Object.entries(upstream.selector).every(([k, v]) => labels[k] === v))) continue;
       const zone = e.zone ?? '';
       let endpointsOfZone = byZone.get(zone);
@@ -118,10 +127,44 @@ function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: re
     }
   }
   const zones = [...byZone].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return {
+  const set = {
     cluster: upstream.name,
     zones: zones.map(([zone, endpoints]) => ({ zone, endpoints: [...endpoints.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port)) })),
   };
+  if (set.zones.every((z) => z.endpoints.length === 0)) warnings.push(noEndpoint(upstream, slices));
+  return { set, warnings };
+}
+
+/** An endpoint a selector or subsets must place, whose Pod is not among the inputs. */
+function unknownPod(upstream: UpstreamIR, slice: Resource, k: number, e: EndpointSpec): Diagnostic {
+  const ref = e.targetRef?.kind === 'Pod' && e.targetRef.name ? `Pod ${e.targetRef.namespace ?? slice.namespace}/${e.targetRef.name}` : undefined;
+  const what = upstream.selector ? 'kube.selector leaves this endpoint out' : 'this endpoint is in no subset (its subset keys are "")';
+  return asWarning(
+    fieldError(
+      'resolve',
+      slice.origin,
+      ['endpoints', k, ...(ref ? ['targetRef'] : [])],
+      `${ref ? `${ref} is not among the inputs` : 'this endpoint names no Pod (targetRef)'}: Upstream ${upstream.namespace}/${upstream.name} cannot read its labels, so ${what}`,
+      "add the Service's Pods to the inputs (kubectl get pods -o yaml)",
+    ),
+  );
+}
+
+/** A service target with EndpointSlices among the inputs and not one endpoint from them: Envoy answers 503. */
+function noEndpoint(upstream: UpstreamIR, slices: readonly Resource[]): Diagnostic {
+  const target = upstream.target as Extract<UpstreamIR['target'], { kind: 'service' }>;
+  // A discovered upstream's origin is its Service, an explicit one's its Upstream.
+  const path = upstream.origin.resource.startsWith('Service ') ? ['spec', 'ports'] : ['spec', 'kube', upstream.selector ? 'selector' : 'servicePort'];
+  const port = target.portName !== undefined ? `the slice port named ${JSON.stringify(target.portName)}` : "the slices' only port";
+  return asWarning(
+    fieldError(
+      'resolve',
+      upstream.origin,
+      path,
+      `no ready or serving endpoint of Service ${target.service.namespace}/${target.service.name} port ${target.port}${upstream.selector ? ' with the selector\'s labels' : ''} in its ${slices.length} EndpointSlice(s) among the inputs (${port}): Envoy answers 503 "no healthy upstream"`,
+      'expected while the Service has no ready pods; otherwise check the pods are ready, and that the slices have the port the Service port names',
+    ),
+  );
 }
 
 /** The slice's port for the Service port named `name`; a Service port without a name (or not known): the slice's only port. */

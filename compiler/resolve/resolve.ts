@@ -203,7 +203,8 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
-  const endpoints = resolveEndpoints(index, upstreams, memo.endpoints);
+  const { sets: endpoints, warnings: endpointWarnings } = resolveEndpoints(index, upstreams, memo.endpoints);
+  diagnostics.push(...endpointWarnings);
   // A RouteTable several VirtualServices reach reports its problems once.
   const seen = new Set<string>();
   const unique = diagnostics.filter((d) => {

@@ -26,8 +26,8 @@ test("a route's subset reaches the pods with its labels; without a matching pod 
   // Weighted: the first destination (v1, weight 90) is the one shown.
   expect(await destinationOf(config, 'http://reviews.example.com/canary')).toBe('cluster reviews (EDS, subset version=v1): 10.244.0.11:9080');
   // No pod has version v3: reviews-any falls back to ANY_ENDPOINT (Gloo's default).
-  expect(await destinationOf(config, 'http://reviews.example.com/any')).toBe('cluster reviews-any (EDS, no endpoint in subset version=v3: fallback ANY_ENDPOINT, every endpoint): 10.244.0.11:9080, 10.244.0.12:9080, 10.244.0.13:9080');
-  // kube.selector: only the v2 pod is an endpoint.
+  expect(await destinationOf(config, 'http://reviews.example.com/any')).toBe('cluster reviews-any (EDS, no endpoint in subset version=v3: fallback ANY_ENDPOINT, every endpoint): 10.244.0.11:9080, 10.244.0.12:9080, 10.244.0.13:9080, 10.244.0.14:9080');
+  // kube.selector: only the v2 pod is an endpoint (10.244.0.14, whose Pod is not among the inputs, is left out).
   expect(await destinationOf(config, 'http://reviews.example.com/v2')).toBe('cluster reviews-v2 (EDS): 10.244.0.12:9080');
 });
 
