@@ -369,6 +369,67 @@ test('an unchanged resource keeps its Resource (version and bytes) from one snap
   }
 });
 
+test("a Service scaled up and down, and a pod's label change, change its ClusterLoadAssignment only", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  try {
+    const routes = `apiVersion: gloo.gateway.example/v1
+kind: Upstream
+metadata: {name: reviews, namespace: default}
+spec:
+  kube: {serviceName: reviews, servicePort: 80, subsetSpec: {selectors: [{keys: [version]}]}}
+---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: {name: reviews, namespace: default}
+spec:
+  virtualHost:
+    domains: [reviews.example]
+    routes:
+      - matchers: [{prefix: /}]
+        routeAction: {single: {upstream: {name: reviews}, subset: {values: {version: v2}}}}
+`;
+    const service = 'apiVersion: v1\nkind: Service\nmetadata: {name: reviews, namespace: default}\nspec: {ports: [{port: 80}]}\n';
+    const slice = (pods: number) =>
+      `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: reviews-1, namespace: default, labels: {kubernetes.io/service-name: reviews}}\naddressType: IPv4\nports: [{port: 8080}]\nendpoints:\n${Array.from({ length: pods }, (_, i) => `- {addresses: [10.0.0.${i + 1}], conditions: {ready: true}, targetRef: {kind: Pod, name: p${i}, namespace: default}}`).join('\n')}\n`;
+    const pods = (v2: number) => Array.from({ length: 3 }, (_, i) => `apiVersion: v1\nkind: Pod\nmetadata: {name: p${i}, namespace: default, labels: {version: v${i === v2 ? 2 : 1}}}\nspec: {containers: []}\n`).join('---\n');
+    writeFileSync(path.join(dir, 'routes.yaml'), routes);
+    writeFileSync(path.join(dir, 'service.yaml'), service);
+    writeFileSync(path.join(dir, 'pods.yaml'), pods(0));
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(2));
+    const compiler = new Compiler(DEFAULT_OPTIONS);
+    const encoder = new SnapshotEncoder();
+    const snapshot = async () => encoder.build((await compiler.compile([dir])).xds!);
+    const T = (s: Snapshot, kind: string) => [...s.types.keys()].find((u) => u.endsWith(kind))!;
+    /** The endpoints of cluster reviews, each with its version label. */
+    const endpoints = (s: Snapshot) => {
+      const bytes = Buffer.from(s.type(T(s, '.ClusterLoadAssignment'))!.resources.get('reviews')!.value).toString('latin1');
+      return [...bytes.matchAll(/(10\.0\.0\.\d)[\s\S]*?version[\s\S]{2,4}(v\d)/g)].map((m) => `${m[1]} ${m[2]}`);
+    };
+    /** Which resources of `b` are the very ones of `a` (unchanged), by type. */
+    const unchanged = (a: Snapshot, b: Snapshot) =>
+      Object.fromEntries(['.Cluster', '.ClusterLoadAssignment', '.Listener', '.RouteConfiguration'].map((k) => [k, [...a.type(T(a, k))!.resources].every(([name, r]) => b.type(T(b, k))!.resources.get(name) === r)]));
+    const first = await snapshot();
+    expect(endpoints(first)).toEqual(['10.0.0.1 v2', '10.0.0.2 v1']);
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(3));
+    const scaledUp = await snapshot();
+    expect(endpoints(scaledUp)).toEqual(['10.0.0.1 v2', '10.0.0.2 v1', '10.0.0.3 v1']);
+    expect(unchanged(first, scaledUp)).toEqual({ '.Cluster': true, '.ClusterLoadAssignment': false, '.Listener': true, '.RouteConfiguration': true });
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(1));
+    const scaledDown = await snapshot();
+    expect(endpoints(scaledDown)).toEqual(['10.0.0.1 v2']);
+    expect(unchanged(scaledUp, scaledDown)).toEqual({ '.Cluster': true, '.ClusterLoadAssignment': false, '.Listener': true, '.RouteConfiguration': true });
+    // p0 leaves subset v2, p1 (not an endpoint now) joins it: only the assignment changes.
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(2));
+    await snapshot();
+    writeFileSync(path.join(dir, 'pods.yaml'), pods(1));
+    const relabelled = await snapshot();
+    expect(endpoints(relabelled)).toEqual(['10.0.0.1 v1', '10.0.0.2 v2']);
+    expect(unchanged(scaledDown, relabelled)).toEqual({ '.Cluster': true, '.ClusterLoadAssignment': false, '.Listener': true, '.RouteConfiguration': true });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a file renamed over by an editor (write, rename) is read again', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
   try {
