@@ -23,7 +23,7 @@ import { checkUpstreamGroups, destinationCluster as clusterOf, weightedClusters 
 import { checkNestedClaims, claimHeaderRouteProblems, claimHeaders } from './jwt-claims.js';
 import { expandDelegation, withInherited } from './route-tables.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
-import { buildUpstreamCatalog, endpointsKnown, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
+import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
 import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
@@ -90,7 +90,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   const sliced = new Set(slicesByService(index, memo.endpoints).keys());
   const targets = { clusterDomain: options.clusterDomain, sliced };
   // No silent widening: where Envoy reaches a Service by its DNS name, an Upstream's kube.selector must be its Service's own.
-  diagnostics.push(...selectorProblems(index, (service) => endpointsKnown(targets, service)));
+  diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
   diagnostics.push(...ringSizeProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
   const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'RouteTable', 'AuthConfig', 'Secret', 'GraphQLApi', 'EndpointSlice', 'Pod'];

@@ -16,20 +16,27 @@ import { showRef, type ResourceIndex } from './index.js';
 const WHY = "without the Service's EndpointSlices among the inputs, Sluice routes to the whole Service by its DNS name";
 const KNOWN = "add the Service's EndpointSlices and Pods (kubectl get -o yaml) to the inputs";
 
-/** `endpointsKnown`: whether the Service's endpoints are known (its cluster is EDS). */
-export function selectorProblems(index: ResourceIndex, endpointsKnown: (service: NamespacedName) => boolean): Diagnostic[] {
+/** `reachesPods`: whether the Service's cluster reaches its pods (EDS); `spec` is the Service's, when it is among the inputs. */
+export function selectorProblems(index: ResourceIndex, reachesPods: (service: NamespacedName, spec: ServiceSpec | undefined) => boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const upstream of index.all('Upstream')) {
     const kube = (upstream.spec as UpstreamSpec).kube;
     if (!kube) continue;
     const ref = { name: kube.serviceName, namespace: kube.serviceNamespace ?? upstream.namespace };
-    if (endpointsKnown(ref)) continue;
+    const service = index.get('Service', ref);
+    const spec = service?.spec as ServiceSpec | undefined;
+    if (reachesPods(ref, spec)) continue;
+    if (spec?.type === 'ExternalName') {
+      for (const field of ['selector', 'subsetSpec'] as const) {
+        if (kube[field]) out.push(fieldError('resolve', upstream.origin, ['spec', 'kube', field], `Service ${showRef(ref)} is an ExternalName Service: Envoy reaches its external name, which has no pods to choose among`, `remove kube.${field}, or point the Upstream at a Service with pods`));
+      }
+      continue;
+    }
     if (kube.subsetSpec) {
       out.push(fieldError('resolve', upstream.origin, ['spec', 'kube', 'subsetSpec'], `subsets choose among the pods of Service ${showRef(ref)}, whose endpoints Sluice does not know: Envoy would reach it by its DNS name`, `${KNOWN}; or give each subset its own Service`));
     }
     if (!kube.selector) continue;
     const path = ['spec', 'kube', 'selector'];
-    const service = index.get('Service', ref);
     if (!service) {
       out.push(fieldError('resolve', upstream.origin, path, `kube.selector cannot be checked: Service ${showRef(ref)} is not among the inputs (${WHY}, so the selector must be the Service's own)`, `add the Service to the input (the selector must equal its spec.selector), or remove kube.selector`));
       continue;

@@ -63,18 +63,17 @@ function keptFor(upstream: UpstreamIR | undefined, target: UpstreamIR['target'])
   return upstream && JSON.stringify(upstream.target) === JSON.stringify(target) ? upstream : undefined;
 }
 
-/** Whether a Service's endpoints are known, so its cluster reaches its pods (EDS). */
-export function endpointsKnown(targets: ServiceTargets, service: NamespacedName): boolean {
-  return targets.sliced.has(`${service.namespace}/${service.name}`);
+/** Whether a Service's cluster reaches its pods (EDS): its EndpointSlices are among the inputs, and it is no ExternalName Service. `spec`: the Service's, when it is among the inputs. */
+export function reachesPods(targets: ServiceTargets, service: NamespacedName, spec: ServiceSpec | undefined): boolean {
+  return spec?.type !== 'ExternalName' && targets.sliced.has(`${service.namespace}/${service.name}`);
 }
 
 export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTargets, controlPlaneNamespace: string, memo = new UpstreamMemo()): UpstreamCatalog {
   const dnsName = (service: NamespacedName) => `${service.name}.${service.namespace}.svc.${targets.clusterDomain}`;
-  const eds = (service: NamespacedName) => endpointsKnown(targets, service);
   /** How a Service port is reached; `spec` is the Service's, when it is among the inputs. */
   const target = (service: NamespacedName, port: number, spec: ServiceSpec | undefined): UpstreamIR['target'] => {
     if (spec?.type === 'ExternalName' && spec.externalName) return { kind: 'dns', host: spec.externalName, port };
-    if (!eds(service)) return { kind: 'dns', host: dnsName(service), port };
+    if (!reachesPods(targets, service, spec)) return { kind: 'dns', host: dnsName(service), port };
     const portName = spec?.ports?.find((p) => p.port === port)?.name;
     return { kind: 'service', service, host: dnsName(service), port, ...(portName ? { portName } : {}) };
   };
