@@ -9,49 +9,16 @@
  * Host), so a key server on loopback answers when the cluster says so. The
  * 401 bodies are Envoy's status texts.
  */
-import { get } from 'node:http';
-import { compactVerify, importJWK, type JWK } from 'jose';
 import type { Json } from '../translate/output.js';
 import { matchRoute, perFilterConfig } from '../envoy/match.js';
-import type { ExplainOptions, Outcome, Step } from './model.js';
-import { headerValue, queryParams, type HttpRequest } from '../envoy/request.js';
+import type { Outcome, Step } from './model.js';
+import type { HttpRequest } from '../envoy/request.js';
+import { extractTokens, parse, STATUS_TEXT, type Status } from './jwt-token.js';
+import { providerKeys, verifySignature, type JwtOptions } from './jwt-keys.js';
 
 export const JWT_FILTER = 'envoy.filters.http.jwt_authn';
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: jwt_authn';
 
-/** Envoy's status texts (source/common/jwt/status.cc) for the statuses explain can reach. */
-const STATUS_TEXT = {
-  Ok: 'OK',
-  JwtMissed: 'Jwt is missing',
-  JwtNotYetValid: 'Jwt not yet valid',
-  JwtExpired: 'Jwt is expired',
-  JwtBadFormat: 'Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections',
-  JwtHeaderParseErrorBadBase64: 'Jwt header is an invalid Base64url encoded',
-  JwtHeaderParseErrorBadJson: 'Jwt header is an invalid JSON',
-  JwtHeaderBadAlg: 'Jwt header [alg] field is required and must be a string',
-  JwtHeaderNotImplementedAlg: 'Jwt header [alg] is not supported',
-  JwtHeaderBadKid: 'Jwt header [kid] field is not a string',
-  JwtPayloadParseErrorBadBase64: 'Jwt payload is an invalid Base64url encoded',
-  JwtPayloadParseErrorBadJson: 'Jwt payload is an invalid JSON',
-  JwtPayloadParseErrorIssNotString: 'Jwt payload [iss] field is not a string',
-  JwtPayloadParseErrorSubNotString: 'Jwt payload [sub] field is not a string',
-  JwtPayloadParseErrorIatNotInteger: 'Jwt payload [iat] field is not an integer',
-  JwtPayloadParseErrorNbfNotInteger: 'Jwt payload [nbf] field is not an integer',
-  JwtPayloadParseErrorExpNotInteger: 'Jwt payload [exp] field is not an integer',
-  JwtPayloadParseErrorJtiNotString: 'Jwt payload [jti] field is not a string',
-  JwtPayloadParseErrorAudNotString: 'Jwt payload [aud] field is not a string or string list',
-  JwtSignatureParseErrorBadBase64: 'Jwt signature is an invalid Base64url encoded',
-  JwtUnknownIssuer: 'Jwt issuer is not configured',
-  JwtAudienceNotAllowed: 'Audiences in Jwt are not allowed',
-  JwtVerificationFail: 'Jwt verification fails',
-  JwksKidAlgMismatch: "Jwks doesn't have key to match kid or alg from Jwt",
-  JwksNoValidKeys: "Jwks doesn't have any valid public key",
-  JwksFetchFail: 'Jwks remote fetch is failed',
-} as const;
-
-type Status = keyof typeof STATUS_TEXT;
-
-const ALGS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512', 'EdDSA']);
 const CLOCK_SKEW = 60;
 
 /** What jwt_authn did with the request. */
@@ -71,176 +38,6 @@ export interface JwtResult {
   clearRouteCache?: boolean;
 }
 
-interface Token {
-  value: string;
-  where: string;
-  /** Header the token came from; removed upstream when the provider does not forward it. */
-  header?: string;
-}
-
-/** Where a provider looks for tokens; Envoy's defaults when none is configured. */
-function extractTokens(provider: Json, req: HttpRequest): { tokens: Token[]; places: string[] } {
-  let fromHeaders = (provider.from_headers as Json[] | undefined) ?? [];
-  let fromParams = (provider.from_params as string[] | undefined) ?? [];
-  const fromCookies = (provider.from_cookies as string[] | undefined) ?? [];
-  if (fromHeaders.length + fromParams.length + fromCookies.length === 0) {
-    fromHeaders = [{ name: 'Authorization', value_prefix: 'Bearer ' }];
-    fromParams = ['access_token'];
-  }
-  const tokens: Token[] = [];
-  const places: string[] = [];
-  for (const h of fromHeaders) {
-    const name = h.name as string;
-    const prefix = (h.value_prefix as string | undefined) ?? '';
-    places.push(prefix ? `header ${name} after ${JSON.stringify(prefix)}` : `header ${name}`);
-    const value = headerValue(req, name);
-    if (value === undefined) continue;
-    if (!prefix) {
-      tokens.push({ value, where: `header ${name}`, header: name });
-      continue;
-    }
-    // Envoy looks for the prefix anywhere in the value, then takes the run of JWT characters after it (extractor.cc).
-    const at = value.indexOf(prefix);
-    if (at === -1) continue;
-    const m = /[A-Za-z0-9_\-.=]+/.exec(value.slice(at + prefix.length));
-    tokens.push({ value: m ? m[0] : value, where: `header ${name}`, header: name });
-  }
-  const params = queryParams(req.path);
-  for (const p of fromParams) {
-    places.push(`query parameter ${p}`);
-    const v = params.get(p);
-    if (v !== undefined) tokens.push({ value: v, where: `query parameter ${p}` });
-  }
-  const cookies = new Map((headerValue(req, 'cookie') ?? '').split(/;\s*/).filter(Boolean).map((c) => [c.split('=')[0]!, c.slice(c.indexOf('=') + 1)] as [string, string]));
-  for (const c of fromCookies) {
-    places.push(`cookie ${c}`);
-    const v = cookies.get(c);
-    if (v !== undefined) tokens.push({ value: v, where: `cookie ${c}` });
-  }
-  return { tokens, places };
-}
-
-interface Parsed {
-  header: Json;
-  payload: Json;
-  signingInput: string;
-}
-
-function decodeJson(part: string): Json | undefined | 'base64' {
-  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(part)) return 'base64';
-  try {
-    const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** jwt_verify_lib's Jwt::parseFromString: the status of a token that does not parse, or its parts. */
-function parse(token: string): Parsed | Status {
-  const parts = token.split('.');
-  if (parts.length !== 3) return 'JwtBadFormat';
-  const header = decodeJson(parts[0]!);
-  if (header === 'base64') return 'JwtHeaderParseErrorBadBase64';
-  if (!header) return 'JwtHeaderParseErrorBadJson';
-  if (typeof header.alg !== 'string') return 'JwtHeaderBadAlg';
-  if (!ALGS.has(header.alg)) return 'JwtHeaderNotImplementedAlg';
-  if (header.kid !== undefined && typeof header.kid !== 'string') return 'JwtHeaderBadKid';
-  const payload = decodeJson(parts[1]!);
-  if (payload === 'base64') return 'JwtPayloadParseErrorBadBase64';
-  if (!payload) return 'JwtPayloadParseErrorBadJson';
-  const isInt = (v: unknown) => v === undefined || (typeof v === 'number' && v >= 0);
-  if (payload.iss !== undefined && typeof payload.iss !== 'string') return 'JwtPayloadParseErrorIssNotString';
-  if (payload.sub !== undefined && typeof payload.sub !== 'string') return 'JwtPayloadParseErrorSubNotString';
-  if (!isInt(payload.iat)) return 'JwtPayloadParseErrorIatNotInteger';
-  if (!isInt(payload.nbf)) return 'JwtPayloadParseErrorNbfNotInteger';
-  if (!isInt(payload.exp)) return 'JwtPayloadParseErrorExpNotInteger';
-  if (payload.jti !== undefined && typeof payload.jti !== 'string') return 'JwtPayloadParseErrorJtiNotString';
-  const aud = payload.aud;
-  if (aud !== undefined && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((a) => typeof a === 'string'))) return 'JwtPayloadParseErrorAudNotString';
-  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(parts[2]!)) return 'JwtSignatureParseErrorBadBase64';
-  return { header, payload, signingInput: token };
-}
-
-/** What jwt_authn needs beyond the options: the endpoints (`host:port`) of a cluster, where remote keys are fetched. */
-export type JwtOptions = ExplainOptions & { clusterEndpoints?: (cluster: string) => string[] };
-
-const fetched = new Map<string, Promise<Json | undefined>>();
-
-/** GET `path` from `endpoint` (host:port) with `host` as the Host header: an http_uri sent through its cluster. */
-function getThrough(endpoint: string, host: string, path: string): Promise<Json | undefined> {
-  const colon = endpoint.lastIndexOf(':');
-  return new Promise((resolve) => {
-    const req = get({ host: endpoint.slice(0, colon), port: Number(endpoint.slice(colon + 1)), path, headers: { host }, timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => {
-        try {
-          resolve(res.statusCode === 200 ? (JSON.parse(body) as Json) : undefined);
-        } catch {
-          resolve(undefined);
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy()).on('error', () => resolve(undefined));
-  });
-}
-
-/** The remote key set, fetched once per process: an http URL through the first endpoint of its cluster, as Envoy does; otherwise by its URL. */
-function fetchJwks(remote: Json, options: JwtOptions): Promise<Json | undefined> {
-  const httpUri = remote.http_uri as Json;
-  const uri = httpUri.uri as string;
-  const endpoint = options.clusterEndpoints?.(httpUri.cluster as string)[0];
-  const key = `${uri} ${endpoint ?? ''}`;
-  let p = fetched.get(key);
-  if (!p) {
-    const url = new URL(uri);
-    p =
-      url.protocol === 'http:' && endpoint
-        ? getThrough(endpoint, url.host, `${url.pathname}${url.search}`)
-        : fetch(uri, { signal: AbortSignal.timeout(5000) })
-            .then(async (r) => (r.ok ? ((await r.json()) as Json) : undefined))
-            .catch(() => undefined);
-    fetched.set(key, p);
-  }
-  return p;
-}
-
-/** The keys Envoy would use: local_jwks as written, remote_jwks only with --fetch-jwks. */
-async function providerKeys(provider: Json, options: JwtOptions): Promise<{ keys?: JWK[]; source: string; status?: Status }> {
-  const local = provider.local_jwks as Json | undefined;
-  if (local) {
-    try {
-      const set = JSON.parse(local.inline_string as string) as { keys?: JWK[] };
-      return { keys: set.keys ?? [], source: 'local_jwks' };
-    } catch {
-      return { source: 'local_jwks', status: 'JwksNoValidKeys' };
-    }
-  }
-  const remote = provider.remote_jwks as Json;
-  const uri = (remote.http_uri as Json).uri as string;
-  if (!options.fetchJwks) return { source: `remote_jwks ${uri} (not fetched: pass --fetch-jwks)` };
-  const set = await fetchJwks(remote, options);
-  if (!set) return { source: `remote_jwks ${uri}`, status: 'JwksFetchFail' };
-  return { keys: (set.keys as JWK[] | undefined) ?? [], source: `remote_jwks ${uri} (fetched)` };
-}
-
-/** verifyJwtWithoutTimeChecking: keys whose kid and alg fit the token are tried; none fitting is a kid/alg mismatch. */
-async function verifySignature(token: string, header: Json, keys: JWK[]): Promise<{ status: Status; why: string }> {
-  const alg = header.alg as string;
-  const kid = header.kid as string | undefined;
-  const candidates = keys.filter((k) => !(kid && k.kid && k.kid !== kid) && !(k.alg && k.alg !== alg));
-  if (candidates.length === 0) return { status: 'JwksKidAlgMismatch', why: `no key has kid ${JSON.stringify(kid ?? '(none)')} and alg ${alg}` };
-  for (const jwk of candidates) {
-    try {
-      await compactVerify(token, await importJWK(jwk, alg), { algorithms: [alg] });
-      return { status: 'Ok', why: `signature verified with key ${jwk.kid ? JSON.stringify(jwk.kid) : '(no kid)'} (${alg})` };
-    } catch {
-      // Not this key: Envoy tries the next one.
-    }
-  }
-  return { status: 'JwtVerificationFail', why: `no key with a fitting kid and alg verifies the signature (${candidates.length} tried)` };
-}
 
 interface ProviderRun {
   status: Status;
