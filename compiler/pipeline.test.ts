@@ -36,11 +36,25 @@ interface Doc {
 
 /**
  * Random resources over a small name space, so references hit, miss and clash.
- * RouteTables and delegating routes draw from `rt`, their own generator, so the
- * other resources' random sequence stays what it was before they existed.
+ * RouteTables and delegating routes draw from `rt`, their own generator, and
+ * the cluster's state (EndpointSlices, Pods, kube Upstreams' selectors and
+ * subsets) from `ep`, so the other resources' random sequence stays what it
+ * was before they existed.
  */
-function render(rng: Random, kind: string, i: number, rt: Random): string {
+function render(rng: Random, kind: string, i: number, rt: Random, ep: Random): string {
   switch (kind) {
+    case 'EndpointSlice': {
+      // The slices of svc-0 and svc-1: ready, draining or left-out endpoints of pod-0..3, in two zones or none.
+      const endpoints = Array.from({ length: ep.int(4) }, (_, k) => {
+        const conditions = ep.pick(['{ready: true}', '{ready: false, serving: true, terminating: true}', '{ready: false, serving: false}']);
+        const zone = ep.pick(['', '\n  zone: z1', '\n  zone: z2']);
+        return `- addresses: [10.1.${i}.${ep.int(3) + 1}]\n  conditions: ${conditions}${zone}\n  targetRef: {kind: Pod, name: pod-${(k + ep.int(4)) % 4}, namespace: default}`;
+      }).join('\n');
+      const ports = ep.chance(0.9) ? `[{name: "", port: ${3000 + ep.int(2)}}]` : '[{name: a, port: 3000}, {name: b, port: 3001}]';
+      return `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: svc-${i}-slice, namespace: default, labels: {kubernetes.io/service-name: svc-${i}}}\naddressType: IPv4\nendpoints:${endpoints ? `\n${endpoints}` : ' []'}\nports: ${ports}`;
+    }
+    case 'Pod':
+      return `apiVersion: v1\nkind: Pod\nmetadata: {name: pod-${i}, namespace: default, labels: {app: a${ep.chance(0.8) ? `, version: v${ep.int(2) + 1}` : ''}}}\nspec: {containers: [{name: c, image: example}]}`;
     case 'RouteTable': {
       // Paths under the delegated /d (written or inherited), now and then outside it or nested (refs may cycle).
       const routes = Array.from({ length: 1 + rt.int(2) }, () =>
@@ -55,7 +69,7 @@ function render(rng: Random, kind: string, i: number, rt: Random): string {
     case 'Upstream':
       return rng.chance(0.5)
         ? `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up-${i}, namespace: default}\nspec:\n  static: {hosts: [{addr: 10.0.0.${rng.int(4) + 1}, port: 80}]}`
-        : `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up-${i}, namespace: default}\nspec:\n  kube: {serviceName: svc-${rng.int(4)}, servicePort: 8080}`;
+        : `apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: up-${i}, namespace: default}\nspec:\n  kube: {${kubeChoice(rng.int(4), ep)}}`;
     case 'Secret':
       return `apiVersion: v1\nkind: Secret\nmetadata: {name: sec-${i}, namespace: default}\nstringData:\n  username: cn=reader-${rng.int(3)},dc=example,dc=org\n${rng.chance(0.85) ? `  password: pw-${rng.int(3)}\n` : ''}`;
     case 'AuthConfig':
@@ -83,8 +97,17 @@ function render(rng: Random, kind: string, i: number, rt: Random): string {
   }
 }
 
+/** A kube Upstream of svc-<service>, or now and then of svc-0 or svc-1 (the Services with EndpointSlices) with a selector or subsets. */
+function kubeChoice(service: number, ep: Random): string {
+  if (ep.chance(0.5)) return `serviceName: svc-${service}, servicePort: 8080`;
+  const choice = ep.chance(0.4) ? 'selector: {version: v1}' : `subsetSpec: {selectors: [{keys: [version]}]${ep.chance(0.5) ? ', fallbackPolicy: NO_FALLBACK' : ''}}`;
+  return `serviceName: svc-${ep.int(2)}, servicePort: 8080, ${choice}`;
+}
+
 /** How many of each kind the others reference (svc-0..3, up-0..2, ...): the kinds' initial counts. */
 const REFERENCED: Record<string, number> = { Service: 4, Upstream: 3, Secret: 3, AuthConfig: 3, VirtualService: 8 };
+/** The EndpointSlices of svc-0 and svc-1 and the pods they name: only editClusterState adds, changes or deletes them. */
+const CLUSTER_STATE: Record<string, number> = { EndpointSlice: 2, Pod: 4 };
 
 class World {
   /** file name -> its documents */
@@ -94,6 +117,8 @@ class World {
   private nextFile = 0;
   /** RouteTables' own generator (see render). */
   private readonly rt: Random;
+  /** The cluster state's own generator (see render). */
+  private readonly ep: Random;
 
   constructor(
     readonly dir: string,
@@ -101,10 +126,12 @@ class World {
     seed: number,
   ) {
     this.rt = new Random(seed + 1);
+    this.ep = new Random(seed + 2);
     for (let f = 0; f < 3; f++) this.files.set(this.newFileName(), []);
-    for (const [kind, n] of Object.entries(REFERENCED)) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
+    for (const [kind, n] of Object.entries(REFERENCED)) for (let i = 0; i < n; i++) this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt, this.ep) });
     GRAPHQL.forEach((text, i) => this.add({ key: `graphql/${i}`, text }));
-    for (let i = 0; i < 3; i++) this.files.get(this.rt.pick([...this.files.keys()]))!.push({ key: `RouteTable/${i}`, text: render(this.rt, 'RouteTable', i, this.rt) });
+    for (let i = 0; i < 3; i++) this.files.get(this.rt.pick([...this.files.keys()]))!.push({ key: `RouteTable/${i}`, text: render(this.rt, 'RouteTable', i, this.rt, this.ep) });
+    for (const [kind, n] of Object.entries(CLUSTER_STATE)) for (let i = 0; i < n; i++) this.files.get(this.ep.pick([...this.files.keys()]))!.push({ key: `${kind}/${i}`, text: render(this.ep, kind, i, this.rt, this.ep) });
   }
 
   private newFileName(): string {
@@ -123,7 +150,8 @@ class World {
   edit(): string {
     if (this.rng.chance(0.2)) return this.heal();
     const other = this.editOther();
-    return this.rt.chance(0.3) ? `${other}; ${this.editRouteTable()}` : other;
+    const withTable = this.rt.chance(0.3) ? `${other}; ${this.editRouteTable()}` : other;
+    return this.ep.chance(0.4) ? `${withTable}; ${this.editClusterState()}` : withTable;
   }
 
   /**
@@ -141,19 +169,44 @@ class World {
       ...Object.entries(REFERENCED).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => `${kind}/${i}`)),
       ...GRAPHQL.map((_, i) => `graphql/${i}`),
       ...Array.from({ length: 4 }, (_, i) => `RouteTable/${i}`),
+      ...Object.entries(CLUSTER_STATE).flatMap(([kind, n]) => Array.from({ length: n }, (_, i) => `${kind}/${i}`)),
     ].filter((key) => !seen.has(key));
     for (const key of missing) {
       const [kind, i] = key.split('/');
-      this.add({ key, text: kind === 'graphql' ? GRAPHQL[Number(i)]! : kind === 'RouteTable' ? '' : render(this.rng, kind!, Number(i), this.rt) });
+      this.add({ key, text: kind === 'graphql' ? GRAPHQL[Number(i)]! : kind === 'RouteTable' ? '' : render(this.rng, kind!, Number(i), this.rt, this.ep) });
     }
     for (const { doc } of this.all()) {
       const [kind, i] = doc.key.split('/');
       if (kind === 'RouteTable') doc.text = `apiVersion: gateway.gateway.example/v1\nkind: RouteTable\nmetadata: {name: rt-${i}, namespace: default, labels: {team: t${Number(i) % 2}}}\nspec:\n  routes:\n  - matchers: [{prefix: /d/x${i}}]\n    routeAction: {single: {upstream: {name: up-0}}}`;
       if (kind === 'VirtualService') doc.text = doc.text.replace('shared.example', `vs-${i}.example`).replaceAll('port: 9090}', 'port: 8080}');
+      // A selector or subsets choose pods only of the Services with an EndpointSlice (svc-0, svc-1).
+      if (kind === 'Upstream' && !/serviceName: svc-[01],/.test(doc.text)) doc.text = doc.text.replace(/(servicePort: 8080).*$/m, '$1}');
       if (kind === 'Secret' && !doc.text.includes('password:')) doc.text += '  password: pw-0\n';
       if (kind === 'graphql') doc.text = doc.text.replace('FetchUser(', 'GetUser(');
     }
     return `heal (${missing.length ? `add ${missing.join(', ')}` : 'nothing missing'})`;
+  }
+
+  /** An endpoint or a pod's labels change, a slice or pod goes or comes back, or a kube Upstream takes or drops a selector or subsets. */
+  private editClusterState(): string {
+    const ep = this.ep;
+    const kube = this.all().filter((d) => d.doc.key.startsWith('Upstream/') && d.doc.text.includes('kube: {'));
+    if (kube.length > 0 && ep.chance(0.3)) {
+      const { doc } = ep.pick(kube);
+      doc.text = doc.text.replace(/kube: \{.*\}$/m, `kube: {${kubeChoice(ep.int(4), ep)}}`);
+      return `change ${doc.key}'s kube target`;
+    }
+    const kind = ep.pick(Object.keys(CLUSTER_STATE));
+    const i = ep.int(CLUSTER_STATE[kind]!);
+    const at = this.all().find((d) => d.doc.key === `${kind}/${i}`);
+    if (at && ep.chance(0.15)) {
+      this.files.get(at.file)!.splice(at.index, 1);
+      return `delete ${kind}/${i}`;
+    }
+    const text = render(ep, kind, i, this.rt, ep);
+    if (at) at.doc.text = text;
+    else this.files.get(ep.pick([...this.files.keys()]))!.push({ key: `${kind}/${i}`, text });
+    return `${at ? 'change' : 'add'} ${kind}/${i}`;
   }
 
   private editRouteTable(): string {
@@ -164,7 +217,7 @@ class World {
       this.files.get(at.file)!.splice(at.index, 1);
       return `delete RouteTable/${i}`;
     }
-    const text = render(rt, 'RouteTable', i, rt);
+    const text = render(rt, 'RouteTable', i, rt, this.ep);
     if (at) at.doc.text = text;
     else this.files.get(rt.pick([...this.files.keys()]))!.push({ key: `RouteTable/${i}`, text });
     return `${at ? 'change' : 'add'} RouteTable/${i}`;
@@ -191,7 +244,7 @@ class World {
         // Mostly one that is missing among those others reference (a fix after a delete); now and then any, a duplicate if it exists.
         const missing = Array.from({ length: REFERENCED[kind]! }, (_, i) => i).filter((i) => !docs.some((d) => d.doc.key === `${kind}/${i}`));
         const i = missing.length > 0 && rng.chance(0.8) ? rng.pick(missing) : rng.int(12);
-        this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt) });
+        this.add({ key: `${kind}/${i}`, text: render(rng, kind, i, this.rt, this.ep) });
         return `add ${kind}/${i} (a duplicate if it exists)`;
       }
       case 'delete':
@@ -225,7 +278,7 @@ class World {
       default: {
         if (one.doc.key.startsWith('graphql/')) return 'change nothing';
         const [kind, i] = one.doc.key.split('/');
-        one.doc.text = render(rng, kind!, Number(i), this.rt);
+        one.doc.text = render(rng, kind!, Number(i), this.rt, this.ep);
         return `change ${one.doc.key}`;
       }
     }
@@ -311,6 +364,67 @@ test('an unchanged resource keeps its Resource (version and bytes) from one snap
     expect([same(T('.Cluster'), 'a'), same(T('.Cluster'), 'b'), same(T('.ClusterLoadAssignment'), 'a'), same(T('.ClusterLoadAssignment'), 'b'), same(T('.Listener'), 'http-8080')]).toEqual([true, true, true, false, true]);
     expect(same(T('.RouteConfiguration'), 'http-8080')).toBe(false);
     expect(first.type(T('.Cluster'))!.version).toBe(second.type(T('.Cluster'))!.version);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a Service scaled up and down, and a pod's label change, change its ClusterLoadAssignment only", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-incremental-'));
+  try {
+    const routes = `apiVersion: gloo.gateway.example/v1
+kind: Upstream
+metadata: {name: reviews, namespace: default}
+spec:
+  kube: {serviceName: reviews, servicePort: 80, subsetSpec: {selectors: [{keys: [version]}]}}
+---
+apiVersion: gateway.gateway.example/v1
+kind: VirtualService
+metadata: {name: reviews, namespace: default}
+spec:
+  virtualHost:
+    domains: [reviews.example]
+    routes:
+      - matchers: [{prefix: /}]
+        routeAction: {single: {upstream: {name: reviews}, subset: {values: {version: v2}}}}
+`;
+    const service = 'apiVersion: v1\nkind: Service\nmetadata: {name: reviews, namespace: default}\nspec: {ports: [{port: 80}]}\n';
+    const slice = (pods: number) =>
+      `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: reviews-1, namespace: default, labels: {kubernetes.io/service-name: reviews}}\naddressType: IPv4\nports: [{port: 8080}]\nendpoints:\n${Array.from({ length: pods }, (_, i) => `- {addresses: [10.0.0.${i + 1}], conditions: {ready: true}, targetRef: {kind: Pod, name: p${i}, namespace: default}}`).join('\n')}\n`;
+    const pods = (v2: number) => Array.from({ length: 3 }, (_, i) => `apiVersion: v1\nkind: Pod\nmetadata: {name: p${i}, namespace: default, labels: {version: v${i === v2 ? 2 : 1}}}\nspec: {containers: []}\n`).join('---\n');
+    writeFileSync(path.join(dir, 'routes.yaml'), routes);
+    writeFileSync(path.join(dir, 'service.yaml'), service);
+    writeFileSync(path.join(dir, 'pods.yaml'), pods(0));
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(2));
+    const compiler = new Compiler(DEFAULT_OPTIONS);
+    const encoder = new SnapshotEncoder();
+    const snapshot = async () => encoder.build((await compiler.compile([dir])).xds!);
+    const T = (s: Snapshot, kind: string) => [...s.types.keys()].find((u) => u.endsWith(kind))!;
+    /** The endpoints of cluster reviews, each with its version label. */
+    const endpoints = (s: Snapshot) => {
+      const bytes = Buffer.from(s.type(T(s, '.ClusterLoadAssignment'))!.resources.get('reviews')!.value).toString('latin1');
+      return [...bytes.matchAll(/(10\.0\.0\.\d)[\s\S]*?version[\s\S]{2,4}(v\d)/g)].map((m) => `${m[1]} ${m[2]}`);
+    };
+    /** Which resources of `b` are the very ones of `a` (unchanged), by type. */
+    const unchanged = (a: Snapshot, b: Snapshot) =>
+      Object.fromEntries(['.Cluster', '.ClusterLoadAssignment', '.Listener', '.RouteConfiguration'].map((k) => [k, [...a.type(T(a, k))!.resources].every(([name, r]) => b.type(T(b, k))!.resources.get(name) === r)]));
+    const first = await snapshot();
+    expect(endpoints(first)).toEqual(['10.0.0.1 v2', '10.0.0.2 v1']);
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(3));
+    const scaledUp = await snapshot();
+    expect(endpoints(scaledUp)).toEqual(['10.0.0.1 v2', '10.0.0.2 v1', '10.0.0.3 v1']);
+    expect(unchanged(first, scaledUp)).toEqual({ '.Cluster': true, '.ClusterLoadAssignment': false, '.Listener': true, '.RouteConfiguration': true });
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(1));
+    const scaledDown = await snapshot();
+    expect(endpoints(scaledDown)).toEqual(['10.0.0.1 v2']);
+    expect(unchanged(scaledUp, scaledDown)).toEqual({ '.Cluster': true, '.ClusterLoadAssignment': false, '.Listener': true, '.RouteConfiguration': true });
+    // p0 leaves subset v2, p1 (not an endpoint now) joins it: only the assignment changes.
+    writeFileSync(path.join(dir, 'slice.yaml'), slice(2));
+    await snapshot();
+    writeFileSync(path.join(dir, 'pods.yaml'), pods(1));
+    const relabelled = await snapshot();
+    expect(endpoints(relabelled)).toEqual(['10.0.0.1 v1', '10.0.0.2 v2']);
+    expect(unchanged(scaledDown, relabelled)).toEqual({ '.Cluster': true, '.ClusterLoadAssignment': false, '.Listener': true, '.RouteConfiguration': true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,6 +9,7 @@ import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import type { Outcome, Step } from './model.js';
 import { pathOnly } from '../envoy/request.js';
+import { lbEndpoints, metadataMatch, pickSubset } from './subsets.js';
 
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: router';
 
@@ -34,13 +35,7 @@ function headerChanges(holders: (Json | undefined)[]): { add: string[]; remove: 
 
 /** The endpoints (`host:port`) of cluster `name`, whose definition is `cluster`: its own load_assignment, else its EDS assignment. */
 export function endpointsOf(cluster: Json, config: GatewayConfig, name: string): string[] {
-  const assignment = (cluster.load_assignment as Json | undefined) ?? config.endpoints.get(name);
-  return (((assignment?.endpoints as Json[] | undefined) ?? []) as Json[]).flatMap((locality) =>
-    ((locality.lb_endpoints as Json[] | undefined) ?? []).map((e) => {
-      const sa = ((e.endpoint as Json).address as Json).socket_address as Json;
-      return `${sa.address as string}:${String(sa.port_value)}`;
-    }),
-  );
+  return lbEndpoints(cluster, config.endpoints.get(name)).map((e) => e.address);
 }
 
 export function destination(route: Json, vh: Json, routeConfig: Json, config: GatewayConfig, path: string, removedByFilters: string[], addedByFilters: Record<string, string>): DestinationResult {
@@ -63,10 +58,13 @@ export function destination(route: Json, vh: Json, routeConfig: Json, config: Ga
   }
   const action = route.route as Json;
   let cluster = action.cluster as string | undefined;
+  let match = metadataMatch(action);
   if (!cluster && action.weighted_clusters) {
-    const weighted = ((action.weighted_clusters as Json).clusters as Json[]).map((c) => `${c.name as string} (weight ${String(c.weight ?? 0)})`);
+    const clusters = (action.weighted_clusters as Json).clusters as Json[];
+    const weighted = clusters.map((c) => `${c.name as string}${metadataMatch(c) ? ` subset ${JSON.stringify(metadataMatch(c))}` : ''} (weight ${String(c.weight ?? 0)})`);
     step.details.push(`weighted clusters: ${weighted.join(', ')}; the first is shown`);
-    cluster = ((action.weighted_clusters as Json).clusters as Json[])[0]?.name as string;
+    cluster = clusters[0]?.name as string;
+    match = clusters[0] ? metadataMatch(clusters[0]) : undefined;
   }
   if (!cluster) throw new Error(`route ${String(route.name)}: explain does not know this route action (${Object.keys(action).join(', ')})`);
   const c = config.clusters.get(cluster);
@@ -74,9 +72,11 @@ export function destination(route: Json, vh: Json, routeConfig: Json, config: Ga
     step.summary = `cluster ${cluster} does not exist: 503`;
     return { step, cluster, outcome: { status: 503, body: '', by: 'envoy' } };
   }
-  const endpoints = endpointsOf(c, config, cluster);
+  const picked = pickSubset(c, lbEndpoints(c, config.endpoints.get(cluster)), match);
+  const endpoints = picked.endpoints.map((e) => `${e.address}${e.draining ? ' (draining)' : ''}`);
   const type = (c.type as string | undefined) ?? 'STATIC';
-  step.summary = `cluster ${cluster} (${type}${type === 'STRICT_DNS' ? ', resolved by Envoy' : ''}): ${endpoints.join(', ') || 'no endpoints'}`;
+  step.summary = `cluster ${cluster} (${type}${type === 'STRICT_DNS' ? ', resolved by Envoy' : ''}${picked.how ? `, ${picked.how}` : ''}): ${endpoints.join(', ') || 'no endpoints'}`;
+  if (picked.endpoints.some((e) => e.draining)) step.details.push('draining endpoints (terminating pods) get new requests only when fewer than half of the endpoints are healthy (Envoy\'s panic threshold); their open connections are not cut');
   if (action.prefix_rewrite !== undefined) step.details.push(`path rewritten: prefix_rewrite ${JSON.stringify(action.prefix_rewrite)}`);
   if (action.regex_rewrite) step.details.push(`path rewritten: regex_rewrite ${JSON.stringify(action.regex_rewrite)}`);
   if (action.host_rewrite_literal) step.details.push(`host rewritten to ${JSON.stringify(action.host_rewrite_literal)}`);

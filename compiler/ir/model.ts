@@ -21,13 +21,44 @@ export interface UpstreamIR {
   origin: Origin;
   target:
     | { kind: 'dns'; host: string; port: number }
-    | { kind: 'static'; hosts: { address: string; port: number }[] };
+    | { kind: 'static'; hosts: { address: string; port: number }[] }
+    /** A Service port whose endpoints come from its EndpointSlices (EDS: Model.endpoints); `host` and `port` are its DNS name and port, for what dials it by name (sluice-graphql). */
+    | { kind: 'service'; service: NamespacedName; host: string; port: number; portName?: string };
+  /** Gloo's kube.selector of a service target: only the pods with every one of these labels. */
+  selector?: Record<string, string>;
+  /** Gloo's subsetSpec of a service target: Envoy's subset load balancer over the pods' labels. */
+  subsets?: SubsetsIR;
   /** Speak HTTP/2 to the upstream (gRPC services). */
   http2?: boolean;
   /** Gloo's sslConfig: TLS to the upstream. */
   tls?: UpstreamTlsIR;
   /** Gloo's load balancing, circuit breaking, connection, outlier detection and health checking settings. */
   policy?: UpstreamPolicyIR;
+}
+
+/** Gloo's SubsetSpec. */
+export interface SubsetsIR {
+  /** Each a set of label keys; an endpoint is in the subset of its values of them. */
+  selectors: { keys: string[]; singleHostPerSubset?: boolean }[];
+  /** Unset: ANY_ENDPOINT, as in Gloo. */
+  fallbackPolicy?: 'ANY_ENDPOINT' | 'DEFAULT_SUBSET' | 'NO_FALLBACK';
+  defaultSubset?: Record<string, string>;
+}
+
+/** The endpoints of a service target's cluster (EDS), from the Service's EndpointSlices. */
+export interface EndpointSetIR {
+  cluster: string;
+  /** By zone, zones in name order ("" first: endpoints without one). */
+  zones: { zone: string; endpoints: EndpointIR[] }[];
+}
+
+export interface EndpointIR {
+  address: string;
+  port: number;
+  /** Terminating but still serving: no new requests while others are ready, its connections left to finish. */
+  draining?: boolean;
+  /** The pod's values of the subset keys ("" where it has none), with subsets. */
+  labels?: Record<string, string>;
 }
 
 /** Durations are proto3 JSON ("5s"); every field is as Gloo names it and optional (Envoy's default). */
@@ -111,13 +142,19 @@ export interface UpstreamTlsIR {
 }
 
 export type RouteActionIR =
-  | { kind: 'cluster'; cluster: string }
+  | ({ kind: 'cluster' } & ClusterRefIR)
   /** Routed to the graphql sidecar with `x-sluice-graphql-api: <namespace>.<name>`. */
   | { kind: 'graphql'; api: string }
   | RedirectIR
   | { kind: 'direct'; status: number; body?: string }
   /** Requests split in proportion to the weights (Gloo's routeAction.multi). */
-  | { kind: 'weighted'; clusters: { cluster: string; weight: number }[] };
+  | { kind: 'weighted'; clusters: (ClusterRefIR & { weight: number })[] };
+
+/** A cluster a route sends to, and the subset of its endpoints (Gloo's destination subset: the labels an endpoint must have). */
+export interface ClusterRefIR {
+  cluster: string;
+  subset?: Record<string, string>;
+}
 
 /** Envoy answers with a redirect; unset parts keep the request's. */
 export interface RedirectIR {
@@ -431,4 +468,6 @@ export interface Model {
   graphqlApis: GraphQLApiIR[];
   /** The TLS Secrets virtual hosts and upstreams use, by name; absent: none. */
   secrets?: TlsSecretIR[];
+  /** The endpoints of the used upstreams with a service target, by cluster name; absent: none. */
+  endpoints?: EndpointSetIR[];
 }

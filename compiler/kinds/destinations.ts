@@ -1,8 +1,8 @@
 /** Gloo's Destination and MultiDestination (proxy.proto), the latter also the spec of an UpstreamGroup. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
+import { consul, glooEnvoy, note, notYet } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { exactlyOne, object, port, uint32 } from './schema.js';
+import { exactlyOne, object, port, stringMap, uint32 } from './schema.js';
 
 export const destination = object(
   {
@@ -10,7 +10,7 @@ export const destination = object(
     upstream: resourceRef,
     consul: consul(),
     destinationSpec: glooEnvoy(),
-    subset: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'use one Kubernetes Service (or Upstream) per subset'),
+    subset: note(object({ values: stringMap }, ['values']), "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors"),
   },
   [],
   exactlyOne('kube', 'upstream'),

@@ -29,7 +29,6 @@ export const REASONS = {
   rateLimit: 'rate limiting is out of scope for Sluice',
   optionResources: 'RouteOption and VirtualHostOption resources are not read',
   extProc: 'external processing (ext_proc) is not implemented',
-  noEndpoints: 'Sluice routes to a Kubernetes Service by its DNS name and does not discover pod endpoints',
   consul: 'Sluice does not read Consul',
   extensions: 'Gloo plugin extensions do not exist in Sluice',
   tracing: 'tracing is not implemented',

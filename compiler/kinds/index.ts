@@ -10,7 +10,7 @@ import { AUTH_CONFIG } from './auth-config.js';
 import { GATEWAY } from './gateway.js';
 import { REASONS } from './gloo.js';
 import { GRAPHQL_API } from './graphql-api.js';
-import { SECRET, SERVICE } from './kubernetes.js';
+import { ENDPOINT_SLICE, POD, SECRET, SERVICE } from './kubernetes.js';
 import { REQUEST_TEST } from './request-test.js';
 import type { KindDefinition, RefusedKind } from './resource.js';
 import { UPSTREAM, UPSTREAM_GROUP } from './upstream.js';
@@ -30,6 +30,8 @@ export const KINDS: readonly KindDefinition[] = [
   GRAPHQL_API,
   SERVICE,
   SECRET,
+  ENDPOINT_SLICE,
+  POD,
   // Request tables for `sluice test`: validated here, ignored by resolve.
   REQUEST_TEST,
 ];

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { weightedDestinations } from './destinations.js';
 import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind } from './resource.js';
-import { atMostOne, boolean, exactlyOne, object, port, positiveDuration, resourceName, singleLine, stringMap, uint32 } from './schema.js';
+import { atMostOne, boolean, exactlyOne, nonEmptyString, object, oneOfValues, port, positiveDuration, resourceName, singleLine, stringMap, uint32 } from './schema.js';
 import { upstreamSslConfig } from './tls.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
@@ -96,6 +96,19 @@ const healthCheck = object(
   exactlyOne('httpHealthCheck', 'tcpHealthCheck', 'grpcHealthCheck'),
 );
 
+/** Gloo's FallbackPolicy names, Envoy's too. */
+export const SUBSET_FALLBACKS = ['ANY_ENDPOINT', 'DEFAULT_SUBSET', 'NO_FALLBACK'] as const;
+
+// Gloo's subset_spec.proto.
+const subsetSpec = object(
+  {
+    selectors: Type.Array(object({ keys: Type.Array(nonEmptyString, { minItems: 1, uniqueItems: true }), singleHostPerSubset: boolean }, ['keys']), { minItems: 1 }),
+    fallbackPolicy: note(oneOfValues(SUBSET_FALLBACKS), 'ANY_ENDPOINT (unset), DEFAULT_SUBSET, NO_FALLBACK, by name'),
+    defaultSubset: note(object({ values: stringMap }, ['values']), 'with fallbackPolicy DEFAULT_SUBSET'),
+  },
+  ['selectors'],
+);
+
 const connectProxy = () => refused('tunnelling through an HTTP CONNECT proxy is not implemented');
 
 const upstreamSpec = object(
@@ -104,13 +117,13 @@ const upstreamSpec = object(
       {
         selector: differs(
           stringMap,
-          `must equal the Service's own selector, and the Service must be among the inputs: ${REASONS.noEndpoints}, so a narrower selector (one Upstream per version) would reach every pod`,
+          `only the Service's pods with all these labels, when the Service's EndpointSlices (and Pods) are among the inputs; otherwise Envoy reaches the Service by its DNS name, and the selector must then equal the Service's own (a narrower one would reach every pod)`,
         ),
         serviceName: resourceName,
         serviceNamespace: note(resourceName, "defaults to the Upstream's namespace"),
         servicePort: port,
         serviceSpec: notYet(),
-        subsetSpec: refused(`subsets select pods, and ${REASONS.noEndpoints}`, 'use one Kubernetes Service per subset'),
+        subsetSpec: note(subsetSpec, "Envoy's subset load balancer over the pods' labels; needs the Service's EndpointSlices and Pods among the inputs"),
       },
       ['serviceName', 'servicePort'],
     ),
@@ -159,5 +172,6 @@ export const UPSTREAM = kind('gloo.gateway.example/v1', 'Upstream', upstreamSpec
 export const UPSTREAM_GROUP = kind('gloo.gateway.example/v1', 'UpstreamGroup', weightedDestinations, 'gloo.solo.io/v1');
 
 export type UpstreamSpec = Static<typeof upstreamSpec>;
+export type SubsetSpec = Static<typeof subsetSpec>;
 export type LoadBalancerConfigSpec = Static<typeof loadBalancerConfig>;
 export type HealthCheckSpec = Static<typeof healthCheck>;

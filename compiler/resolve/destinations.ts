@@ -5,7 +5,7 @@
  * checked on its own too, so a broken group no route names is reported.
  */
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
-import type { UpstreamIR } from '../ir/model.js';
+import type { ClusterRefIR, UpstreamIR } from '../ir/model.js';
 import type { DestinationSpec, WeightedDestinationSpec } from '../kinds/destinations.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
@@ -14,23 +14,39 @@ import type { Lookups } from './lookups.js';
 /** Records an upstream Envoy sends to (it becomes a cluster), named at `path` of `from`. */
 export type UseUpstream = (path: FieldPath, from: Resource, upstream: UpstreamIR) => void;
 
-/** The cluster of a Gloo Destination, or undefined after reporting why not. */
-export function destinationCluster(at: FieldPath, dest: DestinationSpec, from: Resource, lookups: Lookups, findUpstream: FindUpstream, use: UseUpstream, diagnostics: Diagnostic[]): string | undefined {
+/** The cluster of a Gloo Destination (with its subset), or undefined after reporting why not. */
+export function destinationCluster(at: FieldPath, dest: DestinationSpec, from: Resource, lookups: Lookups, findUpstream: FindUpstream, use: UseUpstream, diagnostics: Diagnostic[]): ClusterRefIR | undefined {
+  let upstream: UpstreamIR | undefined;
   if (dest.upstream) {
-    const upstream = findUpstream(from, [...at, 'upstream'], dest.upstream);
+    upstream = findUpstream(from, [...at, 'upstream'], dest.upstream);
     if (upstream) use([...at, 'upstream'], from, upstream);
-    return upstream?.name;
+  } else {
+    const kube = dest.kube!;
+    const ref = refOf(kube.ref, from);
+    const found = lookups.servicePort(ref, kube.port);
+    upstream = found.upstream;
+    if (upstream) use([...at, 'kube'], from, upstream);
+    else if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
+    else diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
   }
-  const kube = dest.kube!;
-  const ref = refOf(kube.ref, from);
-  const found = lookups.servicePort(ref, kube.port);
-  if (found.upstream) {
-    use([...at, 'kube'], from, found.upstream);
-    return found.upstream.name;
+  if (!upstream) return undefined;
+  if (!dest.subset) return { cluster: upstream.name };
+  const problem = subsetProblem(upstream, dest.subset.values);
+  if (problem) {
+    diagnostics.push(fieldError('resolve', from.origin, [...at, 'subset', 'values'], problem[0], problem[1]));
+    return undefined;
   }
-  if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
-  else diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
-  return undefined;
+  return Object.keys(dest.subset.values).length > 0 ? { cluster: upstream.name, subset: dest.subset.values } : { cluster: upstream.name };
+}
+
+/** Why a route's subset cannot select endpoints of `upstream` (Gloo's check: its keys must be those of one of the upstream's subset selectors), and what to do. */
+function subsetProblem(upstream: UpstreamIR, values: Record<string, string>): [string, string] | undefined {
+  const keys = Object.keys(values);
+  if (keys.length === 0) return undefined;
+  const selectors = upstream.subsets?.selectors;
+  if (!selectors) return [`upstream ${upstream.namespace}/${upstream.name} has no subsets`, 'add kube.subsetSpec to the Upstream, with a selector of these keys, or remove subset'];
+  if (selectors.some((s) => s.keys.length === keys.length && s.keys.every((k) => keys.includes(k)))) return undefined;
+  return [`subset keys [${keys.join(', ')}] are not the keys of any subset selector of upstream ${upstream.namespace}/${upstream.name} (${selectors.map((s) => `[${s.keys.join(', ')}]`).join(', ')})`, 'use the keys of one of its selectors, or add a selector of these keys to its kube.subsetSpec'];
 }
 
 /** Weighted destinations written at `at` of `owner`: their clusters, or undefined after reporting why not. */
@@ -38,16 +54,16 @@ export function weightedClusters(
   owner: Resource,
   at: FieldPath,
   destinations: WeightedDestinationSpec[],
-  cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => string | undefined,
+  cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => ClusterRefIR | undefined,
   diagnostics: Diagnostic[],
-): { cluster: string; weight: number }[] | undefined {
-  const clusters = destinations.map((d, j) => ({ cluster: cluster([...at, j, 'destination'], d.destination, owner), weight: d.weight ?? 0 }));
+): (ClusterRefIR & { weight: number })[] | undefined {
+  const clusters = destinations.map((d, j) => ({ ref: cluster([...at, j, 'destination'], d.destination, owner), weight: d.weight ?? 0 }));
   // Envoy refuses weighted clusters whose weights add up to 0.
   if (clusters.every((c) => c.weight === 0)) {
     diagnostics.push(fieldError('resolve', owner.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
     return undefined;
   }
-  return clusters.every((c) => c.cluster) ? clusters.map((c) => ({ cluster: c.cluster!, weight: c.weight })) : undefined;
+  return clusters.every((c) => c.ref) ? clusters.map((c) => ({ ...c.ref!, weight: c.weight })) : undefined;
 }
 
 /**

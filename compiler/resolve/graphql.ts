@@ -31,7 +31,8 @@ const REMOTE_SOURCES: readonly TemplateSource[] = ['headers'];
 const MAX_TIMEOUT_MS = 0xffffffff;
 
 export function targetOf(upstream: UpstreamIR): TargetIR {
-  const hosts = upstream.target.kind === 'dns' ? [{ address: upstream.target.host, port: upstream.target.port }] : upstream.target.hosts;
+  // sluice-graphql dials a Service by its DNS name, whichever way Envoy reaches its endpoints.
+  const hosts = upstream.target.kind === 'static' ? upstream.target.hosts : [{ address: upstream.target.host, port: upstream.target.port }];
   return { cluster: upstream.name, hosts };
 }
 

@@ -72,7 +72,7 @@ export class Lookups {
       const ref = refOf(raw, from);
       const upstream = this.upstream(ref);
       if (Array.isArray(upstream)) {
-        const services = upstream.map((u) => (u.target.kind === 'dns' ? u.target.host : u.name)).join(' and ');
+        const services = upstream.map((u) => (u.target.kind === 'static' ? u.name : u.target.host)).join(' and ');
         diagnostics.push(fieldError('resolve', from.origin, path, `Upstream name "${ref.name}" is discovered from more than one Service (${services})`, `route to the Service with routeAction.single.kube, or define an Upstream named "${ref.name}" in namespace "${options.controlPlaneNamespace}"`));
         return undefined;
       }

@@ -7,7 +7,7 @@ import { normalizeDn } from '../../contract/ldap-dn.js';
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
-import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type AuthConfigIR, type ClusterRefIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
 import { claimDomains, resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
@@ -23,7 +23,8 @@ import { checkUpstreamGroups, destinationCluster as clusterOf, weightedClusters 
 import { checkNestedClaims, claimHeaderRouteProblems, claimHeaders } from './jwt-claims.js';
 import { expandDelegation, withInherited } from './route-tables.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
-import { buildUpstreamCatalog, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
+import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog } from './upstreams.js';
+import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
 import { downstreamTls, resolveTlsSecrets, secretEntry } from './tls.js';
@@ -46,8 +47,10 @@ export class ResolveMemo {
   readonly authConfigs = new WeakMap<Resource, Memo<AuthConfigIR>>();
   graphqlApis: (Memo<GraphQLApiIR[]> & { apis: Resource[] }) | undefined;
   readonly upstreams = new UpstreamMemo();
-  /** The last run's catalog, kept while no Upstream or Service changes. */
+  readonly endpoints = new EndpointMemo();
+  /** The last run's catalog, kept while no Upstream or Service changes, nor which Services have EndpointSlices. */
   catalog: UpstreamCatalog | undefined;
+  sliced: ReadonlySet<string> | undefined;
   /** The last run's resources of each kind, sorted, and upstreams in use, sorted: this run sorts from them. */
   sorted: ReadonlyMap<string, Resource[]> | undefined;
   usedUpstreams: UpstreamIR[] | undefined;
@@ -84,14 +87,18 @@ interface UpstreamUse {
 export function resolve(resources: Resource[], options: ResolveOptions, memo = new ResolveMemo()): { model: Model; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const index = new ResourceIndex(resources, diagnostics, memo.sorted);
-  // No silent widening: an Upstream's kube.selector must be its Service's own.
-  diagnostics.push(...selectorProblems(index));
+  const sliced = new Set(slicesByService(index, memo.endpoints).keys());
+  const targets = { clusterDomain: options.clusterDomain, sliced };
+  // No silent widening: where Envoy reaches a Service by its DNS name, an Upstream's kube.selector must be its Service's own.
+  diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
   diagnostics.push(...ringSizeProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
-  const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'RouteTable', 'AuthConfig', 'Secret', 'GraphQLApi'];
-  const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service')), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
-  const catalog = changes.catalog ? buildUpstreamCatalog(index, options.clusterDomain, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
+  const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'RouteTable', 'AuthConfig', 'Secret', 'GraphQLApi', 'EndpointSlice', 'Pod'];
+  const sameSliced = memo.sliced !== undefined && memo.sliced.size === sliced.size && [...sliced].every((s) => memo.sliced!.has(s));
+  const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service') && sameSliced), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
+  const catalog = changes.catalog ? buildUpstreamCatalog(index, targets, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
   memo.catalog = catalog;
+  memo.sliced = sliced;
   checkUpstreamGroups(index, new Lookups(index, catalog), options, diagnostics);
 
   /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */
@@ -196,13 +203,15 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
+  const { sets: endpoints, warnings: endpointWarnings } = resolveEndpoints(index, upstreams, memo.endpoints);
+  diagnostics.push(...endpointWarnings);
   // A RouteTable several VirtualServices reach reports its problems once.
   const seen = new Set<string>();
   const unique = diagnostics.filter((d) => {
     const key = JSON.stringify(d);
     return !seen.has(key) && !!seen.add(key);
   });
-  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}) }, diagnostics: unique };
+  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}), ...(endpoints.length > 0 ? { endpoints } : {}) }, diagnostics: unique };
 }
 
 /** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */
@@ -239,7 +248,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   };
 
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
-  const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): string | undefined =>
+  const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): ClusterRefIR | undefined =>
     clusterOf(at, dest, from, lookups, findUpstream, (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }), diagnostics);
 
   const routes: RouteIR[] = [];
@@ -257,7 +266,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
       action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], from.origin, diagnostics);
     } else if (route.routeAction!.single) {
       const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single, from);
-      if (cluster) action = { kind: 'cluster', cluster };
+      if (cluster) action = { kind: 'cluster', ...cluster };
     } else {
       // routeAction.multi, or an UpstreamGroup's destinations (the same shape, in their own resource).
       let at = [...path, 'routeAction', 'multi', 'destinations'];

@@ -4,6 +4,11 @@
  * namespace (as Gloo's discovery does). An explicit Upstream of the same name wins.
  * A reference into `gloo-system` (Gloo's default discovery namespace) that
  * names no Upstream there is looked up in the control plane's namespace.
+ *
+ * A Service's cluster reaches its pods by their addresses (EDS, endpoints:
+ * ./endpoints.ts) when EndpointSlices of the Service are among the inputs.
+ * Otherwise Envoy resolves the Service's DNS name (STRICT_DNS). An
+ * ExternalName Service is its external name, resolved by Envoy.
  */
 import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
@@ -12,7 +17,7 @@ import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
 import { upstreamTls } from './tls.js';
 import { upstreamPolicy } from './upstream-policy.js';
-import type { NamespacedName, UpstreamIR } from '../ir/model.js';
+import type { NamespacedName, SubsetsIR, UpstreamIR } from '../ir/model.js';
 
 export interface UpstreamCatalog {
   /** The upstream a `{name, namespace}` reference names, if any; a list when the name is ambiguous. */
@@ -35,23 +40,51 @@ export function discoveredUpstreamName(namespace: string, service: string, port:
   return `${namespace}-${service}-${port}`;
 }
 
+/** How Services are reached. */
+export interface ServiceTargets {
+  clusterDomain: string;
+  /** `namespace/name` of the Services with EndpointSlices among the inputs. */
+  sliced: ReadonlySet<string>;
+}
+
 /**
  * Upstreams built in earlier runs, by the resource they come from, so an
  * unchanged Upstream or Service port gives the same object (what lets later
- * stages tell it is unchanged).
+ * stages tell it is unchanged). An upstream is made again when its target
+ * (which may depend on its Service) is not the one it was made with.
  */
 export class UpstreamMemo {
   readonly explicit = new WeakMap<Resource, UpstreamIR>();
   readonly discovered = new WeakMap<Resource, Map<number, UpstreamIR>>();
 }
 
-export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string, controlPlaneNamespace: string, memo = new UpstreamMemo()): UpstreamCatalog {
-  const dnsName = (service: string, namespace: string) => `${service}.${namespace}.svc.${clusterDomain}`;
+/** `upstream`, unless its target differs from `target`. */
+function keptFor(upstream: UpstreamIR | undefined, target: UpstreamIR['target']): UpstreamIR | undefined {
+  return upstream && JSON.stringify(upstream.target) === JSON.stringify(target) ? upstream : undefined;
+}
+
+/** Whether a Service's cluster reaches its pods (EDS): its EndpointSlices are among the inputs, and it is no ExternalName Service. `spec`: the Service's, when it is among the inputs. */
+export function reachesPods(targets: ServiceTargets, service: NamespacedName, spec: ServiceSpec | undefined): boolean {
+  return spec?.type !== 'ExternalName' && targets.sliced.has(`${service.namespace}/${service.name}`);
+}
+
+export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTargets, controlPlaneNamespace: string, memo = new UpstreamMemo()): UpstreamCatalog {
+  const dnsName = (service: NamespacedName) => `${service.name}.${service.namespace}.svc.${targets.clusterDomain}`;
+  /** How a Service port is reached; `spec` is the Service's, when it is among the inputs. */
+  const target = (service: NamespacedName, port: number, spec: ServiceSpec | undefined): UpstreamIR['target'] => {
+    if (spec?.type === 'ExternalName' && spec.externalName) return { kind: 'dns', host: spec.externalName, port };
+    if (!reachesPods(targets, service, spec)) return { kind: 'dns', host: dnsName(service), port };
+    const portName = spec?.ports?.find((p) => p.port === port)?.name;
+    return { kind: 'service', service, host: dnsName(service), port, ...(portName ? { portName } : {}) };
+  };
 
   const explicit = new Map<string, UpstreamIR>();
   for (const r of index.all('Upstream')) {
+    const spec = r.spec as UpstreamSpec;
+    const serviceRef = spec.kube && { name: spec.kube.serviceName, namespace: spec.kube.serviceNamespace ?? r.namespace };
+    const kubeTarget = serviceRef && target(serviceRef, spec.kube!.servicePort, index.get('Service', serviceRef)?.spec as ServiceSpec | undefined);
     let upstream = memo.explicit.get(r);
-    if (!upstream) memo.explicit.set(r, (upstream = explicitUpstream(r, dnsName)));
+    if (!upstream || (kubeTarget && !keptFor(upstream, kubeTarget))) memo.explicit.set(r, (upstream = explicitUpstream(r, kubeTarget)));
     explicit.set(`${r.namespace}/${r.name}`, upstream);
   }
 
@@ -65,14 +98,16 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
   const byServicePort = new Map<string, UpstreamIR>();
   const servicePorts = new Map<string, number[]>();
   for (const svc of index.all('Service')) {
-    const ports = ((svc.spec as ServiceSpec).ports ?? []).map((p) => p.port);
+    const spec = svc.spec as ServiceSpec;
+    const ports = (spec.ports ?? []).map((p) => p.port);
     servicePorts.set(`${svc.namespace}/${svc.name}`, ports);
     let built = memo.discovered.get(svc);
     if (!built) memo.discovered.set(svc, (built = new Map()));
     for (const port of ports) {
       const name = discoveredUpstreamName(svc.namespace, svc.name, port);
-      let upstream = built.get(port);
-      if (!upstream) built.set(port, (upstream = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: { kind: 'dns', host: dnsName(svc.name, svc.namespace), port } }));
+      const portTarget = target({ name: svc.name, namespace: svc.namespace }, port, spec);
+      let upstream = keptFor(built.get(port), portTarget);
+      if (!upstream) built.set(port, (upstream = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: portTarget }));
       byServicePort.set(`${svc.namespace}/${svc.name}/${port}`, upstream);
       discovered.set(name, [...(discovered.get(name) ?? []), { upstream, from: { service: { namespace: svc.namespace, name: svc.name }, port } }]);
     }
@@ -100,7 +135,8 @@ export function buildUpstreamCatalog(index: ResourceIndex, clusterDomain: string
   };
 }
 
-function explicitUpstream(r: Resource, dnsName: (service: string, namespace: string) => string): UpstreamIR {
+/** `kubeTarget`: how the Service port of a kube Upstream is reached. */
+function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefined): UpstreamIR {
   const spec = r.spec as UpstreamSpec;
   const origin: Origin = r.origin;
   const policy = upstreamPolicy(spec);
@@ -109,5 +145,16 @@ function explicitUpstream(r: Resource, dnsName: (service: string, namespace: str
     return { name: r.name, namespace: r.namespace, origin, ...transport, target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) } };
   }
   const kube = spec.kube!;
-  return { name: r.name, namespace: r.namespace, origin, ...transport, target: { kind: 'dns', host: dnsName(kube.serviceName, kube.serviceNamespace ?? r.namespace), port: kube.servicePort } };
+  const target = kubeTarget!;
+  // A selector and subsets choose among pods: they mean something only where the pods' endpoints are known (upstream-selector.ts reports the rest).
+  if (target.kind !== 'service') return { name: r.name, namespace: r.namespace, origin, ...transport, target };
+  return { name: r.name, namespace: r.namespace, origin, ...transport, target, ...(kube.selector && Object.keys(kube.selector).length > 0 ? { selector: kube.selector } : {}), ...(kube.subsetSpec ? { subsets: subsetsOf(kube.subsetSpec) } : {}) };
+}
+
+function subsetsOf(spec: NonNullable<NonNullable<UpstreamSpec['kube']>['subsetSpec']>): SubsetsIR {
+  return {
+    selectors: spec.selectors.map((s) => ({ keys: s.keys, ...(s.singleHostPerSubset ? { singleHostPerSubset: true } : {}) })),
+    ...(spec.fallbackPolicy && spec.fallbackPolicy !== 'ANY_ENDPOINT' ? { fallbackPolicy: spec.fallbackPolicy } : {}),
+    ...(spec.defaultSubset ? { defaultSubset: spec.defaultSubset.values } : {}),
+  };
 }

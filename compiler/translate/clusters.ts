@@ -1,10 +1,11 @@
 /**
  * Upstreams and sidecars -> Envoy Cluster messages. Clusters on IP addresses
- * are EDS clusters whose ClusterLoadAssignment is served on its own, so an
- * endpoint change is an EDS push that does not re-warm the cluster; DNS
- * clusters (STRICT_DNS) carry their assignment, since Envoy resolves them itself.
+ * (static hosts, a Service's pod endpoints) are EDS clusters whose
+ * ClusterLoadAssignment is served on its own, so an endpoint change is an
+ * EDS push that does not re-warm the cluster; DNS clusters (STRICT_DNS)
+ * carry their assignment, since Envoy resolves them itself.
  */
-import type { HealthCheckIR, TlsSecretIR, UpstreamIR, UpstreamPolicyIR } from '../ir/model.js';
+import type { EndpointSetIR, HealthCheckIR, SubsetsIR, TlsSecretIR, UpstreamIR, UpstreamPolicyIR } from '../ir/model.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
 
@@ -34,14 +35,57 @@ function cluster(name: string, type: 'STRICT_DNS' | 'EDS', hosts: { address: str
   return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, ...protocol, eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE } }, endpoints: assignment };
 }
 
-/** STRICT_DNS for cluster services, EDS for `spec.static` hosts that are all IP addresses. `secret`: the one its sslConfig names. */
+/**
+ * STRICT_DNS for a DNS name, EDS for `spec.static` hosts that are all IP
+ * addresses, EDS without an assignment for a Service whose endpoints are
+ * known (the assignment is the Model's endpoint set: loadAssignment).
+ * `secret`: the one its sslConfig names.
+ */
 export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): ClusterPair {
   const http2 = upstream.http2 ?? false;
   const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
-  const hosts = upstream.target.kind === 'dns' ? [{ address: upstream.target.host, port: upstream.target.port }] : upstream.target.hosts;
-  const type = upstream.target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS';
-  const pair = cluster(upstream.name, type, hosts, http2, tls);
+  const { target } = upstream;
+  let pair: ClusterPair;
+  if (target.kind === 'service') {
+    pair = { cluster: cluster(upstream.name, 'EDS', [], http2, tls).cluster };
+    if (upstream.subsets) pair.cluster = { ...pair.cluster, lb_subset_config: subsetConfig(upstream.subsets) };
+  } else {
+    const hosts = target.kind === 'dns' ? [{ address: target.host, port: target.port }] : target.hosts;
+    pair = cluster(upstream.name, target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS', hosts, http2, tls);
+  }
   return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy, http2) } : pair;
+}
+
+/** Envoy's subset load balancer, as Gloo configures it from a subsetSpec: the fallback always written, since Envoy's default (NO_FALLBACK) is not Gloo's (ANY_ENDPOINT). */
+function subsetConfig(subsets: SubsetsIR): Json {
+  return {
+    fallback_policy: subsets.fallbackPolicy ?? 'ANY_ENDPOINT',
+    ...(subsets.defaultSubset ? { default_subset: subsets.defaultSubset } : {}),
+    subset_selectors: subsets.selectors.map((s) => ({ keys: s.keys, ...(s.singleHostPerSubset ? { single_host_per_subset: true } : {}) })),
+  };
+}
+
+/** Endpoint metadata and route metadata_match both carry labels under this filter name, which the subset load balancer reads. */
+export const LB_METADATA = 'envoy.lb';
+
+/**
+ * A Service's ClusterLoadAssignment: one locality per zone, terminating
+ * endpoints that still serve as DRAINING (Envoy sends them no new requests
+ * while others are healthy, and lets their connections finish), and with
+ * subsets each endpoint's labels.
+ */
+export function loadAssignment(set: EndpointSetIR): Json {
+  return {
+    cluster_name: set.cluster,
+    endpoints: set.zones.map(({ zone, endpoints }) => ({
+      ...(zone ? { locality: { zone } } : {}),
+      lb_endpoints: endpoints.map((e) => ({
+        ...endpoint(e.address, e.port),
+        ...(e.draining ? { health_status: 'DRAINING' } : {}),
+        ...(e.labels ? { metadata: { filter_metadata: { [LB_METADATA]: e.labels } } } : {}),
+      })),
+    })),
+  };
 }
 
 const LB_POLICY = { roundRobin: 'ROUND_ROBIN', leastRequest: 'LEAST_REQUEST', random: 'RANDOM', ringHash: 'RING_HASH', maglev: 'MAGLEV' } as const;

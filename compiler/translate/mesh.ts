@@ -104,7 +104,9 @@ class Renamer {
     // A message that is a cluster, a Secret, a weighted cluster or an SdsSecretConfig: its `name` is one of those names.
     const named = 'connect_timeout' in o || 'tls_certificate' in o || 'validation_context' in o || 'sds_config' in o || parentKey === 'clusters';
     for (const [key, value] of Object.entries(o)) {
-      if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) out[key] = this.prefix + value;
+      // Labels (subsets' endpoint metadata and metadata_match) are data: a label named `cluster` is no cluster.
+      if (key === 'filter_metadata') out[key] = value;
+      else if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) out[key] = this.prefix + value;
       else if ((key === 'eds_config' || key === 'sds_config') && value && typeof value === 'object' && 'ads' in value) out[key] = this.source;
       else if (key === 'name' && named && typeof value === 'string') out[key] = this.prefix + value;
       else if (key === 'typed_per_filter_config' && value && typeof value === 'object')

@@ -1,6 +1,7 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
 import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type HashPolicyIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
+import { LB_METADATA } from './clusters.js';
 import type { Json } from './output.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
@@ -40,9 +41,9 @@ function redirect(r: RedirectIR): Json {
 }
 
 function routeAction(route: RouteIR): Json {
-  if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster } };
+  if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster, ...metadataMatch(route.action.subset) } };
   if (route.action.kind === 'redirect') return redirect(route.action);
-  if (route.action.kind === 'weighted') return { route: { weighted_clusters: { clusters: route.action.clusters.map((c) => ({ name: c.cluster, weight: c.weight })) } } };
+  if (route.action.kind === 'weighted') return { route: { weighted_clusters: { clusters: route.action.clusters.map((c) => ({ name: c.cluster, weight: c.weight, ...metadataMatch(c.subset) })) } } };
   if (route.action.kind === 'direct') return { direct_response: { status: route.action.status, ...(route.action.body !== undefined ? { body: { inline_string: route.action.body } } : {}) } };
   return {
     route: { cluster: GRAPHQL_CLUSTER },
@@ -50,6 +51,11 @@ function routeAction(route: RouteIR): Json {
     request_headers_to_remove: [GRAPHQL_API_HEADER],
     request_headers_to_add: [{ header: { key: GRAPHQL_API_HEADER, value: route.action.api }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
   };
+}
+
+/** A destination's subset: the endpoint labels the subset load balancer picks by. */
+function metadataMatch(subset: Record<string, string> | undefined): Json {
+  return subset ? { metadata_match: { filter_metadata: { [LB_METADATA]: subset } } } : {};
 }
 
 /** envoy.config.route.v3.RetryPolicy. Codes alone retry only with `retriable-status-codes` in retry_on, so it is added with them. */

@@ -12,8 +12,8 @@
  * their own caches on.
  */
 import { compareText, sortedLike } from '../order.js';
-import type { AuthConfigIR, GraphQLApiIR, Model, RouteIR, UpstreamIR, VirtualHostIR } from '../ir/model.js';
-import { upstreamCluster, type ClusterPair } from './clusters.js';
+import type { AuthConfigIR, EndpointSetIR, GraphQLApiIR, Model, RouteIR, UpstreamIR, VirtualHostIR } from '../ir/model.js';
+import { loadAssignment, upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
 import { CONCERNS } from './concerns.js';
 import { compileAuthConfig } from './filters/extauth.js';
@@ -52,6 +52,7 @@ export class TranslateMemo {
   /** Which concerns each virtual host uses, one bit per concern (in the order of the concerns it was asked for). */
   readonly used = new WeakMap<VirtualHostIR, number>();
   readonly clusters = new WeakMap<UpstreamIR, ClusterPair>();
+  readonly endpoints = new WeakMap<EndpointSetIR, Json>();
   readonly authConfigs = new WeakMap<AuthConfigIR, Json>();
   readonly graphqlApis = new WeakMap<GraphQLApiIR, Json>();
   /** Options are fixed for a memo, so a sidecar cluster never changes. */
@@ -109,6 +110,9 @@ export function translate(model: Model, options: CompileOptions, memo = new Tran
     set.clusters.set(name, pair.cluster);
     if (pair.endpoints) set.endpoints.set(name, pair.endpoints);
   }
+  // A Service's endpoints: their own assignment, made anew only when its endpoint set is new (an endpoint changed).
+  for (const endpoints of model.endpoints ?? []) set.endpoints.set(endpoints.cluster, kept(memo.endpoints, endpoints, loadAssignment));
+  if (model.endpoints?.length) set.endpoints = new Map([...set.endpoints].sort(([a], [b]) => compareText(a, b)));
   for (const ac of [...model.authConfigs].sort(byName)) set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
   for (const api of [...model.graphqlApis].sort(byName)) set.graphqlApis.set(api.name, kept(memo.graphqlApis, api, compileApi));
   return set;

@@ -35,9 +35,12 @@ with and reports from (\`compiler/kinds/\`); a test fails when they differ
   block are accepted and ignored. A \`kind: List\` (\`apiVersion: v1\`, several
   resources in \`items\`) loads as its items; errors point at the item's lines.
 - An Upstream's \`discoveryMetadata\` (labels Gloo's discovery adds) is
-  accepted and ignored. Its \`kube.selector\` must be the Service's own:
-  Sluice reaches a Service by its DNS name and does not discover pods, so a
-  narrower selector (one Upstream per version) is an error, never widened.
+  accepted and ignored. Its \`kube.selector\` and \`kube.subsetSpec\` choose
+  among the Service's pods when the Service's EndpointSlices (and its Pods)
+  are among the inputs, as \`kubectl get -o yaml\` exports them
+  (docs/kubernetes.md); without them Sluice reaches the Service by its DNS
+  name, so a selector other than the Service's own (one Upstream per
+  version) and subsets are errors, never widened.
 - Discovered Upstreams (one per Service port, \`<namespace>-<service>-<port>\`)
   live in the namespace given by \`--namespace\` (\`sluice-system\`), Gloo's
   \`discoveryNamespace\`. A reference into \`gloo-system\`, Gloo's default, that
