@@ -28,6 +28,8 @@ export interface Origin {
   resource: string;
   /** 1-based line of the node at `path` (or of its nearest existing parent). */
   lineOf(path: FieldPath): number;
+  /** The path as the user wrote it, where a name was read in another spelling (proto3 JSON's snake_case); absent: as given. */
+  written?(path: FieldPath): FieldPath;
 }
 
 export function formatPath(path: FieldPath): string {
@@ -110,7 +112,12 @@ export function renderDiagnostics(diagnostics: Diagnostic[]): string[] {
 
 /** A diagnostic about the field at `path` of the resource described by `origin`. */
 export function fieldError(stage: Stage, origin: Origin, path: FieldPath, message: string, hint?: string): Diagnostic {
-  return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: formatPath(path), message, hint };
+  return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: fieldName(origin, path), message, hint };
+}
+
+/** A field of the resource described by `origin`, named as its file writes it. */
+export function fieldName(origin: Origin, path: FieldPath): string {
+  return formatPath(origin.written?.(path) ?? path);
 }
 
 /** The same diagnostic as a warning: shown, but the compile still succeeds. */

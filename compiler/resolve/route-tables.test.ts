@@ -63,7 +63,7 @@ test("delegated routes take the delegating route's options they can use, per fie
 
   const bad = vs('      - matchers: [{prefix: /a}]\n        delegateAction: {ref: {name: t}}\n        options: {timeout: soon}\n');
   const twice = resolve([upstream, bad, table('t', '', leaf('/a/1') + leaf('/a/2'))], DEFAULT_OPTIONS);
-  expect(twice.diagnostics.map(formatDiagnostic)).toEqual(['vs.yaml:10: error[resolve]: VirtualService x/v: spec.virtualHost.routes[0].options.timeout: "soon" is not a duration — write seconds with an "s", e.g. "15s" or "0.250s" ("0s": no timeout)']);
+  expect(twice.diagnostics.map(formatDiagnostic)).toEqual(['vs.yaml:10: error[resolve]: VirtualService x/v: spec.virtualHost.routes[0].options.timeout: "soon" is not a duration — write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s" ("0s": no timeout)']);
 });
 
 test('inheritableMatchers: delegated routes add the delegating matcher\'s headers and methods; without it they must repeat them', () => {
