@@ -246,7 +246,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const placed: Parameters<typeof shadowWarnings>[0] = [];
   // Delegated routes (RouteTables) are inlined in place; each is resolved in the resource that wrote it.
   const expanded = expandDelegation(vs, host.routes ?? [], [...base, 'routes'], lookups, diagnostics);
-  expanded.routes.forEach(({ route, owner: from, path, matches, inherited }) => {
+  expanded.routes.forEach(({ route, owner: from, path, matches, inherited, names }) => {
     let action: RouteIR['action'] | undefined;
     if (route.graphqlApiRef) {
       const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference', from);
@@ -286,9 +286,11 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
         },
       }, host.options?.extauth !== undefined);
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
-    // A delegated route names its RouteTable: explain, access logs (%ROUTE_NAME%) and Envoy's admin then say where it was written.
+    // Envoy's route name: the position keeps it unique; Gloo's route `name`s on the branch (outermost first) and a
+    // delegated route's RouteTable let explain, access logs (%ROUTE_NAME%) and Envoy's admin say which route it is.
+    const label = names.length > 0 ? `:${names.join('/')}` : '';
     const source = from === vs ? '' : ` (RouteTable ${from.namespace}/${from.name})`;
-    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}${source}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
+    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}${label}${source}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
 
