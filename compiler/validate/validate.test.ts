@@ -25,7 +25,7 @@ test('an unknown field under options is an error naming the field, its line and 
   ]);
 });
 
-const ROUTE_FIELDS = 'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options';
+const ROUTE_FIELDS = 'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options, name';
 
 test('a misspelt field is reported with the name meant, and not as the choice it leaves unmade', () => {
   const { diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routAction: {single: {upstream: {name: u}}}\n'));
