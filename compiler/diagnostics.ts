@@ -19,6 +19,12 @@ export interface Diagnostic {
   hint?: string;
   /** A warning is shown but does not fail the compile; absent: an error. */
   severity?: 'warning';
+  /**
+   * Set on "not found" by resolve: the resource the reference names
+   * (`Kind namespace/name`), so the compile can say when that resource exists
+   * but was refused. Never printed; the pipeline removes it.
+   */
+  reference?: string;
 }
 
 /** Where a resource came from, so later stages can point back at file:line of any field. */
@@ -118,6 +124,11 @@ export function fieldError(stage: Stage, origin: Origin, path: FieldPath, messag
 /** A field of the resource described by `origin`, named as its file writes it. */
 export function fieldName(origin: Origin, path: FieldPath): string {
   return formatPath(origin.written?.(path) ?? path);
+}
+
+/** `d`, an error that a reference finds nothing, with the resource it names (`Kind namespace/name`). */
+export function notFound(d: Diagnostic, reference: string): Diagnostic {
+  return { ...d, reference };
 }
 
 /** The same diagnostic as a warning: shown, but the compile still succeeds. */

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../contract/extauth.js';
 import { normalizeDn } from '../../contract/ldap-dn.js';
-import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { asWarning, fieldError, notFound, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
@@ -234,7 +234,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const requireRef = (path: FieldPath, kind: string, raw: Ref, hint: string, from: Resource = vs): NamespacedName | undefined => {
     const ref = refOf(raw, from);
     if (lookups.resource(kind, ref)) return ref;
-    diagnostics.push(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint));
+    diagnostics.push(notFound(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint), `${kind} ${showRef(ref)}`));
     return undefined;
   };
 
@@ -423,7 +423,8 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, lookups: Loo
     const ref = refOf(lookup.credentialsSecretRef, ac);
     const secret = lookups.resource('Secret', ref);
     if (!secret) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`));
+      const hint = `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`;
+      diagnostics.push(notFound(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, hint), `Secret ${showRef(ref)}`));
       return undefined;
     }
     const username = secretValue(secret, 'username');

@@ -9,7 +9,7 @@
  * weight have their routes sorted by path specificity; a delegated route
  * takes each of the delegating route's options it does not set itself.
  */
-import { asWarning, fieldError, formatPath, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { asWarning, fieldError, formatPath, notFound, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { RouteMatchIR, RouteOptionsIR } from '../ir/model.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { DelegateActionSpec, RouteSpec } from '../kinds/routes.js';
@@ -214,7 +214,7 @@ function select(action: DelegateActionSpec, owner: Resource, at: FieldPath, look
     const ref = refOf(raw, owner);
     const table = lookups.resource('RouteTable', ref);
     if (table) return [table];
-    diagnostics.push(fieldError('resolve', owner.origin, [...at, action.ref ? 'ref' : 'name'], `RouteTable ${showRef(ref)} not found`, 'define the RouteTable (gateway.gateway.example/v1) or fix the reference'));
+    diagnostics.push(notFound(fieldError('resolve', owner.origin, [...at, action.ref ? 'ref' : 'name'], `RouteTable ${showRef(ref)} not found`, 'define the RouteTable (gateway.gateway.example/v1) or fix the reference'), `RouteTable ${showRef(ref)}`));
     return undefined;
   }
   const selector = action.selector!;
