@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { lowerCamel } from '../../contract/proto3-json.js';
 import { formatDiagnostic } from '../diagnostics.js';
+import { dumpIr } from '../ir/dump.js';
 import { parseText } from '../load/load.js';
 import { resolve } from '../resolve/resolve.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
@@ -90,4 +93,28 @@ test('goDuration takes what Go time.ParseDuration takes and nothing else', () =>
   expect(goDuration('2µs')).toBe(2_000n);
   expect(goDuration('1.0000000009s')).toBe(1_000_000_000n);
   for (const bad of ['', 's', '5', '5 s', '.s', '1d', '1s ', '--1s', 'PT5S']) expect(goDuration(bad)).toBeUndefined();
+});
+
+test('a misspelt snake_case name gets the name meant', () => {
+  const { diagnostics } = validate(vs('  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_acton: {single: {upstream: {name: fares}}}\n'));
+  expect(diagnostics.map((d) => `${d.field}: ${d.hint?.split('?')[0]}`)).toEqual(['spec.virtual_host.routes[0].route_acton: did you mean routeAction']);
+});
+
+test('the golden written in proto3 JSON\'s other spellings resolves to the IR of its canonical spelling', () => {
+  const written = readFileSync('golden/gloo-proto3-json/input/fares.yaml', 'utf8');
+  const canonical = written
+    .replace(/^#.*\n/gm, '')
+    .replace(/\b([a-z]+(?:_[a-z0-9]+)+):/g, (_m, key: string) => `${lowerCamel(key)}:`)
+    .replace(/"(\d+)"/g, '$1')
+    .replace(': 1m30s', ': 90s')
+    .replace(': 250ms', ': 0.25s')
+    .replace(': 1h', ': 3600s');
+  expect(canonical).not.toMatch(/_[a-z]+:|"\d|ms\b/);
+  const ir = (text: string) => {
+    const { resources, diagnostics } = validate(text);
+    expect(diagnostics).toEqual([]);
+    return dumpIr(resolve(resources, DEFAULT_OPTIONS).model);
+  };
+  expect(ir(written)).toBe(ir(canonical));
+  expect(ir(written)).toBe(readFileSync('golden/gloo-proto3-json/expected/ir.yaml', 'utf8'));
 });

@@ -44,6 +44,35 @@ export function writtenPath(root: unknown, renames: WeakMap<object, Map<string, 
   });
 }
 
+/** What the walk reads of one schema node, over its anyOf/oneOf/allOf branches too. */
+interface Shape {
+  properties: Json;
+  mapValues?: Json;
+  items?: Json;
+  types: Set<string>;
+  duration: boolean;
+}
+
+const shapes = new WeakMap<object, Shape>();
+
+/** The shape of a schema node, worked out once per node: validate walks every document against the same few schemas. */
+function shapeOf(schema: Json): Shape {
+  let shape = shapes.get(schema);
+  if (shape) return shape;
+  const nodes = branches(schema);
+  const types = new Set<string>();
+  for (const n of nodes) for (const t of [n.type].flat()) if (typeof t === 'string') types.add(t);
+  shape = {
+    properties: Object.assign({}, ...nodes.map((n) => (isJson(n.properties) ? n.properties : {}))),
+    mapValues: nodes.map((n) => n.additionalProperties).find(isJson),
+    items: nodes.map((n) => n.items).find(isJson),
+    types,
+    duration: nodes.some((n) => n[PROTO3] === 'duration'),
+  };
+  shapes.set(schema, shape);
+  return shape;
+}
+
 /** The branches a node's value may take: the node and its anyOf/oneOf/allOf members. */
 function branches(schema: Json): Json[] {
   const out = [schema];
@@ -54,20 +83,11 @@ function branches(schema: Json): Json[] {
   return out;
 }
 
-function typesOf(nodes: Json[]): Set<string> {
-  const types = new Set<string>();
-  for (const n of nodes) {
-    if (typeof n.type === 'string') types.add(n.type);
-    else if (Array.isArray(n.type)) for (const t of n.type) types.add(String(t));
-  }
-  return types;
-}
-
 function walk(value: unknown, schema: Json, path: FieldPath, origin: Origin, out: Normalised): unknown {
-  const nodes = branches(schema);
-  if (typeof value === 'string') return scalar(value, nodes);
+  const shape = shapeOf(schema);
+  if (typeof value === 'string') return scalar(value, shape);
   if (Array.isArray(value)) {
-    const items = nodes.map((n) => n.items).find(isJson);
+    const items = shape.items;
     if (!items) return value;
     let copy: unknown[] | undefined;
     value.forEach((item, i) => {
@@ -77,8 +97,7 @@ function walk(value: unknown, schema: Json, path: FieldPath, origin: Origin, out
     return copy ?? value;
   }
   if (!isJson(value)) return value;
-  const properties: Json = Object.assign({}, ...nodes.map((n) => (isJson(n.properties) ? n.properties : {})));
-  const mapValues = nodes.map((n) => n.additionalProperties).find(isJson);
+  const { properties, mapValues } = shape;
   const entries = Object.entries(value);
   const renamed = new Map<string, string>();
   let copy: Json | undefined;
@@ -119,12 +138,12 @@ function define(target: Json, key: string, child: unknown): void {
 }
 
 /** A string where the schema wants a number, or a Duration in another form: the canonical value, or `value` unchanged. */
-function scalar(value: string, nodes: Json[]): unknown {
-  if (nodes.some((n) => n[PROTO3] === 'duration')) {
+function scalar(value: string, shape: Shape): unknown {
+  if (shape.duration) {
     const nanos = goDuration(value);
     return nanos === undefined ? value : formatDuration(nanos);
   }
-  const types = typesOf(nodes);
+  const { types } = shape;
   if (types.has('string') || !(types.has('integer') || types.has('number'))) return value;
   // protojson: a number in a string is a JSON number, written without spaces; an integer field takes only integral values.
   if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return value;
