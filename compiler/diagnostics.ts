@@ -19,6 +19,12 @@ export interface Diagnostic {
   hint?: string;
   /** A warning is shown but does not fail the compile; absent: an error. */
   severity?: 'warning';
+  /**
+   * Set on "not found" by resolve: the resource the reference names
+   * (`Kind namespace/name`), so the compile can say when that resource exists
+   * but was refused. Never printed; the pipeline removes it.
+   */
+  reference?: string;
 }
 
 /** Where a resource came from, so later stages can point back at file:line of any field. */
@@ -28,6 +34,8 @@ export interface Origin {
   resource: string;
   /** 1-based line of the node at `path` (or of its nearest existing parent). */
   lineOf(path: FieldPath): number;
+  /** The path as the user wrote it, where a name was read in another spelling (proto3 JSON's snake_case); absent: as given. */
+  written?(path: FieldPath): FieldPath;
 }
 
 export function formatPath(path: FieldPath): string {
@@ -110,7 +118,17 @@ export function renderDiagnostics(diagnostics: Diagnostic[]): string[] {
 
 /** A diagnostic about the field at `path` of the resource described by `origin`. */
 export function fieldError(stage: Stage, origin: Origin, path: FieldPath, message: string, hint?: string): Diagnostic {
-  return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: formatPath(path), message, hint };
+  return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: fieldName(origin, path), message, hint };
+}
+
+/** A field of the resource described by `origin`, named as its file writes it. */
+export function fieldName(origin: Origin, path: FieldPath): string {
+  return formatPath(origin.written?.(path) ?? path);
+}
+
+/** `d`, an error that a reference finds nothing, with the resource it names (`Kind namespace/name`). */
+export function notFound(d: Diagnostic, reference: string): Diagnostic {
+  return { ...d, reference };
 }
 
 /** The same diagnostic as a warning: shown, but the compile still succeeds. */

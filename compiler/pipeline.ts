@@ -23,6 +23,7 @@ import { MeshMemo, meshSet } from './translate/mesh.js';
 import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
 import { VhdsMemo, vhdsSet } from './translate/vhds.js';
+import { explainRefusedReferences } from './validate/refused-references.js';
 import { validateDocuments, type Validated } from './validate/validate.js';
 import { verifySet, VerifyMemo } from './verify/verify.js';
 
@@ -170,7 +171,7 @@ export class Compiler {
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {
     const { options } = this;
     const resolved = resolve(validated.resources, options, this.resolveMemo);
-    const diagnostics = sortDiagnostics([...loadDiagnostics, ...validated.diagnostics, ...resolved.diagnostics, ...referenceErrorsOfInvalid(validated, options)]);
+    const diagnostics = sortDiagnostics(explainRefusedReferences([...loadDiagnostics, ...validated.diagnostics, ...resolved.diagnostics, ...referenceErrorsOfInvalid(validated, options)]));
     if (diagnostics.some(isError)) return { diagnostics };
     const model = resolved.model;
     const proxies = proxyNames(model);

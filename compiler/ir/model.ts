@@ -277,7 +277,7 @@ export interface HeaderManipulationIR {
 }
 
 export interface RouteIR {
-  /** `<vhost>/<index>`, stable for goldens. */
+  /** `<vhost>/<index>`, then `:<name>/<name>` when routes on its delegation branch are named, then ` (RouteTable ns/name)` when delegated; stable for goldens. */
   name: string;
   match: RouteMatchIR;
   action: RouteActionIR;

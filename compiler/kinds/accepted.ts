@@ -1,9 +1,10 @@
 /**
  * What ajv checks of a definition: plain JSON Schema, without the refused
  * fields (validate reports those first, with the reason) and without the Gloo
- * remarks. A CRD's openAPIV3Schema would start from the same copy.
+ * remarks or the proto3 JSON marks. A CRD's openAPIV3Schema would start from the same copy.
  */
 import { GLOO, type GlooSupport } from './gloo.js';
+import { PROTO3 } from './schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -16,7 +17,7 @@ const SCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf']);
 export function accepted(schema: object): Json {
   const out: Json = {};
   for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === GLOO) continue;
+    if (keyword === GLOO || keyword === PROTO3) continue;
     if (keyword === 'properties' && isJson(value)) {
       const kept = Object.entries(value).filter(([, field]) => (field as Json)[GLOO] === undefined || ((field as Json)[GLOO] as GlooSupport).support !== 'refused');
       out.properties = Object.fromEntries(kept.map(([name, field]) => [name, accepted(field as Json)]));

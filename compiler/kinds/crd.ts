@@ -9,6 +9,7 @@
  * an open node, so `kubectl apply` reaches the webhook, which says why.
  */
 import { GLOO, type GlooSupport } from './gloo.js';
+import { PROTO3 } from './schema.js';
 import { REQUEST_TEST } from './request-test.js';
 import type { KindDefinition } from './resource.js';
 
@@ -154,7 +155,7 @@ export function structural(node: Json, at: string): Json {
   if (gloo?.note) out.description = gloo.support === 'different' ? `Differs from Gloo: ${gloo.note}` : gloo.note;
   const junctorTypes: string[] = [];
   for (const [keyword, value] of Object.entries(node)) {
-    if (keyword === GLOO || keyword === 'format' || keyword === 'propertyNames') continue; // formats and key forms stay validate's
+    if (keyword === GLOO || keyword === PROTO3 || keyword === 'format' || keyword === 'propertyNames') continue; // formats, key forms and proto3 JSON forms stay validate's
     if (keyword === 'type') Object.assign(out, structuralType(value, at));
     else if (keyword === 'const') out.enum = [value];
     else if (keyword === 'uniqueItems') {

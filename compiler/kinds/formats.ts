@@ -89,7 +89,7 @@ export const FORMATS: Record<string, Format> = {
       const nanos = parseDuration(value);
       return nanos === undefined ? 'is not a duration' : nanos <= 0n ? 'must be more than 0s' : undefined;
     },
-    hint: () => 'write seconds with an "s", e.g. "5s" or "0.250s"',
+    hint: () => 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"',
   },
   // Names and values copied into Envoy's or a sidecar's configuration: one line, no control characters.
   'single-line': { problem: (value) => characterProblem(value, CONTROL), hint: () => 'remove the character; if it came from a copy and paste, retype the value' },

@@ -2,10 +2,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { consul, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
-import { boolean, constant, exactlyOne, namespaceName, object, port, resourceName, singleLine, string, stringMap, uint32 } from './schema.js';
+import { boolean, constant, duration as durationSchema, exactlyOne, namespaceName, object, port, resourceName, singleLine, string, stringMap, uint32 } from './schema.js';
 import { sniSslConfig } from './tls.js';
 
-const duration = (what = 'a duration') => note(string, what);
+const duration = (what = 'a duration') => note(durationSchema, what);
 
 // Durations are checked by resolve, which says what to write.
 const httpConnectionManagerSettings = object({

@@ -7,15 +7,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { boolean, constant, exactlyOne, lineOrEmpty, object, percentage, positiveDuration, singleLine, string, uint32 } from './schema.js';
+import { boolean, constant, duration, exactlyOne, lineOrEmpty, object, percentage, positiveDuration, singleLine, string, uint32 } from './schema.js';
 
 /** Gloo's RetryPolicy (retries.proto). */
 export const retries = object({
   retryOn: note(lineOrEmpty, "Envoy's x-envoy-retry-on conditions; with retriableStatusCodes, retriable-status-codes is added"),
   numRetries: note(uint32, '0 or unset: 1, as Gloo'),
-  perTryTimeout: string,
+  perTryTimeout: duration,
   retriableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 })),
-  retryBackOff: object({ baseInterval: note(string, 'at least 1ms'), maxInterval: note(string, 'not below baseInterval') }, ['baseInterval']),
+  retryBackOff: object({ baseInterval: note(duration, 'at least 1ms'), maxInterval: note(duration, 'not below baseInterval') }, ['baseInterval']),
   previousPriorities: refused('Upstream failover priorities are not implemented'),
   rateLimitedRetryBackOff: rateLimit(),
 });
@@ -103,7 +103,7 @@ export const routeOptions = object({
   hostRewrite: note(singleLine, `${forwarding}: the Host header sent upstream`),
   autoHostRewrite: note(boolean, `${forwarding}; not with hostRewrite`),
   ...refuseEach(['hostRewritePathRegex', 'hostRewriteHeader', 'appendXForwardedHost'], notYet),
-  timeout: note(string, `${forwarding}; "0s": none (Envoy's default is 15s)`),
+  timeout: note(duration, `${forwarding}; "0s": none (Envoy's default is 15s)`),
   retries: note(retries, `${forwarding}; replaces the virtual host's`),
   extensions: refused(REASONS.extensions),
   tracing: refused(REASONS.tracing),

@@ -1,7 +1,7 @@
 /** Gloo's Route (proxy.proto, virtual_service.proto): matchers, one action, options; shared by VirtualServices and RouteTables. */
 import { Type, type Static } from '@sinclair/typebox';
 import { destination, weightedDestinations } from './destinations.js';
-import { differs, note, notYet, REASONS, refused } from './gloo.js';
+import { differs, note, REASONS, refused } from './gloo.js';
 import { matcher } from './matchers.js';
 import { resourceRef } from './resource.js';
 import { routeOptions } from './route-options.js';
@@ -91,7 +91,10 @@ export const route = object(
     redirectAction,
     directResponseAction,
     options: routeOptions,
-    name: notYet(),
+    name: differs(
+      singleLine,
+      'in Envoy\'s route name, which explain, access logs (%ROUTE_NAME%) and the admin page show: "<namespace>.<VirtualService>/<position>:<name>", the names of the delegating routes first ("…/3:tickets/refunds"); Gloo builds its own longer form',
+    ),
     optionsConfigRefs: refused(REASONS.optionResources, "write the options inline in the route's options"),
   },
   [],

@@ -70,12 +70,20 @@ export const namespaceName = Type.String({ minLength: 1, maxLength: 63, pattern:
 export const singleLine = Type.String({ minLength: 1, format: 'single-line' });
 /** A single-line string that may be empty. */
 export const lineOrEmpty = Type.String({ format: 'single-line' });
-export const positiveDuration = Type.String({ format: 'positive-duration' });
+/**
+ * Marks a schema node whose value is a proto3 JSON well-known type
+ * (`google.protobuf.Duration`): validate rewrites every form Gloo reads into
+ * the canonical one before the schema check (../validate/proto3-json.ts).
+ * Stripped from what ajv and the CRDs see.
+ */
+export const PROTO3 = 'x-proto3';
+
+export const positiveDuration = Type.String({ format: 'positive-duration', [PROTO3]: 'duration' });
 export const pathPrefix = Type.String({ pattern: '^/', minLength: 1, format: 'path-prefix' });
 export const domain = Type.String({ minLength: 1, format: 'domain' });
 
-/** A proto3 JSON duration such as "5s"; its form is checked by resolve, which says what to write. */
-export const duration = string;
+/** A proto3 JSON duration such as "5s" (Gloo's "1m30s" and "250ms" are rewritten to it); its range is checked by resolve, which says what to write. */
+export const duration = Type.String({ [PROTO3]: 'duration' });
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'] as const;
 export const httpMethod = oneOfValues(HTTP_METHODS);

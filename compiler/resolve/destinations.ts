@@ -4,7 +4,7 @@
  * problem an error on the resource that wrote it. Every UpstreamGroup is
  * checked on its own too, so a broken group no route names is reported.
  */
-import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { fieldError, notFound, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { ClusterRefIR, UpstreamIR } from '../ir/model.js';
 import type { DestinationSpec, WeightedDestinationSpec } from '../kinds/destinations.js';
 import type { Resource } from '../validate/validate.js';
@@ -27,7 +27,10 @@ export function destinationCluster(at: FieldPath, dest: DestinationSpec, from: R
     upstream = found.upstream;
     if (upstream) use([...at, 'kube'], from, upstream);
     else if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
-    else diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`));
+    else {
+      const hint = `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`;
+      diagnostics.push(notFound(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, hint), `Service ${showRef(ref)}`));
+    }
   }
   if (!upstream) return undefined;
   if (!dest.subset) return { cluster: upstream.name };

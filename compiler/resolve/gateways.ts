@@ -280,7 +280,7 @@ function httpSettings(spec: HttpConnectionManagerSpec | undefined, origin: Origi
     if (text === undefined) continue;
     const nanos = parseDuration(text);
     if (nanos === undefined || nanos < 0n) {
-      diagnostics.push(fieldError('resolve', origin, [...path, field], `${quote(text)} is not a duration`, 'write seconds with an "s", e.g. "60s" or "0.250s" ("0s": none)'));
+      diagnostics.push(fieldError('resolve', origin, [...path, field], `${quote(text)} is not a duration`, 'write a number with a unit, e.g. "60s", "0.250s", "250ms" or "1m30s" ("0s": none)'));
     }
   }
   return { ...spec };

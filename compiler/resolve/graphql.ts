@@ -297,7 +297,7 @@ function timeoutOf(text: string | undefined, path: FieldPath, report: ApiReport)
   if (text === undefined) return 0;
   const m = /^(\d+)(?:\.(\d{1,9}))?s$/.exec(text);
   if (!m) {
-    report.error(path, `"${text}" is not a duration`, 'write seconds with an "s", e.g. "5s" or "0.250s"');
+    report.error(path, `"${text}" is not a duration`, 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"');
     return undefined;
   }
   const nanos = BigInt(m[1]!) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'));

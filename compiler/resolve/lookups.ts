@@ -5,7 +5,7 @@
  * reach exactly the resources that read what changed (a Service's port, a
  * Secret, an Upstream), without a reverse index to keep up to date.
  */
-import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { fieldError, notFound as notFoundError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
@@ -88,7 +88,7 @@ export class Lookups {
 /** The error of a reference that finds no Upstream: when a Service gives the name, the namespace is what is wrong, and the hint says where discovered Upstreams live. */
 function notFound(ref: NamespacedName, sources: ServicePort[], controlPlaneNamespace: string, from: Resource, path: FieldPath): Diagnostic {
   if (sources.length === 0) {
-    return fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`);
+    return notFoundError(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`), `Upstream ${showRef(ref)}`);
   }
   const services = sources.map((s) => `Service ${showRef(s.service)} port ${s.port}`).join(' and ');
   const own = sources.length === 1 ? ` or "${sources[0].service.namespace}" (the Service's own)` : '';

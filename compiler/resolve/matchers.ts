@@ -6,7 +6,7 @@
  * shadows entirely (a warning naming both).
  */
 import { createRequire } from 'node:module';
-import { asWarning, fieldError, formatPath, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { asWarning, fieldError, fieldName, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HeaderMatchIR, QueryMatchIR, RouteMatchIR, StringMatchIR } from '../ir/model.js';
 import type { MatcherSpec } from '../kinds/matchers.js';
 
@@ -116,7 +116,7 @@ export function shadowWarnings(routes: { path: FieldPath; matches: PlacedMatch[]
     // Delegated routes come from RouteTables: name the other resource when it is not this one.
     const at = route.origin ?? origin;
     const firstOrigin = routes.find((r) => r.matches.includes(first))?.origin ?? origin;
-    const where = firstOrigin === at ? formatPath(first.path) : `${formatPath(first.path)} of ${firstOrigin.resource} (${firstOrigin.file}:${firstOrigin.lineOf(first.path)})`;
+    const where = firstOrigin === at ? fieldName(at, first.path) : `${fieldName(firstOrigin, first.path)} of ${firstOrigin.resource} (${firstOrigin.file}:${firstOrigin.lineOf(first.path)})`;
     out.push(
       asWarning(
         fieldError('resolve', at, route.path, `this route is never used: ${where}, earlier on the same host, matches every request it matches`, 'move this route before the one that shadows it, or remove it'),

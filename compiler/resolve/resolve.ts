@@ -4,7 +4,7 @@
  */
 import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../contract/extauth.js';
 import { normalizeDn } from '../../contract/ldap-dn.js';
-import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { asWarning, fieldError, notFound, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type ClusterRefIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
@@ -243,7 +243,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const requireRef = (path: FieldPath, kind: string, raw: Ref, hint: string, from: Resource = vs): NamespacedName | undefined => {
     const ref = refOf(raw, from);
     if (lookups.resource(kind, ref)) return ref;
-    diagnostics.push(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint));
+    diagnostics.push(notFound(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint), `${kind} ${showRef(ref)}`));
     return undefined;
   };
 
@@ -255,7 +255,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
   const placed: Parameters<typeof shadowWarnings>[0] = [];
   // Delegated routes (RouteTables) are inlined in place; each is resolved in the resource that wrote it.
   const expanded = expandDelegation(vs, host.routes ?? [], [...base, 'routes'], lookups, diagnostics);
-  expanded.routes.forEach(({ route, owner: from, path, matches, inherited }) => {
+  expanded.routes.forEach(({ route, owner: from, path, matches, inherited, names }) => {
     let action: RouteIR['action'] | undefined;
     if (route.graphqlApiRef) {
       const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference', from);
@@ -295,9 +295,11 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
         },
       }, host.options?.extauth !== undefined);
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
-    // A delegated route names its RouteTable: explain, access logs (%ROUTE_NAME%) and Envoy's admin then say where it was written.
+    // Envoy's route name: the position keeps it unique; Gloo's route `name`s on the branch (outermost first) and a
+    // delegated route's RouteTable let explain, access logs (%ROUTE_NAME%) and Envoy's admin say which route it is.
+    const label = names.length > 0 ? `:${names.join('/')}` : '';
     const source = from === vs ? '' : ` (RouteTable ${from.namespace}/${from.name})`;
-    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}${source}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
+    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}${label}${source}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
 
@@ -430,7 +432,8 @@ function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, lookups: Loo
     const ref = refOf(lookup.credentialsSecretRef, ac);
     const secret = lookups.resource('Secret', ref);
     if (!secret) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`));
+      const hint = `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`;
+      diagnostics.push(notFound(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, hint), `Secret ${showRef(ref)}`));
       return undefined;
     }
     const username = secretValue(secret, 'username');

@@ -54,7 +54,7 @@ class OptionReport {
   }
 
   /** A duration as proto3 JSON writes it, at least `min` nanoseconds; undefined after an error. */
-  duration(value: string, path: FieldPath, min = 0n, hint = 'write seconds with an "s", e.g. "15s" or "0.250s"'): string | undefined {
+  duration(value: string, path: FieldPath, min = 0n, hint = 'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s"'): string | undefined {
     const nanos = parseDuration(value);
     if (nanos === undefined || nanos < min) {
       this.error(path, nanos === undefined ? `"${value}" is not a duration` : `"${value}" is too short (${min === 1n ? 'it must be more than 0s' : `at least ${Number(min) / 1e6} ms`})`, hint);
@@ -231,7 +231,7 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
     options.autoHostRewrite = s.autoHostRewrite;
   }
   if (s.timeout !== undefined) {
-    const timeout = report.duration(s.timeout, [...path, 'timeout'], 0n, 'write seconds with an "s", e.g. "15s" or "0.250s" ("0s": no timeout)');
+    const timeout = report.duration(s.timeout, [...path, 'timeout'], 0n, 'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s" ("0s": no timeout)');
     if (timeout !== undefined) options.timeout = timeout;
   }
   if (s.retries !== undefined) options.retries = retries(s.retries, [...path, 'retries'], report);

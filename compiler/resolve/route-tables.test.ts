@@ -63,7 +63,7 @@ test("delegated routes take the delegating route's options they can use, per fie
 
   const bad = vs('      - matchers: [{prefix: /a}]\n        delegateAction: {ref: {name: t}}\n        options: {timeout: soon}\n');
   const twice = resolve([upstream, bad, table('t', '', leaf('/a/1') + leaf('/a/2'))], DEFAULT_OPTIONS);
-  expect(twice.diagnostics.map(formatDiagnostic)).toEqual(['vs.yaml:10: error[resolve]: VirtualService x/v: spec.virtualHost.routes[0].options.timeout: "soon" is not a duration — write seconds with an "s", e.g. "15s" or "0.250s" ("0s": no timeout)']);
+  expect(twice.diagnostics.map(formatDiagnostic)).toEqual(['vs.yaml:10: error[resolve]: VirtualService x/v: spec.virtualHost.routes[0].options.timeout: "soon" is not a duration — write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s" ("0s": no timeout)']);
 });
 
 test('inheritableMatchers: delegated routes add the delegating matcher\'s headers and methods; without it they must repeat them', () => {
@@ -83,4 +83,20 @@ test('tables whose routes select each other: an error once the inlined routes pa
   const tables = Array.from({ length: 8 }, (_, i) => table(`m${i}`, ', labels: {mesh: "yes"}', `    - inheritablePathMatchers: true\n      delegateAction: {selector: {labels: {mesh: "yes"}}}\n${leaf(`/a/${i}`)}`));
   const { diagnostics } = resolve([upstream, root, ...tables], DEFAULT_OPTIONS);
   expect(diagnostics.filter((d) => d.severity !== 'warning').map((d) => d.message)).toContain('delegation inlines more than 10000 routes into VirtualService x/v');
+});
+
+test("a route's Gloo name, and those of the routes that delegated to it, follow its position in Envoy's route name", () => {
+  const root = vs('      - name: team-a\n        matchers: [{prefix: /a}]\n        delegateAction: {ref: {name: one}}\n      - matchers: [{prefix: /b}]\n        delegateAction: {ref: {name: two}}\n      - name: home\n        matchers: [{prefix: /}, {exact: /index.html}]\n        routeAction: {single: {upstream: {name: u}}}\n');
+  const one = table('one', '', leaf('/a/1', '      name: first\n') + leaf('/a'));
+  const two = table('two', '', leaf('/b/1') + leaf('/b', '      name: named-inside\n'));
+  const { model, diagnostics } = resolve([upstream, root, one, two], DEFAULT_OPTIONS);
+  expect(diagnostics).toEqual([]);
+  expect(model.virtualHosts[0]!.routes.map((r) => r.name)).toEqual([
+    'x.v/0:team-a/first (RouteTable x/one)',
+    'x.v/1:team-a (RouteTable x/one)',
+    'x.v/2 (RouteTable x/two)',
+    'x.v/3:named-inside (RouteTable x/two)',
+    'x.v/4:home',
+    'x.v/5:home',
+  ]);
 });

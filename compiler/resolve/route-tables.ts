@@ -9,7 +9,7 @@
  * weight have their routes sorted by path specificity; a delegated route
  * takes each of the delegating route's options it does not set itself.
  */
-import { asWarning, fieldError, formatPath, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { asWarning, fieldError, formatPath, notFound, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { RouteMatchIR, RouteOptionsIR } from '../ir/model.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { DelegateActionSpec, RouteSpec } from '../kinds/routes.js';
@@ -27,7 +27,7 @@ export const MAX_DELEGATION_DEPTH = 8;
 export const MAX_DELEGATED_ROUTES = 10_000;
 
 /** What delegation reads of a route (VirtualService's or RouteTable's). */
-export type DelegatingRouteSpec = Pick<RouteSpec, 'matchers' | 'inheritableMatchers' | 'inheritablePathMatchers' | 'delegateAction' | 'options'>;
+export type DelegatingRouteSpec = Pick<RouteSpec, 'matchers' | 'inheritableMatchers' | 'inheritablePathMatchers' | 'delegateAction' | 'options' | 'name'>;
 
 /** One option of a delegating route that a delegated route takes, with where it is written. */
 export interface InheritedOption {
@@ -47,6 +47,8 @@ export interface PlacedRoute<R> {
   matches: RouteMatchIR[] | undefined;
   /** Options of the routes that delegated to it, for the keys it does not set. */
   inherited: InheritedOption[];
+  /** The `name`s set on it and on the routes that delegated to it, outermost first. */
+  names: string[];
 }
 
 /** The delegating route, as its delegated routes see it. */
@@ -59,6 +61,8 @@ interface Parent {
   inheritablePathMatchers: boolean;
   /** Its options, own and inherited. */
   options: InheritedOption[];
+  /** Its name and those of the routes that delegated to it. */
+  names: string[];
 }
 
 /**
@@ -84,9 +88,10 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
       const matches = own && parent ? inherit(own, (route.matchers ?? []).length > 0, parent, inheritableMatchers, inheritablePathMatchers) : own;
       if (matches && parent) checkAgainstParent(matches, route, owner, path, parent, diagnostics);
       const inherited = parent ? parent.options.filter((o) => !sets(route.options, o.key)) : [];
+      const names = [...(parent?.names ?? []), ...(route.name ? [route.name] : [])];
       if (!route.delegateAction) {
         if (parent) inlined++;
-        out.push({ route, owner, path, matches, inherited });
+        out.push({ route, owner, path, matches, inherited, names });
         return;
       }
       const actionPath = [...path, 'delegateAction'];
@@ -100,6 +105,7 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
         inheritableMatchers,
         inheritablePathMatchers,
         options: [...ownOptions(route, owner, path), ...inherited],
+        names,
       };
       // Gloo: ascending weight (unset: 0); a selector's tables come by namespace, then name.
       const byWeight = new Map<number, Resource[]>();
@@ -208,7 +214,7 @@ function select(action: DelegateActionSpec, owner: Resource, at: FieldPath, look
     const ref = refOf(raw, owner);
     const table = lookups.resource('RouteTable', ref);
     if (table) return [table];
-    diagnostics.push(fieldError('resolve', owner.origin, [...at, action.ref ? 'ref' : 'name'], `RouteTable ${showRef(ref)} not found`, 'define the RouteTable (gateway.gateway.example/v1) or fix the reference'));
+    diagnostics.push(notFound(fieldError('resolve', owner.origin, [...at, action.ref ? 'ref' : 'name'], `RouteTable ${showRef(ref)} not found`, 'define the RouteTable (gateway.gateway.example/v1) or fix the reference'), `RouteTable ${showRef(ref)}`));
     return undefined;
   }
   const selector = action.selector!;

@@ -8,7 +8,7 @@
  */
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { asWarning, fieldError, notFound, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { DownstreamTlsIR, GatewayIR, TlsParametersIR, TlsSecretIR, TlsVersion, UpstreamIR, UpstreamTlsIR, VirtualHostIR } from '../ir/model.js';
 import type { SslConfigSpec, SslParametersSpec, UpstreamSslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
@@ -160,7 +160,7 @@ export function resolveTlsSecrets(index: ResourceIndex, virtualHosts: VirtualHos
     const [namespace, name] = use.secret.split('/') as [string, string];
     const secret = index.get('Secret', { namespace, name });
     if (!secret) {
-      diagnostics.push(fieldError('resolve', use.origin, use.path, `Secret ${use.secret} not found`, `create it: kubectl create secret tls ${name} -n ${namespace} --cert=tls.crt --key=tls.key --dry-run=client -o yaml, and add it to the resources`));
+      diagnostics.push(notFound(fieldError('resolve', use.origin, use.path, `Secret ${use.secret} not found`, `create it: kubectl create secret tls ${name} -n ${namespace} --cert=tls.crt --key=tls.key --dry-run=client -o yaml, and add it to the resources`), `Secret ${use.secret}`));
       continue;
     }
     const parsed = parse(secret);

@@ -19,7 +19,9 @@ export function glooRefusals(doc: LoadedDocument, kind: KindDefinition): Diagnos
   const out: Diagnostic[] = [];
   if (!kind.spec) return out;
   walk(doc.value.spec, kind.spec, ['spec'], (path, key, reason, instead) => {
-    out.push(fieldError('validate', doc.origin, path, `${JSON.stringify(key)} is not supported: ${reason}`, instead ?? `remove ${key}`));
+    // Named as written (`rate_limit_configs` stays so), not as the canonical spelling walked.
+    const written = String((doc.origin.written?.(path) ?? path).at(-1) ?? key);
+    out.push(fieldError('validate', doc.origin, path, `${JSON.stringify(written)} is not supported: ${reason}`, instead ?? `remove ${written}`));
   });
   return out;
 }

@@ -8,9 +8,14 @@
  */
 import type { ErrorObject } from 'ajv';
 import leven from 'leven';
+import { lowerCamel } from '../../contract/proto3-json.js';
 
-/** The known name `name` most likely misspells (case aside, at most one edit in four), if any. */
+/** The known name `name` most likely misspells (case aside, at most one edit in four), if any; a snake_case name is compared in its lowerCamelCase form too, as proto3 JSON reads it. */
 export function closestName(name: string, known: readonly string[]): string | undefined {
+  return nearest(name, known) ?? (name.includes('_') ? nearest(lowerCamel(name), known) : undefined);
+}
+
+function nearest(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {

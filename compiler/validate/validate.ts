@@ -9,6 +9,7 @@ import { FORMATS } from '../kinds/formats.js';
 import { definitionOf, GLOO_API_ALIASES, KINDS, refusedKind } from '../kinds/index.js';
 import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
 import { glooRefusals, kindRefusal } from './gloo-refusals.js';
+import { normaliseDocument } from './proto3-json.js';
 import { allowedFields, closestName, consequencesOfTypos } from './typos.js';
 
 /** A document that passed its schema: typed envelope, spec still plain data. */
@@ -59,7 +60,8 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
   const resources: Resource[] = [];
   const invalid: InvalidResource[] = [];
   const diagnostics: Diagnostic[] = [];
-  for (const doc of documents) {
+  for (const loaded of documents) {
+    let doc = loaded;
     const { apiVersion, kind } = doc.value;
     const typed = typeof apiVersion === 'string' && typeof kind === 'string';
     // Gloo's API groups are aliases: the document is validated, and later read, as Sluice's own.
@@ -71,7 +73,10 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
       continue;
     }
     const definition = definitionOf(canonical as string, kind as string)!;
-    const refusals = definition.glooApiVersion ? glooRefusals(doc, definition) : [];
+    // A Gloo kind's spec is read as Gloo reads it (proto3 JSON's other spellings), then checked in one spelling.
+    let spellings: Diagnostic[] = [];
+    if (definition.glooApiVersion && definition.spec) ({ doc, diagnostics: spellings } = normaliseDocument(doc, definition.spec));
+    const refusals = [...spellings, ...(definition.glooApiVersion ? glooRefusals(doc, definition) : [])];
     const valid = validate(canonical === apiVersion ? doc.value : { ...doc.value, apiVersion: canonical });
     const errors = valid ? [] : toDiagnostics(validate.errors ?? [], doc);
     // What Sluice does not implement is said first; schema hints only once nothing unsupported is left.

@@ -30,3 +30,10 @@ test('a delegated route answers with its own upstream, the inherited header matc
   expect(tie).toMatch(/route +shop\.store\/\d+ \(RouteTable [a-z0-9-]+\/[a-z0-9-]+\): path "\/tie\/x" is "\/tie\/x"\n/);
   expect(tie).toMatch(/direct response 200/);
 });
+
+test("explain names the route by Gloo's route names (golden/gloo-route-names)", async () => {
+  const run2 = (url: string) => run(process.execPath, ['bin/sluice.js', 'explain', '-f', 'golden/gloo-route-names/input', 'GET', url]).then((r) => r.stdout);
+  expect(await run2('http://rail.example/tickets/refunds/7')).toMatch(/route +rail\.rail\/2:tickets\/refunds \(RouteTable rail\/tickets\): path "\/tickets\/refunds\/7" starts with prefix "\/tickets\/refunds"\n/);
+  expect(await run2('http://rail.example/price')).toMatch(/route +rail\.rail\/1:fare-quote: path "\/price" starts with prefix "\/price"\n/);
+  expect(await run2('http://rail.example/other')).toMatch(/route +rail\.rail\/4: /);
+});
