@@ -7,24 +7,19 @@
  * filter chain per distinct sslConfig; a plain one only those without (Gloo's rule).
  */
 import { isIP } from 'node:net';
-import { parseDuration } from '../../contract/proto3-json.js';
-import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { CidrIR, FileAccessLogIR, GatewayChainIR, GatewayIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
-import type { GatewaySpec, HttpConnectionManagerSpec, HttpGatewaySpec, MatchedGatewaySpec, TcpGatewaySpec } from '../kinds/gateway.js';
+import { asWarning, fieldError, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import type { GatewayChainIR, GatewayIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
+import type { GatewaySpec, HttpGatewaySpec, MatchedGatewaySpec } from '../kinds/gateway.js';
 import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
-import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
+import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
-
-/** The cluster of the Upstream `ref` names at `path` of `from`, taken into the output; undefined after reporting. */
-export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string | undefined;
+import { accessLogs, httpSettings, sourceRanges } from './gateway-settings.js';
+import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
 export const DEFAULT_PROXY_NAME = 'gateway-proxy';
 export const DEFAULT_BIND_ADDRESS = '::';
-
-/** The connection manager settings that are durations (the schema types them as strings). */
-const DURATIONS = ['idleTimeout', 'streamIdleTimeout', 'requestTimeout', 'requestHeadersTimeout', 'drainTimeout', 'delayedCloseTimeout', 'maxConnectionDuration', 'maxStreamDuration'] as const;
 
 const WILDCARDS = new Set(['::', '0.0.0.0']);
 
@@ -184,140 +179,4 @@ function hybridGateway(resource: Resource, common: Omit<GatewayIR, 'virtualHosts
   sniClashes(claims, 'give each matched gateway (or TCP host) its own sniDomains or sourcePrefixRanges', diagnostics);
   const virtualHosts = [...new Set(chains.flatMap((c) => c.virtualHosts))];
   return { gw: { ...common, virtualHosts, chains, tcpHosts: tcp }, domainScopes };
-}
-
-/** Gloo's CidrRange: an IP address and a prefix length within its family's; undefined after reporting one that is not. */
-function sourceRanges(specs: { addressPrefix: string; prefixLen?: number }[], origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): CidrIR[] | undefined {
-  const ranges = specs.flatMap((r, i) => {
-    const family = isIP(r.addressPrefix);
-    const max = family === 6 ? 128 : 32;
-    const prefixLen = r.prefixLen ?? max;
-    if (family === 0) diagnostics.push(fieldError('resolve', origin, [...path, i, 'addressPrefix'], `${quote(r.addressPrefix)} is not an IP address`, 'write the network address, e.g. 10.0.0.0 with prefixLen 8'));
-    else if (prefixLen > max) diagnostics.push(fieldError('resolve', origin, [...path, i, 'prefixLen'], `prefixLen ${prefixLen} is longer than an IPv${family} address (${max} bits)`, `use 0 to ${max}`));
-    else return [{ address: r.addressPrefix, prefixLen }];
-    return [];
-  });
-  return ranges.length === specs.length ? ranges : undefined;
-}
-
-/** A tcpGateway's hosts: each proxied to its Upstream; with a secretRef TLS is terminated, otherwise passed through. */
-function tcpHosts(resource: Resource, base: FieldPath, specs: TcpGatewaySpec['tcpHosts'], sourcePrefixRanges: CidrIR[], findCluster: FindCluster, diagnostics: Diagnostic[]): { hosts: TcpHostIR[]; claims: SniClaim[] } {
-  const hosts: TcpHostIR[] = [];
-  const claims: SniClaim[] = [];
-  specs.forEach((h, i) => {
-    const path = [...base, 'tcpHosts', i];
-    const cluster = findCluster(resource, [...path, 'destination', 'single', 'upstream'], h.destination.single.upstream);
-    const serverNames = h.sslConfig?.sniDomains ?? [];
-    claims.push({ names: serverNames, sources: sourcePrefixRanges, origin: resource.origin, path: [...path, 'sslConfig', 'sniDomains'], label: `TCP host ${quote(h.name)}` });
-    if (!cluster) return;
-    // No ALPN unless asked for: the bytes inside are not HTTP's.
-    const tls = h.sslConfig?.secretRef ? { ...downstreamTls(h.sslConfig as SslConfigSpec, resource, [...path, 'sslConfig']), alpnProtocols: h.sslConfig.alpnProtocols ?? [] } : undefined;
-    hosts.push({ name: h.name, cluster, serverNames, ...(tls ? { tls } : {}), ...(sourcePrefixRanges.length > 0 ? { sourcePrefixRanges } : {}) });
-  });
-  return { hosts, claims };
-}
-
-/** A filter chain's SNI match, for the clash check. */
-interface SniClaim {
-  /** Empty: any SNI. */
-  names: string[];
-  /** Source prefixes it also matches on; empty: any. */
-  sources: CidrIR[];
-  origin: Origin;
-  path: FieldPath;
-  label: string;
-}
-
-/** Envoy refuses two filter chains matching one server name (or two without any): an error on the later naming the earlier. */
-function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagnostic[]): void {
-  const claimed = new Map<string, SniClaim>();
-  for (const claim of claims) {
-    const names = claim.names.map((d) => d.toLowerCase());
-    // Chains with other source prefixes are told apart by them.
-    const sources = claim.sources.map((r) => `${r.address}/${r.prefixLen}`).sort().join(',');
-    for (const name of names.length > 0 ? names : ['']) {
-      const owner = claimed.get(`${name}|${sources}`);
-      if (!owner) {
-        claimed.set(`${name}|${sources}`, claim);
-        continue;
-      }
-      const what = (name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`) + (sources ? ` and source prefixes ${sources}` : '');
-      diagnostics.push(fieldError('resolve', claim.origin, claim.path, `${claim.label} ${what}, as ${owner.label} (${where(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`, hint));
-    }
-  }
-}
-
-/**
- * One filter chain per distinct sslConfig, matched by its SNI domains, each
- * with a route configuration of its own virtual hosts. Envoy refuses two
- * chains matching one server name, so a shared SNI domain (or two chains
- * without sniDomains) is an error naming both VirtualServices.
- */
-function tlsChains(listener: string, hosts: VirtualHostIR[], http: HttpSettingsIR, diagnostics: Diagnostic[]): GatewayChainIR[] {
-  const byConfig = new Map<string, { chain: GatewayChainIR; first: VirtualHostIR }>();
-  for (const vh of hosts) {
-    // The same settings (where they are written aside) share a chain.
-    const key = JSON.stringify({ ...vh.tls, origin: undefined, path: undefined });
-    const found = byConfig.get(key);
-    if (found) found.chain.virtualHosts.push(vh.name);
-    else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name], http }, first: vh });
-  }
-  sniClashes(
-    [...byConfig.values()].map(({ chain, first }) => ({ names: chain.tls!.sniDomains, sources: [], origin: first.origin, path: ['spec', 'sslConfig', 'sniDomains'], label: `the sslConfig of VirtualService ${first.namespace}/${first.name.slice(first.namespace.length + 1)}` })),
-    'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig',
-    diagnostics,
-  );
-  return [...byConfig.values()].map((c) => c.chain);
-}
-
-function where(origin: Origin, path: FieldPath): string {
-  return `${origin.file}:${origin.lineOf(path)}`;
-}
-
-function httpSettings(spec: HttpConnectionManagerSpec | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR {
-  for (const field of DURATIONS) {
-    const text = spec?.[field];
-    if (text === undefined) continue;
-    const nanos = parseDuration(text);
-    if (nanos === undefined || nanos < 0n) {
-      diagnostics.push(fieldError('resolve', origin, [...path, field], `${quote(text)} is not a duration`, 'write a number with a unit, e.g. "60s", "0.250s", "250ms" or "1m30s" ("0s": none)'));
-    }
-  }
-  return { ...spec };
-}
-
-function accessLogs(logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog'], origin: Origin, diagnostics: Diagnostic[]): FileAccessLogIR[] {
-  return logs.map(({ fileSink: f }, i) => {
-    if (f.stringFormat !== undefined && f.jsonFormat !== undefined) {
-      diagnostics.push(fieldError('resolve', origin, ['spec', 'options', 'accessLoggingService', 'accessLog', i, 'fileSink', 'jsonFormat'], 'stringFormat and jsonFormat are both set; a file sink has one format', 'keep one of them'));
-    }
-    return {
-      path: f.path,
-      ...(f.stringFormat !== undefined ? { format: { kind: 'text' as const, text: f.stringFormat } } : f.jsonFormat !== undefined ? { format: { kind: 'json' as const, json: f.jsonFormat } } : {}),
-    };
-  });
-}
-
-/**
- * Two virtual hosts on one listener claiming one domain (compared as Envoy
- * does, ignoring case): an error on the second naming the first. `reported`
- * keeps a virtual host's own duplicate from being reported once per Gateway.
- */
-export function claimDomains(hosts: VirtualHostIR[], diagnostics: Diagnostic[], reported = new Set<string>()): void {
-  const owners = new Map<string, VirtualHostIR>();
-  for (const vh of hosts) {
-    vh.domains.forEach((domain, i) => {
-      const key = domain.toLowerCase();
-      const owner = owners.get(key);
-      if (!owner) {
-        owners.set(key, vh);
-        return;
-      }
-      const id = `${vh.name}|${i}|${owner.name}`;
-      if (reported.has(id)) return;
-      reported.add(id);
-      const by = owner === vh ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)} (${where(owner.origin, ['spec', 'virtualHost', 'domains'])}) already claims it`;
-      diagnostics.push(fieldError('resolve', vh.origin, ['spec', 'virtualHost', 'domains', i], `domain ${quote(domain)} is claimed twice: ${by}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
-    });
-  }
 }

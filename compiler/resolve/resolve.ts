@@ -8,7 +8,8 @@ import { asWarning, fieldError, notFound, quote, type Diagnostic, type FieldPath
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import { SIDECAR_CLUSTERS, type AuthConfigIR, type ClusterRefIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
-import { claimDomains, resolveGateways } from './gateways.js';
+import { claimDomains } from './gateway-tls.js';
+import { resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
