@@ -49,16 +49,21 @@ export interface HttpRequestView {
   method?: string;
   path?: string;
   host?: string;
+  /** Sent when the ext_authz filter buffers the body (with_request_body). */
+  body?: string;
 }
 
 /** What the sidecar reads of a CheckRequest (protobufjs leaves an absent message null, an absent string ''). */
 export interface CheckRequestView {
   attributes?: { request?: { http?: HttpRequestView | null } | null; context_extensions?: Record<string, string> } | null;
+  /** The bytes it was decoded from: the request as Envoy sent it, for the modules that hand it on. */
+  raw: Uint8Array;
 }
 
 /**
  * envoy.service.auth.v3.CheckRequest with only the fields the sidecar
- * reads, by their numbers in Envoy's protos (attribute_context.proto; a
+ * reads (the modules that need more, such as passThroughAuth, read the
+ * raw bytes), by their numbers in Envoy's protos (attribute_context.proto; a
  * test holds them to the loaded protos). Decoding skips the rest (peers,
  * time, metadata): half the cost of decoding the whole message, on every
  * check.
@@ -73,6 +78,7 @@ const CHECK_REQUEST_VIEW = {
       headers: { keyType: 'string', type: 'string', id: 3 },
       path: { type: 'string', id: 4 },
       host: { type: 'string', id: 5 },
+      body: { type: 'string', id: 11 },
     },
   },
 };
@@ -89,8 +95,12 @@ export function checkRequestViewRoot(): protobuf.Root {
   return protobuf.Root.fromJSON({ nested: CHECK_REQUEST_VIEW });
 }
 
-/** Decodes a CheckRequest into the view (a protobufjs message; read it, do not change it). */
+/** Decodes a CheckRequest into the view (a protobufjs message; read it, do not change it), keeping its bytes. */
 export function checkRequestView(): (bytes: Buffer) => CheckRequestView {
   const type = checkRequestViewRoot().lookupType('CheckRequest');
-  return (bytes) => type.decode(bytes) as CheckRequestView;
+  return (bytes) => {
+    const view = type.decode(bytes) as unknown as CheckRequestView;
+    view.raw = bytes;
+    return view;
+  };
 }

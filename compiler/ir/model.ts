@@ -7,6 +7,7 @@
  */
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
+import type { AuthConfigIR } from './extauth.js';
 
 export interface NamespacedName {
   name: string;
@@ -303,23 +304,7 @@ export interface VirtualHostIR {
   tls?: DownstreamTlsIR;
 }
 
-export interface LdapIR {
-  address: string;
-  userDnTemplate: string;
-  allowedGroups: string[];
-  searchFilter: string;
-  membershipAttributeName: string;
-  /** Present when checkGroupsWithServiceAccount is true: credentials resolved from the Secret. */
-  serviceAccount?: { username: string; password: string };
-  pool: { initialSize: number; maxSize: number };
-}
-
-export interface AuthConfigIR {
-  /** `<namespace>.<name>` */
-  name: string;
-  origin: Origin;
-  ldap: LdapIR[];
-}
+export type { AuthConfigEntryIR, AuthConfigIR, AuthKindIR, LdapIR } from './extauth.js';
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).
 export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../contract/graphql-api.js';

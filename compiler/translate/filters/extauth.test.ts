@@ -21,7 +21,7 @@ const ldap: LdapIR = {
 };
 
 function authConfig(name: string, l: LdapIR = ldap): AuthConfigIR {
-  return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), ldap: [l] };
+  return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), configs: [{ kind: 'ldap', ldap: l }] };
 }
 
 const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs, graphqlApis: [] });

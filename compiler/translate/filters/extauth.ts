@@ -11,7 +11,7 @@
  * default 403, so clients can tell an outage from a denial.
  */
 import { USER_ID_HEADER } from '../../../contract/extauth.js';
-import { SIDECAR_CLUSTERS, type AuthConfigIR, type LdapIR } from '../../ir/model.js';
+import { SIDECAR_CLUSTERS } from '../../ir/model.js';
 import { sidecarCluster } from '../clusters.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
@@ -25,26 +25,6 @@ const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.';
 // Made once: a type URL built per virtual host is a string of its own in each.
 const EXT_AUTHZ_TYPE = `${TYPE}ExtAuthz`;
 const EXT_AUTHZ_PER_ROUTE_TYPE = `${TYPE}ExtAuthzPerRoute`;
-
-function compileLdap(l: LdapIR): Json {
-  return {
-    ldap: {
-      address: l.address,
-      user_dn_template: l.userDnTemplate,
-      allowed_groups: l.allowedGroups,
-      search_filter: l.searchFilter,
-      membership_attribute_name: l.membershipAttributeName,
-      ...(l.serviceAccount ? { service_account: { username: l.serviceAccount.username, password: l.serviceAccount.password } } : {}),
-      // Timeouts are left to the sidecar's flags (0 = its default).
-      pool: { initial_size: l.pool.initialSize, max_size: l.pool.maxSize },
-    },
-  };
-}
-
-/** One `sluice.extauth.v1.AuthConfig` (proto3 JSON), secrets already resolved. */
-export function compileAuthConfig(ac: AuthConfigIR): Json {
-  return { name: ac.name, configs: ac.ldap.map(compileLdap) };
-}
 
 function extauthFilter(extra: Json = {}): Json {
   return {
