@@ -73,3 +73,35 @@ export function searchFilterProblem(filter: string): string | undefined {
     return `is not an LDAP search filter (${reason.charAt(0).toLowerCase()}${reason.slice(1)})`;
   }
 }
+
+/** apiKeyAuth: the request header read when the AuthConfig names none (Gloo's default). */
+export const DEFAULT_API_KEY_HEADER = 'api-key';
+/** apiKeyAuth: Gloo's 401 challenge for a missing or unknown key. */
+export const API_KEY_CHALLENGE = 'API key is missing or invalid';
+/** apiKeyAuth: the Secret type, and the Secret entry that holds the key (as `kubectl create secret generic --type extauth.solo.io/apikey --from-literal=api-key=...` writes them). */
+export const API_KEY_SECRET_TYPE = 'extauth.solo.io/apikey';
+export const API_KEY_SECRET_ENTRY = 'api-key';
+
+/** basicAuth: the 401 challenge, as Gloo writes it (the realm as an RFC 7230 quoted-string). */
+export function realmChallenge(realm: string): string {
+  return `Basic realm="${realm.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/**
+ * The dynamic metadata namespace of Envoy's jwt_authn filter, which the
+ * ext_authz filter forwards (metadata_context_namespaces): a verified token's
+ * payload there is what the `jwt` config reads.
+ */
+export const JWT_AUTHN_NAMESPACE = 'envoy.filters.http.jwt_authn';
+
+/** passThroughAuth (gRPC): where the state of earlier configs and the config's `config` are sent, and state read back (Gloo's keys). */
+export const PASS_THROUGH_STATE_KEY = 'solo.auth.passthrough';
+export const PASS_THROUGH_CONFIG_KEY = 'solo.auth.passthrough.config';
+
+/** passThroughAuth and opaServerAuth: the longest wait for the service when the AuthConfig gives none (Gloo's 5 s). */
+export const DEFAULT_SERVICE_TIMEOUT_MS = 5000;
+
+/** A header value sluice-extauth may set: visible ASCII and spaces/tabs inside (RFC 9110 field-value, without obs-text). */
+export function headerValueProblem(value: string): string | undefined {
+  return /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$|^$/.test(value) ? undefined : 'is not a valid header value (visible ASCII only, no line breaks, no spaces at the ends)';
+}

@@ -53,6 +53,7 @@ function logFields(configRef: string | undefined, result: CheckResult, http: Htt
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_STATE: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_METADATA: Readonly<Record<string, Uint8Array>> = Object.freeze({});
 
 /** What the modules read of a decoded CheckRequest. */
 export function authRequest(view: CheckRequestView): AuthRequest {
@@ -65,6 +66,7 @@ export function authRequest(view: CheckRequestView): AuthRequest {
     path: http.path ?? '',
     host: http.host ?? '',
     body: http.body ?? '',
+    filterMetadata: attrs.metadata_context?.filter_metadata ?? NO_METADATA,
     raw: view.raw,
     state: NO_STATE,
   };

@@ -34,6 +34,11 @@ export interface AuthRequest {
   readonly host: string;
   /** The request body when Envoy sends it (the ext_authz filter's with_request_body); '' otherwise. */
   readonly body: string;
+  /**
+   * The dynamic metadata the ext_authz filter forwards (metadata_context),
+   * by filter namespace, each google.protobuf.Struct still encoded (./struct.ts reads one).
+   */
+  readonly filterMetadata: Readonly<Record<string, Uint8Array>>;
   /** The CheckRequest exactly as Envoy encoded it, for modules that hand the request on whole. */
   readonly raw: Uint8Array;
   /**
@@ -78,6 +83,9 @@ export interface Deny {
 }
 
 export type Verdict = Allow | Deny;
+
+/** What a server a module asks answered: a verdict, or why asking failed (unreachable, timed out, a server error). */
+export type ServiceAnswer = Verdict | { failed: string };
 
 /** A verdict now, or once the module has asked a server (a plain value keeps a promise off the path of checks that need none). */
 export type { Pending };

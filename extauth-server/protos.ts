@@ -55,7 +55,12 @@ export interface HttpRequestView {
 
 /** What the sidecar reads of a CheckRequest (protobufjs leaves an absent message null, an absent string ''). */
 export interface CheckRequestView {
-  attributes?: { request?: { http?: HttpRequestView | null } | null; context_extensions?: Record<string, string> } | null;
+  attributes?: {
+    request?: { http?: HttpRequestView | null } | null;
+    context_extensions?: Record<string, string>;
+    /** Dynamic metadata of the filters the ext_authz filter forwards, each namespace's google.protobuf.Struct left encoded. */
+    metadata_context?: { filter_metadata?: Record<string, Uint8Array> } | null;
+  } | null;
   /** The bytes it was decoded from: the request as Envoy sent it, for the modules that hand it on. */
   raw: Uint8Array;
 }
@@ -70,7 +75,11 @@ export interface CheckRequestView {
  */
 const CHECK_REQUEST_VIEW = {
   CheckRequest: { fields: { attributes: { type: 'AttributeContext', id: 1 } } },
-  AttributeContext: { fields: { request: { type: 'Request', id: 4 }, context_extensions: { keyType: 'string', type: 'string', id: 10 } } },
+  AttributeContext: {
+    fields: { request: { type: 'Request', id: 4 }, context_extensions: { keyType: 'string', type: 'string', id: 10 }, metadata_context: { type: 'Metadata', id: 11 } },
+  },
+  // A Struct is length-delimited on the wire, as bytes are: kept encoded until a module reads it.
+  Metadata: { fields: { filter_metadata: { keyType: 'string', type: 'bytes', id: 1 } } },
   Request: { fields: { http: { type: 'HttpRequest', id: 2 } } },
   HttpRequest: {
     fields: {
@@ -89,6 +98,7 @@ export const CHECK_REQUEST_VIEW_OF: Record<keyof typeof CHECK_REQUEST_VIEW, stri
   AttributeContext: 'envoy.service.auth.v3.AttributeContext',
   Request: 'envoy.service.auth.v3.AttributeContext.Request',
   HttpRequest: 'envoy.service.auth.v3.AttributeContext.HttpRequest',
+  Metadata: 'envoy.config.core.v3.Metadata',
 };
 
 export function checkRequestViewRoot(): protobuf.Root {
@@ -103,4 +113,18 @@ export function checkRequestView(): (bytes: Buffer) => CheckRequestView {
     view.raw = bytes;
     return view;
   };
+}
+
+let statusCodes: Map<string, number> | undefined;
+
+/** An envoy.type.v3.StatusCode, by name as decoded (`Forbidden`) or by number; undefined when absent or not an HTTP status. */
+export function statusCodeOf(code: string | number | undefined): number | undefined {
+  if (typeof code === 'number') return code >= 100 && code <= 599 ? code : undefined;
+  if (!code) return undefined;
+  if (!statusCodes) {
+    const def = load().pkg['envoy.type.v3.StatusCode'] as unknown as { type: { value: { name: string; number: number }[] } };
+    statusCodes = new Map(def.type.value.map((v) => [v.name, v.number]));
+  }
+  const n = statusCodes.get(code);
+  return n !== undefined && n >= 100 ? n : undefined;
 }
