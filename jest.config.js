@@ -8,6 +8,9 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-  testTimeout: 30000,
+  // Many tests run the binaries, and each start costs a few seconds of CPU (Envoy's protos and the schemas are
+  // loaded): on two cores shared by two suites and more, a test of a few runs took over 30 s.
+  testTimeout: 120000,
   globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
 };

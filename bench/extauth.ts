@@ -239,7 +239,8 @@ interface ServerProcess {
 /** A Check server in its own process, as the sidecar runs next to Envoy; it prints `"port":N` when listening. */
 async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
-  const exited = once(child, 'exit');
+  // 'close', not 'exit': `stop` returns the output read whole.
+  const exited = once(child, 'close');
   let out = '';
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (d: string) => (out += d));

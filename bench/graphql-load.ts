@@ -157,7 +157,8 @@ export async function announce(server: http.Server): Promise<void> {
 export async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, profileDir: string | undefined, name: string): Promise<Child> {
   const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const child = spawn(process.execPath, [...node, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
-  const exited = once(child, 'exit');
+  // 'close', not 'exit': the output shown on an early exit is read whole.
+  const exited = once(child, 'close');
   let out = '';
   child.stdout!.setEncoding('utf8');
   const port = await new Promise<number>((resolve, reject) => {

@@ -199,7 +199,8 @@ async function loopRound(port: number, ms: number, upstreamPid: number): Promise
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), String(port), String(ms)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, [ROLE_ENV]: 'loop' } });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const [code] = (await once(child, 'exit')) as [number];
+  // 'close', not 'exit': the output is read whole.
+  const [code] = (await once(child, 'close')) as [number];
   if (code !== 0) throw new Error(`bench graphql: the grpc-js loop exited with ${code}:\n${out}`);
   const figures = JSON.parse(out.trim().split('\n').pop()!) as Figures;
   return { ...figures, subgraphCpu: (processCpu(upstreamPid) - cpu0) / (figures.perSecond * (ms / 1000)) };

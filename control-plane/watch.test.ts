@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { watchInputs } from './watch.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 /** Calls of onChange, awaitable one at a time. */
 function changes() {
@@ -20,7 +20,7 @@ function changes() {
 }
 
 test('a file renamed over (as editors save) keeps being watched, edit after edit', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-watch-'));
+  const dir = tempDir('watch');
   const file = path.join(dir, 'a.yaml');
   writeFileSync(file, '1');
   const c = changes();
@@ -38,7 +38,7 @@ test('a file renamed over (as editors save) keeps being watched, edit after edit
 });
 
 test('a directory created after the start is watched too; a single-file path sees edits of that file', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-watch-'));
+  const dir = tempDir('watch');
   const c = changes();
   const w = watchInputs([dir], c.onChange, 10);
   try {

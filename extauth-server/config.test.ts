@@ -1,6 +1,5 @@
 import { jest } from '@jest/globals';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { jsonSyntaxError } from '../runtime/config-file.js';
 import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet, type AuthConfig } from './config.js';
@@ -9,6 +8,7 @@ import { parseArgs } from './cli.js';
 import { decodeAuthConfigs } from './xds.js';
 import { encodeMessage } from '../contract/codec.js';
 import { TYPE_URL } from '../contract/names.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 /** The settings of an AuthConfig's `i`th config, an ldap one. */
 const ldapOf = (c: AuthConfig | undefined, i = 0) => c!.configs[i]!.settings as LdapSettings;
@@ -96,7 +96,7 @@ test('pool settings at their limits are accepted', () => {
 });
 
 test('loadConfigFile names the file in its errors', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'extauth-config-'));
+  const dir = tempDir('extauth-config');
   const file = path.join(dir, 'extauth.json');
   await writeFile(file, '{"resources": [');
   await expect(loadConfigFile(file)).rejects.toThrow(`${file}: not JSON`);
@@ -116,7 +116,7 @@ describe('a file that is not JSON', () => {
     ['unterminated', `"${secret}`, 'unexpected end of string'],
     ['single-quoted', `'${secret}'`, 'invalid symbol'],
   ])('%s password: the error names the file and the position, never the text', async (_name, broken, reason) => {
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'extauth-config-')), 'extauth.json');
+    const file = path.join(tempDir('extauth-config'), 'extauth.json');
     const text = withPassword(broken);
     await writeFile(file, text);
     const err = await loadConfigFile(file).then(() => undefined, (e: Error) => e);

@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, loadConfigFile, parseGraphQLApi, parseGraphQLApiSet } from './config.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 const target = { cluster: 'default.users', hosts: [{ address: '127.0.0.1', port: 9000 }] };
 
@@ -88,7 +88,7 @@ test('checks the set: unique names, stitched subschemas in the set', () => {
 });
 
 test('a file that is not JSON is refused with the position and without quoting the text', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-graphql-config-'));
+  const dir = tempDir('graphql-config');
   const file = path.join(dir, 'graphql.json');
   await writeFile(file, '{"resources": [{"name": "secret-token-123"');
   const err = (await loadConfigFile(file).catch((e: unknown) => e)) as Error;

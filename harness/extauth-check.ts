@@ -2,8 +2,8 @@
  * What sluice-extauth is sent, for the tests and the benchmark: a Check
  * request shaped like Envoy's, HTTP Basic credentials, and a --config file.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { tempDir } from './temp-dir.js';
 import path from 'node:path';
 
 export function basic(username: string, password: string): string {
@@ -36,8 +36,8 @@ export function envoyCheckRequest(configRef: string | undefined, headers: Record
   };
 }
 
-export async function writeConfig(resources: unknown[]): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-extauth-'));
+/** Writes an extauth.json of `resources` into `dir` (default: a temporary directory removed after the test file). */
+export async function writeConfig(resources: unknown[], dir = tempDir('extauth')): Promise<string> {
   const file = path.join(dir, 'extauth.json');
   await writeFile(file, JSON.stringify({ resources }, null, 2));
   return file;

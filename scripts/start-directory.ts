@@ -49,14 +49,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-export async function startExampleDirectory(root: string): Promise<ExampleDirectory> {
+/** Starts the example directory on `port` (default: a free one). */
+export async function startExampleDirectory(root: string, port?: number): Promise<ExampleDirectory> {
   let slapd: Slapd;
   try {
-    slapd = await startSlapd({ statsLog: false });
+    slapd = await startSlapd({ statsLog: false, port });
   } catch (err) {
     const missing = /not found/.test((err as Error).message);
     return {
-      address: `ldap://127.0.0.1:${await closedPort()}`,
+      address: `ldap://127.0.0.1:${port ?? (await closedPort())}`,
       running: false,
       hint: missing ? INSTALL_HINT : `slapd did not start: ${(err as Error).message}`,
       close: async () => undefined,

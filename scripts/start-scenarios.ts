@@ -1,8 +1,9 @@
 /**
  * What each example answers through Envoy: the requests `npm start` prints as
- * curl commands and test/e2e/examples.test.ts sends, with the expected
- * answer. Tokens come from scripts/demo-token.mjs (its arguments are given),
- * so the printed commands mint them exactly as the test does.
+ * curl commands (with Envoy) or `sluice explain` commands (without), and
+ * test/e2e/examples.test.ts sends and runs, with the expected answer. Tokens
+ * come from scripts/demo-token.mjs (its arguments are given), so the printed
+ * commands mint them exactly as the test does.
  */
 
 export interface Expected {
@@ -108,6 +109,47 @@ export function curl(s: Scenario, base: string): string {
   if (s.graphql !== undefined) parts.push('-H', quote('content-type: application/json'), '-d', quote(JSON.stringify({ query: s.graphql.query })));
   parts.push(s.token?.in === 'query' ? `"${url}"` : url);
   return parts.join(' ');
+}
+
+/** The cluster of each example upstream a scenario's answer comes from (its Service port's discovered Upstream). */
+const CLUSTER_OF: Record<string, string> = { echo: 'default-echo-8080', petstore: 'default-petstore-8080' };
+
+/** Where `explainCommand` reads from and asks. */
+export interface ExplainTargets {
+  /** The Upstream overlay npm start writes (out/local/upstreams.yaml): each Service on loopback, so remote keys are fetched from there. */
+  overlay: string;
+  /** The example directory npm start runs, e.g. ldap://127.0.0.1:3389. */
+  ldapAddress: string;
+}
+
+/**
+ * The scenario as a `sluice explain` command that gives the same answer
+ * without Envoy: the configuration `serve` sends (examples/ plus the loopback
+ * overlay), remote keys fetched through their cluster, and the LDAP ones
+ * asking the directory npm start runs.
+ */
+export function explainCommand(s: Scenario, targets: ExplainTargets): string {
+  const parts = ['npx sluice explain -f examples -f', /^[\w./-]+$/.test(targets.overlay) ? targets.overlay : quote(targets.overlay)];
+  if (s.token?.in !== 'query' && s.token) parts.push('--jwt', `"${tokenCommand(s.token.args)}"`);
+  if (s.token) parts.push('--fetch-jwks');
+  if (s.basic) parts.push('--user', quote(`${s.basic.user}:${s.basic.password}`), '--ldap-address', targets.ldapAddress);
+  const url = `http://${s.host}${s.path}`;
+  parts.push(s.graphql ? 'POST' : (s.method ?? 'GET'), s.token?.in === 'query' ? `"${url}?access_token=${tokenCommand(s.token.args)}"` : url);
+  return parts.join(' ');
+}
+
+/** The last line `sluice explain` prints for the scenario: the answer of `describeExpected`, as explain words it. */
+export function explainAnswer(s: Scenario): string {
+  const e = s.expect;
+  if (s.graphql) return 'answer: upstream (cluster graphql answers)';
+  if (e.from) return `answer: upstream (cluster ${CLUSTER_OF[e.from]} answers)`;
+  if (e.body?.startsWith('Jwt')) return `answer: ${e.status} ${JSON.stringify(e.body)} from envoy.filters.http.jwt_authn`;
+  if (e.body?.startsWith('RBAC')) return `answer: ${e.status} ${JSON.stringify(e.body)} from envoy.filters.http.rbac`;
+  // The LDAP hosts: sluice-extauth's empty answers; a 401 asks for Basic credentials in the AuthConfig's realm.
+  const realm = `default.${s.file.replace(/\.yaml$/, '')}`;
+  return e.status === 401
+    ? `answer: 401 (empty body), www-authenticate: Basic realm="${realm}", charset="UTF-8" from sluice-extauth`
+    : `answer: ${e.status} (empty body) from sluice-extauth`;
 }
 
 /** The expected answer in words, e.g. `401 Jwt is missing`, `200 from echo`. */

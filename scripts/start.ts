@@ -7,8 +7,10 @@
  * plus the loopback overlay of scripts/start-local.ts, sluice-extauth and
  * sluice-graphql fed by it over xDS, and Envoy on the `sluice bootstrap`
  * output when there is an Envoy binary (ENVOY_BIN or envoy on PATH). Then
- * prints a curl command per scenario with the answer to expect. Ctrl-C
- * stops everything, last started first.
+ * prints a curl command per scenario with the answer to expect (without
+ * Envoy, the `sluice explain` command that gives that answer). Each step
+ * that takes a while says so first. Ctrl-C stops everything, last started
+ * first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { serveEnvironment } from '../control-plane/memory.js';
 import { findEnvoy } from '../harness/envoy.js';
 import { ENVOY_IMAGE, servicePortKey, syncCopy, writeLocalResources } from './start-local.js';
-import { curl, describeExpected, SCENARIOS } from './start-scenarios.js';
+import { curl, describeExpected, explainAnswer, explainCommand, SCENARIOS } from './start-scenarios.js';
 import { startExampleDirectory } from './start-directory.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,7 +39,12 @@ const PORTS = {
   extauthAdmin: 8093,
   graphql: 8084,
   graphqlAdmin: 8094,
+  /** The example directory, where scripts/dev-slapd.sh puts it too: `sluice explain|test --ldap-address` name it. */
+  ldap: 3389,
 };
+
+/** A line of npm start's own, in the column of the components' logs. */
+const say = (message: string) => console.log(`${'start'.padEnd(9)}| ${message}`);
 
 const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
@@ -172,6 +179,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', shutdown);
 
   // The example upstreams, each on a free loopback port.
+  say('starting the example upstreams (echo, petstore, jwks, the users and products gRPC services)...');
   const services = new Map<string, number>();
   const echo = await stack.startListening('echo', 'examples/services/echo.js', ['--name', 'echo']);
   const petstore = await stack.startListening('petstore', 'examples/services/echo.js', ['--name', 'petstore']);
@@ -184,7 +192,8 @@ async function main(): Promise<void> {
   services.set(servicePortKey('default', 'user-service', 50051), users);
   services.set(servicePortKey('default', 'product-service', 50051), products);
 
-  const directory = await startExampleDirectory(ROOT);
+  say(`starting slapd with the example directory on ${LOOPBACK}:${PORTS.ldap}...`);
+  const directory = await startExampleDirectory(ROOT, PORTS.ldap);
   stack.onStop(() => directory.close());
   console.log(directory.running ? `${'slapd'.padEnd(9)}| listening on ${directory.address} (deploy/ldap/bootstrap.ldif)` : `${'slapd'.padEnd(9)}| not running: the LDAP scenarios answer 503; ${directory.hint}`);
   const local = await writeLocalResources(path.join(ROOT, 'examples'), OUT, { services, ldapAddress: directory.address });
@@ -193,6 +202,7 @@ async function main(): Promise<void> {
     watch(original, () => void syncCopy(original, copy, directory.address).catch(() => undefined));
   }
 
+  say(`starting sluice serve on examples/ (xDS on ${LOOPBACK}:${PORTS.xds}); waiting for its first compile...`);
   stack.start(
     'serve',
     ...node('bin/sluice.js', 'serve', ...local.paths.flatMap((p) => ['-f', path.relative(ROOT, p)]),
@@ -203,6 +213,7 @@ async function main(): Promise<void> {
   if (!(await until200(`http://${LOOPBACK}:${PORTS.serveAdmin}/readyz`))) console.log(`serve is not ready: its errors are above and on http://${LOOPBACK}:${PORTS.serveAdmin}/status`);
 
   const xds = `${LOOPBACK}:${PORTS.xds}`;
+  say('starting sluice-extauth and sluice-graphql; waiting for their first configuration from serve...');
   stack.start('extauth', ...node('bin/sluice-extauth.js', '--xds', xds, '--bind', LOOPBACK, '--port', String(PORTS.extauth), '--admin-port', String(PORTS.extauthAdmin)));
   stack.start('graphql', ...node('bin/sluice-graphql.js', '--xds', xds, '--bind', LOOPBACK, '--port', String(PORTS.graphql), '--admin-port', String(PORTS.graphqlAdmin)));
   await until200(`http://${LOOPBACK}:${PORTS.extauthAdmin}/readyz`);
@@ -217,6 +228,7 @@ async function main(): Promise<void> {
   const base = `http://${LOOPBACK}:${PORTS.listener}`;
   const lines: string[] = [''];
   if (envoy) {
+    say(`starting Envoy (${envoy}); waiting until it is ready...`);
     stack.start('envoy', envoy, ['-c', bootstrap, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn']);
     const ready = await until200(`http://${LOOPBACK}:${PORTS.envoyAdmin}/ready`);
     lines.push(ready ? `== Envoy (${envoy}) listens on ${base}. Every scenario of examples/ (body, then status):` : '== Envoy is not ready yet (its log is above); once it is:');
@@ -225,11 +237,16 @@ async function main(): Promise<void> {
       '== No Envoy binary (set ENVOY_BIN, or put envoy on PATH, and run npm start again). Its bootstrap is ready:',
       `     envoy -c ${relBootstrap}`,
       `     docker run --rm --network host -v "$PWD/${relBootstrap}:/etc/envoy/envoy.yaml:ro" ${ENVOY_IMAGE} -c /etc/envoy/envoy.yaml`,
-      `   Once Envoy runs, these answer as shown (body, then status):`,
+      `   and run npm start again: it then prints a curl for each scenario. Meanwhile \`sluice explain\` gives each answer`,
+      `   from the configuration serve sends (the LDAP ones asking the directory on ${directory.address}):`,
     );
   }
-  for (const s of SCENARIOS) lines.push('', `# ${s.file}: ${s.what} -> ${describeExpected(s.expect)}`, curl(s, base));
-  lines.push('', '# ldap-service-account.yaml: change the Secret\'s password in that file while this runs -> 500 on ldap-sa.example.com (serve pushes the edit)');
+  const targets = { overlay: path.relative(ROOT, local.overlay), ldapAddress: directory.address };
+  for (const s of SCENARIOS) {
+    lines.push('', `# ${s.file}: ${s.what} -> ${describeExpected(s.expect)}`);
+    lines.push(...(envoy ? [curl(s, base)] : [explainCommand(s, targets), `#   ${explainAnswer(s)}`]));
+  }
+  lines.push('', `# ldap-service-account.yaml: change the Secret's password in that file while this runs -> 500 on ldap-sa.example.com (serve pushes the edit)`);
   if (!directory.running) lines.push(`# (no slapd: the LDAP scenarios answer 503; ${directory.hint})`);
   if (!envoy) {
     lines.push('', '== Meanwhile, without Envoy: the sidecars and upstreams directly (the headers Envoy would add are given by hand)');
@@ -237,7 +254,8 @@ async function main(): Promise<void> {
       lines.push(`curl -s -H 'x-sluice-graphql-api: ${s.graphql!.api}' -H 'content-type: application/json' http://${LOOPBACK}:${PORTS.graphql}/graphql -d '${JSON.stringify({ query: s.graphql!.query })}'`);
     }
     lines.push(`curl -s http://${LOOPBACK}:${echo}/hello     # the echo upstream`);
-    lines.push(`# sluice-extauth answers Envoy's ext_authz Check (gRPC) on ${LOOPBACK}:${PORTS.extauth}; try the LDAP scenarios above once Envoy runs`);
+    lines.push(`# sluice-extauth answers Envoy's ext_authz Check (gRPC) on ${LOOPBACK}:${PORTS.extauth}; the explain lines above ask the same directory`);
+    lines.push(`# every case of examples/tests.yaml: npx sluice test -f examples --ldap-address ${directory.address}`);
   }
   lines.push('', `== control plane: http://${LOOPBACK}:${PORTS.serveAdmin}/status   edit examples/*.yaml and serve pushes the change. Ctrl-C stops everything.`, '');
   console.log(lines.join('\n'));
@@ -248,7 +266,8 @@ function capture(command: string, args: string[]): Promise<string> {
     const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+    // 'close', not 'exit': the output may still be in the pipe when the process has exited.
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
   });
 }
 

@@ -5,12 +5,12 @@
  * SIGTERM (a shutdown line, exit 0).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { childOutput, type ChildOutput } from '../harness/child-output.js';
+import { tempDir } from '../harness/temp-dir.js';
 
 interface Binary {
   name: string;
@@ -23,7 +23,7 @@ interface Binary {
 }
 
 function emptySet(): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sluice-binaries-')), 'config.json');
+  const file = path.join(tempDir('binaries'), 'config.json');
   writeFileSync(file, '{"resources": []}\n');
   return file;
 }
@@ -52,13 +52,11 @@ async function heldPort(): Promise<net.Server> {
 async function started<T>(
   args: string[],
   found: (e: Record<string, unknown>) => T | undefined,
-): Promise<{ child: ChildProcess; found: T; log: Record<string, unknown>[]; stderr(): string; logEnded: Promise<unknown> }> {
+): Promise<{ child: ChildProcess; found: T; log: Record<string, unknown>[]; output: ChildOutput }> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log: Record<string, unknown>[] = [];
   const lines = createInterface({ input: child.stdout! });
-  const logEnded = once(lines, 'close');
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const output = childOutput(child);
   const result = await new Promise<T>((resolve, reject) => {
     lines.on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>;
@@ -66,9 +64,9 @@ async function started<T>(
       const f = found(entry);
       if (f !== undefined) resolve(f);
     });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
+    void output.ended.then(({ code, stderr }) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
   });
-  return { child, found: result, log, stderr: () => stderr, logEnded };
+  return { child, found: result, log, output };
 }
 
 describe.each(BINARIES)('$name', (binary) => {
@@ -84,11 +82,7 @@ describe.each(BINARIES)('$name', (binary) => {
       const port = (held.address() as net.AddressInfo).port;
       const flag = binary.ports[which]!;
       const ports = binary.ports.flatMap((f) => [f, f === flag ? String(port) : '0']);
-      const child = spawn(process.execPath, [...binary.args, ...ports], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stdout!.resume();
-      const [code] = await once(child, 'exit');
+      const { code, stderr } = await childOutput(spawn(process.execPath, [...binary.args, ...ports], { stdio: ['ignore', 'pipe', 'pipe'] })).ended;
       expect(stderr).toBe(`${binary.name}: ${flag} ${port}: 127.0.0.1:${port} is already in use by another process; stop that process, or give ${flag} another port\n`);
       expect(code).toBe(1);
     } finally {
@@ -97,8 +91,7 @@ describe.each(BINARIES)('$name', (binary) => {
   });
 
   test('/healthz {"status":"ok"}, /readyz {"status":"ready"}; SIGTERM logs its shutdown and exits 0', async () => {
-    const { child, found, log, logEnded } = await started([...binary.args, ...binary.ports.flatMap((f) => [f, '0'])], binary.listening);
-    const exited = once(child, 'exit');
+    const { child, found, log, output } = await started([...binary.args, ...binary.ports.flatMap((f) => [f, '0'])], binary.listening);
     try {
       const admin = `http://127.0.0.1:${found.adminPort}`;
       const healthz = await fetch(`${admin}/healthz`);
@@ -107,9 +100,7 @@ describe.each(BINARIES)('$name', (binary) => {
       expect(readyz.status).toBe(200);
       expect(await readyz.json()).toMatchObject({ status: 'ready' });
       child.kill('SIGTERM');
-      const [code] = await exited;
-      expect(code).toBe(0);
-      await logEnded;
+      expect((await output.ended).code).toBe(0);
       expect(log.filter((e) => String(e.msg).startsWith('shutting down')).map((e) => e.signal)).toEqual(['SIGTERM']);
       expect(log.at(-1)?.msg).toBe('stopped');
     } finally {
@@ -143,7 +134,7 @@ test('/readyz before a configuration: 503 {"status": "<why not>"} on every binar
 });
 
 test('sluice-extauth --host still works, with a warning to use --bind', async () => {
-  const { child, found, stderr } = await started(
+  const { child, found, output } = await started(
     ['bin/sluice-extauth.js', '--config', emptySet(), '--host', '127.0.0.1', '--port', '0', '--admin-port', '0'],
     BINARIES[1]!.listening,
   );
@@ -152,6 +143,5 @@ test('sluice-extauth --host still works, with a warning to use --bind', async ()
   } finally {
     child.kill('SIGKILL');
   }
-  await once(child, 'exit');
-  expect(stderr()).toBe('sluice-extauth: --host is deprecated; use --bind (the same address)\n');
+  expect((await output.ended).stderr).toBe('sluice-extauth: --host is deprecated; use --bind (the same address)\n');
 });

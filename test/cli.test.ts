@@ -1,10 +1,10 @@
 /** The real `sluice` binary (built by the global setup), as a user runs it. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { tempDir } from '../harness/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -27,7 +27,7 @@ test('every command has --help', async () => {
 });
 
 test('compile -o writes the bootstrap and the sidecar configs; the examples compile', async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const out = tempDir('cli');
   const { code, stderr } = await sluice('compile', '-f', 'examples', '-o', out);
   expect(stderr).toMatch(/^compiled \d+ virtual hosts/);
   expect(code).toBe(0);
@@ -61,7 +61,7 @@ test("a bad --format is compile's own usage error (exit 2), naming the choices",
 });
 
 test('compile -o with another --format replaces the bootstrap: no stale envoy.yaml next to envoy.json', async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const out = tempDir('cli');
   expect((await sluice('compile', '-f', 'golden/single-route/input', '-o', out)).code).toBe(0);
   expect(readFileSync(path.join(out, 'envoy.yaml'), 'utf8')).toMatch(/\n$/);
   expect((await sluice('compile', '-f', 'golden/single-route/input', '-o', out, '--format', 'json')).code).toBe(0);
@@ -76,7 +76,7 @@ test('compile --format json prints a JSON bootstrap honouring the listener port 
 });
 
 test('errors: every one listed with file:line, exit 1, nothing written', async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const out = tempDir('cli');
   const { code, stderr } = await sluice('compile', '-f', 'golden/error-references/input', '-o', out);
   expect(code).toBe(1);
   expect(stderr).toContain('golden/error-references/input/resources.yaml:16: error[resolve]: VirtualService default/dangling: spec.virtualHost.routes[0].routeAction.single.kube.ref: Service default/nowhere not found');
@@ -85,7 +85,7 @@ test('errors: every one listed with file:line, exit 1, nothing written', async (
 });
 
 test('an output path that cannot be a directory is a one-line error (exit 1), not a stack trace', async () => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sluice-cli-')), 'taken');
+  const file = path.join(tempDir('cli'), 'taken');
   writeFileSync(file, '');
   const { code, stderr } = await sluice('compile', '-f', 'golden/single-route/input', '-o', file);
   expect(code).toBe(1);
@@ -111,7 +111,7 @@ test('create refuses what validate would reject: names, namespaces, ports that a
 });
 
 test('create secret authcredentials and create upstream kube round-trip through validate', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const dir = tempDir('cli');
   const secret = await sluice('create', 'secret', 'authcredentials', '--name', 'ldap-sa', '-n', 'auth', '--username', 'cn=reader,dc=example,dc=org', '--password', 'p@ss:word');
   const upstream = await sluice('create', 'upstream', 'kube', '--name', 'pets', '--kube-service', 'petstore', '--kube-service-namespace', 'default', '--kube-service-port', '8080', '-n', 'default');
   expect(parse(secret.stdout)).toEqual({
@@ -160,7 +160,7 @@ spec:
 });
 
 test('the missing-Secret hint, followed as written, fixes the error (namespace included)', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-cli-'));
+  const dir = tempDir('cli');
   writeFileSync(
     path.join(dir, 'resources.yaml'),
     `apiVersion: enterprise.gateway.example/v1

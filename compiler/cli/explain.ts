@@ -39,32 +39,55 @@ export function parseClaims(value: string): Record<string, unknown> {
   return claims as Record<string, unknown>;
 }
 
-interface ExplainFlags extends CompileFlags {
+function parseLdapAddress(value: string): string {
+  if (!/^ldaps?:\/\/[^/\s]+\/?$/.test(value)) throw new InvalidArgumentError('write it as ldap://HOST:PORT or ldaps://HOST:PORT');
+  return value;
+}
+
+/** The flags that let explain and test ask LDAP directories. */
+export interface LdapFlags {
+  ldap?: boolean;
+  ldapAddress?: string;
+}
+
+/** `--ldap` and `--ldap-address`, shared by explain and test. */
+export function addLdapOptions(command: Command, ldapHelp: string): Command {
+  return command
+    .option('--ldap', ldapHelp)
+    .addOption(
+      new Option('--ldap-address <url>', 'ask the directory at URL instead of the address each AuthConfig names; implies --ldap (ldap://127.0.0.1:3389: the example directory npm start and scripts/dev-slapd.sh run)').argParser(parseLdapAddress),
+    );
+}
+
+/** The explain options the LDAP flags give. */
+export function ldapOptions(flags: LdapFlags): { ldap: boolean; ldapAddress?: string } {
+  return { ldap: !!flags.ldap || flags.ldapAddress !== undefined, ...(flags.ldapAddress ? { ldapAddress: flags.ldapAddress } : {}) };
+}
+
+interface ExplainFlags extends CompileFlags, LdapFlags {
   header: [string, string][];
   user?: string;
   jwt?: string;
   claims?: Record<string, unknown>;
   output: 'text' | 'json';
   fetchJwks?: boolean;
-  ldap?: boolean;
 }
 
 export function register(program: Command): void {
-  addCompileOptions(
-    program
-      .command('explain')
-      .description('what the gateway answers to one request, step by step, from the compiled configuration')
-      .argument('<method>', 'HTTP method, e.g. GET')
-      .argument('<url>', 'the URL as the client calls it, e.g. http://petstore.example.com/api/pets')
-      .option('-H, --header <header>', "a request header 'Name: value' (repeatable)", parseHeader, [])
-      .option('--user <name:password>', 'HTTP Basic credentials (for LDAP hosts)', parseUser)
-      .option('--jwt <token>', 'a bearer token, verified as Envoy would')
-      .option('--claims <json>', 'claims of a token taken as valid for the host\'s provider, instead of --jwt', parseClaims)
-      .addOption(proxyOption('explain'))
-      .option('--fetch-jwks', 'fetch remote JWKS to check signatures (otherwise the signature is an assumption)')
-      .option('--ldap', 'ask the LDAP directories of AuthConfigs (otherwise their answer is an assumption)')
-      .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action(async (method: string, url: string, flags: ExplainFlags) => {
+  const command = program
+    .command('explain')
+    .description('what the gateway answers to one request, step by step, from the compiled configuration')
+    .argument('<method>', 'HTTP method, e.g. GET')
+    .argument('<url>', 'the URL as the client calls it, e.g. http://petstore.example.com/api/pets')
+    .option('-H, --header <header>', "a request header 'Name: value' (repeatable)", parseHeader, [])
+    .option('--user <name:password>', 'HTTP Basic credentials (for LDAP hosts)', parseUser)
+    .option('--jwt <token>', 'a bearer token, verified as Envoy would')
+    .option('--claims <json>', 'claims of a token taken as valid for the host\'s provider, instead of --jwt', parseClaims)
+    .addOption(proxyOption('explain'))
+    .option('--fetch-jwks', 'fetch remote JWKS to check signatures (otherwise the signature is an assumption)');
+  addLdapOptions(command, 'ask the LDAP directories of AuthConfigs (otherwise their answer is an assumption)');
+  command.addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'));
+  addCompileOptions(command).action(async (method: string, url: string, flags: ExplainFlags) => {
     if (flags.jwt && flags.claims) {
       process.stderr.write('error: give --jwt or --claims, not both\n');
       process.exitCode = 2;
@@ -77,7 +100,7 @@ export function register(program: Command): void {
     }
     const request: ExplainRequest = { method, url, headers: [...credentialHeaders(flags.user, flags.jwt), ...flags.header], ...(flags.claims ? { claims: flags.claims } : {}) };
     try {
-      const e = await explain(config, request, { proxy: flags.proxy, fetchJwks: flags.fetchJwks, ldap: flags.ldap });
+      const e = await explain(config, request, { proxy: flags.proxy, fetchJwks: flags.fetchJwks, ...ldapOptions(flags) });
       process.stdout.write(flags.output === 'json' ? `${JSON.stringify(e, null, 2)}\n` : renderText(e));
     } catch (err) {
       process.stderr.write(`error[explain]: ${(err as Error).message}\n`);

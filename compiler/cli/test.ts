@@ -2,25 +2,22 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadRequestTests, renderJunit, renderTable, runRequestTests } from '../explain/request-test.js';
-import { compileGateway } from './explain.js';
+import { addLdapOptions, compileGateway, ldapOptions, type LdapFlags } from './explain.js';
 import { addCompileOptions, proxyOption, type CompileFlags } from './options.js';
 
-interface TestFlags extends CompileFlags {
+interface TestFlags extends CompileFlags, LdapFlags {
   junit?: string;
   fetchJwks?: boolean;
-  ldap?: boolean;
 }
 
 export function register(program: Command): void {
-  addCompileOptions(
-    program
-      .command('test')
-      .description('run the RequestTest cases (test.gateway.example/v1) among the resources through `explain`; exit 1 on any failure')
-      .option('--junit <file>', 'also write a JUnit XML report to FILE')
-      .option('--fetch-jwks', 'fetch remote JWKS to check signatures')
-      .option('--ldap', 'ask the LDAP directories of AuthConfigs')
-      .addOption(proxyOption('test')),
-  ).action(async (flags: TestFlags) => {
+  const command = program
+    .command('test')
+    .description('run the RequestTest cases (test.gateway.example/v1) among the resources through `explain`; exit 1 on any failure')
+    .option('--junit <file>', 'also write a JUnit XML report to FILE')
+    .option('--fetch-jwks', 'fetch remote JWKS to check signatures');
+  addLdapOptions(command, 'ask the LDAP directories of AuthConfigs');
+  addCompileOptions(command.addOption(proxyOption('test'))).action(async (flags: TestFlags) => {
     const config = await compileGateway(flags);
     if (!config) {
       process.exitCode = 1;
@@ -32,7 +29,7 @@ export function register(program: Command): void {
       process.exitCode = 1;
       return;
     }
-    const results = await runRequestTests(config, tests, { fetchJwks: flags.fetchJwks, ldap: flags.ldap });
+    const results = await runRequestTests(config, tests, { fetchJwks: flags.fetchJwks, ...ldapOptions(flags) });
     process.stdout.write(renderTable(results));
     if (flags.junit) {
       try {

@@ -32,7 +32,8 @@ function headerChanges(holders: (Json | undefined)[]): { add: string[]; remove: 
   return { add, remove };
 }
 
-function endpointsOf(cluster: Json, config: GatewayConfig, name: string): string[] {
+/** The endpoints (`host:port`) of cluster `name`, whose definition is `cluster`: its own load_assignment, else its EDS assignment. */
+export function endpointsOf(cluster: Json, config: GatewayConfig, name: string): string[] {
   const assignment = (cluster.load_assignment as Json | undefined) ?? config.endpoints.get(name);
   return (((assignment?.endpoints as Json[] | undefined) ?? []) as Json[]).flatMap((locality) =>
     ((locality.lb_endpoints as Json[] | undefined) ?? []).map((e) => {

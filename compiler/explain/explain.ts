@@ -9,7 +9,7 @@
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
-import { destination } from './destination.js';
+import { destination, endpointsOf } from './destination.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
 import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
@@ -167,7 +167,8 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     if (name === HEADER_MUTATION_FILTER) {
       t.steps.push(evaluateHeaderMutation(typed, levels, req));
     } else if (name === JWT_FILTER) {
-      const r = await evaluateJwt(typed, levels, req, request.claims, options);
+      const clusterEndpoints = (name: string) => (config.clusters.has(name) ? endpointsOf(config.clusters.get(name)!, config, name) : []);
+      const r = await evaluateJwt(typed, levels, req, request.claims, { ...options, clusterEndpoints });
       t.steps.push(r.step);
       t.assume(r.assumption);
       if (r.reply) return done(r.reply);

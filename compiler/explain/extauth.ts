@@ -61,13 +61,13 @@ function ldapSettings(config: Json): Ldap {
 
 type LiveDecision = { ok: true; userDn: string; why: string } | { ok: false; status: 401 | 403 | 500 | 503; why: string };
 
-/** The sidecar's check against the live directory (extauth-server/authorizer.ts does the same, pooled). */
-async function askDirectory(l: Ldap, dn: string, username: string, password: string): Promise<LiveDecision> {
-  const client = new Client({ url: l.address, timeout: 5000, connectTimeout: 2000 });
+/** The sidecar's check against the live directory at `url` (extauth-server/authorizer.ts does the same, pooled). */
+async function askDirectory(l: Ldap, url: string, dn: string, username: string, password: string): Promise<LiveDecision> {
+  const client = new Client({ url, timeout: 5000, connectTimeout: 2000 });
   const code = (err: unknown) => (err instanceof ResultCodeError ? err.code : undefined);
   const failure = (err: unknown, what: string): LiveDecision =>
     code(err) === undefined
-      ? { ok: false, status: 503, why: `${what}: ${l.address} unreachable: ${(err as Error).message}` }
+      ? { ok: false, status: 503, why: `${what}: ${url} unreachable: ${(err as Error).message}` }
       : { ok: false, status: 500, why: `${what}: LDAP error ${code(err)}` };
   try {
     try {
@@ -158,8 +158,9 @@ export async function evaluateExtauth(
       firstDn ??= dn;
       continue;
     }
-    const live = await askDirectory(l, dn, username, creds.password);
-    step.details.push(`${label}asked the directory (--ldap): ${live.why}`);
+    const url = options.ldapAddress ?? l.address;
+    const live = await askDirectory(l, url, dn, username, creds.password);
+    step.details.push(`${label}asked the directory${url === l.address ? ' (--ldap)' : ` at ${url} (--ldap-address)`}: ${live.why}`);
     if (!live.ok) {
       step.summary = `${live.status} from sluice-extauth: ${live.why}`;
       return { ...result, reply: deny(live.status, configRef!) };

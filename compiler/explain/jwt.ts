@@ -4,9 +4,12 @@
  * each token Envoy's checks in Envoy's order (parse, issuer, time,
  * audiences, signature; docs/envoy-behaviour.md). Signatures are verified
  * with jose against the provider's `local_jwks`; a `remote_jwks` is fetched
- * only when asked (--fetch-jwks), from its URL. The 401 bodies are
- * Envoy's status texts.
+ * only when asked (--fetch-jwks), as Envoy fetches it: through its cluster
+ * (an http URL goes to the cluster's first endpoint, with the URL's host as
+ * Host), so a key server on loopback answers when the cluster says so. The
+ * 401 bodies are Envoy's status texts.
  */
+import { get } from 'node:http';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import type { Json } from '../translate/output.js';
 import { matchRoute, perFilterConfig } from '../envoy/match.js';
@@ -159,22 +162,52 @@ function parse(token: string): Parsed | Status {
   return { header, payload, signingInput: token };
 }
 
+/** What jwt_authn needs beyond the options: the endpoints (`host:port`) of a cluster, where remote keys are fetched. */
+export type JwtOptions = ExplainOptions & { clusterEndpoints?: (cluster: string) => string[] };
+
 const fetched = new Map<string, Promise<Json | undefined>>();
 
-/** The remote key set, fetched once per process from its URL (Envoy fetches it through its cluster; the document is the same). */
-function fetchJwks(uri: string): Promise<Json | undefined> {
-  let p = fetched.get(uri);
+/** GET `path` from `endpoint` (host:port) with `host` as the Host header: an http_uri sent through its cluster. */
+function getThrough(endpoint: string, host: string, path: string): Promise<Json | undefined> {
+  const colon = endpoint.lastIndexOf(':');
+  return new Promise((resolve) => {
+    const req = get({ host: endpoint.slice(0, colon), port: Number(endpoint.slice(colon + 1)), path, headers: { host }, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 ? (JSON.parse(body) as Json) : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy()).on('error', () => resolve(undefined));
+  });
+}
+
+/** The remote key set, fetched once per process: an http URL through the first endpoint of its cluster, as Envoy does; otherwise by its URL. */
+function fetchJwks(remote: Json, options: JwtOptions): Promise<Json | undefined> {
+  const httpUri = remote.http_uri as Json;
+  const uri = httpUri.uri as string;
+  const endpoint = options.clusterEndpoints?.(httpUri.cluster as string)[0];
+  const key = `${uri} ${endpoint ?? ''}`;
+  let p = fetched.get(key);
   if (!p) {
-    p = fetch(uri, { signal: AbortSignal.timeout(5000) })
-      .then(async (r) => (r.ok ? ((await r.json()) as Json) : undefined))
-      .catch(() => undefined);
-    fetched.set(uri, p);
+    const url = new URL(uri);
+    p =
+      url.protocol === 'http:' && endpoint
+        ? getThrough(endpoint, url.host, `${url.pathname}${url.search}`)
+        : fetch(uri, { signal: AbortSignal.timeout(5000) })
+            .then(async (r) => (r.ok ? ((await r.json()) as Json) : undefined))
+            .catch(() => undefined);
+    fetched.set(key, p);
   }
   return p;
 }
 
 /** The keys Envoy would use: local_jwks as written, remote_jwks only with --fetch-jwks. */
-async function providerKeys(provider: Json, options: ExplainOptions): Promise<{ keys?: JWK[]; source: string; status?: Status }> {
+async function providerKeys(provider: Json, options: JwtOptions): Promise<{ keys?: JWK[]; source: string; status?: Status }> {
   const local = provider.local_jwks as Json | undefined;
   if (local) {
     try {
@@ -187,7 +220,7 @@ async function providerKeys(provider: Json, options: ExplainOptions): Promise<{ 
   const remote = provider.remote_jwks as Json;
   const uri = (remote.http_uri as Json).uri as string;
   if (!options.fetchJwks) return { source: `remote_jwks ${uri} (not fetched: pass --fetch-jwks)` };
-  const set = await fetchJwks(uri);
+  const set = await fetchJwks(remote, options);
   if (!set) return { source: `remote_jwks ${uri}`, status: 'JwksFetchFail' };
   return { keys: (set.keys as JWK[] | undefined) ?? [], source: `remote_jwks ${uri} (fetched)` };
 }
@@ -227,7 +260,7 @@ function describeClaims(payload: Json, now: number): string {
 }
 
 /** One provider's authenticator (authenticator.cc): every token it finds must pass, checked last found first. */
-async function runProvider(name: string, provider: Json, req: HttpRequest, options: ExplainOptions): Promise<ProviderRun> {
+async function runProvider(name: string, provider: Json, req: HttpRequest, options: JwtOptions): Promise<ProviderRun> {
   const { tokens, places } = extractTokens(provider, req);
   const lines: string[] = [];
   if (tokens.length === 0) return { status: 'JwtMissed', lines: [`provider ${name}: no token in ${places.join(', ')}`] };
@@ -274,7 +307,7 @@ interface Verification {
 }
 
 /** A JwtRequirement, as verifier.cc composes them. */
-async function verifyRequirement(req: Json, providers: Json, request: HttpRequest, options: ExplainOptions): Promise<Verification> {
+async function verifyRequirement(req: Json, providers: Json, request: HttpRequest, options: JwtOptions): Promise<Verification> {
   const one = async (name: string): Promise<Verification> => {
     const provider = providers[name] as Json | undefined;
     if (!provider) return { status: 'JwtUnknownIssuer', lines: [`provider ${name} is not configured`] };
@@ -338,7 +371,7 @@ export async function evaluateJwt(
   levels: Parameters<typeof perFilterConfig>[1],
   req: HttpRequest,
   claims: Record<string, unknown> | undefined,
-  options: ExplainOptions,
+  options: JwtOptions,
 ): Promise<JwtResult> {
   const selected = selectRequirement(filter, levels, req);
   const step: Step = { stage: 'jwt_authn', summary: '', details: [], cite: CITE };

@@ -59,6 +59,8 @@ export interface ExplainOptions {
   fetchJwks?: boolean;
   /** Ask the LDAP directories live (`--ldap`). */
   ldap?: boolean;
+  /** With `ldap`: ask the directory at this URL, not at the address each AuthConfig names (`--ldap-address`). */
+  ldapAddress?: string;
   /** Seconds since the epoch, for token times (tests); default now. */
   now?: number;
 }

@@ -1,15 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { loadFile, loadPaths, MAX_FILE_BYTES, parseChunks, parseText } from './load.js';
-
-function tempDir(): string {
-  return mkdtempSync(path.join(tmpdir(), 'sluice-load-'));
-}
+import { tempDir } from '../../harness/temp-dir.js';
 
 test('multi-document YAML keeps the line of every field', () => {
   const text = ['# comment', 'apiVersion: v1', 'kind: Service', 'metadata:', '  name: a', '---', '', 'apiVersion: v1', 'kind: Service', 'metadata:', '  name: b', '  namespace: x', 'spec:', '  ports:', '    - port: 80', '    - port: 81', '---', ''].join('\n');
@@ -42,7 +38,7 @@ test('duplicate keys are an error, not a silent override', () => {
 });
 
 test('directories are walked in sorted order; empty ones, missing paths, binary and huge files are clear errors', async () => {
-  const dir = tempDir();
+  const dir = tempDir('load');
   mkdirSync(path.join(dir, 'empty'));
   mkdirSync(path.join(dir, 'res', 'sub'), { recursive: true });
   writeFileSync(path.join(dir, 'res', 'b.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: b}\n');
@@ -66,7 +62,7 @@ test('directories are walked in sorted order; empty ones, missing paths, binary 
 });
 
 test('symbolic links are followed (a ConfigMap volume), a link loop is read once', async () => {
-  const dir = tempDir();
+  const dir = tempDir('load');
   // The layout the kubelet writes: visible names link through the hidden ..data to a timestamped directory.
   mkdirSync(path.join(dir, 'cm', '..2026_11_22'), { recursive: true });
   writeFileSync(path.join(dir, 'cm', '..2026_11_22', 'svc.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: linked}\n');
@@ -83,7 +79,7 @@ test('symbolic links are followed (a ConfigMap volume), a link loop is read once
 
 /** A valid file and a broken one next to whatever the test adds: the others still load and report. */
 function treeWithNeighbours(): string {
-  const dir = tempDir();
+  const dir = tempDir('load');
   writeFileSync(path.join(dir, 'a-good.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: good}\nspec: {}\n');
   writeFileSync(path.join(dir, 'z-bad.yaml'), 'a: [1\n');
   return dir;
@@ -123,7 +119,7 @@ test('unreadable entries (dangling link, link loop, a path past PATH_MAX, a name
 });
 
 test('a named pipe given as a file, or swapped in for one, never blocks the load', async () => {
-  const dir = tempDir();
+  const dir = tempDir('load');
   const pipe = path.join(dir, 'pipe.yaml');
   execFileSync('mkfifo', [pipe]);
   expect(summary((await loadPaths([pipe])).diagnostics)).toEqual([`${pipe} a named pipe, not a regular file or directory`]);

@@ -6,8 +6,11 @@
  * sluice-graphql fed by it over xDS.
  *
  * Always (CI has no Envoy): the xDS snapshot routes each scenario where it
- * should go, and the sidecars answer the LDAP and GraphQL scenarios when
- * reached directly with what Envoy would send. With an Envoy binary
+ * should go, the sidecars answer the LDAP and GraphQL scenarios when
+ * reached directly with what Envoy would send, the `sluice explain` line npm
+ * start prints for each scenario without Envoy gives the answer printed
+ * beside it, and every case of examples/tests.yaml passes against the
+ * example directory. With an Envoy binary
  * (ENVOY_BIN or envoy on PATH): every scenario through Envoy, tokens minted by
  * the very command `npm start` prints (scripts/demo-token.mjs).
  */
@@ -29,7 +32,7 @@ import { startFiles } from '../../examples/services/files.js';
 import { startGrpcServices } from '../../examples/services/grpc.js';
 import { startExampleDirectory, type ExampleDirectory } from '../../scripts/start-directory.js';
 import { servicePortKey, writeLocalResources } from '../../scripts/start-local.js';
-import { SCENARIOS, type Scenario } from '../../scripts/start-scenarios.js';
+import { explainAnswer, explainCommand, SCENARIOS, type Scenario } from '../../scripts/start-scenarios.js';
 import { basic } from '../../harness/extauth-check.js';
 import { checker, closedPort, header, httpStatus, type Checker } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
@@ -91,6 +94,8 @@ let extauth: RunningExtauth;
 let graphql: RunningGraphql;
 let serving: Serving;
 let options: CompileOptions;
+/** The Upstream overlay of the examples on loopback, as npm start writes it. */
+let overlay: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'sluice-e2e-examples-'));
@@ -112,6 +117,7 @@ beforeAll(async () => {
 
   const local = await writeLocalResources(path.join(ROOT, 'examples'), dir, { services, ldapAddress: directory.address });
   expect(local.unserved).toEqual([]);
+  overlay = local.overlay;
   const wrongSecret = path.join(dir, 'wrong-secret.yaml');
   writeFileSync(wrongSecret, WRONG_SECRET(directory.address));
 
@@ -240,6 +246,34 @@ describe('without Envoy', () => {
     });
     expect({ status: res.status, json: await res.json() }).toEqual({ status: s.expect.status, json: s.expect.json });
   });
+});
+
+describe('without Envoy, sluice explain and sluice test', () => {
+  test('the line npm start prints for each scenario gives the answer printed beside it', async () => {
+    // Each printed command as a shell runs it (tokens minted by its own $(...)), from the repository, four at a time.
+    const targets = { overlay, ldapAddress: directory.address };
+    const got = new Map<Scenario, { command: string; answer?: string; stderr: string }>();
+    const queue = [...SCENARIOS];
+    const worker = async () => {
+      for (let s = queue.shift(); s; s = queue.shift()) {
+        const command = explainCommand(s, targets);
+        const { stdout, stderr } = (await run('bash', ['-c', command], { cwd: ROOT }).catch((err) => err)) as { stdout: string; stderr: string };
+        got.set(s, { command, answer: stdout.trimEnd().split('\n').at(-1), stderr });
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    expect(SCENARIOS.map((s) => got.get(s))).toEqual(SCENARIOS.map((s) => ({ command: explainCommand(s, targets), answer: explainAnswer(s), stderr: '' })));
+    // Each run starts a compiler (about 4 s of CPU, most of it loading Envoy's protos and the schemas): 32 of them
+    // take a minute on a quiet two-core machine and several when it runs two suites and more.
+  }, 900_000);
+
+  test('every case of examples/tests.yaml passes with --ldap-address on the example directory', async () => {
+    // A failing case exits 1: its report is the output to show.
+    const { stdout } = (await run(process.execPath, ['bin/sluice.js', 'test', '-f', 'examples', '--ldap-address', directory.address], { cwd: ROOT }).catch((err) => err)) as { stdout: string };
+    const last = stdout.trimEnd().split('\n').at(-1)!;
+    const total = Number(/^(\d+) cases/.exec(last)![1]);
+    expect([last, stdout]).toEqual([`${total} cases: ${total} passed, 0 failed, 0 unverified`, expect.any(String)]);
+  }, 60_000);
 });
 
 interface Reply {

@@ -5,8 +5,7 @@
  * test holds explain to these answers; the e2e test holds Envoy to explain's.
  */
 import { createPublicKey } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWK } from 'jose';
 import { formatDiagnostic } from '../../compiler/diagnostics.js';
@@ -15,6 +14,7 @@ import type { TestCase } from '../../compiler/explain/request-test.js';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { keyId } from '../../compiler/resolve/pem.js';
 import { DEFAULT_OPTIONS, type CompileOptions } from '../../compiler/translate/output.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 export const LOCAL_ISSUER = 'https://local.issuer.test';
 export const REMOTE_ISSUER = 'https://remote.issuer.test';
@@ -122,7 +122,7 @@ ${csrf}`;
 
 /** Compiles `yaml` as `sluice compile` does and returns what explain reads. */
 export async function compileYaml(yaml: string, options: Partial<CompileOptions> = {}): Promise<GatewayConfig> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-explain-'));
+  const dir = tempDir('explain');
   writeFileSync(path.join(dir, 'resources.yaml'), yaml);
   const result = await compileFiles([path.join(dir, 'resources.yaml')], { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', ...options });
   const config = fromCompileResult(result);

@@ -3,8 +3,7 @@
  * the virtual host's ext_authz config_ref) drives sluice-extauth started with
  * the same command line flags as the binary, against a real slapd.
  */
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { stringify } from 'yaml';
@@ -16,6 +15,7 @@ import { parseArgs } from '../../extauth-server/cli.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
+import { tempDir } from '../../harness/temp-dir.js';
 import { checker, httpStatus, type Checker } from './helpers.js';
 
 let slapd: Slapd;
@@ -61,7 +61,7 @@ function virtualHosts(node: unknown): VirtualHost[] {
 
 beforeAll(async () => {
   slapd = await startSlapd();
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-compiled-'));
+  const dir = tempDir('compiled');
   await writeFile(path.join(dir, 'resources.yaml'), resources());
   const result = await compileFiles([dir], DEFAULT_OPTIONS);
   expect(result.diagnostics).toEqual([]);

@@ -6,11 +6,11 @@
  */
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { tempDir } from '../../harness/temp-dir.js';
 import { checker, httpStatus, memoryLogger, until, type Checker } from './helpers.js';
 
 let slapd: Slapd;
@@ -82,7 +82,7 @@ test('an edit is applied as a whole; a bad edit is logged and the last good set 
 });
 
 test('a Kubernetes ConfigMap volume: the file is a link through ..data, and an update swaps ..data', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-extauth-configmap-'));
+  const dir = tempDir('extauth-configmap');
   // The kubelet's layout: <dir>/..<timestamp>/extauth.json, ..data -> ..<timestamp>, extauth.json -> ..data/extauth.json.
   const version = (name: string, text: string) => {
     mkdirSync(path.join(dir, name));

@@ -6,13 +6,14 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { Client } from 'ldapts';
 import { basic } from '../../harness/extauth-check.js';
+import { childOutput, type ChildOutput } from '../../harness/child-output.js';
+import { tempDir } from '../../harness/temp-dir.js';
 import { checker, closedPort, httpStatus } from './helpers.js';
 
 const run = promisify(execFile);
@@ -20,25 +21,27 @@ const run = promisify(execFile);
 let port: number;
 let slapd: ChildProcess;
 let ready: string;
-let stderr = '';
 
-/** Resolves with the first stdout line of `child` that `match` accepts. */
-async function line(child: ChildProcess, match: (l: string) => boolean): Promise<string> {
+/** Resolves with the first stdout line of `child` that `match` accepts; `output` gives the stderr to show if it ends first. */
+async function line(child: ChildProcess, match: (l: string) => boolean, output?: ChildOutput): Promise<string> {
   for await (const l of createInterface({ input: child.stdout! })) if (match(l)) return l;
-  throw new Error(`exited without the line; stderr: ${stderr}`);
+  throw new Error(`exited without the line; stderr: ${output ? (await output.ended).stderr : '(not piped)'}`);
 }
 
 beforeAll(async () => {
   port = await closedPort();
   slapd = spawn('bash', ['scripts/dev-slapd.sh', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  slapd.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  ready = await line(slapd, (l) => l.startsWith('dev-slapd: ready'));
+  ready = await line(slapd, (l) => l.startsWith('dev-slapd: ready'), childOutput(slapd));
   expect(ready).toContain(`ldap://127.0.0.1:${port}`);
 });
 
-afterAll(() => {
-  // SIGTERM, not SIGKILL: the script stops slapd and removes its data on it.
-  if (slapd?.exitCode === null) slapd.kill('SIGTERM');
+afterAll(async () => {
+  // SIGTERM, not SIGKILL: the script stops slapd and removes its data on it, before it exits.
+  if (slapd && slapd.exitCode === null && slapd.signalCode === null) {
+    const exited = once(slapd, 'exit');
+    slapd.kill('SIGTERM');
+    await exited;
+  }
 });
 
 test('the example directory: marie binds with her password and is a member of managers (memberOf), readable by the service account', async () => {
@@ -57,7 +60,7 @@ test('the example directory: marie binds with her password and is a member of ma
 });
 
 test("docs/extauth.md's local path: the compiled examples, the page's sed line, sluice-extauth --config", async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-local-extauth-'));
+  const out = tempDir('local-extauth');
   await run(process.execPath, ['bin/sluice.js', 'compile', '-f', 'examples', '-o', path.join(out, 'out')]);
   const sed = readFileSync('docs/extauth.md', 'utf8').split('\n').find((l) => l.startsWith('sed -i '));
   expect(sed).toContain('out/extauth.json');
@@ -80,11 +83,12 @@ test("docs/extauth.md's local path: the compiled examples, the page's sed line, 
 });
 
 test('a port in use is said with what to do (exit 1); Ctrl-C stops slapd, removes its files and exits 0', async () => {
-  const busy = spawn('bash', ['scripts/dev-slapd.sh', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let busyErr = '';
-  busy.stderr!.on('data', (d: Buffer) => (busyErr += d.toString()));
-  expect((await once(busy, 'exit'))[0]).toBe(1);
-  expect(busyErr).toBe(`dev-slapd: 127.0.0.1:${port} is already in use by another process; stop that process, or give --port another port\n`);
+  // Several at once, on a busy machine: each one's stderr is read whole (after 'close', not 'exit').
+  const busy = await Promise.all(
+    Array.from({ length: 6 }, () => childOutput(spawn('bash', ['scripts/dev-slapd.sh', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })).ended),
+  );
+  const said = `dev-slapd: 127.0.0.1:${port} is already in use by another process; stop that process, or give --port another port\n`;
+  expect(busy.map(({ code, stderr }) => [code, stderr])).toEqual(busy.map(() => [1, said]));
 
   const data = /data in (\S+)\)/.exec(ready)![1]!;
   expect(existsSync(data)).toBe(true);

@@ -1,12 +1,12 @@
 /** ldaps:// to slapd with a self-signed certificate: trusted through --ldap-ca, refused (503) without it. */
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { parseArgs } from '../../extauth-server/cli.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic, writeConfig } from '../../harness/extauth-check.js';
+import { tempDir } from '../../harness/temp-dir.js';
 import { checker, httpStatus } from './helpers.js';
 
 let slapd: Slapd;
@@ -34,7 +34,7 @@ async function sidecar(extraFlags: string[]): Promise<RunningExtauth> {
 }
 
 test('with the CA given by --ldap-ca: binds and searches over TLS; ldap:// servers stay plain', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-ca-'));
+  const dir = tempDir('ca');
   await writeFile(path.join(dir, 'ca.pem'), slapd.caPem!);
   const check = checker((await sidecar(['--ldap-ca', path.join(dir, 'ca.pem')])).port);
   expect(httpStatus(await check('default.tls', { authorization: basic('alice', 'alice-pw') }))).toBe(200);

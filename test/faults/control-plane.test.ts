@@ -5,14 +5,12 @@
  * gets its first configuration once serve starts. Real slapd; no timing
  * assertions (each wait is bounded by the test's timeout).
  */
-import { jest } from '@jest/globals';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
 import { checker, closedPort, httpStatus, memoryLogger, until, type Checker } from '../extauth/helpers.js';
 import { authInputs, CONFIG_REF, startServeProcess, type ServeProcess } from './serve.js';
 
-jest.setTimeout(60_000);
 const alice = { authorization: basic('alice', 'alice-pw') };
 const bob = { authorization: basic('bob', 'bob-pw') };
 

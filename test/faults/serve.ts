@@ -1,18 +1,18 @@
 /** `sluice serve` as the built binary in a child process (so a test can kill it), and inputs with an LDAP AuthConfig. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { groupDn, USER_DN_TEMPLATE } from '../../harness/slapd.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 /** The AuthConfig's name in xDS (and so the config_ref Envoy sends): namespace.name. */
 export const CONFIG_REF = 'default.ldap';
 
 /** A folder with a Service, an LDAP AuthConfig (developers may pass) and a VirtualService using it. */
 export function authInputs(ldapUrl: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-faults-'));
+  const dir = tempDir('faults');
   writeFileSync(
     path.join(dir, 'resources.yaml'),
     `apiVersion: v1

@@ -4,14 +4,12 @@
  * once it is back the answers are right again. Real slapd and sidecar; the
  * stream's pace is whatever the machine gives, nothing is timed.
  */
-import { jest } from '@jest/globals';
 import pino from 'pino';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic, writeConfig } from '../../harness/extauth-check.js';
 import { checker, httpStatus, type Checker } from '../extauth/helpers.js';
 
-jest.setTimeout(60_000);
 
 let slapd: Slapd;
 let sidecar: RunningExtauth;

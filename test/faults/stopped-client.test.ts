@@ -6,14 +6,12 @@
  * within one response, and the live client gets every edit. Resumed, the
  * stopped client gets the latest state, merged. Counts, never time.
  */
-import { jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { DeltaClient, type DeltaResponse } from '../../harness/xds-client.js';
 import { TYPE_URL as T, snapshotOf, startServer, type Shape } from '../xds/fixtures.js';
 import { until } from '../extauth/helpers.js';
 
-jest.setTimeout(60_000);
 const EDITS = 40;
 /** Enough virtual hosts that one RDS response is larger than an HTTP/2 window (64 KiB): a stopped reader holds writes back. */
 const VHOSTS = 1500;

@@ -3,11 +3,11 @@
  * one line per error, whatever the size or characters of the values.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPORT_LIMIT, renderDiagnostics, type Diagnostic } from '../../compiler/diagnostics.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -24,7 +24,7 @@ async function validate(dir: string): Promise<{ code: number; stderr: string }> 
 const MB = 1 << 20;
 
 test('a 1 MB value (as a domain, a field name, a kind and a resource name) is quoted cut with its length: a few kB of output', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bad-'));
+  const dir = tempDir('bad');
   const big = 'a'.repeat(MB);
   const docs = [
     { apiVersion: 'gateway.gateway.example/v1', kind: 'VirtualService', metadata: { name: 'vs' }, spec: { virtualHost: { domains: [`${big}\n`], [big]: 1 } } },
@@ -45,7 +45,7 @@ test('a 1 MB value (as a domain, a field name, a kind and a resource name) is qu
 });
 
 test('thousands of errors: the first 200 are printed, then a count of the rest, then the total', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bad-'));
+  const dir = tempDir('bad');
   const doc = (i: number) => `apiVersion: v1\nkind: Service\nmetadata: {name: Bad_${i}}\nspec: {ports: [{port: 0}]}\n`;
   writeFileSync(path.join(dir, 'many.yaml'), Array.from({ length: 3000 }, (_, i) => doc(i)).join('---\n'));
   const { code, stderr } = await validate(dir);
@@ -58,7 +58,7 @@ test('thousands of errors: the first 200 are printed, then a count of the rest, 
 });
 
 test('a file name with a newline, a bidi override and an escape sequence is printed escaped, on one line', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bad-'));
+  const dir = tempDir('bad');
   writeFileSync(path.join(dir, 'odd\n\u202e\u001b[31m.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: x}\n');
   const { stderr } = await validate(dir);
   expect(stderr.trim().split('\n')).toEqual([

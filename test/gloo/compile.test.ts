@@ -4,12 +4,12 @@
  * exports), through the real `sluice compile` binary, unchanged.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { GLOO_API_ALIASES } from '../../compiler/kinds/index.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const run = promisify(execFile);
 const MANIFESTS = ['golden/gloo-docs-manifests/input', 'golden/gloo-kubectl-export/input'];
@@ -26,7 +26,7 @@ async function sluice(...args: string[]): Promise<{ code: number; stdout: string
 
 /** Every output file of `compile -o`, by name. */
 async function compileTo(inputs: string[], ...flags: string[]): Promise<Record<string, string>> {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-gloo-'));
+  const out = tempDir('gloo');
   const { code, stderr } = await sluice('compile', ...inputs.flatMap((i) => ['-f', i]), '-o', out, ...flags);
   expect(stderr).toMatch(/^compiled /);
   expect(code).toBe(0);
@@ -42,7 +42,7 @@ test("Gloo's manifests compile unchanged, with Gloo's control plane namespace", 
 });
 
 test("the same manifests under Sluice's API groups give byte-identical output", async () => {
-  const ours = mkdtempSync(path.join(tmpdir(), 'sluice-gloo-ours-'));
+  const ours = tempDir('gloo-ours');
   let rewritten = 0;
   for (const [i, dir] of MANIFESTS.entries()) {
     cpSync(dir, path.join(ours, String(i)), { recursive: true });

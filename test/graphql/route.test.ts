@@ -5,12 +5,12 @@
  * sent is removed before it is set (a client cannot pick another API).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const run = promisify(execFile);
 const INPUT = 'golden/graphql-grpc/input';
@@ -18,7 +18,7 @@ const INPUT = 'golden/graphql-grpc/input';
 type Json = Record<string, any>;
 
 test('sluice compile routes the API path to the graphql cluster, the header removed then set to the API', async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'sluice-graphql-route-'));
+  const out = tempDir('graphql-route');
   await run(process.execPath, ['bin/sluice.js', 'compile', '-f', INPUT, '-o', out]);
   const bootstrap = parse(readFileSync(path.join(out, 'envoy.yaml'), 'utf8')) as Json;
   const manager = (bootstrap.static_resources.listeners as Json[])[0]!.filter_chains[0].filters.find((f: Json) => f.name === 'envoy.filters.network.http_connection_manager').typed_config;

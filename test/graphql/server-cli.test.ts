@@ -1,15 +1,15 @@
 /** The `sluice-graphql` binary (dist/, built by the test setup): flags, start-up errors, serving and SIGTERM. */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const BIN = path.resolve('bin/sluice-graphql.js');
 
 function configFile(resources: unknown[]): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sluice-graphql-cli-')), 'graphql.json');
+  const file = path.join(tempDir('graphql-cli'), 'graphql.json');
   writeFileSync(file, JSON.stringify({ resources }));
   return file;
 }

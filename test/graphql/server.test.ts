@@ -4,9 +4,8 @@
  * the document cache, file reloads and requests in flight across a reload.
  */
 import { once } from 'node:events';
-import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import { serverAudits } from 'graphql-http';
@@ -14,6 +13,7 @@ import pino from 'pino';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
 import { startGraphQLUpstream, type GraphQLUpstream } from '../../harness/graphql-upstream.js';
 import { startRestUpstream, type RestUpstream } from '../../harness/rest-upstream.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const HEADER = 'x-sluice-graphql-api';
 const SCHEMA = 'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';
@@ -105,7 +105,7 @@ beforeAll(async () => {
     },
   });
   rest = await startRestUpstream();
-  dir = await mkdtemp(path.join(tmpdir(), 'sluice-graphql-'));
+  dir = tempDir('graphql');
   file = path.join(dir, 'graphql.json');
   await writeSet(baseSet());
   server = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });

@@ -7,8 +7,7 @@
  * gRPC server; both execution paths (plan, @graphql-tools/stitch) are run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, validate, type ExecutionResult } from 'graphql';
 import pino from 'pino';
@@ -17,6 +16,7 @@ import { startGraphql, type RunningGraphql } from '../../graphql-server/server.j
 import type { StitchedApi } from '../../graphql-server/stitch/index.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { startGrpcUpstream, type GrpcUpstream } from '../../harness/grpc-services.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const GET_USER = 'users.UserService/GetUser';
 
@@ -101,7 +101,7 @@ let sidecar: RunningGraphql;
 
 beforeAll(async () => {
   grpcServer = await startGrpcUpstream();
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-stitch-grpc-'));
+  const dir = tempDir('stitch-grpc');
   writeFileSync(path.join(dir, 'resources.yaml'), resources(grpcServer.port, 100));
   execFileSync(process.execPath, ['bin/sluice.js', 'compile', '-f', path.join(dir, 'resources.yaml'), '-o', path.join(dir, 'out')], { stdio: 'pipe' });
   sidecar = await startGraphql({ config: path.join(dir, 'out', 'graphql.json'), port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: pino({ level: 'silent' }) });

@@ -5,8 +5,7 @@
  * without a restart. A set the sidecar cannot build is NACKed and the last
  * good one stays.
  */
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { TYPE_URL } from '../../contract/names.js';
@@ -16,6 +15,7 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { XdsServer } from '../../control-plane/server/server.js';
 import { buildSnapshot } from '../../control-plane/cache/snapshot.js';
 import { startGraphql, type RunningGraphql } from '../../graphql-server/server.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
 const NODE = 'graphql-xds-test';
 let dir: string;
@@ -83,7 +83,7 @@ function nextReply(): Promise<'ack' | 'nack'> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'sluice-graphql-xds-'));
+  dir = tempDir('graphql-xds');
   write('vs.yaml', VIRTUAL_SERVICE);
   // Does not compile (the schema is required): serve starts with nothing to send.
   write('api.yaml', api(''));

@@ -5,7 +5,6 @@
  * is pushed to that proxy's Envoys only; an Envoy of a proxy no Gateway names
  * gets no listener, and a warning in the log.
  */
-import { jest } from '@jest/globals';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +15,6 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
-jest.setTimeout(20_000);
 
 let serving: Serving | undefined;
 const clients: Array<{ close(): void }> = [];

@@ -4,13 +4,11 @@
  * merged into one response once it answers; a live client on the same
  * server gets every edit all along. Counts, never time.
  */
-import { jest } from '@jest/globals';
 import { DeltaClient, SotwClient, type DeltaResponse, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T, snapshotOf, startServer, type Shape } from './fixtures.js';
 import type { XdsServer } from '../../control-plane/server/server.js';
 import type { SnapshotCache } from '../../control-plane/cache/cache.js';
 
-jest.setTimeout(30_000);
 const EDITS = 30;
 let server: XdsServer;
 let cache: SnapshotCache;

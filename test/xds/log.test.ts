@@ -3,16 +3,14 @@
  * the same errors not logged again in full, at most REPORT_LIMIT diagnostic
  * lines per compile. Real compiles of files in a temporary folder.
  */
-import { jest } from '@jest/globals';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPORT_LIMIT } from '../../compiler/diagnostics.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { ControlPlane } from '../../control-plane/control.js';
 import { memoryLogger } from '../extauth/helpers.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
-jest.setTimeout(60_000);
 
 const SERVICE = `apiVersion: v1
 kind: Service
@@ -35,7 +33,7 @@ ${routes.join('')}`;
 }
 
 test('one info line per snapshot; identical errors summarised; at most REPORT_LIMIT diagnostic lines', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-log-'));
+  const dir = tempDir('log');
   writeFileSync(path.join(dir, 'service.yaml'), SERVICE);
   const vs = path.join(dir, 'vs.yaml');
   writeFileSync(vs, virtualService(['/v0']));

@@ -3,10 +3,18 @@
  * of edits that add, rename and remove clusters, some arriving while the
  * previous one is still being pushed; after every response it receives, no
  * route it holds may name a cluster, or the endpoints of an EDS cluster, it
- * does not have. SotW and delta. XDS_EDITS sets the number of random edits
- * (default 40).
+ * does not have. SotW and delta, on snapshots set directly and on a running
+ * `serve` whose files are saved as someone editing them would
+ * (test/xds/file-edits.ts). XDS_EDITS sets the number of random edits
+ * (default 40 on snapshots, 30 saves on files), XDS_SEED another series.
  */
 import { jest } from '@jest/globals';
+import { once } from 'node:events';
+import pino from 'pino';
+import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
+import { startServe, type Serving } from '../../control-plane/run.js';
+import { tempDir } from '../../harness/temp-dir.js';
+import { FileEditor } from './file-edits.js';
 import { Random } from '../fuzz/mutate.js';
 import { until } from '../extauth/helpers.js';
 import { TYPE_URL, snapshotOf, startServer, type Shape } from './fixtures.js';
@@ -14,8 +22,10 @@ import { EnvoyWatcher } from './watcher.js';
 import type { XdsServer } from '../../control-plane/server/server.js';
 import type { SnapshotCache } from '../../control-plane/cache/cache.js';
 
-jest.setTimeout(60_000);
 const EDITS = Number(process.env.XDS_EDITS ?? 40);
+const SAVES = Number(process.env.XDS_EDITS ?? 30);
+const SEED = Number(process.env.XDS_SEED ?? 0);
+jest.setTimeout(120_000 + EDITS * 200);
 
 let server: XdsServer;
 let cache: SnapshotCache;
@@ -58,10 +68,10 @@ function edits(count: number, seed: number): Shape[] {
 }
 
 async function run(protocol: 'sotw' | 'delta', seed: number): Promise<void> {
-  const shapes = edits(EDITS, seed);
-  const random = new Random(seed + 1);
+  const shapes = edits(EDITS, seed + SEED);
+  const random = new Random(seed + SEED + 1);
   cache.setSnapshot(snapshotOf(shapes[0]));
-  const w = (watcher = new EnvoyWatcher(port, protocol));
+  const w = (watcher = new EnvoyWatcher(port, protocol, 'watcher', (name) => cache.current!.type(TYPE_URL.endpoint)!.resources.has(name)));
   await until(() => w.syncedWith(cache.current!));
   for (const shape of shapes.slice(1)) {
     cache.setSnapshot(snapshotOf(shape));
@@ -83,4 +93,68 @@ test('SotW: no route ever names a cluster, or endpoints, the client does not hav
 
 test('delta: no route ever names a cluster, or endpoints, the client does not have', async () => {
   await run('delta', 41);
+});
+
+/** `serve` on a folder, saved SAVES times; the watcher checks its view after every response. */
+async function runOnFiles(protocol: 'sotw' | 'delta', seed: number): Promise<void> {
+  const random = new Random(seed + SEED);
+  const editor = new FileEditor(tempDir('make-before-break'), random);
+  const serving: Serving = await startServe({
+    paths: [editor.dir],
+    compileOptions: { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1' },
+    host: '127.0.0.1',
+    xdsPort: 0,
+    adminPort: 0,
+    logger: pino({ level: 'silent' }),
+  });
+  try {
+    expect(serving.firstCompile).toMatchObject({ ok: true });
+    const current = () => serving.control.cache.current!;
+    const w = (watcher = new EnvoyWatcher(serving.xdsPort, protocol, 'watcher', (name) => current().type(TYPE_URL.endpoint)!.resources.has(name)));
+    await until(() => w.syncedWith(current()));
+    for (let i = 0; i < SAVES; i++) {
+      const compiled = once(serving.control, 'compiled');
+      editor.save();
+      // The next save lands at once (the watcher may take both as one), or once this one is compiled and
+      // 1-3 responses are in, or once it is all applied.
+      const wait = random.int(5);
+      if (wait === 0) continue;
+      await compiled;
+      const from = w.received;
+      await until(() => w.syncedWith(current()) || (wait < 4 && w.received >= from + wait));
+    }
+    if (editor.broken) {
+      const compiled = once(serving.control, 'compiled');
+      editor.save();
+      await compiled;
+    }
+    await until(() => w.syncedWith(current()));
+    expect(w.violations).toEqual([]);
+    expect([...w.state.get(TYPE_URL.cluster)!.keys()].sort()).toEqual([...current().type(TYPE_URL.cluster)!.resources.keys()].sort());
+    // Every kind of save was made (the counts show in a failure).
+    expect([...editor.kinds.keys()].sort()).toEqual([
+      'a Service added',
+      'a Service overridden by an Upstream, or given back',
+      'a Service removed',
+      'a VirtualService removed',
+      'a VirtualService routed',
+      'a file deleted',
+      'a save that does not compile',
+      'an Upstream re-pointed',
+      'an Upstream renamed',
+      'several files in one save',
+    ]);
+  } finally {
+    watcher?.close();
+    watcher = undefined;
+    await serving.close();
+  }
+}
+
+test('SotW on a running serve: saves of every kind, none of which shows a route without its cluster or endpoints', async () => {
+  await runOnFiles('sotw', 29);
+});
+
+test('delta on a running serve: saves of every kind, none of which shows a route without its cluster or endpoints', async () => {
+  await runOnFiles('delta', 92);
 });

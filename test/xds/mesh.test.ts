@@ -4,7 +4,6 @@
  * and over the discovery services of one type. No listener is served; every
  * cluster and filter name carries the prefix; an edit reaches RDS only.
  */
-import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,6 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
-jest.setTimeout(20_000);
 
 const MESH = { routeConfigName: 'team-a-routes', namePrefix: 'sluice-' };
 const FILTERS = MESH_FILTERS.map((f) => `sluice-${f}`);

@@ -5,7 +5,6 @@
  * not drain it); and no private key reaches the log, /status or an error.
  * Certificates are made with openssl for each run.
  */
-import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +17,6 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
-jest.setTimeout(20_000);
 
 /** A self-signed certificate for `host` and its key, made by openssl in `dir`. */
 function certificate(dir: string, name: string, host: string): { crt: string; key: string } {

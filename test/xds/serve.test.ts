@@ -3,11 +3,9 @@
  * disk, real ADS clients (SotW and delta), the admin port over HTTP, and the
  * built binary for SIGTERM.
  */
-import { jest } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pino } from 'pino';
@@ -18,8 +16,8 @@ import type { CompileOutcome } from '../../control-plane/control.js';
 import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, SotwClient, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
+import { tempDir } from '../../harness/temp-dir.js';
 
-jest.setTimeout(20_000);
 
 const SERVICE = `apiVersion: v1
 kind: Service
@@ -61,7 +59,7 @@ function edit(file: string, text: string): void {
 }
 
 function inputDir(vs: string): { dir: string; vsFile: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sluice-serve-'));
+  const dir = tempDir('serve');
   writeFileSync(path.join(dir, 'services.yaml'), SERVICE);
   const vsFile = path.join(dir, 'virtualservice.yaml');
   writeFileSync(vsFile, vs);

@@ -1,12 +1,10 @@
 /** State-of-the-world ADS conformance: a real gRPC client against the real server on 127.0.0.1. */
-import { jest } from '@jest/globals';
 import { SotwClient } from '../../harness/xds-client.js';
 import { BASE, TYPE_URL, handled, names, snapshotOf, startServer, type Shape } from './fixtures.js';
 import type { XdsServer } from '../../control-plane/server/server.js';
 import type { SnapshotCache } from '../../control-plane/cache/cache.js';
 
 const T = TYPE_URL;
-jest.setTimeout(10_000);
 let server: XdsServer;
 let cache: SnapshotCache;
 let port: number;

@@ -6,7 +6,6 @@
  * removed host is named in removed_resources; a host naming a new cluster
  * waits for that cluster's ACK.
  */
-import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +18,6 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { DeltaClient, type DeltaResponse } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 
-jest.setTimeout(20_000);
 
 const RC = 'http-8080';
 

@@ -8,7 +8,11 @@
  * one serving meanwhile. After each response it checks what it holds: a
  * route naming a cluster that is not in use (absent, or still warming), or
  * an EDS cluster in use without endpoints, is a violation of make before
- * break (Envoy would answer 503 for that route).
+ * break (Envoy would answer 503 for that route). So is an EDS cluster still
+ * without its endpoints after the second EDS response since the client asked
+ * for them, while the server has them (the first may have crossed the
+ * request; the second answers it): Envoy would keep that cluster warming
+ * until its initial fetch timeout.
  */
 import { DeltaClient, SotwClient, type DeltaResponse, type Json, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
@@ -18,7 +22,7 @@ export interface Violation {
   response: number;
   route: string;
   cluster: string;
-  missing: 'cluster' | 'endpoints';
+  missing: 'cluster' | 'endpoints' | 'assignment';
 }
 
 export class EnvoyWatcher {
@@ -39,9 +43,17 @@ export class EnvoyWatcher {
   private edsNames: string[] = [];
   private rdsNames: string[] = [];
   private stopped = false;
+  /** EDS names asked for and not received yet -> EDS responses received since. */
+  private readonly asked = new Map<string, number>();
   readonly done: Promise<void>;
 
-  constructor(port: number, protocol: 'sotw' | 'delta', node = 'watcher') {
+  /** `served` says whether the server has the endpoints of a cluster now (the assignment check is made only then). */
+  constructor(
+    port: number,
+    protocol: 'sotw' | 'delta',
+    node = 'watcher',
+    private readonly served?: (cluster: string) => boolean,
+  ) {
     if (protocol === 'sotw') this.sotw = new SotwClient(port, node);
     else this.delta = new DeltaClient(port, node);
     for (const type of [T.cluster, T.listener]) {
@@ -86,6 +98,7 @@ export class EnvoyWatcher {
       if ('version_info' in r) this.applySotw(r);
       else this.applyDelta(r);
       this.check();
+      if (r.type_url === T.endpoint) this.checkAssignments(r);
       this.follow(r);
     }
   }
@@ -172,6 +185,23 @@ export class EnvoyWatcher {
     }
   }
 
+  /** After an EDS response: each asked-for name it lacks has waited one more response; a second one without it is a violation. */
+  private checkAssignments(r: Response | DeltaResponse): void {
+    const carried = new Set('version_info' in r ? r.resources.map((res) => res.cluster_name as string) : r.resources.map((res) => res.name));
+    const clusters = this.state.get(T.cluster)!;
+    for (const [name, waited] of this.asked) {
+      if (carried.has(name) || clusters.get(name)?.type !== 'EDS') {
+        this.asked.delete(name);
+        continue;
+      }
+      this.asked.set(name, waited + 1);
+      if (waited + 1 >= 2 && this.served?.(name)) {
+        this.violations.push({ response: this.received, route: '(warming)', cluster: name, missing: 'assignment' });
+        this.asked.delete(name);
+      }
+    }
+  }
+
   private wantedRoutes(): string[] {
     const names = new Set<string>();
     for (const listener of this.state.get(T.listener)!.values())
@@ -200,6 +230,7 @@ export class EnvoyWatcher {
       };
       resubscribe(T.endpoint, eds, this.edsNames);
       resubscribe(T.route, rds, this.rdsNames);
+      for (const n of eds) if (!this.edsNames.includes(n)) this.asked.set(n, 0);
       this.edsNames = eds;
       this.rdsNames = rds;
       const sotwR = r as Response;
@@ -214,6 +245,7 @@ export class EnvoyWatcher {
       };
       resubscribe(T.endpoint, eds, this.edsNames);
       resubscribe(T.route, rds, this.rdsNames);
+      for (const n of eds) if (!this.edsNames.includes(n)) this.asked.set(n, 0);
       this.edsNames = eds;
       this.rdsNames = rds;
       delta.ack(r as DeltaResponse);
