@@ -100,8 +100,40 @@ export const PASS_THROUGH_CONFIG_KEY = 'solo.auth.passthrough.config';
 
 /** passThroughAuth and opaServerAuth: the longest wait for the service when the AuthConfig gives none (Gloo's 5 s). */
 export const DEFAULT_SERVICE_TIMEOUT_MS = 5000;
+/** The longest timeout sluice-extauth accepts (extauth-server/config-fields.ts says why). */
+export const MAX_TIMEOUT_MS = 300_000;
 
 /** A header value sluice-extauth may set: visible ASCII and spaces/tabs inside (RFC 9110 field-value, without obs-text). */
 export function headerValueProblem(value: string): string | undefined {
   return /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$|^$/.test(value) ? undefined : 'is not a valid header value (visible ASCII only, no line breaks, no spaces at the ends)';
 }
+
+/** basicAuth: why a stored salt and hash cannot be one of `algorithm`'s, or undefined (checked by the compiler and again by the sidecar). */
+export function storedHashProblem(algorithm: 'APR1' | 'SHA1', salt: string, hashed: string): { field: 'salt' | 'hashed_password'; problem: string } | undefined {
+  if (algorithm === 'SHA1') return /^[0-9a-fA-F]{40}$/.test(hashed) ? undefined : { field: 'hashed_password', problem: 'is not 40 hex digits (a SHA-1)' };
+  if (salt.includes('$')) return { field: 'salt', problem: 'has a "$", which no APR1 salt has' };
+  return /^[./0-9A-Za-z]{22}$/.test(hashed) ? undefined : { field: 'hashed_password', problem: 'is not an APR1 hash (22 characters of ./0-9A-Za-z)' };
+}
+
+/** passThroughAuth (gRPC): why `address` is not host:port, or undefined. */
+export function hostPortProblem(address: string): string | undefined {
+  const m = /^([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(address);
+  if (!m) return 'is not host:port';
+  const port = Number(m[2]);
+  return port >= 1 && port <= 65535 ? undefined : `has port ${port}, outside 1-65535`;
+}
+
+/** passThroughAuth (HTTP): why `url` is not an http:// or https:// URL with a host, or undefined. */
+export function httpUrlProblem(url: string): string | undefined {
+  if (!/^https?:\/\/[^/?#\s@]+(\/[^\s#]*)?$/.test(url)) return 'is not an http:// or https:// URL with a host (and no user info or fragment)';
+  try {
+    new URL(url);
+  } catch {
+    return 'is not a valid URL';
+  }
+  return undefined;
+}
+
+/** opaServerAuth: a Rego package name (dotted) and a rule name (a / path may reach into its value). */
+export const REGO_PACKAGE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+export const REGO_RULE = /^[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z0-9_]+)*$/;

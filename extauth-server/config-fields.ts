@@ -94,5 +94,5 @@ export const DEFAULT_POOL: PoolSettings = { ...DEFAULT_POOL_SIZE, connectTimeout
  * any delay above 2^31-1 ms (every check would time out); 5 minutes is
  * already far beyond Envoy's wait for a Check. A pool is one connection each.
  */
-export const MAX_TIMEOUT_MS = 300_000;
+export { MAX_TIMEOUT_MS } from '../contract/extauth.js';
 export const MAX_POOL_SIZE = 1000;

@@ -18,8 +18,60 @@ export interface LdapIR {
   pool: { initialSize: number; maxSize: number };
 }
 
+export interface ApiKeyIR {
+  /** Lowercase; Gloo's default `api-key` applied. */
+  headerName: string;
+  /** From the chosen Secrets, in Secret order: the key, its Secret's name, its Secret's other entries. */
+  keys: { key: string; user: string; metadata: Record<string, string> }[];
+  /** Request header (lowercase) -> the Secret entry it carries. */
+  headersFromMetadataEntry: Record<string, { name: string; required: boolean }>;
+  /** The Secrets the keys came from (`namespace/name`), for explain; never the keys. */
+  secrets: string[];
+}
+
+export type HashAlgorithmIR = 'APR1' | 'SHA1';
+
+export interface BasicAuthIR {
+  realm: string;
+  algorithm: HashAlgorithmIR;
+  users: Record<string, { salt: string; hashedPassword: string }>;
+}
+
+export interface PassThroughHttpIR {
+  url: string;
+  timeoutMs?: number;
+  request?: { allowedHeaders?: string[]; headersToAdd?: Record<string, string>; passThroughState?: boolean; passThroughFilterMetadata?: boolean };
+  response?: {
+    allowedUpstreamHeaders?: string[];
+    allowedClientHeadersOnDenied?: string[];
+    readStateFromResponse?: boolean;
+    allowedUpstreamHeadersToOverwrite?: string[];
+    allowedClientHeadersOnSuccess?: string[];
+  };
+}
+
+export interface PassThroughIR {
+  grpc?: { address: string; timeoutMs?: number };
+  http?: PassThroughHttpIR;
+  config?: Record<string, unknown>;
+  failureModeAllow: boolean;
+}
+
+export interface OpaServerIR {
+  /** http://host:port */
+  serverUrl: string;
+  package: string;
+  ruleName?: string;
+}
+
 /** One config's kind and settings, tagged by the kind's field in Gloo's AuthConfig. */
-export type AuthKindIR = { kind: 'ldap'; ldap: LdapIR };
+export type AuthKindIR =
+  | { kind: 'ldap'; ldap: LdapIR }
+  | { kind: 'apiKeyAuth'; apiKeyAuth: ApiKeyIR }
+  | { kind: 'basicAuth'; basicAuth: BasicAuthIR }
+  | { kind: 'passThroughAuth'; passThroughAuth: PassThroughIR }
+  | { kind: 'opaServerAuth'; opaServerAuth: OpaServerIR }
+  | { kind: 'jwt' };
 
 /** One config of an AuthConfig. */
 export type AuthConfigEntryIR = AuthKindIR & {

@@ -304,7 +304,7 @@ export interface VirtualHostIR {
   tls?: DownstreamTlsIR;
 }
 
-export type { AuthConfigEntryIR, AuthConfigIR, AuthKindIR, LdapIR } from './extauth.js';
+export type { ApiKeyIR, AuthConfigEntryIR, AuthConfigIR, AuthKindIR, BasicAuthIR, LdapIR, OpaServerIR, PassThroughIR } from './extauth.js';
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).
 export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../contract/graphql-api.js';

@@ -6,22 +6,39 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused, refuseEach } from './gloo.js';
 import { kind } from './resource.js';
-import { object } from './schema.js';
+import { exactlyOne, object } from './schema.js';
+import { apiKeyAuth } from './extauth/api-key.js';
+import { basicAuth } from './extauth/basic-auth.js';
 import { ldap } from './extauth/ldap.js';
+import { opaAuth, opaServerAuth } from './extauth/opa.js';
+import { passThroughAuth } from './extauth/pass-through.js';
 
-const onlyLdap = () => refused('sluice-extauth implements LDAP only', 'use ldap, or JWT on the VirtualService (virtualHost.options.jwt)');
+const oauthNotYet = () => refused('OAuth and OpenID Connect are not implemented yet', 'use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued');
 
 /** A config's name as booleanExpr can refer to it. */
 const configName = note(Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_.:-]+$' }), 'letters, digits and _ . : - (what booleanExpr can name); unset: config_<index>, as Gloo names it');
 
+/** The kinds of config, one per config (Gloo's `auth_config` oneof). */
+const KIND_NAMES = ['basicAuth', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth'] as const;
+
 const config = object(
   {
     name: configName,
-    ...refuseEach(['basicAuth', 'oauth', 'oauth2', 'apiKeyAuth', 'pluginAuth', 'opaAuth'], onlyLdap),
+    basicAuth,
+    ...refuseEach(['oauth', 'oauth2'], oauthNotYet),
+    apiKeyAuth,
+    pluginAuth: refused("Go plugins run only inside Gloo's own extauth server", 'call a service of your own with passThroughAuth'),
+    opaAuth,
     ldap,
-    ...refuseEach(['jwt', 'passThroughAuth', 'hmacAuth', 'opaServerAuth', 'portalAuth'], onlyLdap),
+    jwt: note(object({}), "the token Envoy's jwt_authn verified on the route (virtualHost.options.jwt) is this config's result; without one, 401"),
+    passThroughAuth,
+    hmacAuth: refused('HMAC authentication is not implemented'),
+    opaServerAuth,
+    portalAuth: refused('it serves Gloo Gateway Portal, which Sluice does not have'),
+    ldapInternal: refused("it is the form Gloo's control plane writes for its own extauth server, not a field of an AuthConfig", 'write ldap, with groupLookupSettings for a service account'),
   },
-  ['ldap'],
+  [],
+  exactlyOne(...KIND_NAMES),
 );
 
 const authConfigSpec = object(

@@ -9,7 +9,11 @@ import type { AuthConfigEntryIR, AuthConfigIR, AuthKindIR } from '../ir/model.js
 import type { AuthConfigSpec } from '../kinds/auth-config.js';
 import type { Resource } from '../validate/validate.js';
 import type { Lookups } from './lookups.js';
+import { resolveApiKey } from './extauth/api-key.js';
+import { resolveBasicAuth } from './extauth/basic-auth.js';
 import { resolveLdap } from './extauth/ldap.js';
+import { resolveOpaServer } from './extauth/opa-server.js';
+import { resolvePassThrough } from './extauth/pass-through.js';
 
 type ConfigSpec = AuthConfigSpec['configs'][number];
 
@@ -20,6 +24,23 @@ function resolveKind(ac: Resource, index: number, spec: ConfigSpec, lookups: Loo
     const ldap = resolveLdap(ac, [...path, 'ldap'], spec.ldap, lookups, diagnostics);
     return ldap && { kind: 'ldap', ldap };
   }
+  if (spec.apiKeyAuth) {
+    const apiKeyAuth = resolveApiKey(ac, [...path, 'apiKeyAuth'], spec.apiKeyAuth, lookups, diagnostics);
+    return apiKeyAuth && { kind: 'apiKeyAuth', apiKeyAuth };
+  }
+  if (spec.basicAuth) {
+    const basicAuth = resolveBasicAuth(ac, [...path, 'basicAuth'], spec.basicAuth, diagnostics);
+    return basicAuth && { kind: 'basicAuth', basicAuth };
+  }
+  if (spec.passThroughAuth) {
+    const passThroughAuth = resolvePassThrough(ac, [...path, 'passThroughAuth'], spec.passThroughAuth, diagnostics);
+    return passThroughAuth && { kind: 'passThroughAuth', passThroughAuth };
+  }
+  if (spec.opaServerAuth) {
+    const opaServerAuth = resolveOpaServer(ac, [...path, 'opaServerAuth'], spec.opaServerAuth, diagnostics);
+    return opaServerAuth && { kind: 'opaServerAuth', opaServerAuth };
+  }
+  if (spec.jwt) return { kind: 'jwt' };
   return undefined;
 }
 

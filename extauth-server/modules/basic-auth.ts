@@ -12,7 +12,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { parseBasic } from '../../contract/basic-credentials.js';
-import { USER_ID_HEADER, realmChallenge } from '../../contract/extauth.js';
+import { USER_ID_HEADER, realmChallenge, storedHashProblem } from '../../contract/extauth.js';
 import { ConfigError, entries, field, obj, str, type Obj } from '../config-fields.js';
 
 /** apache-md5 is CommonJS whose types declare an ES default export: loaded as what it is. */
@@ -39,9 +39,8 @@ function parseBasicAuth(raw: Obj, where: string): BasicAuthSettings {
     const o = obj(v, at);
     const salt = str(o, 'salt', at, true);
     const hashed = str(o, 'hashed_password', at, true);
-    if (algorithm === 'SHA1' && !/^[0-9a-fA-F]{40}$/.test(hashed)) throw new ConfigError(`${at}.hashed_password: not 40 hex digits (a SHA-1)`);
-    if (algorithm === 'APR1' && !/^[./0-9A-Za-z]{22}$/.test(hashed)) throw new ConfigError(`${at}.hashed_password: not an APR1 hash (22 characters of ./0-9A-Za-z)`);
-    if (algorithm === 'APR1' && salt.includes('$')) throw new ConfigError(`${at}.salt: an APR1 salt has no "$"`);
+    const bad = storedHashProblem(algorithm, salt, hashed);
+    if (bad) throw new ConfigError(`${at}.${bad.field}: ${bad.problem}`);
     // SHA-1 hex is case-insensitive (Gloo's docs).
     return { salt, hashedPassword: algorithm === 'SHA1' ? hashed.toLowerCase() : hashed };
   });

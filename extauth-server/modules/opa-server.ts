@@ -8,7 +8,7 @@
  * not answer within 5 s or answers anything but 200 gives 503.
  */
 import { Agent, request as send } from 'undici';
-import { DEFAULT_SERVICE_TIMEOUT_MS } from '../../contract/extauth.js';
+import { DEFAULT_SERVICE_TIMEOUT_MS, REGO_PACKAGE, REGO_RULE } from '../../contract/extauth.js';
 import { ConfigError, str, type Obj } from '../config-fields.js';
 import { allow, deny, type AuthModule, type AuthRequest, type Check, type ModuleInstance, type Prepared, type ServiceAnswer, type Verdict } from '../module.js';
 import { messageType } from '../protos.js';
@@ -22,9 +22,9 @@ function parseOpaServer(raw: Obj, where: string): OpaServerSettings {
   const server = str(raw, 'server_url', where, true);
   if (!/^https?:\/\/[^/?#\s]+$/.test(server)) throw new ConfigError(`${where}.server_url: "${server}" is not http(s)://host:port`);
   const pkg = str(raw, 'package', where, true);
-  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(pkg)) throw new ConfigError(`${where}.package: "${pkg}" is not a Rego package name`);
+  if (!REGO_PACKAGE.test(pkg)) throw new ConfigError(`${where}.package: "${pkg}" is not a Rego package name`);
   const rule = str(raw, 'rule_name', where);
-  if (rule && !/^[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z0-9_]+)*$/.test(rule)) throw new ConfigError(`${where}.rule_name: "${rule}" is not a rule name (a / path may follow)`);
+  if (rule && !REGO_RULE.test(rule)) throw new ConfigError(`${where}.rule_name: "${rule}" is not a rule name (a / path may follow)`);
   return { queryUrl: `${server}/v1/data/${pkg.split('.').join('/')}${rule ? `/${rule}` : ''}` };
 }
 

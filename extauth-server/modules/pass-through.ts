@@ -7,7 +7,7 @@
  * Clients to a service are shared by the configs that name it and kept
  * across configurations.
  */
-import { DEFAULT_SERVICE_TIMEOUT_MS } from '../../contract/extauth.js';
+import { DEFAULT_SERVICE_TIMEOUT_MS, hostPortProblem, httpUrlProblem } from '../../contract/extauth.js';
 import { bool, ConfigError, entries, field, MAX_TIMEOUT_MS, message, num, str, stringValue, strings, type Obj } from '../config-fields.js';
 import { allow, deny, type AuthModule, type Check, type ModuleContext, type ModuleInstance, type Pending, type Prepared, type ServiceAnswer, type Verdict } from '../module.js';
 import { grpcPassThrough, type GrpcService, type GrpcSettings } from './pass-through-grpc.js';
@@ -32,12 +32,14 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
   if (g) {
     const at = `${where}.grpc`;
     const address = str(g, 'address', at, true);
-    if (!/^([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/.test(address)) throw new ConfigError(`${at}.address: "${address}" is not host:port`);
+    const addressProblem = hostPortProblem(address);
+    if (addressProblem) throw new ConfigError(`${at}.address: "${address}" ${addressProblem}`);
     settings.grpc = { address, timeoutMs: num(g, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at) };
   } else {
     const at = `${where}.http`;
     const url = str(h!, 'url', at, true);
-    if (!/^https?:\/\/[^/?#\s]+/.test(url)) throw new ConfigError(`${at}.url: "${url}" is not an http:// or https:// URL`);
+    const urlProblem = httpUrlProblem(url);
+    if (urlProblem) throw new ConfigError(`${at}.url: "${url}" ${urlProblem}`);
     const rq = message(h!, 'request', at) ?? {};
     const rs = message(h!, 'response', at) ?? {};
     settings.http = {

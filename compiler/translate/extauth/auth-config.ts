@@ -5,12 +5,26 @@
  */
 import type { AuthConfigIR, AuthKindIR } from '../../ir/model.js';
 import type { Json } from '../output.js';
+import { compileApiKey } from './api-key.js';
+import { compileBasicAuth } from './basic-auth.js';
 import { compileLdap } from './ldap.js';
+import { compileOpaServer } from './opa-server.js';
+import { compilePassThrough } from './pass-through.js';
 
 function compileKind(c: AuthKindIR): Json {
   switch (c.kind) {
     case 'ldap':
       return { ldap: compileLdap(c.ldap) };
+    case 'apiKeyAuth':
+      return { api_key_auth: compileApiKey(c.apiKeyAuth) };
+    case 'basicAuth':
+      return { basic_auth: compileBasicAuth(c.basicAuth) };
+    case 'passThroughAuth':
+      return { pass_through_auth: compilePassThrough(c.passThroughAuth) };
+    case 'opaServerAuth':
+      return { opa_server_auth: compileOpaServer(c.opaServerAuth) };
+    case 'jwt':
+      return { jwt: {} };
   }
 }
 

@@ -10,7 +10,7 @@
  * or does not answer in time gives 503 (status_on_error) instead of Envoy's
  * default 403, so clients can tell an outage from a denial.
  */
-import { USER_ID_HEADER } from '../../../contract/extauth.js';
+import { JWT_AUTHN_NAMESPACE, USER_ID_HEADER } from '../../../contract/extauth.js';
 import { SIDECAR_CLUSTERS } from '../../ir/model.js';
 import { sidecarCluster } from '../clusters.js';
 import type { HttpFilterConcern } from '../concern.js';
@@ -35,6 +35,8 @@ function extauthFilter(extra: Json = {}): Json {
       transport_api_version: 'V3',
       failure_mode_allow: false,
       status_on_error: { code: 'ServiceUnavailable' },
+      // A token jwt_authn verified reaches sluice-extauth, where an AuthConfig's `jwt` config reads it.
+      metadata_context_namespaces: [JWT_AUTHN_NAMESPACE],
       ...extra,
     },
   };
