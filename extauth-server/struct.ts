@@ -7,24 +7,24 @@ import { messageType } from './protos.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** A google.protobuf.Value in proto-loader's object form (oneofs named by `kind`). */
+/** A google.protobuf.Value in proto-loader's object form (oneofs named by `kind`); protobufjs defines the well-known types with camelCase fields, which keepCase keeps. */
 interface ValueObject {
-  null_value?: unknown;
-  number_value?: number;
-  string_value?: string;
-  bool_value?: boolean;
-  struct_value?: { fields?: Record<string, ValueObject> };
-  list_value?: { values?: ValueObject[] };
+  nullValue?: unknown;
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: { fields?: Record<string, ValueObject> };
+  listValue?: { values?: ValueObject[] };
   kind?: string;
 }
 
 function toValue(v: unknown): ValueObject {
-  if (v === null || v === undefined) return { null_value: 'NULL_VALUE' };
-  if (typeof v === 'number') return { number_value: v };
-  if (typeof v === 'string') return { string_value: v };
-  if (typeof v === 'boolean') return { bool_value: v };
-  if (Array.isArray(v)) return { list_value: { values: v.map(toValue) } };
-  return { struct_value: toStructObject(v as Record<string, unknown>) };
+  if (v === null || v === undefined) return { nullValue: 'NULL_VALUE' };
+  if (typeof v === 'number') return { numberValue: v };
+  if (typeof v === 'string') return { stringValue: v };
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (Array.isArray(v)) return { listValue: { values: v.map(toValue) } };
+  return { structValue: toStructObject(v as Record<string, unknown>) };
 }
 
 function toStructObject(o: Record<string, unknown>): { fields: Record<string, ValueObject> } {
@@ -33,16 +33,16 @@ function toStructObject(o: Record<string, unknown>): { fields: Record<string, Va
 
 function fromValue(v: ValueObject): Json {
   switch (v.kind) {
-    case 'number_value':
-      return v.number_value!;
-    case 'string_value':
-      return v.string_value!;
-    case 'bool_value':
-      return v.bool_value!;
-    case 'struct_value':
-      return fromStructObject(v.struct_value!);
-    case 'list_value':
-      return (v.list_value!.values ?? []).map(fromValue);
+    case 'numberValue':
+      return v.numberValue!;
+    case 'stringValue':
+      return v.stringValue!;
+    case 'boolValue':
+      return v.boolValue!;
+    case 'structValue':
+      return fromStructObject(v.structValue!);
+    case 'listValue':
+      return (v.listValue!.values ?? []).map(fromValue);
     default:
       return null;
   }

@@ -11,7 +11,7 @@ export function basic(username: string, password: string): string {
 }
 
 /** A CheckRequest shaped like Envoy's (envoy/extensions/filters/common/ext_authz/check_request_utils.cc). */
-export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>): unknown {
+export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>, filterMetadata: Record<string, unknown> = {}): unknown {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const path = lower[':path'] ?? '/pets';
   return {
@@ -31,7 +31,8 @@ export function envoyCheckRequest(configRef: string | undefined, headers: Record
         },
       },
       context_extensions: configRef === undefined ? {} : { config_ref: configRef },
-      metadata_context: {},
+      // What the ext_authz filter forwards of other filters' dynamic metadata (metadata_context_namespaces), as google.protobuf.Struct.
+      metadata_context: { filter_metadata: filterMetadata },
     },
   };
 }

@@ -67,10 +67,26 @@ export function answerOf(response: CheckResponse): ServiceAnswer {
   return deny(status, `denied by the pass-through service (gRPC status ${code})`, { headers: headers(denied.headers), body: denied.body ?? '' });
 }
 
+interface DecodedCheckRequest {
+  attributes?: { metadata_context?: { filter_metadata?: Record<string, unknown> } | null } | null;
+}
+
+/**
+ * Envoy's CheckRequest with entries added to its filter metadata, decoded
+ * and encoded again: appending a second encoded message would be merged by
+ * a C++ or Go server but replace the attributes in protobufjs (a Node server).
+ */
+function withFilterMetadata(raw: Uint8Array, extra: Record<string, unknown>): Buffer {
+  const type = messageType('envoy.service.auth.v3.CheckRequest');
+  const decoded = type.deserialize(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) as DecodedCheckRequest;
+  const attributes = decoded.attributes ?? {};
+  const context = attributes.metadata_context ?? {};
+  return type.serialize({ ...decoded, attributes: { ...attributes, metadata_context: { ...context, filter_metadata: { ...context.filter_metadata, ...extra } } } });
+}
+
 export function grpcPassThrough(address: string): GrpcService {
   // Reconnect soon after the server comes back (grpc-js waits up to 120 s by default).
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 1000 });
-  const requestType = messageType('envoy.service.auth.v3.CheckRequest');
   const responseType = messageType('envoy.service.auth.v3.CheckResponse');
   const identity = (b: Buffer) => b;
   const decode = (b: Buffer) => responseType.deserialize(b) as CheckResponse;
@@ -78,12 +94,9 @@ export function grpcPassThrough(address: string): GrpcService {
     check(s, config) {
       const configMetadata = config ? { [PASS_THROUGH_CONFIG_KEY]: structObject(config) } : {};
       return (request) => {
-        // A CheckRequest and a second one concatenated decode as one, merged: the metadata entries are added to Envoy's.
         const withState = Object.keys(request.state).length ? { [PASS_THROUGH_STATE_KEY]: structObject(request.state as Record<string, unknown>) } : {};
         const extra = { ...configMetadata, ...withState };
-        const bytes = Object.keys(extra).length
-          ? Buffer.concat([request.raw, requestType.serialize({ attributes: { metadata_context: { filter_metadata: extra } } })])
-          : Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
+        const bytes = Object.keys(extra).length ? withFilterMetadata(request.raw, extra) : Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
         return new Promise<ServiceAnswer>((resolve) => {
           client.makeUnaryRequest(CHECK_PATH, identity, decode, bytes, { deadline: Date.now() + s.timeoutMs }, (err, response) => {
             if (err) resolve({ failed: err.code === grpc.status.DEADLINE_EXCEEDED ? `no answer within ${s.timeoutMs} ms` : `unreachable (${grpc.status[err.code] ?? err.code})` });
