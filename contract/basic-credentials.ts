@@ -1,7 +1,22 @@
 /**
  * HTTP Basic credentials (RFC 7617) as sluice-extauth reads them, for the
- * `ldap` and `basicAuth` configs and for `sluice explain`.
+ * `ldap` and `basicAuth` configs and for `sluice explain`, and the stored
+ * password forms of `basicAuth`.
  */
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+/** apache-md5 is CommonJS whose types declare an ES default export: loaded as what it is. */
+const aprMd5 = createRequire(import.meta.url)('apache-md5') as (password: string, salt: string) => string;
+
+export type HashAlgorithm = 'APR1' | 'SHA1';
+
+/** The stored form of `password` with `salt`, for `algorithm`. */
+export function hashPassword(algorithm: HashAlgorithm, password: string, salt: string): string {
+  if (algorithm === 'SHA1') return createHash('sha1').update(password + salt, 'utf8').digest('hex');
+  // apache-md5 hashes each character's low byte: hand it the UTF-8 bytes one per character, as htpasswd hashes them.
+  return aprMd5(Buffer.from(password, 'utf8').toString('latin1'), `$apr1$${salt}$`).slice(`$apr1$${salt}$`.length);
+}
 
 export interface Credentials {
   username: string;

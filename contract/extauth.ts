@@ -3,6 +3,7 @@
  * fields: one definition, so the two can never drift apart.
  */
 import { FilterParser } from 'ldapts';
+import type { HashAlgorithm } from './basic-credentials.js';
 
 /**
  * Set by sluice-extauth on allowed requests with the user's DN. The compiler
@@ -109,7 +110,7 @@ export function headerValueProblem(value: string): string | undefined {
 }
 
 /** basicAuth: why a stored salt and hash cannot be one of `algorithm`'s, or undefined (checked by the compiler and again by the sidecar). */
-export function storedHashProblem(algorithm: 'APR1' | 'SHA1', salt: string, hashed: string): { field: 'salt' | 'hashed_password'; problem: string } | undefined {
+export function storedHashProblem(algorithm: HashAlgorithm, salt: string, hashed: string): { field: 'salt' | 'hashed_password'; problem: string } | undefined {
   if (algorithm === 'SHA1') return /^[0-9a-fA-F]{40}$/.test(hashed) ? undefined : { field: 'hashed_password', problem: 'is not 40 hex digits (a SHA-1)' };
   if (salt.includes('$')) return { field: 'salt', problem: 'has a "$", which no APR1 salt has' };
   return /^[./0-9A-Za-z]{22}$/.test(hashed) ? undefined : { field: 'hashed_password', problem: 'is not an APR1 hash (22 characters of ./0-9A-Za-z)' };

@@ -5,6 +5,7 @@
  * is one more member of AuthKindIR, resolved in compiler/resolve/extauth/
  * and compiled in compiler/translate/extauth/.
  */
+import type { HashAlgorithm } from '../../contract/basic-credentials.js';
 import type { Origin } from '../diagnostics.js';
 
 export interface LdapIR {
@@ -29,11 +30,9 @@ export interface ApiKeyIR {
   secrets: string[];
 }
 
-export type HashAlgorithmIR = 'APR1' | 'SHA1';
-
 export interface BasicAuthIR {
   realm: string;
-  algorithm: HashAlgorithmIR;
+  algorithm: HashAlgorithm;
   users: Record<string, { salt: string; hashedPassword: string }>;
 }
 

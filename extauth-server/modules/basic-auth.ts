@@ -9,21 +9,15 @@
  * realm="..."`; allowed: `x-user-id` is the username and the credentials
  * header is removed before the request goes upstream.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { parseBasic } from '../../contract/basic-credentials.js';
+import { timingSafeEqual } from 'node:crypto';
+import { hashPassword, parseBasic, type HashAlgorithm } from '../../contract/basic-credentials.js';
 import { USER_ID_HEADER, realmChallenge, storedHashProblem } from '../../contract/extauth.js';
 import { ConfigError, entries, field, obj, str, type Obj } from '../config-fields.js';
-
-/** apache-md5 is CommonJS whose types declare an ES default export: loaded as what it is. */
-const aprMd5 = createRequire(import.meta.url)('apache-md5') as (password: string, salt: string) => string;
+import { allow, deny, stateless, type AuthModule, type Check, type Verdict } from '../module.js';
 
 const fail = (message: string): never => {
   throw new ConfigError(message);
 };
-import { allow, deny, stateless, type AuthModule, type Check, type Verdict } from '../module.js';
-
-export type HashAlgorithm = 'APR1' | 'SHA1';
 
 export interface BasicAuthSettings {
   realm: string;
@@ -45,13 +39,6 @@ function parseBasicAuth(raw: Obj, where: string): BasicAuthSettings {
     return { salt, hashedPassword: algorithm === 'SHA1' ? hashed.toLowerCase() : hashed };
   });
   return { realm: str(raw, 'realm', where), algorithm, users: new Map(users) };
-}
-
-/** The stored form of `password` with `salt`, for `algorithm`. */
-export function hashPassword(algorithm: HashAlgorithm, password: string, salt: string): string {
-  if (algorithm === 'SHA1') return createHash('sha1').update(password + salt, 'utf8').digest('hex');
-  // apache-md5 hashes each character's low byte: hand it the UTF-8 bytes one per character, as htpasswd hashes them.
-  return aprMd5(Buffer.from(password, 'utf8').toString('latin1'), `$apr1$${salt}$`).slice(`$apr1$${salt}$`.length);
 }
 
 function sameText(a: string, b: string): boolean {
