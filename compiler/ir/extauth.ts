@@ -39,7 +39,7 @@ export interface BasicAuthIR {
 export interface PassThroughHttpIR {
   url: string;
   timeoutMs?: number;
-  request?: { allowedHeaders?: string[]; headersToAdd?: Record<string, string>; passThroughState?: boolean; passThroughFilterMetadata?: boolean };
+  request?: { allowedHeaders?: string[]; headersToAdd?: Record<string, string>; passThroughState?: boolean; passThroughFilterMetadata?: boolean; passThroughBody?: boolean };
   response?: {
     allowedUpstreamHeaders?: string[];
     allowedClientHeadersOnDenied?: string[];

@@ -182,7 +182,7 @@ export interface RouteOptionsIR {
   /** Per-route security as Gloo has it: a filter turned off, or another AuthConfig than the host's. */
   jwtDisabled?: boolean;
   rbacDisabled?: boolean;
-  extauth?: { disabled: true } | { configRef: string };
+  extauth?: { disabled: true } | ExtauthRefIR;
   /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
   /** The route's own CORS policy, replacing the virtual host's. */
@@ -291,8 +291,7 @@ export interface VirtualHostIR {
   routes: RouteIR[];
   jwt?: { providers: JwtProviderIR[] };
   rbac?: { policies: RbacPolicyIR[] };
-  /** `<namespace>.<name>` of the AuthConfig. */
-  extauth?: { configRef: string };
+  extauth?: ExtauthRefIR;
   /** Virtual-host options that apply to every route; a route's own retries replace these. */
   retries?: RetriesIR;
   /** CORS for every route without a policy of its own. */
@@ -302,6 +301,14 @@ export interface VirtualHostIR {
   headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
+}
+
+/** The AuthConfig a virtual host or route is checked by. */
+export interface ExtauthRefIR {
+  /** `<namespace>.<name>` of the AuthConfig. */
+  configRef: string;
+  /** A config of it passes the request body through (passThroughBody): Envoy buffers the body for the check. */
+  withRequestBody?: true;
 }
 
 export type { ApiKeyIR, AuthConfigEntryIR, AuthConfigIR, AuthKindIR, BasicAuthIR, LdapIR, OpaServerIR, PassThroughIR } from './extauth.js';

@@ -5,12 +5,13 @@
 import { asWarning, fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
-import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type JwtProviderIR, type ExtauthRefIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
 import { claimDomains, resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
 import { resolveAuthConfig } from './auth-configs.js';
+import type { AuthConfigSpec } from '../kinds/auth-config.js';
 import type { DestinationSpec } from '../kinds/destinations.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualServiceSpec } from '../kinds/virtual-service.js';
@@ -225,6 +226,15 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     return undefined;
   };
 
+  /** The AuthConfig a reference names, and whether it needs the request body; undefined after reporting why not. */
+  const authConfigRef = (path: FieldPath, raw: Ref, from: Resource): ExtauthRefIR | undefined => {
+    const ref = requireRef(path, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference', from);
+    if (!ref) return undefined;
+    const spec = lookups.resource('AuthConfig', ref)!.spec as unknown as AuthConfigSpec;
+    const withBody = (spec.configs ?? []).some((c) => c.passThroughAuth?.http?.request?.passThroughBody);
+    return { configRef: `${ref.namespace}.${ref.name}`, ...(withBody ? { withRequestBody: true } : {}) };
+  };
+
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
   const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): string | undefined =>
     clusterOf(at, dest, from, lookups, findUpstream, (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }), diagnostics);
@@ -267,10 +277,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const optionsIn = (spec: RouteOptionsSpec | undefined, at: FieldPath, owner: Resource) =>
       routeOptions(spec, actionField, at, owner.origin, diagnostics, {
         upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
-        authConfig: (p: FieldPath, raw: Ref) => {
-          const ref = requireRef(p, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference', owner);
-          return ref && `${ref.namespace}.${ref.name}`;
-        },
+        authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
       }, host.options?.extauth !== undefined);
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
     // A delegated route names its RouteTable: explain, access logs (%ROUTE_NAME%) and Envoy's admin then say where it was written.
@@ -335,8 +342,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     vh.rbac = { policies };
   }
   if (opts.extauth) {
-    const ref = requireRef([...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
-    if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
+    const extauth = authConfigRef([...base, 'options', 'extauth', 'configRef'], opts.extauth.configRef, vs);
+    if (extauth) vh.extauth = extauth;
   }
   return { vh, uses, reached: expanded.reached, providers: providerNames };
 }

@@ -8,7 +8,7 @@ import { authorizationClient, checkRequestView, messageType } from '../../extaut
 import { authRequest } from '../../extauth-server/grpc.js';
 import type { AuthConfig } from '../../extauth-server/config.js';
 import type { AuthModule, AuthRequest } from '../../extauth-server/module.js';
-import { envoyCheckRequest } from '../../harness/extauth-check.js';
+import { envoyCheckRequest, type CheckExtras } from '../../harness/extauth-check.js';
 
 export interface CheckResponse {
   status?: { code?: number; message?: string };
@@ -16,16 +16,16 @@ export interface CheckResponse {
   denied_response?: { status?: { code?: string }; headers?: { header: { key: string; value: string } }[]; body?: string };
 }
 
-export type Checker = ((configRef: string | undefined, headers?: Record<string, string>, filterMetadata?: Record<string, unknown>) => Promise<CheckResponse>) & { close(): void };
+export type Checker = ((configRef: string | undefined, headers?: Record<string, string>, extra?: CheckExtras) => Promise<CheckResponse>) & { close(): void };
 
 export function checker(port: number): Checker {
   const Client = authorizationClient();
   const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     Check(req: unknown, cb: (err: grpc.ServiceError | null, res: CheckResponse) => void): void;
   };
-  const fn = (configRef: string | undefined, headers: Record<string, string> = {}, filterMetadata: Record<string, unknown> = {}) =>
+  const fn = (configRef: string | undefined, headers: Record<string, string> = {}, extra: CheckExtras = {}) =>
     new Promise<CheckResponse>((resolve, reject) =>
-      client.Check(envoyCheckRequest(configRef, headers, filterMetadata), (err, res) => (err ? reject(err) : resolve(res))),
+      client.Check(envoyCheckRequest(configRef, headers, extra), (err, res) => (err ? reject(err) : resolve(res))),
     );
   return Object.assign(fn, { close: () => client.close() });
 }

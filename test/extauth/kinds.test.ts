@@ -135,6 +135,7 @@ async function resources(): Promise<string> {
         },
       ],
     }),
+    authConfig('http-body', { configs: [{ passThroughAuth: { http: { url: `http://127.0.0.1:${teamHttp.port}/body`, request: { allowedHeaders: ['authorization'], passThroughBody: true, passThroughState: true } }, config: { team: 'blue' } } }] }),
     authConfig('http-down-allow', { configs: [{ passThroughAuth: { http: { url: `http://127.0.0.1:${closed}/check` }, failureModeAllow: true } }] }),
     authConfig('opa', { configs: [{ opaServerAuth: { serverAddr: `127.0.0.1:${opa.port}`, package: 'envoy.authz', ruleName: 'allow' } }] }),
     authConfig('opa-down', { configs: [{ opaServerAuth: { serverAddr: `http://127.0.0.1:${closed}`, package: 'envoy.authz', ruleName: 'allow' } }] }),
@@ -304,6 +305,12 @@ describe('passThroughAuth over HTTP', () => {
     expect(header(res, 'x-not-allowed')).toBeUndefined();
   });
 
+  test('passThroughBody, passThroughState and config: the JSON body Gloo sends, with the body Envoy buffered', async () => {
+    teamHttp.requests.length = 0;
+    expect(httpStatus(await check('default.http-body', { authorization: 'Bearer good' }, { body: '{"order":42}' }))).toBe(200);
+    expect(JSON.parse(teamHttp.requests[0]!.body)).toEqual({ body: '{"order":42}', state: {}, config: { team: 'blue' } });
+  });
+
   test('slower than connectionTimeout: 503; unreachable with failureModeAllow: allowed', async () => {
     teamHttp.delayMs = 1500;
     try {
@@ -335,9 +342,9 @@ describe('jwt and booleanExpr', () => {
   const verified = { 'envoy.filters.http.jwt_authn': { fields: { idp: { structValue: { fields: { sub: { stringValue: 'alice' } } } } } } };
 
   test('(token || password) && !blocked: a verified JWT or a password, and not the blocked key', async () => {
-    expect(httpStatus(await check('default.combined', {}, verified))).toBe(200);
+    expect(httpStatus(await check('default.combined', {}, { filterMetadata: verified }))).toBe(200);
     expect(httpStatus(await check('default.combined', { authorization: basic('alice', PASSWORDS.alice) }))).toBe(200);
-    expect(httpStatus(await check('default.combined', { 'api-key': KEYS.ops }, verified))).toBe(403);
+    expect(httpStatus(await check('default.combined', { 'api-key': KEYS.ops }, { filterMetadata: verified }))).toBe(403);
     const none = await check('default.combined', {});
     expect(httpStatus(none)).toBe(401);
     // The last denial asked: password's, with its challenge.

@@ -25,7 +25,7 @@ const http = object(
       headersToAdd: mapOf(string),
       passThroughState: boolean,
       passThroughFilterMetadata: boolean,
-      passThroughBody: refused('Envoy is not yet told to buffer the request body for ext_authz, so there is no body to pass through', 'send what the service needs in headers (allowedHeaders)'),
+      passThroughBody: note(boolean, "the body's first 4 KiB (Envoy buffers it for the check on every host and route this AuthConfig guards; a larger body is sent cut, as x-envoy-auth-partial-body says)"),
     }),
     response: object({
       allowedUpstreamHeaders: headerList,
