@@ -53,7 +53,7 @@ interface TeamGrpc {
   close(): void;
 }
 
-async function teamGrpcServer(): Promise<TeamGrpc> {
+async function teamGrpcServer(port = 0): Promise<TeamGrpc> {
   const server = new grpc.Server();
   const team: TeamGrpc = { port: 0, requests: [], delayMs: 0, close: () => server.forceShutdown() };
   server.addService(authorizationService(), {
@@ -68,7 +68,7 @@ async function teamGrpcServer(): Promise<TeamGrpc> {
       setTimeout(() => callback(null, answer), team.delayMs);
     },
   });
-  team.port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+  team.port = await new Promise<number>((resolve, reject) => server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
   return team;
 }
 
@@ -103,6 +103,8 @@ let server: RunningExtauth;
 let check: Checker;
 let log: ReturnType<typeof memoryLogger>;
 let teamGrpc: TeamGrpc;
+/** Stopped and started again by a test. */
+let restartable: TeamGrpc;
 let teamHttp: TeamHttp;
 let opa: OpaServer;
 
@@ -119,6 +121,7 @@ async function resources(): Promise<string> {
     authConfig('basic-apr', { configs: [{ basicAuth: { realm: 'staff', apr: { users } } }] }),
     authConfig('basic-sha1', { configs: [{ basicAuth: { realm: 'legacy', encryption: { sha1: {} }, userList: { users: { bob } } } }] }),
     authConfig('grpc', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(teamGrpc.port), connectionTimeout: '0.5s' }, config: { customKey: 'customValue' } } }] }),
+    authConfig('grpc-restart', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(restartable.port) } } }] }),
     authConfig('grpc-down', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(closed) } } }] }),
     authConfig('grpc-down-allow', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(closed) }, failureModeAllow: true } }] }),
     authConfig('http', {
@@ -157,7 +160,7 @@ async function resources(): Promise<string> {
 }
 
 beforeAll(async () => {
-  [teamGrpc, teamHttp, opa] = await Promise.all([teamGrpcServer(), teamHttpServer(), opaDataApiDouble({ 'envoy/authz/allow': (input) => (input as any).http_request?.headers?.['x-opa'] === 'yes' })]);
+  [teamGrpc, restartable, teamHttp, opa] = await Promise.all([teamGrpcServer(), teamGrpcServer(), teamHttpServer(), opaDataApiDouble({ 'envoy/authz/allow': (input) => (input as any).http_request?.headers?.['x-opa'] === 'yes' })]);
   const dir = tempDir('kinds');
   await writeFile(path.join(dir, 'resources.yaml'), await resources());
   const result = await compileFiles([dir], DEFAULT_OPTIONS);
@@ -174,6 +177,7 @@ afterAll(async () => {
   check?.close();
   await server?.close();
   teamGrpc?.close();
+  restartable?.close();
   await teamHttp?.close();
   await opa?.close();
 });
@@ -282,6 +286,23 @@ describe('passThroughAuth over gRPC', () => {
     expect(httpStatus(await check('default.grpc-down', {}))).toBe(503);
     expect(httpStatus(await check('default.grpc-down-allow', {}))).toBe(200);
   });
+});
+
+test('passThroughAuth over gRPC: a server that stops is 503, never OK; once it is back, it decides again', async () => {
+  const port = restartable.port;
+  expect(httpStatus(await check('default.grpc-restart', { 'x-team-token': 'good' }))).toBe(200);
+  restartable.close();
+  expect(httpStatus(await check('default.grpc-restart', { 'x-team-token': 'good' }))).toBe(503);
+  restartable = await teamGrpcServer(port);
+  const back = Date.now();
+  // Asked again every 50 ms until allowed: each answer meanwhile is 503, never OK by mistake.
+  for (let status = 0; status !== 200; await new Promise((r) => setTimeout(r, 50))) {
+    status = httpStatus(await check('default.grpc-restart', { 'x-team-token': 'good' }));
+    if (status !== 200) expect(status).toBe(503);
+  }
+  // Reconnection backoff is capped at 1 s; the figure is for the report, the bound is the test's timeout.
+  console.log(`pass-through gRPC server back: allowed again after ${Date.now() - back} ms`);
+  expect(httpStatus(await check('default.grpc-restart', { 'x-team-token': 'bad' }))).toBe(403);
 });
 
 describe('passThroughAuth over HTTP', () => {
