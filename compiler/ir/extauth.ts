@@ -23,7 +23,7 @@ export interface ApiKeyIR {
   /** Lowercase; Gloo's default `api-key` applied. */
   headerName: string;
   /** From the chosen Secrets, in Secret order: the key, its Secret's name, its Secret's other entries. */
-  keys: { key: string; user: string; metadata: Record<string, string> }[];
+  keys: { apiKey: string; user: string; metadata: Record<string, string> }[];
   /** Request header (lowercase) -> the Secret entry it carries. */
   headersFromMetadataEntry: Record<string, { name: string; required: boolean }>;
   /** The Secrets the keys came from (`namespace/name`), for explain; never the keys. */

@@ -87,7 +87,7 @@ export function resolveApiKey(ac: Resource, path: FieldPath, spec: ApiKeyAuthSpe
       const problem = value === undefined ? undefined : headerValueProblem(value);
       if (problem) fail(at, `Secret ${name}'s entry ${JSON.stringify(entry.name)}, sent as header ${header}, ${problem}`, 'fix the entry in the Secret');
     }
-    keys.push({ key, user: secret.name, metadata });
+    keys.push({ apiKey: key, user: secret.name, metadata });
   }
   if (!ok) return undefined;
   return {
