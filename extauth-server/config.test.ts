@@ -2,12 +2,16 @@ import { jest } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { jsonSyntaxError } from '../runtime/config-file.js';
-import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet } from './config.js';
+import { ConfigError, DEFAULT_POOL, loadConfigFile, parseAuthConfigSet, type AuthConfig } from './config.js';
+import { ldapModule, type LdapSettings } from './modules/ldap.js';
 import { parseArgs } from './cli.js';
 import { decodeAuthConfigs } from './xds.js';
 import { encodeMessage } from '../contract/codec.js';
 import { TYPE_URL } from '../contract/names.js';
 import { tempDir } from '../harness/temp-dir.js';
+
+/** The settings of an AuthConfig's `i`th config, an ldap one. */
+const ldapOf = (c: AuthConfig | undefined, i = 0) => c!.configs[i]!.settings as LdapSettings;
 
 const ldap = { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org', allowed_groups: ['cn=devs,dc=example,dc=org'] };
 
@@ -15,16 +19,21 @@ test('defaults fill what the compiled config leaves out', () => {
   expect(parseAuthConfigSet({ resources: [{ name: 'ns.a', configs: [{ ldap }] }] })).toEqual([
     {
       name: 'ns.a',
-      ldap: [
+      configs: [
         {
-          address: 'ldap://ldap:389',
-          userDnTemplate: 'uid=%s,ou=people,dc=example,dc=org',
-          allowedGroups: ['cn=devs,dc=example,dc=org'],
-          searchFilter: '(uid=*)',
-          membershipAttributeName: 'memberOf',
-          pool: DEFAULT_POOL,
+          name: 'config_0',
+          module: ldapModule,
+          settings: {
+            address: 'ldap://ldap:389',
+            userDnTemplate: 'uid=%s,ou=people,dc=example,dc=org',
+            allowedGroups: ['cn=devs,dc=example,dc=org'],
+            searchFilter: '(uid=*)',
+            membershipAttributeName: 'memberOf',
+            pool: DEFAULT_POOL,
+          },
         },
       ],
+      failOnRedirect: false,
     },
   ]);
 });
@@ -33,10 +42,10 @@ test('lowerCamelCase proto JSON names are accepted too, and pool settings are re
   const [c] = parseAuthConfigSet({
     resources: [{ name: 'ns.a', configs: [{ ldap: { address: 'ldaps://ldap:636', userDnTemplate: 'uid=%s', serviceAccount: { username: 'cn=sa', password: 'pw' }, pool: { maxSize: 9, initialSize: 7 } } }] }],
   });
-  expect(c.ldap[0].serviceAccount).toEqual({ username: 'cn=sa', password: 'pw' });
-  expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 9, initialSize: 7 });
+  expect(ldapOf(c).serviceAccount).toEqual({ username: 'cn=sa', password: 'pw' });
+  expect(ldapOf(c).pool).toEqual({ ...DEFAULT_POOL, maxSize: 9, initialSize: 7 });
   const [d] = parseAuthConfigSet({ resources: [{ name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 4 } } }] }] });
-  expect(d.ldap[0].pool).toEqual({ ...DEFAULT_POOL, maxSize: 4, initialSize: 0 });
+  expect(ldapOf(d).pool).toEqual({ ...DEFAULT_POOL, maxSize: 4, initialSize: 0 });
 });
 
 test.each([
@@ -48,7 +57,7 @@ test.each([
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, user_dn_template: 'uid=x' } }] }] }, 'must contain %s'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, search_filter: '(uid=%s' } }] }] }, 'search_filter: "(uid=%s" is not an LDAP search filter'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, search_filter: '(uid=%s)(cn=x)' } }] }] }, 'is not an LDAP search filter'],
-  [{ resources: [{ name: 'a', configs: [{ oauth: {} }] }] }, 'only ldap configs'],
+  [{ resources: [{ name: 'a', configs: [{ oauth: {} }] }] }, 'no kind sluice-extauth implements (oauth); it implements ldap'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa' } } }] }] }, 'service_account.password: required'],
   [{ resources: [{ name: 'a' }, { name: 'a' }] }, 'defined twice'],
   [{ resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: '', password: 'pw' } } }] }] }, 'service_account.username: required'],
@@ -76,14 +85,14 @@ test.each([[0], ['0'], ['00'], [-0]])('max_size and timeouts of %j are unset (pr
     resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: zero, max_size: zero, connect_timeout_ms: zero, operation_timeout_ms: zero } } }] }],
   });
   // initial_size 0 is a real setting: open connections only when checks need them.
-  expect(c.ldap[0].pool).toEqual({ ...DEFAULT_POOL, initialSize: 0 });
+  expect(ldapOf(c).pool).toEqual({ ...DEFAULT_POOL, initialSize: 0 });
 });
 
 test('pool settings at their limits are accepted', () => {
   const [c] = parseAuthConfigSet({
     resources: [{ name: 'a', configs: [{ ldap: { ...ldap, pool: { initial_size: 1000, max_size: 1000, connect_timeout_ms: 300_000, operation_timeout_ms: 300_000 } } }] }],
   });
-  expect(c.ldap[0].pool).toEqual({ initialSize: 1000, maxSize: 1000, connectTimeoutMs: 300_000, operationTimeoutMs: 300_000 });
+  expect(ldapOf(c).pool).toEqual({ initialSize: 1000, maxSize: 1000, connectTimeoutMs: 300_000, operationTimeoutMs: 300_000 });
 });
 
 test('loadConfigFile names the file in its errors', async () => {
@@ -143,8 +152,8 @@ test('xDS resources: the binary AuthConfig round-trips; another type URL is refu
   const value = encodeMessage(TYPE_URL.authConfig, { name: 'ns.a', configs: [{ ldap: { ...ldap, pool: { max_size: 3 } } }] });
   const [c] = decodeAuthConfigs([{ type_url: TYPE_URL.authConfig, value }], DEFAULT_POOL);
   expect(c.name).toBe('ns.a');
-  expect(c.ldap[0].pool.maxSize).toBe(3);
-  expect(c.ldap[0].allowedGroups).toEqual(ldap.allowed_groups);
+  expect(ldapOf(c).pool.maxSize).toBe(3);
+  expect(ldapOf(c).allowedGroups).toEqual(ldap.allowed_groups);
   expect(() => decodeAuthConfigs([{ type_url: 'type.googleapis.com/envoy.config.cluster.v3.Cluster', value }], DEFAULT_POOL)).toThrow('want');
 });
 

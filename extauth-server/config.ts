@@ -1,129 +1,49 @@
 /**
  * The compiled AuthConfigs the server enforces (contract/proto/sluice/extauth/v1),
  * from `--config FILE` (proto JSON of AuthConfigSet) or from xDS (decoded
- * Any). Defaults the compiler may leave unset are applied here.
+ * Any). Each config's settings are read by the module of its kind
+ * (modules/index.ts); defaults the compiler may leave unset are applied there.
  */
 import { loadJsonConfig } from '../runtime/config-file.js';
-import { normalizeDn } from '../contract/ldap-dn.js';
-import { jsonField as field } from '../contract/proto3-json.js';
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../contract/extauth.js';
+import { BoolExprError, boolExprNames, parseBoolExpr, type BoolExpr } from '../contract/boolean-expr.js';
+import { bool, ConfigError, DEFAULT_POOL, field, list, obj, str, type PoolSettings } from './config-fields.js';
+import type { AuthModule, SidecarDefaults } from './module.js';
+import { MODULES } from './modules/index.js';
 
-export interface PoolSettings {
-  initialSize: number;
-  maxSize: number;
-  connectTimeoutMs: number;
-  operationTimeoutMs: number;
-}
+export { ConfigError, DEFAULT_POOL, MAX_POOL_SIZE, MAX_TIMEOUT_MS, type PoolSettings } from './config-fields.js';
 
-export interface LdapSettings {
-  address: string;
-  userDnTemplate: string;
-  allowedGroups: string[];
-  searchFilter: string;
-  membershipAttributeName: string;
-  serviceAccount?: { username: string; password: string };
-  pool: PoolSettings;
+/** One config of an AuthConfig: its name, the module of its kind and the settings that module read. */
+export interface ConfigEntry<S = unknown> {
+  name: string;
+  module: AuthModule<S>;
+  settings: S;
 }
 
 export interface AuthConfig {
   /** `<namespace>.<name>`, the value of context_extensions.config_ref. */
   name: string;
-  ldap: LdapSettings[];
+  configs: ConfigEntry[];
+  /** Gloo's booleanExpr; absent: every config in order. */
+  booleanExpr?: BoolExpr;
+  failOnRedirect: boolean;
 }
 
-export const DEFAULT_POOL: PoolSettings = { ...DEFAULT_POOL_SIZE, connectTimeoutMs: 2000, operationTimeoutMs: 5000 };
+const defaultsOf = (ldapPool: PoolSettings): SidecarDefaults => ({ ldapPool });
 
-/**
- * Upper bounds of the pool settings. Node's timers fire after 1 ms for any
- * delay above 2^31-1 ms (every check would time out); 5 minutes is already
- * far beyond Envoy's wait for a Check. A pool is one LDAP connection each.
- */
-export const MAX_TIMEOUT_MS = 300_000;
-export const MAX_POOL_SIZE = 1000;
-
-export class ConfigError extends Error {}
-
-type Obj = Record<string, unknown>;
-
-function str(o: Obj, name: string, where: string, required = false): string {
-  const v = field(o, name);
-  if (v === undefined || v === null) {
-    if (required) throw new ConfigError(`${where}.${name}: required`);
-    return '';
+function parseConfig(raw: unknown, where: string, index: number, defaults: SidecarDefaults): ConfigEntry {
+  const o = obj(raw, where);
+  const name = str(o, 'name', where) || `config_${index}`;
+  const kinds = MODULES.filter((m) => field(o, m.field) !== undefined && field(o, m.field) !== null);
+  if (kinds.length !== 1) {
+    const found = Object.keys(o).filter((k) => k !== 'name');
+    throw new ConfigError(
+      kinds.length > 1
+        ? `${where}: ${kinds.map((m) => m.field).join(' and ')} set; a config has exactly one kind`
+        : `${where}: ${found.length ? `no kind sluice-extauth implements (${found.join(', ')})` : 'no kind set'}; it implements ${MODULES.map((m) => m.field).join(', ')}`,
+    );
   }
-  if (typeof v !== 'string') throw new ConfigError(`${where}.${name}: must be a string`);
-  if (required && !v) throw new ConfigError(`${where}.${name}: required`);
-  return v;
-}
-
-function num(o: Obj, name: string, fallback: number, max: number, where: string): number {
-  const v = field(o, name);
-  if (v === undefined || v === null) return fallback;
-  // Proto3 JSON writes a uint32 as a number or a decimal string.
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
-  // 0 is proto3's "not set", however it is written ("00", -0): the default, never a pool of 0 or no timeout.
-  if (n === 0) return fallback;
-  if (n > max) throw new ConfigError(`${where}.${name}: ${n} is above the limit of ${max}`);
-  return n;
-}
-
-function obj(v: unknown, where: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${where}: must be an object`);
-  return v as Obj;
-}
-
-function list(o: Obj, name: string, where: string): unknown[] {
-  const v = field(o, name);
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new ConfigError(`${where}.${name}: must be a list`);
-  return v;
-}
-
-function parseLdap(raw: Obj, where: string, poolDefaults: PoolSettings): LdapSettings {
-  const address = str(raw, 'address', where, true);
-  const addressProblem = ldapAddressProblem(address);
-  if (addressProblem) throw new ConfigError(`${where}.address: "${quotableAddress(address)}" ${addressProblem}`);
-  const userDnTemplate = str(raw, 'user_dn_template', where, true);
-  if (!userDnTemplate.includes('%s')) throw new ConfigError(`${where}.user_dn_template: must contain %s`);
-  const allowedGroups = list(raw, 'allowed_groups', where).map((g, i) => {
-    if (typeof g !== 'string') throw new ConfigError(`${where}.allowed_groups[${i}]: must be a string`);
-    // The compiler's rule too: a group that does not parse would match nobody.
-    if (normalizeDn(g) === undefined) throw new ConfigError(`${where}.allowed_groups[${i}]: "${g}" is not a DN`);
-    return g;
-  });
-  const sa = field(raw, 'service_account');
-  let serviceAccount: LdapSettings['serviceAccount'];
-  if (sa !== undefined && sa !== null) {
-    const s = obj(sa, `${where}.service_account`);
-    serviceAccount = {
-      username: str(s, 'username', `${where}.service_account`, true),
-      password: str(s, 'password', `${where}.service_account`, true),
-    };
-  }
-  const p = field(raw, 'pool');
-  const pw = `${where}.pool`;
-  const po = p === undefined || p === null ? {} : obj(p, pw);
-  const pool: PoolSettings = {
-    // A present pool message with no initial_size means 0 (proto3 drops zeros); an absent one means the default.
-    initialSize: p === undefined || p === null ? poolDefaults.initialSize : num(po, 'initial_size', 0, MAX_POOL_SIZE, pw),
-    maxSize: num(po, 'max_size', poolDefaults.maxSize, MAX_POOL_SIZE, pw),
-    connectTimeoutMs: num(po, 'connect_timeout_ms', poolDefaults.connectTimeoutMs, MAX_TIMEOUT_MS, pw),
-    operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, MAX_TIMEOUT_MS, pw),
-  };
-  if (pool.initialSize > pool.maxSize) throw new ConfigError(`${pw}.initial_size: ${pool.initialSize} is larger than max_size ${pool.maxSize}`);
-  const searchFilter = str(raw, 'search_filter', where) || DEFAULT_SEARCH_FILTER;
-  const filterProblem = searchFilterProblem(searchFilter);
-  if (filterProblem) throw new ConfigError(`${where}.search_filter: "${searchFilter}" ${filterProblem}`);
-  return {
-    address,
-    userDnTemplate,
-    allowedGroups,
-    searchFilter,
-    membershipAttributeName: str(raw, 'membership_attribute_name', where) || DEFAULT_MEMBERSHIP_ATTRIBUTE,
-    ...(serviceAccount ? { serviceAccount } : {}),
-    pool,
-  };
+  const module = kinds[0]!;
+  return { name, module, settings: module.parse(obj(field(o, module.field), `${where}.${module.field}`), `${where}.${module.field}`, defaults) };
 }
 
 /** One `sluice.extauth.v1.AuthConfig` as proto3 JSON (from a file, or an Any decoded by contract/codec.ts). */
@@ -131,13 +51,25 @@ export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults
   const o = obj(raw, where);
   const name = str(o, 'name', where, true);
   const at = `${where} ${name}`;
-  const ldap = list(o, 'configs', at).map((c, i) => {
-    const co = obj(c, `${at}.configs[${i}]`);
-    const l = field(co, 'ldap');
-    if (l === undefined || l === null) throw new ConfigError(`${at}.configs[${i}]: only ldap configs are supported`);
-    return parseLdap(obj(l, `${at}.configs[${i}].ldap`), `${at}.configs[${i}].ldap`, poolDefaults);
-  });
-  return { name, ldap };
+  const configs = list(o, 'configs', at).map((c, i) => parseConfig(c, `${at}.configs[${i}]`, i, defaultsOf(poolDefaults)));
+  const seen = new Set<string>();
+  for (const c of configs) {
+    if (seen.has(c.name)) throw new ConfigError(`${at}.configs: two configs are named "${c.name}"`);
+    seen.add(c.name);
+  }
+  const text = str(o, 'boolean_expr', at);
+  let booleanExpr: BoolExpr | undefined;
+  if (text) {
+    try {
+      booleanExpr = parseBoolExpr(text);
+    } catch (err) {
+      if (err instanceof BoolExprError) throw new ConfigError(`${at}.boolean_expr: ${err.message}`);
+      throw err;
+    }
+    const unknown = boolExprNames(booleanExpr).filter((n) => !seen.has(n));
+    if (unknown.length) throw new ConfigError(`${at}.boolean_expr: names no config ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
+  }
+  return { name, configs, ...(booleanExpr ? { booleanExpr } : {}), failOnRedirect: bool(o, 'fail_on_redirect', at) };
 }
 
 /** The `AuthConfigSet` JSON that `sluice compile -o DIR` writes to DIR/extauth.json. */

@@ -1,94 +1,122 @@
 /**
  * `envoy.service.auth.v3.Authorization/Check` over @grpc/grpc-js. Reads what
  * Envoy sends (lowercase header keys in attributes.request.http.headers,
- * context_extensions.config_ref) and answers every decision in the response
- * itself, so Envoy passes our status (including 5xx) to the client instead of
- * its own 403 for a failed call.
+ * context_extensions.config_ref) and answers every verdict in the response
+ * itself, so Envoy passes our status (including 5xx and redirects) to the
+ * client instead of its own 403 for a failed call.
  */
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import type { Authorizer, Decision } from './authorizer.js';
+import type { Authorizer } from './authorizer.js';
 import type { CheckResult, Metrics } from './metrics.js';
-import { BoundedMemo } from './memo.js';
+import type { AuthRequest, Header, Verdict } from './module.js';
 import { authorizationService, checkRequestView, type CheckRequestView, type HttpRequestView } from './protos.js';
-import { USER_ID_HEADER, basicChallenge } from '../contract/extauth.js';
 
 /** google.rpc.Code values carried in CheckResponse.status. */
 const RPC = { OK: 0, INTERNAL: 13, UNAVAILABLE: 14, PERMISSION_DENIED: 7, UNAUTHENTICATED: 16 } as const;
 
-const RESULT: Record<401 | 403 | 500 | 503, { result: CheckResult; rpc: number }> = {
-  401: { result: 'unauthenticated', rpc: RPC.UNAUTHENTICATED },
-  403: { result: 'forbidden', rpc: RPC.PERMISSION_DENIED },
-  500: { result: 'error', rpc: RPC.INTERNAL },
-  503: { result: 'unavailable', rpc: RPC.UNAVAILABLE },
-};
-
-/** The DN as an HTTP header value: RFC 4514 allows any byte as `\XX`, which keeps the value ASCII. */
-export function asciiDn(dn: string): string {
-  return dn.replace(/[^\x20-\x7e]+/g, (run) => [...Buffer.from(run, 'utf8')].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join(''));
+/** A denial's metrics result and CheckResponse.status code, by its HTTP status. */
+function denialKind(status: number): { result: CheckResult; rpc: number } {
+  if (status === 401) return { result: 'unauthenticated', rpc: RPC.UNAUTHENTICATED };
+  if (status === 403) return { result: 'forbidden', rpc: RPC.PERMISSION_DENIED };
+  if (status === 503) return { result: 'unavailable', rpc: RPC.UNAVAILABLE };
+  if (status >= 500) return { result: 'error', rpc: RPC.INTERNAL };
+  // A login redirect, or another answer a config gives the client (429, 400, ...): Envoy needs a non-OK code to send it.
+  return { result: status >= 300 && status < 400 ? 'redirect' : 'denied', rpc: RPC.PERMISSION_DENIED };
 }
 
-export function checkResponse(decision: Decision, configRef: string | undefined): Record<string, unknown> {
-  if (decision.kind === 'ok') {
+const headerOption = (h: Header) => ({ header: { key: h.key, value: h.value }, append_action: h.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD' });
+
+/** The CheckResponse of a verdict (proto-loader's object form). */
+export function checkResponse(verdict: Verdict): Record<string, unknown> {
+  if (verdict.kind === 'allow') {
     return {
       status: { code: RPC.OK },
       ok_response: {
-        // Overwrite: a client-sent x-user-id never reaches the upstream next to ours.
-        headers: [{ header: { key: USER_ID_HEADER, value: asciiDn(decision.userDn) }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
-        // The user's LDAP password stays at the gateway, as a JWT does (jwt_authn's forward: false).
-        headers_to_remove: ['authorization'],
+        headers: verdict.headers.map(headerOption),
+        headers_to_remove: verdict.removeHeaders,
+        ...(verdict.responseHeaders?.length ? { response_headers_to_add: verdict.responseHeaders.map(headerOption) } : {}),
       },
     };
   }
-  const headers =
-    decision.status === 401
-      ? [{ header: { key: 'www-authenticate', value: basicChallenge(configRef ?? '') }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }]
-      : [];
   return {
-    status: { code: RESULT[decision.status].rpc, message: decision.reason },
-    denied_response: { status: { code: decision.status }, headers, body: '' },
+    status: { code: denialKind(verdict.status).rpc, message: verdict.reason },
+    denied_response: { status: { code: verdict.status }, headers: verdict.headers.map(headerOption), body: verdict.body },
   };
 }
 
-/** Never the Authorization header or a password; the path without its query, which may carry tokens. */
+/** Never the Authorization header, a key or a password; the path without its query, which may carry tokens. */
 function logFields(configRef: string | undefined, result: CheckResult, http: HttpRequestView) {
   // Absent strings decode as '': left out of the line, as absent.
   return { configRef, result, host: http.host || undefined, path: http.path ? http.path.split('?')[0] : undefined, method: http.method || undefined };
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_STATE: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_METADATA: Readonly<Record<string, Uint8Array>> = Object.freeze({});
+
+/** What the modules read of a decoded CheckRequest. */
+export function authRequest(view: CheckRequestView): AuthRequest {
+  const attrs = view.attributes ?? {};
+  const http = attrs.request?.http ?? {};
+  return {
+    configRef: attrs.context_extensions?.config_ref ?? '',
+    headers: http.headers ?? NO_HEADERS,
+    method: http.method ?? '',
+    path: http.path ?? '',
+    host: http.host ?? '',
+    body: http.body ?? '',
+    filterMetadata: attrs.metadata_context?.filter_metadata ?? NO_METADATA,
+    raw: view.raw,
+    state: NO_STATE,
+  };
+}
+
 export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequestView, unknown> {
-  // An allowed user's response is the same every time: made once per DN, and encoded once (checkService).
-  const allowed = new BoundedMemo<string, Record<string, unknown>>(10_000, (userDn) => checkResponse({ kind: 'ok', userDn }, undefined));
-  const respond = (decision: Decision, configRef: string | undefined) => (decision.kind === 'ok' ? allowed.get(decision.userDn) : checkResponse(decision, configRef));
+  // A verdict a module gives again and again (an allowed user's) is made into a response once, and encoded once (checkService).
+  const responses = new WeakMap<Verdict, Record<string, unknown>>();
+  const respond = (verdict: Verdict) => {
+    let response = responses.get(verdict);
+    if (!response) responses.set(verdict, (response = checkResponse(verdict)));
+    return response;
+  };
   return (call, callback) => {
-    const attrs = call.request.attributes ?? {};
-    const configRef = attrs.context_extensions?.config_ref;
-    const http = attrs.request?.http ?? {};
-    const answer = (decision: Decision) => {
+    const request = authRequest(call.request);
+    const configRef = request.configRef || undefined;
+    const answer = (verdict: Verdict) => {
       // Caught here, not by another promise per check: a throw would be an unhandled rejection.
       try {
         // Answered first: counting and logging are not on the path of the request Envoy holds.
-        callback(null, respond(decision, configRef));
-        const result = decision.kind === 'ok' ? 'ok' : RESULT[decision.status].result;
+        callback(null, respond(verdict));
+        const result = verdict.kind === 'allow' ? 'ok' : denialKind(verdict.status).result;
         metrics?.countCheck(result);
+        const http = call.request.attributes?.request?.http ?? {};
         // An allowed check is logged at debug, off by default: its fields are built only when the line is written.
-        if (decision.kind === 'ok') {
-          if (logger.isLevelEnabled('debug')) logger.debug({ ...logFields(configRef, result, http), userDn: decision.userDn }, 'check allowed');
-        } else if (decision.status >= 500) logger.warn({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check failed');
-        else logger.info({ ...logFields(configRef, result, http), status: decision.status, reason: decision.reason }, 'check denied');
+        if (verdict.kind === 'allow') {
+          if (logger.isLevelEnabled('debug')) logger.debug({ ...logFields(configRef, result, http), identity: verdict.identity }, 'check allowed');
+        } else if (verdict.status >= 500) logger.warn({ ...logFields(configRef, result, http), status: verdict.status, reason: verdict.reason }, 'check failed');
+        else logger.info({ ...logFields(configRef, result, http), status: verdict.status, reason: verdict.reason }, 'check denied');
       } catch (err) {
         logger.error({ err: (err as Error).message }, 'answering a check failed');
       }
     };
-    // One promise per check, not a .catch() and a .then().
-    authorizer.check(configRef, http.headers?.authorization).then(answer, (err: unknown) => answer({ kind: 'deny', status: 500, reason: `internal error: ${(err as Error).message}` }));
+    const internal = (err: unknown) => answer({ kind: 'deny', status: 500, headers: [], body: '', reason: `internal error: ${(err as Error).message}` });
+    let verdict;
+    try {
+      verdict = authorizer.check(request);
+    } catch (err) {
+      return internal(err);
+    }
+    // One promise per check at most, not a .catch() and a .then().
+    if (verdict instanceof Promise) verdict.then(answer, internal);
+    else answer(verdict);
   };
 }
 
 /**
  * The Authorization service: requests decoded into the fields the sidecar
- * reads, responses encoded once per response object (the allowed ones are
- * kept per DN).
+ * reads, responses encoded once per response object (a module's repeated
+ * verdicts keep theirs).
  */
 function checkService(): grpc.ServiceDefinition {
   const service = authorizationService();

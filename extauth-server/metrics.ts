@@ -2,7 +2,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BatchedObservations } from '../runtime/batched-observations.js';
 
-const CHECK_RESULTS = ['ok', 'unauthenticated', 'forbidden', 'error', 'unavailable'] as const;
+/** `redirect`: a 3xx a config answers (a login page); `denied`: any other 4xx than 401 and 403. */
+const CHECK_RESULTS = ['ok', 'unauthenticated', 'forbidden', 'denied', 'redirect', 'error', 'unavailable'] as const;
 export type CheckResult = (typeof CHECK_RESULTS)[number];
 
 export interface PoolGaugeSource {

@@ -6,7 +6,7 @@
  */
 import { Client, ResultCodeError } from 'ldapts';
 import type { ConnectionOptions } from 'node:tls';
-import type { PoolSettings } from './config.js';
+import type { PoolSettings } from './config-fields.js';
 
 export interface PooledConnection {
   readonly client: Client;

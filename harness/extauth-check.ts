@@ -10,8 +10,14 @@ export function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 }
 
+/** What Envoy adds to a CheckRequest when configured to: other filters' dynamic metadata (as google.protobuf.Struct), the buffered body. */
+export interface CheckExtras {
+  filterMetadata?: Record<string, unknown>;
+  body?: string;
+}
+
 /** A CheckRequest shaped like Envoy's (envoy/extensions/filters/common/ext_authz/check_request_utils.cc). */
-export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>): unknown {
+export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>, extra: CheckExtras = {}): unknown {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const path = lower[':path'] ?? '/pets';
   return {
@@ -28,10 +34,12 @@ export function envoyCheckRequest(configRef: string | undefined, headers: Record
           host: 'api.example.org',
           scheme: 'http',
           protocol: 'HTTP/1.1',
+          ...(extra.body !== undefined ? { body: extra.body } : {}),
         },
       },
       context_extensions: configRef === undefined ? {} : { config_ref: configRef },
-      metadata_context: {},
+      // What the ext_authz filter forwards of other filters' dynamic metadata (metadata_context_namespaces), as google.protobuf.Struct.
+      metadata_context: { filter_metadata: extra.filterMetadata ?? {} },
     },
   };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need
-# (Debian's slapd and ldap-utils for the LDAP tests, the npm dependencies),
+# (Debian's slapd and ldap-utils for the LDAP tests, openssl for the basicAuth
+# tests, the npm dependencies),
 # type-checks, then runs every test. This is what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,15 @@ if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slapd ldap-utils >/dev/null
+fi
+
+# openssl makes the password hashes the basicAuth tests check against (openssl passwd -apr1, dgst -sha1).
+if ! command -v openssl >/dev/null 2>&1; then
+  echo "== installing openssl (needed by the basicAuth tests)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssl >/dev/null
 fi
 
 # Debian's docker-compose (Python, a few MB without its recommended Docker engine) lets the

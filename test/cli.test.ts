@@ -194,12 +194,18 @@ spec:
 test('compile --dump-ir prints the IR as YAML: resolved names and hosts, no origins, secrets redacted', async () => {
   const { code, stdout } = await sluice('compile', '-f', 'golden/extauth-ldap/input', '--dump-ir');
   expect(code).toBe(0);
-  const ir = parse(stdout) as { virtualHosts: { name: string }[]; authConfigs: { ldap: { serviceAccount?: { password: string } }[] }[] };
+  const ir = parse(stdout) as { virtualHosts: { name: string }[]; authConfigs: { configs: { ldap?: { serviceAccount?: { password: string } } }[] }[] };
   expect(ir.virtualHosts.length).toBeGreaterThan(0);
   expect(stdout).not.toContain('origin');
-  const accounts = ir.authConfigs.flatMap((a) => a.ldap.flatMap((l) => (l.serviceAccount ? [l.serviceAccount] : [])));
+  const accounts = ir.authConfigs.flatMap((a) => a.configs.flatMap((c) => (c.ldap?.serviceAccount ? [c.ldap.serviceAccount] : [])));
   expect(accounts.length).toBeGreaterThan(0);
   for (const a of accounts) expect(a.password).toBe('<redacted>');
+  // API keys and password hashes too.
+  const keys = await sluice('compile', '-f', 'golden/extauth-boolean-expr/input', '--dump-ir');
+  expect(keys.code).toBe(0);
+  expect(keys.stdout).not.toContain('onylA6/Cwr3UY9D9vRKx01');
+  expect(keys.stdout).toContain('apiKey: <redacted>');
+  expect(keys.stdout).toContain('hashedPassword: <redacted>');
 });
 
 test('a fleet: compile needs --proxy and writes that proxy\'s bootstrap; validate checks every proxy', async () => {

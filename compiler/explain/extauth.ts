@@ -13,6 +13,7 @@ import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTE
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../../contract/ldap-credentials.js';
 import { normalizeDn } from '../../contract/ldap-dn.js';
 import type { Json } from '../translate/output.js';
+import { combineConfigs } from './extauth-configs.js';
 import { perFilterConfig } from '../envoy/match.js';
 import type { ExplainOptions, Outcome, Step } from './model.js';
 import { headerValue, type HttpRequest } from '../envoy/request.js';
@@ -20,6 +21,7 @@ import { headerValue, type HttpRequest } from '../envoy/request.js';
 export const EXTAUTH_FILTER = 'envoy.filters.http.ext_authz';
 const SIDECAR = 'sluice-extauth';
 const CITE = 'docs/extauth.md § The decision, in order';
+const CITE_CONFIGS = 'docs/extauth.md § Combining configs';
 
 export interface ExtauthResult {
   step: Step;
@@ -106,6 +108,24 @@ async function askDirectory(l: Ldap, url: string, dn: string, username: string, 
   }
 }
 
+/** An AuthConfig with other kinds than ldap, or a booleanExpr: each config decided here or left to its service (./extauth-configs.ts). */
+function combined(result: ExtauthResult, config: Json, req: HttpRequest): ExtauthResult {
+  const c = combineConfigs(config, req);
+  const { step } = result;
+  step.cite = CITE_CONFIGS;
+  if (config.boolean_expr) step.details.push(`booleanExpr ${config.boolean_expr as string}`);
+  for (const { name, verdict } of c.asked) step.details.push(`${name}: ${verdict.kind === 'open' ? 'open' : verdict.kind === 'allow' ? 'allows' : 'denies'}: ${verdict.why}`);
+  const skipped = ((config.configs as Json[] | undefined) ?? []).map((x, i) => (x.name as string | undefined) || `config_${i}`).filter((n) => !c.asked.some((a) => a.name === n));
+  if (skipped.length) step.details.push(`not asked (short-circuit): ${skipped.join(', ')}`);
+  const decider = c.asked.at(-1)?.name;
+  step.summary = c.allowed ? `allowed${decider ? ` (decided by ${decider})` : ''}` : `${c.outcome!.status} from sluice-extauth (decided by ${decider ?? 'no config'})`;
+  if (c.open.names.length) result.assumption = { text: `${c.open.names.join(' and ')} ${c.open.names.length > 1 ? 'allow' : 'allows'} (not contacted)`, otherwise: c.open.otherwise };
+  if (!c.allowed) return { ...result, reply: c.outcome! };
+  Object.assign(result.addedHeaders, c.headers);
+  result.removedHeaders.push(...c.removed);
+  return result;
+}
+
 export async function evaluateExtauth(
   levels: Parameters<typeof perFilterConfig>[1],
   req: HttpRequest,
@@ -126,11 +146,9 @@ export async function evaluateExtauth(
     return { ...result, reply: deny(500, configRef ?? '') };
   }
   step.details.push(`AuthConfig ${configRef} (context_extensions config_ref on the ${per!.level})`);
-  const ldaps = ((config.configs as Json[] | undefined) ?? []).filter((c) => c.ldap).map(ldapSettings);
-  if (ldaps.length === 0) {
-    step.summary = `AuthConfig ${configRef} has no ldap config: 500`;
-    return { ...result, reply: deny(500, configRef!) };
-  }
+  const configs = (config.configs as Json[] | undefined) ?? [];
+  if (config.boolean_expr || configs.some((c) => !c.ldap)) return combined(result, config, req);
+  const ldaps = configs.map(ldapSettings);
   const authorization = headerValue(req, 'authorization');
   const creds: Credentials | undefined = parseBasic(authorization);
   if (!creds) {

@@ -7,6 +7,8 @@ import { dump } from 'js-yaml';
 import type { Model } from './model.js';
 
 const LEFT_OUT = new Set(['origin', 'lbHashAt']);
+/** Passwords, keys and what stands for them (an API key, a password hash). */
+const SECRET = new Set(['password', 'privateKey', 'apiKey', 'hashedPassword']);
 
 export function dumpIr(model: Model): string {
   return dump(model, {
@@ -16,7 +18,7 @@ export function dumpIr(model: Model): string {
       if (LEFT_OUT.has(key)) return undefined;
       // A field path (a list) only places diagnostics; a route's or a redirect's `path` (an object or text) is data.
       if (key === 'path' && Array.isArray(value)) return undefined;
-      if (key === 'password' || key === 'privateKey') return '<redacted>';
+      if (SECRET.has(key)) return '<redacted>';
       return value;
     },
   });

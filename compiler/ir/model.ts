@@ -7,6 +7,7 @@
  */
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
+import type { AuthConfigIR } from './extauth.js';
 
 export interface NamespacedName {
   name: string;
@@ -218,7 +219,7 @@ export interface RouteOptionsIR {
   /** Per-route security as Gloo has it: a filter turned off, or another AuthConfig than the host's. */
   jwtDisabled?: boolean;
   rbacDisabled?: boolean;
-  extauth?: { disabled: true } | { configRef: string };
+  extauth?: { disabled: true } | ExtauthRefIR;
   /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
   /** The route's own CORS policy, replacing the virtual host's. */
@@ -327,8 +328,7 @@ export interface VirtualHostIR {
   routes: RouteIR[];
   jwt?: { providers: JwtProviderIR[] };
   rbac?: { policies: RbacPolicyIR[] };
-  /** `<namespace>.<name>` of the AuthConfig. */
-  extauth?: { configRef: string };
+  extauth?: ExtauthRefIR;
   /** Virtual-host options that apply to every route; a route's own retries replace these. */
   retries?: RetriesIR;
   /** CORS for every route without a policy of its own. */
@@ -340,23 +340,15 @@ export interface VirtualHostIR {
   tls?: DownstreamTlsIR;
 }
 
-export interface LdapIR {
-  address: string;
-  userDnTemplate: string;
-  allowedGroups: string[];
-  searchFilter: string;
-  membershipAttributeName: string;
-  /** Present when checkGroupsWithServiceAccount is true: credentials resolved from the Secret. */
-  serviceAccount?: { username: string; password: string };
-  pool: { initialSize: number; maxSize: number };
+/** The AuthConfig a virtual host or route is checked by. */
+export interface ExtauthRefIR {
+  /** `<namespace>.<name>` of the AuthConfig. */
+  configRef: string;
+  /** A config of it passes the request body through (passThroughBody): Envoy buffers the body for the check. */
+  withRequestBody?: true;
 }
 
-export interface AuthConfigIR {
-  /** `<namespace>.<name>` */
-  name: string;
-  origin: Origin;
-  ldap: LdapIR[];
-}
+export type { ApiKeyIR, AuthConfigEntryIR, AuthConfigIR, AuthKindIR, BasicAuthIR, LdapIR, OpaServerIR, PassThroughIR } from './extauth.js';
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).
 export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../contract/graphql-api.js';

@@ -1,42 +1,53 @@
-/** Gloo's AuthConfig (extauth.proto): sluice-extauth implements LDAP; every other type is refused with what to use. */
+/**
+ * Gloo's AuthConfig (extauth.proto): its configs, each of one kind whose
+ * schema is in ./extauth/, combined in order or by booleanExpr. A kind
+ * sluice-extauth does not implement is refused with what to use.
+ */
 import { Type, type Static } from '@sinclair/typebox';
-import { differs, note, notYet, refused, refuseEach } from './gloo.js';
-import { kind, resourceRef } from './resource.js';
-import { boolean, object, singleLine } from './schema.js';
+import { note, refused, refuseEach } from './gloo.js';
+import { kind } from './resource.js';
+import { exactlyOne, object } from './schema.js';
+import { apiKeyAuth } from './extauth/api-key.js';
+import { basicAuth } from './extauth/basic-auth.js';
+import { ldap } from './extauth/ldap.js';
+import { opaAuth, opaServerAuth } from './extauth/opa.js';
+import { passThroughAuth } from './extauth/pass-through.js';
 
-const onlyLdap = () => refused('sluice-extauth implements LDAP only', 'use ldap, or JWT on the VirtualService (virtualHost.options.jwt)');
+const oauthNotYet = () => refused('OAuth and OpenID Connect are not implemented yet', 'use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued');
 
-const ldap = note(
-  object(
-    {
-      address: singleLine,
-      userDnTemplate: singleLine,
-      allowedGroups: differs(Type.Array(singleLine), 'required: a user is let in only as a member of one of these groups'),
-      searchFilter: singleLine,
-      membershipAttributeName: singleLine,
-      groupLookupSettings: object({ checkGroupsWithServiceAccount: boolean, credentialsSecretRef: resourceRef }),
-      pool: object({ initialSize: Type.Integer({ minimum: 0, maximum: 100 }), maxSize: Type.Integer({ minimum: 1, maximum: 100 }) }),
-      disableGroupChecking: notYet(),
-    },
-    ['address', 'userDnTemplate', 'allowedGroups'],
-  ),
-  'one per config',
-);
+/** A config's name as booleanExpr can refer to it. */
+const configName = note(Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_.:-]+$' }), 'letters, digits and _ . : - (what booleanExpr can name); unset: config_<index>, as Gloo names it');
+
+/** The kinds of config, one per config (Gloo's `auth_config` oneof). */
+const KIND_NAMES = ['basicAuth', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth'] as const;
 
 const config = object(
   {
-    name: notYet(),
-    ...refuseEach(['basicAuth', 'oauth', 'oauth2', 'apiKeyAuth', 'pluginAuth', 'opaAuth'], onlyLdap),
+    name: configName,
+    basicAuth,
+    ...refuseEach(['oauth', 'oauth2'], oauthNotYet),
+    apiKeyAuth,
+    pluginAuth: refused("Go plugins run only inside Gloo's own extauth server", 'call a service of your own with passThroughAuth'),
+    opaAuth,
     ldap,
-    ...refuseEach(['jwt', 'passThroughAuth', 'hmacAuth', 'opaServerAuth', 'portalAuth'], onlyLdap),
+    jwt: note(object({}), "the token Envoy's jwt_authn verified on the route (virtualHost.options.jwt) is this config's result; without one, 401"),
+    passThroughAuth,
+    hmacAuth: refused('HMAC authentication is not implemented'),
+    opaServerAuth,
+    portalAuth: refused('it serves Gloo Gateway Portal, which Sluice does not have'),
+    ldapInternal: refused("it is the form Gloo's control plane writes for its own extauth server, not a field of an AuthConfig", 'write ldap, with groupLookupSettings for a service account'),
   },
-  ['ldap'],
+  [],
+  exactlyOne(...KIND_NAMES),
 );
 
 const authConfigSpec = object(
   {
-    configs: note(Type.Array(config, { minItems: 1 }), 'evaluated in order; every config must allow the request'),
-    booleanExpr: refused('every config must allow the request (no boolean expressions)', 'list only the configs that must all pass'),
+    configs: note(Type.Array(config, { minItems: 1 }), 'evaluated in order; without booleanExpr every config must allow the request'),
+    booleanExpr: note(
+      Type.String({ minLength: 1 }),
+      'config names combined with &&, || and ! (tightest) and parentheses, evaluated left to right with short-circuit; a config that answers an error (5xx) ends the check with it',
+    ),
     failOnRedirect: refused('only meaningful with OAuth, which is not supported'),
   },
   ['configs'],
@@ -45,4 +56,3 @@ const authConfigSpec = object(
 export const AUTH_CONFIG = kind('enterprise.gateway.example/v1', 'AuthConfig', authConfigSpec, 'enterprise.gloo.solo.io/v1');
 
 export type AuthConfigSpec = Static<typeof authConfigSpec>;
-export type LdapSpec = Static<typeof ldap>;

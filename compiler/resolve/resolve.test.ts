@@ -100,7 +100,7 @@ test('service-account credentials are read from the Secret (stringData over base
   expect(diagnostics).toEqual([]);
   expect(model.authConfigs[0]).toMatchObject({
     name: 'auth.ldap',
-    ldap: [{ searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: { initialSize: 2, maxSize: 5 }, serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } }],
+    configs: [{ kind: 'ldap', ldap: { searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: { initialSize: 2, maxSize: 5 }, serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } } }],
   });
 });
 

@@ -2,18 +2,17 @@
  * Resolve: validated resources -> the typed Model. Every reference is looked
  * up here; a dangling or conflicting one is an error on the resource that holds it.
  */
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../contract/extauth.js';
-import { normalizeDn } from '../../contract/ldap-dn.js';
-import { asWarning, fieldError, notFound, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { asWarning, fieldError, notFound, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
-import { SIDECAR_CLUSTERS, type AuthConfigIR, type ClusterRefIR, type GraphQLApiIR, type JwtProviderIR, type LdapIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
+import { SIDECAR_CLUSTERS, type AuthConfigIR, type ClusterRefIR, type ExtauthRefIR, type GraphQLApiIR, type JwtProviderIR, type Model, type NamespacedName, type RbacPolicyIR, type RouteIR, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
 import { claimDomains } from './gateway-tls.js';
 import { resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex, refOf, showRef, type Ref } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
-import type { AuthConfigSpec, LdapSpec } from '../kinds/auth-config.js';
+import { resolveAuthConfig } from './auth-configs.js';
+import type { AuthConfigSpec } from '../kinds/auth-config.js';
 import type { DestinationSpec } from '../kinds/destinations.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualServiceSpec } from '../kinds/virtual-service.js';
@@ -28,14 +27,12 @@ import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog }
 import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
-import { downstreamTls, resolveTlsSecrets, secretEntry } from './tls.js';
+import { downstreamTls, resolveTlsSecrets } from './tls.js';
 
 export interface ResolveOptions {
   clusterDomain: string;
   controlPlaneNamespace: string;
 }
-
-export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
 
 /**
  * What resolve keeps between runs of one compiler, so an edit re-resolves only
@@ -159,16 +156,7 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     if (!reached.has(table)) diagnostics.push(asWarning(fieldError('resolve', table.origin, ['metadata', 'name'], 'no VirtualService delegates to this RouteTable, so its routes are served nowhere', 'delegate to it from a route (delegateAction.ref or delegateAction.selector), or remove it')));
   }
 
-  const authConfigs: AuthConfigIR[] = index.all('AuthConfig').map((ac) =>
-    cached(memo.authConfigs, ac, (lookups, own) => ({
-      name: `${ac.namespace}.${ac.name}`,
-      origin: ac.origin,
-      ldap: ((ac.spec as unknown as AuthConfigSpec).configs ?? []).flatMap((c, i) => {
-        const ldap = resolveLdap(ac, ['spec', 'configs', i, 'ldap'], c.ldap, lookups, own);
-        return ldap ? [ldap] : [];
-      }),
-    })),
-  );
+  const authConfigs: AuthConfigIR[] = index.all('AuthConfig').map((ac) => cached(memo.authConfigs, ac, (lookups, own) => resolveAuthConfig(ac, lookups, own)));
 
   // sluice-graphql dials its upstreams itself: they are looked up, but are no Envoy clusters. Stitched
   // APIs read the others' schemas, so the APIs are resolved together, again when any of them changes.
@@ -248,6 +236,15 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     return undefined;
   };
 
+  /** The AuthConfig a reference names, and whether it needs the request body; undefined after reporting why not. */
+  const authConfigRef = (path: FieldPath, raw: Ref, from: Resource): ExtauthRefIR | undefined => {
+    const ref = requireRef(path, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference', from);
+    if (!ref) return undefined;
+    const spec = lookups.resource('AuthConfig', ref)!.spec as unknown as AuthConfigSpec;
+    const withBody = (spec.configs ?? []).some((c) => c.passThroughAuth?.http?.request?.passThroughBody);
+    return { configRef: `${ref.namespace}.${ref.name}`, ...(withBody ? { withRequestBody: true } : {}) };
+  };
+
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
   const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): ClusterRefIR | undefined =>
     clusterOf(at, dest, from, lookups, findUpstream, (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }), diagnostics);
@@ -290,10 +287,7 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     const optionsIn = (spec: RouteOptionsSpec | undefined, at: FieldPath, owner: Resource) =>
       routeOptions(spec, actionField, at, owner.origin, diagnostics, {
         upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
-        authConfig: (p: FieldPath, raw: Ref) => {
-          const ref = requireRef(p, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference', owner);
-          return ref && `${ref.namespace}.${ref.name}`;
-        },
+        authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
       }, host.options?.extauth !== undefined);
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
     // Envoy's route name: the position keeps it unique; Gloo's route `name`s on the branch (outermost first) and a
@@ -360,8 +354,8 @@ function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveO
     vh.rbac = { policies };
   }
   if (opts.extauth) {
-    const ref = requireRef([...base, 'options', 'extauth', 'configRef'], 'AuthConfig', opts.extauth.configRef, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference');
-    if (ref) vh.extauth = { configRef: `${ref.namespace}.${ref.name}` };
+    const extauth = authConfigRef([...base, 'options', 'extauth', 'configRef'], opts.extauth.configRef, vs);
+    if (extauth) vh.extauth = extauth;
   }
   return { vh, uses, reached: expanded.reached, providers: providerNames };
 }
@@ -387,74 +381,4 @@ function checkRbac(vs: Resource, policies: RbacPolicyIR[], hasJwt: boolean, diag
   if (!hasJwt) {
     diagnostics.push(fieldError('resolve', vs.origin, ['spec', 'virtualHost', 'options', 'rbac'], 'RBAC matches JWT claims, but this virtual host has no options.jwt, so no request could ever pass', 'add options.jwt with the provider whose tokens carry these claims'));
   }
-}
-
-function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, lookups: Lookups, diagnostics: Diagnostic[]): LdapIR | undefined {
-  let ok = true;
-  const fail = (field: string, message: string, hint: string) => {
-    diagnostics.push(fieldError('resolve', ac.origin, [...path, field], message, hint));
-    ok = false;
-  };
-  const addressProblem = ldapAddressProblem(spec.address);
-  if (addressProblem) fail('address', `${quote(quotableAddress(spec.address))} ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
-  const filterProblem = spec.searchFilter === undefined ? undefined : searchFilterProblem(spec.searchFilter);
-  if (filterProblem) fail('searchFilter', `${quote(spec.searchFilter!)} ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
-  if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
-  spec.allowedGroups.forEach((group, i) => {
-    // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
-    const canonical = normalizeDn(group);
-    if (canonical === undefined) {
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `${quote(group)} is not a DN`, 'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash'));
-      ok = false;
-    } else if (!canonical.includes(',')) {
-      // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `${quote(group)} is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
-      ok = false;
-    }
-  });
-  const pool = { ...LDAP_DEFAULTS.pool, ...spec.pool };
-  if (pool.initialSize > pool.maxSize) fail('pool', `initialSize ${pool.initialSize} is larger than maxSize ${pool.maxSize}`, 'lower initialSize or raise maxSize');
-
-  const ldap: LdapIR = {
-    address: spec.address,
-    userDnTemplate: spec.userDnTemplate,
-    allowedGroups: spec.allowedGroups,
-    searchFilter: spec.searchFilter ?? LDAP_DEFAULTS.searchFilter,
-    membershipAttributeName: spec.membershipAttributeName ?? LDAP_DEFAULTS.membershipAttributeName,
-    pool,
-  };
-  const lookup = spec.groupLookupSettings;
-  if (lookup?.checkGroupsWithServiceAccount) {
-    const secretPath = [...path, 'groupLookupSettings', 'credentialsSecretRef'];
-    if (!lookup.credentialsSecretRef) {
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'groupLookupSettings'], 'checkGroupsWithServiceAccount is true but credentialsSecretRef is missing', 'reference a Secret made with `sluice create secret authcredentials`'));
-      return undefined;
-    }
-    const ref = refOf(lookup.credentialsSecretRef, ac);
-    const secret = lookups.resource('Secret', ref);
-    if (!secret) {
-      const hint = `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`;
-      diagnostics.push(notFound(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, hint), `Secret ${showRef(ref)}`));
-      return undefined;
-    }
-    const username = secretValue(secret, 'username');
-    const password = secretValue(secret, 'password');
-    const missing = [username === undefined ? 'username' : '', password === undefined ? 'password' : ''].filter(Boolean);
-    if (missing.length > 0) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} has no ${missing.join(' or ')} key`, 'an authcredentials Secret holds "username" (a DN) and "password"'));
-      return undefined;
-    }
-    // An empty password would be an unauthenticated bind, which LDAP servers accept as anonymous.
-    const empty = [username === '' ? 'username' : '', password === '' ? 'password' : ''].filter(Boolean);
-    if (empty.length > 0) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} has an empty ${empty.join(' and ')}`, 'set the service account DN and its password in the Secret'));
-      return undefined;
-    }
-    ldap.serviceAccount = { username: username!, password: password! };
-  }
-  return ok ? ldap : undefined;
-}
-
-function secretValue(secret: Resource, key: string): string | undefined {
-  return secretEntry(secret, key)?.value;
 }

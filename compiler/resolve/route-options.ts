@@ -10,7 +10,7 @@ import { parseDuration } from '../../contract/proto3-json.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { USER_ID_HEADER } from '../../contract/extauth.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { CorsIR, CsrfIR, FractionIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import type { CorsIR, CsrfIR, ExtauthRefIR, FractionIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
 import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
@@ -197,8 +197,8 @@ export function virtualHostOptions(
 export interface OptionRefs {
   /** The cluster of an Upstream. */
   upstream(path: FieldPath, ref: Ref): string | undefined;
-  /** `<namespace>.<name>` of an AuthConfig. */
-  authConfig(path: FieldPath, ref: Ref): string | undefined;
+  /** The AuthConfig a route is checked by. */
+  authConfig(path: FieldPath, ref: Ref): ExtauthRefIR | undefined;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -252,9 +252,9 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
   else if (s.extauth?.configRef) {
     // On a host without extauth, Sluice strips x-user-id from every request it forwards, which would drop the user the sidecar vouched for.
     if (!hostHasExtauth) report.error([...path, 'extauth', 'configRef'], "a route's extauth configRef overrides its virtual host's, and this virtual host has no extauth", 'set options.extauth on the virtual host (routes that need none can set extauth: {disable: true})');
-    const configRef = refs.authConfig([...path, 'extauth', 'configRef'], s.extauth.configRef);
-    if (configRef === undefined) report.ok = false;
-    else options.extauth = { configRef };
+    const extauth = refs.authConfig([...path, 'extauth', 'configRef'], s.extauth.configRef);
+    if (extauth === undefined) report.ok = false;
+    else options.extauth = extauth;
   }
   if (s.faults !== undefined) {
     // Gloo's percentage defaults to 0: the fault is configured but injected into no request.

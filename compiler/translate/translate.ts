@@ -16,7 +16,7 @@ import type { AuthConfigIR, EndpointSetIR, GraphQLApiIR, Model, RouteIR, Upstrea
 import { loadAssignment, upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
 import { CONCERNS } from './concerns.js';
-import { compileAuthConfig } from './filters/extauth.js';
+import { compileAuthConfig } from './extauth/auth-config.js';
 import { compileApi } from './filters/graphql.js';
 import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
 import { gatewayListeners } from './gateways.js';

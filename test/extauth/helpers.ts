@@ -4,8 +4,11 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { loadRoot } from '../../contract/envoy.js';
-import { authorizationClient } from '../../extauth-server/protos.js';
-import { envoyCheckRequest } from '../../harness/extauth-check.js';
+import { authorizationClient, checkRequestView, messageType } from '../../extauth-server/protos.js';
+import { authRequest } from '../../extauth-server/grpc.js';
+import type { AuthConfig } from '../../extauth-server/config.js';
+import type { AuthModule, AuthRequest } from '../../extauth-server/module.js';
+import { envoyCheckRequest, type CheckExtras } from '../../harness/extauth-check.js';
 import { checkLogText } from '../../harness/log-check.js';
 
 export interface CheckResponse {
@@ -14,18 +17,29 @@ export interface CheckResponse {
   denied_response?: { status?: { code?: string }; headers?: { header: { key: string; value: string } }[]; body?: string };
 }
 
-export type Checker = ((configRef: string | undefined, headers?: Record<string, string>) => Promise<CheckResponse>) & { close(): void };
+export type Checker = ((configRef: string | undefined, headers?: Record<string, string>, extra?: CheckExtras) => Promise<CheckResponse>) & { close(): void };
 
 export function checker(port: number): Checker {
   const Client = authorizationClient();
   const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     Check(req: unknown, cb: (err: grpc.ServiceError | null, res: CheckResponse) => void): void;
   };
-  const fn = (configRef: string | undefined, headers: Record<string, string> = {}) =>
+  const fn = (configRef: string | undefined, headers: Record<string, string> = {}, extra: CheckExtras = {}) =>
     new Promise<CheckResponse>((resolve, reject) =>
-      client.Check(envoyCheckRequest(configRef, headers), (err, res) => (err ? reject(err) : resolve(res))),
+      client.Check(envoyCheckRequest(configRef, headers, extra), (err, res) => (err ? reject(err) : resolve(res))),
     );
   return Object.assign(fn, { close: () => client.close() });
+}
+
+/** What a module is handed for the request Envoy sends (encoded and decoded as the Check handler does). */
+export function requestFor(configRef: string, headers: Record<string, string> = {}): AuthRequest {
+  const bytes = messageType('envoy.service.auth.v3.CheckRequest').serialize(envoyCheckRequest(configRef, headers));
+  return authRequest(checkRequestView()(bytes));
+}
+
+/** A parsed AuthConfig of one module's configs, named as an unnamed config is (config_<index>). */
+export function authConfigOf<S>(name: string, module: AuthModule<S>, ...settings: S[]): AuthConfig {
+  return { name, configs: settings.map((s, i) => ({ name: `config_${i}`, module: module as AuthModule<unknown>, settings: s })), failOnRedirect: false };
 }
 
 /** The HTTP status Envoy answers the client with, read through Envoy's own StatusCode enum. */

@@ -7,10 +7,11 @@
  */
 import { Client } from 'ldapts';
 import { Authorizer } from '../../extauth-server/authorizer.js';
-import { DEFAULT_POOL, type LdapSettings } from '../../extauth-server/config.js';
+import { DEFAULT_POOL } from '../../extauth-server/config.js';
+import { ldapModule, type LdapSettings } from '../../extauth-server/modules/ldap.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
-import { ldapProxy, until, type LdapProxy } from './helpers.js';
+import { authConfigOf, ldapProxy, requestFor, until, type LdapProxy } from './helpers.js';
 import { testLogger } from '../../harness/log-check.js';
 
 const BIND_RESPONSE = 0x61;
@@ -41,20 +42,15 @@ afterAll(async () => {
 /** One AuthConfig `default.t` through the proxy; no connection opened ahead, so the proxy's connection 0 is the check's first. */
 function configure(extra: Partial<LdapSettings> = {}): void {
   authorizer.setConfigs([
-    {
-      name: 'default.t',
-      ldap: [
-        {
-          address: proxy.url,
-          userDnTemplate: USER_DN_TEMPLATE,
-          allowedGroups: [groupDn('developers')],
-          searchFilter: '(uid=*)',
-          membershipAttributeName: 'memberOf',
-          pool: { ...DEFAULT_POOL, initialSize: 0 },
-          ...extra,
-        },
-      ],
-    },
+    authConfigOf('default.t', ldapModule, {
+      address: proxy.url,
+      userDnTemplate: USER_DN_TEMPLATE,
+      allowedGroups: [groupDn('developers')],
+      searchFilter: '(uid=*)',
+      membershipAttributeName: 'memberOf',
+      pool: { ...DEFAULT_POOL, initialSize: 0 },
+      ...extra,
+    }),
   ]);
 }
 
@@ -83,12 +79,12 @@ function cutAt(op: number, nth = 1): void {
   proxy.onReply = (tag, connection) => (connection === 0 && tag === op && ++seen === nth ? 'cut' : 'forward');
 }
 
-const alice = basic('alice', 'alice-pw');
+const alice = requestFor('default.t', { authorization: basic('alice', 'alice-pw') });
 
 test('a search filter ldapts cannot parse (past config checks) is 500 after one bind, not a retry and "unreachable"', async () => {
   configure({ searchFilter: '(uid=%s' });
   const before = binds(userDn('alice'));
-  expect(await authorizer.check('default.t', alice)).toMatchObject({ kind: 'deny', status: 500 });
+  expect(await authorizer.check(alice)).toMatchObject({ kind: 'deny', status: 500 });
   await logSettled();
   expect(binds(userDn('alice')) - before).toBe(1);
 });
@@ -97,7 +93,7 @@ test("the user bind's reply is lost: 503, and the password was sent once", async
   configure();
   cutAt(BIND_RESPONSE);
   const before = binds(userDn('alice'));
-  expect(await authorizer.check('default.t', alice)).toMatchObject({ kind: 'deny', status: 503 });
+  expect(await authorizer.check(alice)).toMatchObject({ kind: 'deny', status: 503 });
   await logSettled();
   expect(binds(userDn('alice')) - before).toBe(1);
 });
@@ -106,7 +102,7 @@ test("the service account bind's reply is lost: 503, and its password was sent o
   configure({ serviceAccount: { username: SERVICE_ACCOUNT.dn, password: SERVICE_ACCOUNT.password } });
   cutAt(BIND_RESPONSE, 2);
   const before = binds(SERVICE_ACCOUNT.dn);
-  expect(await authorizer.check('default.t', alice)).toMatchObject({ kind: 'deny', status: 503 });
+  expect(await authorizer.check(alice)).toMatchObject({ kind: 'deny', status: 503 });
   await logSettled();
   expect(binds(SERVICE_ACCOUNT.dn) - before).toBe(1);
 });
@@ -115,7 +111,7 @@ test('the search reply is lost after the binds succeeded: one retry on a fresh c
   configure();
   cutAt(SEARCH_RESULT_ENTRY);
   const before = binds(userDn('alice'));
-  expect(await authorizer.check('default.t', alice)).toMatchObject({ kind: 'ok' });
+  expect(await authorizer.check(alice)).toMatchObject({ kind: 'allow' });
   await logSettled();
   expect(binds(userDn('alice')) - before).toBe(2);
 });
@@ -124,7 +120,7 @@ test('a check after the sidecar closed its pools (shutdown): 503, unavailable, a
   configure();
   await authorizer.close();
   const before = binds(userDn('alice'));
-  expect(await authorizer.check('default.t', alice)).toMatchObject({ kind: 'deny', status: 503 });
+  expect(await authorizer.check(alice)).toMatchObject({ kind: 'deny', status: 503 });
   await logSettled();
   expect(binds(userDn('alice')) - before).toBe(0);
 });

@@ -9,11 +9,12 @@ import { XdsServer } from '../../control-plane/server/server.js';
 import { buildSnapshot } from '../../control-plane/cache/snapshot.js';
 import { TYPE_URL } from '../../contract/names.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { DEFAULT_POOL, type AuthConfig } from '../../extauth-server/config.js';
+import { DEFAULT_POOL } from '../../extauth-server/config.js';
 import { authConfigSource } from '../../extauth-server/xds.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
-import { checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
+import { authConfigOf, checker, httpStatus, ldapProxy, until, type Checker } from './helpers.js';
+import { ldapModule } from '../../extauth-server/modules/ldap.js';
 import { testLogger } from '../../harness/log-check.js';
 
 const NODE = 'extauth-test';
@@ -108,7 +109,7 @@ test('NACKs an address ldapts cannot open (port out of range) instead of crashin
 test('a set the authorizer cannot apply changes nothing: previous AuthConfigs and pools stay', async () => {
   const pools = server.authorizer.poolStats();
   // Past config parsing (which refuses it), as only a defect could deliver it.
-  const bad: AuthConfig = { name: 'default.bad', ldap: [{ address: 'ldap://127.0.0.1:99999', userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [], searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: DEFAULT_POOL }] };
+  const bad = authConfigOf('default.bad', ldapModule, { address: 'ldap://127.0.0.1:99999', userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [], searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: DEFAULT_POOL });
   expect(() => server.authorizer.setConfigs([bad])).toThrow();
   expect(server.authorizer.poolStats().map((p) => p.server)).toEqual(pools.map((p) => p.server));
   expect(httpStatus(await check('default.users', alice))).toBe(200);

@@ -21,7 +21,7 @@ const ldap: LdapIR = {
 };
 
 function authConfig(name: string, l: LdapIR = ldap): AuthConfigIR {
-  return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), ldap: [l] };
+  return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), configs: [{ kind: 'ldap', ldap: l }] };
 }
 
 const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs, graphqlApis: [] });
@@ -49,7 +49,7 @@ describe('extauthConcern', () => {
     expect([...(mixed.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
   });
 
-  test('filter: gRPC to the extauth cluster, V3, fail closed, timeout, 503 on error; valid against Envoy protos', () => {
+  test('filter: gRPC to the extauth cluster, V3, fail closed, timeout, 503 on error, jwt_authn metadata forwarded; valid against Envoy protos', () => {
     const result = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
     expect(result.httpFilter).toEqual({
       name: EXTAUTH_FILTER_NAME,
@@ -59,6 +59,7 @@ describe('extauthConcern', () => {
         transport_api_version: 'V3',
         failure_mode_allow: false,
         status_on_error: { code: 'ServiceUnavailable' },
+        metadata_context_namespaces: ['envoy.filters.http.jwt_authn'],
       },
     });
     expect(issues(result.httpFilter!.typed_config as Json)).toEqual([]);

@@ -10,8 +10,8 @@
  * or does not answer in time gives 503 (status_on_error) instead of Envoy's
  * default 403, so clients can tell an outage from a denial.
  */
-import { USER_ID_HEADER } from '../../../contract/extauth.js';
-import { SIDECAR_CLUSTERS, type AuthConfigIR, type LdapIR } from '../../ir/model.js';
+import { JWT_AUTHN_NAMESPACE, USER_ID_HEADER } from '../../../contract/extauth.js';
+import { SIDECAR_CLUSTERS, type ExtauthRefIR } from '../../ir/model.js';
 import { sidecarCluster } from '../clusters.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
@@ -25,26 +25,14 @@ const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.';
 // Made once: a type URL built per virtual host is a string of its own in each.
 const EXT_AUTHZ_TYPE = `${TYPE}ExtAuthz`;
 const EXT_AUTHZ_PER_ROUTE_TYPE = `${TYPE}ExtAuthzPerRoute`;
+/** passThroughBody: the body Envoy buffers for the check (its first 4 KiB; larger bodies are sent cut, not refused). */
+const REQUEST_BODY = { max_request_bytes: 4096, allow_partial_message: true };
 
-function compileLdap(l: LdapIR): Json {
-  return {
-    ldap: {
-      address: l.address,
-      user_dn_template: l.userDnTemplate,
-      allowed_groups: l.allowedGroups,
-      search_filter: l.searchFilter,
-      membership_attribute_name: l.membershipAttributeName,
-      ...(l.serviceAccount ? { service_account: { username: l.serviceAccount.username, password: l.serviceAccount.password } } : {}),
-      // Timeouts are left to the sidecar's flags (0 = its default).
-      pool: { initial_size: l.pool.initialSize, max_size: l.pool.maxSize },
-    },
-  };
-}
-
-/** One `sluice.extauth.v1.AuthConfig` (proto3 JSON), secrets already resolved. */
-export function compileAuthConfig(ac: AuthConfigIR): Json {
-  return { name: ac.name, configs: ac.ldap.map(compileLdap) };
-}
+/** The per-route settings that send the check to the AuthConfig (and the body when it passes it through). */
+const checkSettings = (e: ExtauthRefIR): Json => ({
+  '@type': EXT_AUTHZ_PER_ROUTE_TYPE,
+  check_settings: { context_extensions: { config_ref: e.configRef }, ...(e.withRequestBody ? { with_request_body: REQUEST_BODY } : {}) },
+});
 
 function extauthFilter(extra: Json = {}): Json {
   return {
@@ -55,6 +43,8 @@ function extauthFilter(extra: Json = {}): Json {
       transport_api_version: 'V3',
       failure_mode_allow: false,
       status_on_error: { code: 'ServiceUnavailable' },
+      // A token jwt_authn verified reaches sluice-extauth, where an AuthConfig's `jwt` config reads it.
+      metadata_context_namespaces: [JWT_AUTHN_NAMESPACE],
       ...extra,
     },
   };
@@ -67,14 +57,12 @@ export const extauthConcern: HttpFilterConcern = {
   // (Not on extauth hosts: Envoy applies route header removals after ext_authz added it.)
   requestHeadersToRemove: (vh) => (vh.extauth ? [] : [USER_ID_HEADER]),
   perVirtualHost: (vh) =>
-    vh.extauth
-      ? { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, check_settings: { context_extensions: { config_ref: vh.extauth.configRef } } }
-      : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true },
+    vh.extauth ? checkSettings(vh.extauth) : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true },
   // Gloo's route option extauth: disabled, or another AuthConfig (the sidecar reads config_ref) than the host's.
   perRoute: (route) => {
     const e = route.options?.extauth;
     if (!e) return undefined;
-    return 'disabled' in e ? { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true } : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, check_settings: { context_extensions: { config_ref: e.configRef } } };
+    return 'disabled' in e ? { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true } : checkSettings(e);
   },
   httpFilter: () => extauthFilter(),
   // Enabled for no request: without a host's per-route config it would ask the sidecar about every request.

@@ -1,0 +1,52 @@
+/** Gloo's `passThroughAuth` config (extauth.proto `PassThroughAuth`): a team's own service asked over gRPC or HTTP. */
+import { Type, type Static } from '@sinclair/typebox';
+import { note, notYet, refused } from '../gloo.js';
+import { anyValue, boolean, mapOf, object, positiveDuration, singleLine, string } from '../schema.js';
+
+const timeout = note(positiveDuration, 'the longest wait for an answer; default 5s; whole milliseconds');
+const tls = refused('TLS to the pass-through service is not implemented yet', 'reach the service over plain gRPC or HTTP inside the cluster');
+const headerList = Type.Array(singleLine);
+
+const grpc = object(
+  {
+    address: note(singleLine, 'host:port of a server speaking envoy.service.auth.v3.Authorization'),
+    connectionTimeout: timeout,
+    tlsConfig: tls,
+    retryPolicy: refused('calls are not retried; a server that comes back is reached again within about a second'),
+  },
+  ['address'],
+);
+
+const http = object(
+  {
+    url: note(singleLine, 'http:// URL the request is POSTed to'),
+    request: object({
+      allowedHeaders: headerList,
+      headersToAdd: mapOf(string),
+      passThroughState: boolean,
+      passThroughFilterMetadata: boolean,
+      passThroughBody: note(boolean, "the body's first 4 KiB (Envoy buffers it for the check on every host and route this AuthConfig guards; a larger body is sent cut, as x-envoy-auth-partial-body says)"),
+    }),
+    response: object({
+      allowedUpstreamHeaders: headerList,
+      allowedClientHeadersOnDenied: headerList,
+      readStateFromResponse: boolean,
+      allowedUpstreamHeadersToOverwrite: headerList,
+      allowedClientHeadersOnSuccess: headerList,
+    }),
+    connectionTimeout: timeout,
+    tlsConfig: tls,
+    responseHeaderTimeout: notYet(),
+    connectionPool: notYet(),
+  },
+  ['url'],
+);
+
+export const passThroughAuth = object({
+  grpc,
+  http,
+  config: note(Type.Unsafe<Record<string, unknown>>({ ...anyValue, type: 'object' }), 'sent with every request (gRPC: filter metadata solo.auth.passthrough.config; HTTP: the body\'s "config")'),
+  failureModeAllow: note(boolean, 'the request is allowed when the service is unreachable, times out or answers a server error; otherwise 503'),
+});
+
+export type PassThroughAuthSpec = Static<typeof passThroughAuth>;
