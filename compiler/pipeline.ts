@@ -16,7 +16,8 @@
 import { promises as fs, type Stats } from 'node:fs';
 import { fieldError, isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Model } from './ir/model.js';
-import { binaryFile, listInputFiles, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
+import { listInputFiles } from './load/files.js';
+import { binaryFile, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
 import { MeshMemo, meshSet } from './translate/mesh.js';

@@ -18,7 +18,8 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { dump } from 'js-yaml';
-import { listInputFiles, loadPaths } from '../compiler/load/load.js';
+import { listInputFiles } from '../compiler/load/files.js';
+import { loadPaths } from '../compiler/load/load.js';
 import { discoveredUpstreamName } from '../compiler/resolve/upstreams.js';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 

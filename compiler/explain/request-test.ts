@@ -8,7 +8,8 @@
 import { formatPath } from '../diagnostics.js';
 import { REQUEST_TEST } from '../kinds/index.js';
 import type { RequestTestCase } from '../kinds/request-test.js';
-import { listInputFiles, parseBytes, readResourceFile } from '../load/load.js';
+import { listInputFiles } from '../load/files.js';
+import { parseBytes, readResourceFile } from '../load/load.js';
 import { validateDocuments, type Resource } from '../validate/validate.js';
 import type { GatewayConfig } from './config.js';
 import { explain } from './explain.js';

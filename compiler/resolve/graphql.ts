@@ -8,7 +8,6 @@
  */
 import { isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import protobuf from 'protobufjs';
-import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { TemplateError, placeholdersIn, type TemplateSource } from '../../contract/graphql-templates.js';
 import { asWarning, fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { ExecutableSchemaSpec, GraphQLApiSpec, GrpcResolverSpec, ResolutionSpec, RestResolverSpec } from '../kinds/graphql-api.js';
@@ -17,6 +16,7 @@ import { resolveStitched, type ApiSchemas } from './graphql-stitched.js';
 import { RESOLVE_DIRECTIVE, argumentPathProblem, buildSdl, directiveUses, parseSdl, sdlMessage, withoutDirective } from './graphql-schema.js';
 import type { FindUpstream, ResourceIndex } from './index.js';
 import type { ExecutableSchemaIR, GraphQLApiIR, RemoteExecutorIR, ResolutionIR, TargetIR, UpstreamIR } from '../ir/model.js';
+import { decodeDescriptorSet, methodProblem } from './grpc-descriptors.js';
 
 type RemoteSpec = NonNullable<NonNullable<ExecutableSchemaSpec['executor']>['remote']>;
 
@@ -308,33 +308,4 @@ function timeoutOf(text: string | undefined, path: FieldPath, report: ApiReport)
     return undefined;
   }
   return Number(ms);
-}
-
-/** A base64 FileDescriptorSet, decoded and loaded, or why it is not one. */
-function decodeDescriptorSet(text: string): { base64: string; root: protobuf.Root } | { problem: string } {
-  const compact = text.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact)) return { problem: 'is not base64' };
-  const bytes = Buffer.from(compact, 'base64');
-  let root: protobuf.Root;
-  try {
-    const set = descriptor.FileDescriptorSet.decode(bytes) as unknown as { file?: unknown[] };
-    if (!set.file || set.file.length === 0) return { problem: 'holds no proto files (an empty FileDescriptorSet)' };
-    // fromDescriptor is added to Root by protobufjs/ext/descriptor, outside protobufjs' own types.
-    root = (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(set);
-    root.resolveAll();
-  } catch (err) {
-    return { problem: `is not a FileDescriptorSet protobufjs can load: ${(err as Error).message}` };
-  }
-  return { base64: bytes.toString('base64'), root };
-}
-
-function methodProblem(root: protobuf.Root, serviceName: string, methodName: string): string | undefined {
-  let service: protobuf.Service;
-  try {
-    service = root.lookupService(serviceName);
-  } catch {
-    return `service "${serviceName}" is not in protoDescriptorBin`;
-  }
-  if (!service.methods[methodName]) return `service "${serviceName}" has no method "${methodName}" (methods: ${Object.keys(service.methods).join(', ') || 'none'})`;
-  return undefined;
 }
