@@ -36,14 +36,16 @@ module.exports = {
     },
     {
       name: 'envoy-semantics-imports-compiler',
-      comment: "compiler/envoy models Envoy's own behaviour for explain and the control plane: it sits below both and reads only the contract",
+      comment:
+        "compiler/envoy models Envoy's own behaviour for explain and the control plane: it sits below both and reads only the contract",
       severity: 'error',
       from: { path: '^compiler/envoy/', pathNot: TESTS },
       to: { path: '^(compiler/(?!envoy/)|control-plane/|extauth-server/|graphql-server/|ratelimit-server/|harness/)' },
     },
     {
       name: 'sidecar-imports-beyond-contract',
-      comment: 'a sidecar stands on the shared contract and runtime only: never on the compiler, the control plane or another sidecar',
+      comment:
+        'a sidecar stands on the shared contract and runtime only: never on the compiler, the control plane or another sidecar',
       severity: 'error',
       from: { path: '^(extauth-server|graphql-server|ratelimit-server)/', pathNot: TESTS },
       to: { path: '^(compiler|control-plane|harness|bench|scripts|test)/' },
@@ -60,14 +62,16 @@ module.exports = {
       comment: 'the contract is what both sides agree on: it depends on nothing of either side',
       severity: 'error',
       from: { path: '^contract/', pathNot: TESTS },
-      to: { path: '^(?!contract/)[^/]+/' , pathNot: '^node_modules/' },
+      to: { path: '^(?!contract/)[^/]+/', pathNot: '^node_modules/' },
     },
     {
       name: 'runtime-imports-beyond-contract',
       comment: 'runtime helpers serve every binary: they read only the contract',
       severity: 'error',
       from: { path: '^runtime/', pathNot: TESTS },
-      to: { path: '^(compiler|control-plane|extauth-server|graphql-server|ratelimit-server|harness|bench|scripts|test)/' },
+      to: {
+        path: '^(compiler|control-plane|extauth-server|graphql-server|ratelimit-server|harness|bench|scripts|test)/',
+      },
     },
     {
       name: 'compiler-imports-control-plane',
@@ -80,7 +84,10 @@ module.exports = {
       name: 'product-imports-tests-or-harness',
       comment: 'product code never depends on tests, the harness of real parts, benchmarks or scripts',
       severity: 'error',
-      from: { path: '^(compiler|control-plane|contract|runtime|extauth-server|graphql-server|ratelimit-server)/', pathNot: TESTS },
+      from: {
+        path: '^(compiler|control-plane|contract|runtime|extauth-server|graphql-server|ratelimit-server)/',
+        pathNot: TESTS,
+      },
       to: { path: '^(test|golden|harness|bench|scripts)/' },
     },
   ],

@@ -23,28 +23,45 @@ const PER_FILE = 500;
 
 /** `extauthEvery`: every that-many-th VirtualService (of those without JWT) also uses ext_authz, with one AuthConfig per namespace. */
 export function generate(dir: string, count: number, extauthEvery = 0): void {
-  const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const indented = pem.trim().split('\n').map((l) => `                  ${l}`).join('\n');
+  const pem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
+  const indented = pem
+    .trim()
+    .split('\n')
+    .map((l) => `                  ${l}`)
+    .join('\n');
   for (let file = 0; file * PER_FILE < count; file++) {
     const docs: string[] = [];
     for (let i = file * PER_FILE; i < Math.min(count, (file + 1) * PER_FILE); i++) {
       const ns = `team-${i % 50}`;
-      docs.push(`apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: ${ns}}\nspec:\n  ports: [{port: 8080}]`);
-      const routes = Array.from({ length: 5 }, (_, r) => `      - matchers: [{prefix: /r${r}}]\n        routeAction: {single: {kube: {ref: {name: svc-${i}}, port: 8080}}}`).join('\n');
+      docs.push(
+        `apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}, namespace: ${ns}}\nspec:\n  ports: [{port: 8080}]`,
+      );
+      const routes = Array.from(
+        { length: 5 },
+        (_, r) =>
+          `      - matchers: [{prefix: /r${r}}]\n        routeAction: {single: {kube: {ref: {name: svc-${i}}, port: 8080}}}`,
+      ).join('\n');
       const auth =
         i % 2 === 0
           ? `\n    options:\n      jwt:\n        providers:\n          main:\n            issuer: https://issuer.example.com\n            jwks:\n              local:\n                key: |\n${indented}\n      rbac:\n        policies:\n          readers:\n            permissions: {methods: [GET, HEAD], pathPrefix: /r}\n            principals:\n              - jwtPrincipal: {claims: {role: reader}}`
           : extauthEvery > 0 && i % extauthEvery === 1
             ? `\n    options:\n      extauth: {configRef: {name: ldap}}`
             : '';
-      docs.push(`apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example.com]\n    routes:\n${routes}${auth}`);
+      docs.push(
+        `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example.com]\n    routes:\n${routes}${auth}`,
+      );
     }
     writeFileSync(path.join(dir, `resources-${file}.yaml`), `${docs.join('\n---\n')}\n`);
   }
   if (extauthEvery > 0) {
     const ldap = (ns: string) =>
       `apiVersion: enterprise.gateway.example/v1\nkind: AuthConfig\nmetadata: {name: ldap, namespace: ${ns}}\nspec:\n  configs:\n    - ldap:\n        address: ldap://openldap:389\n        userDnTemplate: uid=%s,ou=people,dc=example,dc=org\n        allowedGroups: ['cn=developers,ou=groups,dc=example,dc=org']`;
-    writeFileSync(path.join(dir, 'authconfigs.yaml'), `${Array.from({ length: 50 }, (_, n) => ldap(`team-${n}`)).join('\n---\n')}\n`);
+    writeFileSync(
+      path.join(dir, 'authconfigs.yaml'),
+      `${Array.from({ length: 50 }, (_, n) => ldap(`team-${n}`)).join('\n---\n')}\n`,
+    );
   }
 }
 
@@ -59,7 +76,10 @@ export function generateMixed(dir: string, count: number): void {
     const docs: string[] = [];
     for (let i = file * PER_FILE; i < Math.min(count, (file + 1) * PER_FILE); i++) {
       const ns = `team-${i % 50}`;
-      for (const suffix of ['a', 'b']) docs.push(`apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}-${suffix}, namespace: ${ns}}\nspec:\n  ports: [{port: 8080}]`);
+      for (const suffix of ['a', 'b'])
+        docs.push(
+          `apiVersion: v1\nkind: Service\nmetadata: {name: svc-${i}-${suffix}, namespace: ${ns}}\nspec:\n  ports: [{port: 8080}]`,
+        );
       const dest = (suffix: string) => `{kube: {ref: {name: svc-${i}-${suffix}}, port: 8080}}`;
       const delegated = i % 10 === 0;
       const routes = [
@@ -67,12 +87,23 @@ export function generateMixed(dir: string, count: number): void {
         `      - matchers: [{regex: '/items/[0-9]+'}]\n        routeAction: {single: ${dest('b')}}`,
         `      - matchers: [{prefix: /canary}]\n        routeAction:\n          multi:\n            destinations:\n              - {weight: 90, destination: ${dest('a')}}\n              - {weight: 10, destination: ${dest('b')}}`,
         `      - matchers: [{prefix: /api}]\n        routeAction: {single: ${dest('a')}}\n        options:\n          prefixRewrite: /v2\n          timeout: 3s\n          retries: {retryOn: 5xx, numRetries: 2, perTryTimeout: 1s}\n          headerManipulation: {requestHeadersToAdd: [{header: {key: x-tenant, value: ${ns}}}], responseHeadersToRemove: [server]}`,
-        delegated ? `      - matchers: [{prefix: /team}]\n        delegateAction: {ref: {name: rt-${i}}}` : `      - matchers: [{prefix: /}]\n        routeAction: {single: ${dest('b')}}`,
+        delegated
+          ? `      - matchers: [{prefix: /team}]\n        delegateAction: {ref: {name: rt-${i}}}`
+          : `      - matchers: [{prefix: /}]\n        routeAction: {single: ${dest('b')}}`,
       ].join('\n');
-      docs.push(`apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example.com]\n    routes:\n${routes}`);
+      docs.push(
+        `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: vs-${i}, namespace: ${ns}}\nspec:\n  virtualHost:\n    domains: [vs-${i}.example.com]\n    routes:\n${routes}`,
+      );
       if (delegated) {
-        const children = ['/team/a', '/team/b', '/team'].map((prefix, k) => `    - matchers: [{prefix: ${prefix}}]\n      routeAction: {single: ${dest(k % 2 === 0 ? 'a' : 'b')}}`).join('\n');
-        docs.push(`apiVersion: gateway.gateway.example/v1\nkind: RouteTable\nmetadata: {name: rt-${i}, namespace: ${ns}}\nspec:\n  routes:\n${children}`);
+        const children = ['/team/a', '/team/b', '/team']
+          .map(
+            (prefix, k) =>
+              `    - matchers: [{prefix: ${prefix}}]\n      routeAction: {single: ${dest(k % 2 === 0 ? 'a' : 'b')}}`,
+          )
+          .join('\n');
+        docs.push(
+          `apiVersion: gateway.gateway.example/v1\nkind: RouteTable\nmetadata: {name: rt-${i}, namespace: ${ns}}\nspec:\n  routes:\n${children}`,
+        );
       }
     }
     writeFileSync(path.join(dir, `resources-${file}.yaml`), `${docs.join('\n---\n')}\n`);
@@ -121,10 +152,15 @@ async function measure(kind: InputKind, count: number): Promise<Figures> {
 
 export async function run(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
-  const worker = (kind: InputKind, n: number) => JSON.parse(execFileSync(process.execPath, [self, '--worker', kind, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Figures;
+  const worker = (kind: InputKind, n: number) =>
+    JSON.parse(
+      execFileSync(process.execPath, [self, '--worker', kind, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+    ) as Figures;
   const figures: Figures[] = SIZES.map((n) => worker('plain', n));
   const mixed = worker('mixed', SIZES.at(-1)!);
-  console.log('input | virtual services | compile (load..verify+render) | serialise alone (floor) | ratio | peak RSS | output');
+  console.log(
+    'input | virtual services | compile (load..verify+render) | serialise alone (floor) | ratio | peak RSS | output',
+  );
   for (const f of [...figures, mixed]) {
     console.log(
       `${f.kind.padEnd(5)} | ${String(f.count).padStart(16)} | ${(f.compileMs / 1000).toFixed(2).padStart(8)} s | ${(f.serializeMs / 1000).toFixed(2).padStart(8)} s | ${(f.compileMs / f.serializeMs).toFixed(1).padStart(5)}x | ${f.peakRssMiB.toFixed(0).padStart(5)} MiB | ${(f.bytes / 1048576).toFixed(1)} MiB`,
@@ -132,10 +168,14 @@ export async function run(): Promise<void> {
   }
   const [small, large] = figures;
   const growth = large.compileMs / small.compileMs;
-  console.log(`growth for 10x input: ${growth.toFixed(1)}x time (target <= 11x); 10,000 in ${(large.compileMs / 1000).toFixed(2)} s (target < 10 s)`);
+  console.log(
+    `growth for 10x input: ${growth.toFixed(1)}x time (target <= 11x); 10,000 in ${(large.compileMs / 1000).toFixed(2)} s (target < 10 s)`,
+  );
   for (const f of [large, mixed]) {
     const r = f.compileMs / f.serializeMs;
-    console.log(`${f.kind} 10,000: ${r.toFixed(2)}x the serialisation floor (target <= 1.5x: ${r <= 1.5 ? 'met' : 'NOT met'}), peak RSS ${f.peakRssMiB.toFixed(0)} MiB (target < 512 MiB: ${f.peakRssMiB < 512 ? 'met' : 'NOT met'}), ${(f.compileMs / 1000).toFixed(2)} s (target < 10 s)`);
+    console.log(
+      `${f.kind} 10,000: ${r.toFixed(2)}x the serialisation floor (target <= 1.5x: ${r <= 1.5 ? 'met' : 'NOT met'}), peak RSS ${f.peakRssMiB.toFixed(0)} MiB (target < 512 MiB: ${f.peakRssMiB < 512 ? 'met' : 'NOT met'}), ${(f.compileMs / 1000).toFixed(2)} s (target < 10 s)`,
+    );
   }
 }
 

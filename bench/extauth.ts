@@ -71,7 +71,13 @@ function percentile(sorted: number[], p: number): number {
 function figures(latencies: number[], seconds: number, errors: number, cpuMicros: number): Figures {
   latencies.sort((a, b) => a - b);
   const n = latencies.length;
-  return { perSecond: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuPerOp: cpuMicros / n };
+  return {
+    perSecond: n / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    cpuPerOp: cpuMicros / n,
+  };
 }
 
 /**
@@ -79,7 +85,12 @@ function figures(latencies: number[], seconds: number, errors: number, cpuMicros
  * closed loop, as the raw peer and the node:http2 client both are).
  * `cpu` reads the measured side's CPU time in µs; latencies in ms.
  */
-async function closedLoop(concurrency: number, ms: number, cpu: () => number, op: (worker: number) => Promise<boolean>): Promise<Figures> {
+async function closedLoop(
+  concurrency: number,
+  ms: number,
+  cpu: () => number,
+  op: (worker: number) => Promise<boolean>,
+): Promise<Figures> {
   const loop = async (until: number, latencies: number[]): Promise<number> => {
     let errors = 0;
     await Promise.all(
@@ -110,7 +121,12 @@ function ownCpu(): number {
 async function bindAndSearch(client: Client, password: string): Promise<boolean> {
   const dn = userDn(USER);
   await client.bind(dn, password);
-  const { searchEntries } = await client.search(dn, { scope: 'base', filter: '(uid=*)', attributes: ['memberOf'], sizeLimit: 1 });
+  const { searchEntries } = await client.search(dn, {
+    scope: 'base',
+    filter: '(uid=*)',
+    attributes: ['memberOf'],
+    sizeLimit: 1,
+  });
   const groups = searchEntries[0]?.memberOf;
   return (Array.isArray(groups) ? groups : [groups]).some((g) => String(g).toLowerCase() === ALLOWED_GROUP);
 }
@@ -120,7 +136,8 @@ async function bindAndSearch(client: Client, password: string): Promise<boolean>
  * configure it, with the sidecar's default timeouts per operation and per
  * connect (a hung directory fails a check instead of holding it).
  */
-const ldapClient = (url: string) => new Client({ url, timeout: DEFAULT_POOL.operationTimeoutMs, connectTimeout: DEFAULT_POOL.connectTimeoutMs });
+const ldapClient = (url: string) =>
+  new Client({ url, timeout: DEFAULT_POOL.operationTimeoutMs, connectTimeout: DEFAULT_POOL.connectTimeoutMs });
 
 /** The raw loop: `concurrency` ldapts clients doing bind + base search back to back, in this process. */
 async function rawLoop(slapd: Slapd, concurrency: number, ms: number): Promise<Figures> {
@@ -155,7 +172,12 @@ function bareLdapCheck(url: string, limit: number): (request: CheckRequestShape)
   };
   const release = (c: Client) => (waiting.length ? waiting.shift()!(c) : idle.push(c));
   return async (request) => {
-    const password = Buffer.from(request.attributes.request.http.headers.authorization!.slice('Basic '.length), 'base64').toString().split(':')[1]!;
+    const password = Buffer.from(
+      request.attributes.request.http.headers.authorization!.slice('Basic '.length),
+      'base64',
+    )
+      .toString()
+      .split(':')[1]!;
     const client = await acquire();
     try {
       return await bindAndSearch(client, password);
@@ -238,7 +260,10 @@ interface ServerProcess {
 
 /** A Check server in its own process, as the sidecar runs next to Envoy; it prints `"port":N` when listening. */
 async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   // 'close', not 'exit': `stop` returns the output read whole.
   const exited = once(child, 'close');
   let out = '';
@@ -274,7 +299,11 @@ function grpcFrame(message: Buffer): Buffer {
 
 /** The gRPC frame of the CheckRequest Envoy sends for alice (encoded once). */
 function checkFrame(): Buffer {
-  return grpcFrame(messageType('envoy.service.auth.v3.CheckRequest').serialize(envoyCheckRequest('bench.users', { authorization: basic(USER, PASSWORD) })));
+  return grpcFrame(
+    messageType('envoy.service.auth.v3.CheckRequest').serialize(
+      envoyCheckRequest('bench.users', { authorization: basic(USER, PASSWORD) }),
+    ),
+  );
 }
 
 interface LoadGenerator {
@@ -311,12 +340,19 @@ async function h2load(): Promise<LoadGenerator | undefined> {
       if (warmUp) await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(2000, concurrency * 50)}`]);
       await rm(log, { force: true }); // h2load appends
       const cpu = processCpu(pid);
-      const { stdout } = await execFileP('h2load', [...args(port, concurrency), `--duration=${ms}ms`, `--log-file=${log}`]);
+      const { stdout } = await execFileP('h2load', [
+        ...args(port, concurrency),
+        `--duration=${ms}ms`,
+        `--log-file=${log}`,
+      ]);
       const used = processCpu(pid) - cpu;
       // "finished in 2.00s", or in ms for a run under a second.
       const [, amount, unit] = /finished in ([\d.]+)(m?s)/.exec(stdout)!;
       const seconds = Number(amount) / (unit === 'ms' ? 1000 : 1);
-      const notOk = /(\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout)!.slice(1).reduce((n, x) => n + Number(x), 0);
+      const notOk = /(\d+) failed, (\d+) errored, (\d+) timeout/
+        .exec(stdout)!
+        .slice(1)
+        .reduce((n, x) => n + Number(x), 0);
       // Tab-separated: start (µs since epoch), HTTP status, µs until the end of the response.
       const latencies = (await readFile(log, 'utf8'))
         .split('\n')
@@ -338,7 +374,12 @@ function nodeClient(): LoadGenerator {
       await once(session, 'connect');
       const call = () =>
         new Promise<boolean>((resolve) => {
-          const req = session.request({ ':method': 'POST', ':path': CHECK_PATH, 'content-type': 'application/grpc', te: 'trailers' });
+          const req = session.request({
+            ':method': 'POST',
+            ':path': CHECK_PATH,
+            'content-type': 'application/grpc',
+            te: 'trailers',
+          });
           const chunks: Buffer[] = [];
           let grpcStatus: string | undefined;
           req.on('data', (c: Buffer) => chunks.push(c));
@@ -364,7 +405,10 @@ function nodeClient(): LoadGenerator {
 /** The sidecar's count of decisions other than OK, from its /metrics. */
 async function deniedChecks(adminPort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-  return [...text.matchAll(/^sluice_extauth_checks_total\{result="(\w+)"\} (\d+)$/gm)].reduce((n, [, result, count]) => (result === 'ok' ? n : n + Number(count)), 0);
+  return [...text.matchAll(/^sluice_extauth_checks_total\{result="(\w+)"\} (\d+)$/gm)].reduce(
+    (n, [, result, count]) => (result === 'ok' ? n : n + Number(count)),
+    0,
+  );
 }
 
 interface Peer {
@@ -378,11 +422,29 @@ async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: numbe
   const file = await writeConfig([
     {
       name: 'bench.users',
-      configs: [{ ldap: { address: slapd.url, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')], pool: { initial_size: poolMax, max_size: poolMax } } }],
+      configs: [
+        {
+          ldap: {
+            address: slapd.url,
+            user_dn_template: USER_DN_TEMPLATE,
+            allowed_groups: [groupDn('developers')],
+            pool: { initial_size: poolMax, max_size: poolMax },
+          },
+        },
+      ],
     },
   ]);
   const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
-  const server = await startProcess(main, ['--config', file, '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
+  const server = await startProcess(main, [
+    '--config',
+    file,
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--bind',
+    '127.0.0.1',
+  ]);
   const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
   return {
     label: 'extauth',
@@ -398,7 +460,13 @@ async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: numbe
   };
 }
 
-async function childPeer(label: string, kind: 'noop' | 'grpc' | 'http2', load: LoadGenerator, concurrency: number, args: string[] = []): Promise<Peer> {
+async function childPeer(
+  label: string,
+  kind: 'noop' | 'grpc' | 'http2',
+  load: LoadGenerator,
+  concurrency: number,
+  args: string[] = [],
+): Promise<Peer> {
   const server = await startProcess(fileURLToPath(import.meta.url), args, { [PEER_ENV]: kind });
   return {
     label,
@@ -424,13 +492,16 @@ function fmt(f: Figures): string {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  const flag = (name: string, fallback: number) =>
+    Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const ms = flag('duration-ms', 1500);
   const rounds = flag('rounds', 9);
   const load = (await h2load()) ?? nodeClient();
   const slapd = await startSlapd({ statsLog: false });
   try {
-    console.log(`slapd ${slapd.url}; load generator ${load.name}; ${rounds} interleaved rounds of ${ms} ms, median round shown`);
+    console.log(
+      `slapd ${slapd.url}; load generator ${load.name}; ${rounds} interleaved rounds of ${ms} ms, median round shown`,
+    );
     const rows: [string, number, number][] = CONCURRENCY.map((c) => [`c=${c}`, c, c]);
     rows.push([`c=64, default pool (max ${DEFAULT_POOL.maxSize})`, 64, DEFAULT_POOL.maxSize]);
     for (const [label, c, poolMax] of rows) {
@@ -440,7 +511,10 @@ export async function run(args: string[]): Promise<void> {
         await childPeer('http2 + ldapts', 'http2', load, c, [slapd.url, String(poolMax)]),
         await childPeer('no-op Check', 'noop', load, c, [slapd.url, String(poolMax)]),
       ];
-      const results = new Map<string, Figures[]>([['raw ldapts', []], ...peers.map((p): [string, Figures[]] => [p.label, []])]);
+      const results = new Map<string, Figures[]>([
+        ['raw ldapts', []],
+        ...peers.map((p): [string, Figures[]] => [p.label, []]),
+      ]);
       try {
         for (let r = 0; r < rounds; r++) {
           results.get('raw ldapts')!.push(await rawLoop(slapd, Math.min(c, poolMax), ms));
@@ -449,7 +523,9 @@ export async function run(args: string[]): Promise<void> {
       } finally {
         for (const p of peers) await p.stop();
       }
-      const [raw, ours, bareGrpc, bareHttp2] = ['raw ldapts', 'extauth', 'grpc-js + ldapts', 'http2 + ldapts'].map((k) => median(results.get(k)!)) as [Figures, Figures, Figures, Figures];
+      const [raw, ours, bareGrpc, bareHttp2] = ['raw ldapts', 'extauth', 'grpc-js + ldapts', 'http2 + ldapts'].map(
+        (k) => median(results.get(k)!),
+      ) as [Figures, Figures, Figures, Figures];
       const share = (f: Figures) => `${((100 * f.perSecond) / raw.perSecond).toFixed(1)}%`;
       console.log(`${label}${poolMax < c ? ` (raw with ${poolMax} workers)` : ''}`);
       const notes: Record<string, string> = {
@@ -462,7 +538,8 @@ export async function run(args: string[]): Promise<void> {
         `  extauth: ${share(ours)} of raw throughput (bare grpc-js: ${share(bareGrpc)}, bare http2: ${share(bareHttp2)}); added p50 ${(ours.p50 - raw.p50).toFixed(2)} ms, p99 ${(ours.p99 - raw.p99).toFixed(2)} ms`,
       );
       // Against the bare handler, round by round (the rounds are interleaved, so each pair saw the same machine), median of the pairs.
-      const pairs = (pick: (f: Figures) => number) => medianOf(results.get('extauth')!.map((f, r) => pick(f) / pick(results.get('grpc-js + ldapts')![r]!)));
+      const pairs = (pick: (f: Figures) => number) =>
+        medianOf(results.get('extauth')!.map((f, r) => pick(f) / pick(results.get('grpc-js + ldapts')![r]!)));
       const throughput = 100 * pairs((f) => f.perSecond);
       const cpu = 100 * (pairs((f) => f.cpuPerOp) - 1);
       console.log(

@@ -62,7 +62,12 @@ export interface BenchFlags {
  */
 export function benchFlags(args: string[]): BenchFlags {
   const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  return { ms: Number(value('duration-ms') ?? 2000), rounds: Number(value('rounds') ?? 7), profileDir: value('profile'), regimes: value('regimes')?.split(',') };
+  return {
+    ms: Number(value('duration-ms') ?? 2000),
+    rounds: Number(value('rounds') ?? 7),
+    profileDir: value('profile'),
+    regimes: value('regimes')?.split(','),
+  };
 }
 
 /** Whether the regime `name` runs with these flags. */
@@ -74,7 +79,10 @@ export function runsRegime(flags: BenchFlags, name: string): boolean {
  * When this process was started as a role of `module` (its env variable set),
  * runs that role; a clean exit on SIGTERM lets `--cpu-prof` write the profile.
  */
-export async function runRole(envName: string, roles: Record<string, (args: string[]) => Promise<void>>): Promise<void> {
+export async function runRole(
+  envName: string,
+  roles: Record<string, (args: string[]) => Promise<void>>,
+): Promise<void> {
   const role = process.env[envName];
   if (!role) return;
   process.on('SIGTERM', () => process.exit(0));
@@ -86,7 +94,9 @@ export function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
   });
 }
@@ -119,7 +129,12 @@ export function jsonPoster(url: string): (body: string) => Promise<unknown> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: 64 });
   return async (body) => {
-    const res = await pool.request({ path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await pool.request({
+      path: target.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     return res.body.json();
   };
 }
@@ -138,7 +153,16 @@ export function undiciExecutor(url: string): Executor {
 /** A remote executable API of a GraphQLApiSet, as `sluice compile` writes it, for the upstream at `url`. */
 export function remoteApiResource(name: string, sdl: string, url: string): unknown {
   const u = new URL(url);
-  return { name, executable: { schema_definition: sdl, remote: { target: { cluster: name, hosts: [{ address: u.hostname, port: Number(u.port) }] }, headers: { ':path': u.pathname } } } };
+  return {
+    name,
+    executable: {
+      schema_definition: sdl,
+      remote: {
+        target: { cluster: name, hosts: [{ address: u.hostname, port: Number(u.port) }] },
+        headers: { ':path': u.pathname },
+      },
+    },
+  };
 }
 
 /** Prints `{"port":N}` once `server` listens on 127.0.0.1 (what startChild waits for). */
@@ -154,9 +178,18 @@ export async function announce(server: http.Server): Promise<void> {
  * `script` with `args`; resolves when it prints `"port":N` (a role prints it,
  * sluice-graphql logs it).
  */
-export async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, profileDir: string | undefined, name: string): Promise<Child> {
+export async function startChild(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  profileDir: string | undefined,
+  name: string,
+): Promise<Child> {
   const node = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...node, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...node, script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   // 'close', not 'exit': the output shown on an early exit is read whole.
   const exited = once(child, 'close');
   let out = '';
@@ -180,12 +213,23 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
 }
 
 /** A role of the bench module at `moduleUrl` in its own process; its profile is `<profileName>.cpuprofile` (default: the role). */
-export function startRole(moduleUrl: string, envName: string, role: string, args: string[], profileDir: string | undefined, profileName = role): Promise<Child> {
+export function startRole(
+  moduleUrl: string,
+  envName: string,
+  role: string,
+  args: string[],
+  profileDir: string | undefined,
+  profileName = role,
+): Promise<Child> {
   return startChild(fileURLToPath(moduleUrl), args, { [envName]: role }, profileDir, profileName);
 }
 
 /** sluice-graphql on a GraphQLApiSet file, as `sluice compile` writes it. */
-export function startSluiceGraphql(configFile: string, profileDir: string | undefined, profileName = 'sluice'): Promise<Child> {
+export function startSluiceGraphql(
+  configFile: string,
+  profileDir: string | undefined,
+  profileName = 'sluice',
+): Promise<Child> {
   const main = fileURLToPath(new URL('../graphql-server/main.js', import.meta.url));
   return startChild(main, ['--config', configFile, '--port', '0', '--admin-port', '0'], {}, profileDir, profileName);
 }
@@ -198,7 +242,8 @@ async function post(url: string, headers: Record<string, string>, query: string)
 /** A peer whose answer to `query` was fetched once; `want` (when given) must equal its data. */
 export async function checkedPeer(peer: Omit<Peer, 'body'>, want: unknown): Promise<Peer> {
   const body = await post(peer.url, peer.headers, peer.query);
-  if (want !== undefined && !isDeepStrictEqual((JSON.parse(body) as { data?: unknown }).data, want)) throw new Error(`bench: ${peer.label} answered ${body}, not the expected data`);
+  if (want !== undefined && !isDeepStrictEqual((JSON.parse(body) as { data?: unknown }).data, want))
+    throw new Error(`bench: ${peer.label} answered ${body}, not the expected data`);
   return { ...peer, body };
 }
 
@@ -240,7 +285,12 @@ export type Rounds = Map<string, Figures[]>;
  * extra measurement: round r of each peer ran next to round r of the others,
  * on the same machine state.
  */
-export async function interleavedRounds(peers: Peer[], flags: BenchFlags, upstreams: number[], extras: Record<string, (ms: number) => Promise<Figures>> = {}): Promise<Rounds> {
+export async function interleavedRounds(
+  peers: Peer[],
+  flags: BenchFlags,
+  upstreams: number[],
+  extras: Record<string, (ms: number) => Promise<Figures>> = {},
+): Promise<Rounds> {
   const warmUp = Math.min(2000, flags.ms);
   for (const p of peers) await load(p, warmUp, upstreams);
   for (const measure of Object.values(extras)) await measure(warmUp);
@@ -271,11 +321,18 @@ function pairRatios(rounds: Rounds, a: string, b: string, pick: (f: Figures) => 
 /** The table of a regime: one row per label, the median round. */
 export function printTable(rounds: Rounds, notes: Record<string, string>, upstreamLabel: string): void {
   const width = Math.max(...[...rounds.keys()].map((l) => l.length)) + 2;
-  for (const [label, figures] of rounds) console.log(`  ${label.padEnd(width)}${formatFigures(median(figures), upstreamLabel)}   ${notes[label] ?? ''}`);
+  for (const [label, figures] of rounds)
+    console.log(`  ${label.padEnd(width)}${formatFigures(median(figures), upstreamLabel)}   ${notes[label] ?? ''}`);
 }
 
 /** A throughput and p99 target against a peer, from paired rounds; true when met (and nothing failed). */
-export function printTarget(rounds: Rounds, ours: string, floor: string, minThroughput: number, maxP99: number | undefined): boolean {
+export function printTarget(
+  rounds: Rounds,
+  ours: string,
+  floor: string,
+  minThroughput: number,
+  maxP99: number | undefined,
+): boolean {
   const perRound = pairRatios(rounds, ours, floor, (f) => f.perSecond);
   const throughput = medianOf(perRound);
   const p99 = medianOf(pairRatios(rounds, ours, floor, (f) => f.p99));

@@ -102,9 +102,17 @@ const resolution = (port: number) => ({
 });
 
 /** The users service over @grpc/proto-loader, as a hand-written server would call it (camelCase fields). */
-function userClient(port: number): grpc.Client & { GetUser(req: { id: number }, cb: (err: grpc.ServiceError | null, res: unknown) => void): void } {
-  const pkg = protoLoader.loadSync('users.proto', { includeDirs: [PROTO_DIR], longs: String, enums: String, defaults: true });
-  const Service = (grpc.loadPackageDefinition(pkg).users as grpc.GrpcObject).UserService as grpc.ServiceClientConstructor;
+function userClient(
+  port: number,
+): grpc.Client & { GetUser(req: { id: number }, cb: (err: grpc.ServiceError | null, res: unknown) => void): void } {
+  const pkg = protoLoader.loadSync('users.proto', {
+    includeDirs: [PROTO_DIR],
+    longs: String,
+    enums: String,
+    defaults: true,
+  });
+  const Service = (grpc.loadPackageDefinition(pkg).users as grpc.GrpcObject)
+    .UserService as grpc.ServiceClientConstructor;
   return new Service(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as never;
 }
 
@@ -119,7 +127,8 @@ async function yoga([port]: string[]): Promise<void> {
     typeDefs: SDL.replace(' @resolve(name: "user")', ''),
     resolvers: {
       Query: {
-        user: (_: unknown, { id }: { id: number }) => new Promise((resolve, reject) => client.GetUser({ id }, (err, res) => (err ? reject(err) : resolve(res)))),
+        user: (_: unknown, { id }: { id: number }) =>
+          new Promise((resolve, reject) => client.GetUser({ id }, (err, res) => (err ? reject(err) : resolve(res)))),
       },
     },
   });
@@ -130,7 +139,10 @@ async function yoga([port]: string[]): Promise<void> {
 /** The bare client: CONNECTIONS calls in flight for `ms`; prints its figures as JSON and exits. */
 async function loop([port, ms]: string[]): Promise<void> {
   const client = userClient(Number(port));
-  const call = () => new Promise<unknown>((resolve, reject) => client.GetUser({ id: USER_ID }, (err, res) => (err ? reject(err) : resolve(res))));
+  const call = () =>
+    new Promise<unknown>((resolve, reject) =>
+      client.GetUser({ id: USER_ID }, (err, res) => (err ? reject(err) : resolve(res))),
+    );
   await call();
   const latencies: number[] = [];
   let failed = 0;
@@ -150,7 +162,14 @@ async function loop([port, ms]: string[]): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  const figures: Figures = { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), cpu: (cpu.user + cpu.system) / latencies.length, subgraphCpu: 0, failed };
+  const figures: Figures = {
+    perSecond: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    cpu: (cpu.user + cpu.system) / latencies.length,
+    subgraphCpu: 0,
+    failed,
+  };
   console.log(JSON.stringify(figures));
   client.close();
 }
@@ -159,7 +178,11 @@ async function loop([port, ms]: string[]): Promise<void> {
 async function memoryUpstream(): Promise<void> {
   const schema = makeExecutableSchema(SUBGRAPHS.users);
   await serveFromMemory((body) => {
-    const { query, variables, operationName } = JSON.parse(body) as { query: string; variables?: Record<string, unknown>; operationName?: string };
+    const { query, variables, operationName } = JSON.parse(body) as {
+      query: string;
+      variables?: Record<string, unknown>;
+      operationName?: string;
+    };
     return graphql({ schema, source: query, variableValues: variables, operationName });
   });
 }
@@ -167,7 +190,9 @@ async function memoryUpstream(): Promise<void> {
 /** graphql-yoga serving the remote schema through @graphql-tools/wrap, its executor on an undici keep-alive pool. */
 async function yogaRemote([url]: string[]): Promise<void> {
   const schema = wrapSchema({ schema: buildSchema(USERS_SDL), executor: undiciExecutor(url!) });
-  await announce(http.createServer(createYoga({ schema, logging: false, maskedErrors: false, graphqlEndpoint: '/graphql' })));
+  await announce(
+    http.createServer(createYoga({ schema, logging: false, maskedErrors: false, graphqlEndpoint: '/graphql' })),
+  );
 }
 
 /** The floor: the client's JSON body read, the fixed document sent to the upstream, its answer parsed and written back. */
@@ -184,19 +209,34 @@ async function forwarder([url]: string[]): Promise<void> {
   );
 }
 
-const ROLES: Record<string, (args: string[]) => Promise<void>> = { upstream, yoga, loop, 'memory-upstream': memoryUpstream, 'yoga-remote': yogaRemote, forwarder };
+const ROLES: Record<string, (args: string[]) => Promise<void>> = {
+  upstream,
+  yoga,
+  loop,
+  'memory-upstream': memoryUpstream,
+  'yoga-remote': yogaRemote,
+  forwarder,
+};
 
 await runRole(ROLE_ENV, ROLES);
 
 /** The GraphQLApiSet file sluice-graphql serves, as `sluice compile` writes it. */
 function writeConfig(port: number, file: string): Promise<void> {
-  return writeFile(file, JSON.stringify({ resources: [{ name: API, executable: { schema_definition: SDL, resolutions: { user: resolution(port) } } }] }));
+  return writeFile(
+    file,
+    JSON.stringify({
+      resources: [{ name: API, executable: { schema_definition: SDL, resolutions: { user: resolution(port) } } }],
+    }),
+  );
 }
 
 /** One round of the bare client loop in its own process; the upstream's CPU measured around it. */
 async function loopRound(port: number, ms: number, upstreamPid: number): Promise<Figures> {
   const cpu0 = processCpu(upstreamPid);
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), String(port), String(ms)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, [ROLE_ENV]: 'loop' } });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), String(port), String(ms)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, [ROLE_ENV]: 'loop' },
+  });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   // 'close', not 'exit': the output is read whole.
@@ -205,7 +245,6 @@ async function loopRound(port: number, ms: number, upstreamPid: number): Promise
   const figures = JSON.parse(out.trim().split('\n').pop()!) as Figures;
   return { ...figures, subgraphCpu: (processCpu(upstreamPid) - cpu0) / (figures.perSecond * (ms / 1000)) };
 }
-
 
 function expectedRemote(): unknown {
   const { id, username, fullName, userId } = USERS.get(2)!;
@@ -238,11 +277,25 @@ async function runGrpc(flags: BenchFlags, dir: string, children: Child[]): Promi
   children.push(yogaServer);
   const want = expected();
   const peers: Peer[] = [
-    await checkedPeer({ label: 'sluice grpc', url: sluice.url, pid: sluice.pid, query: QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: API } }, want),
-    await checkedPeer({ label: 'yoga grpc', url: yogaServer.url, pid: yogaServer.pid, query: QUERY, headers: json }, want),
+    await checkedPeer(
+      {
+        label: 'sluice grpc',
+        url: sluice.url,
+        pid: sluice.pid,
+        query: QUERY,
+        headers: { ...json, [GRAPHQL_API_HEADER]: API },
+      },
+      want,
+    ),
+    await checkedPeer(
+      { label: 'yoga grpc', url: yogaServer.url, pid: yogaServer.pid, query: QUERY, headers: json },
+      want,
+    ),
   ];
   console.log(`local executor, gRPC resolver: ${QUERY} (one unary gRPC call, users.UserService/GetUser)`);
-  const rounds = await interleavedRounds(peers, flags, [up.pid], { 'grpc-js loop': (ms) => loopRound(port, ms, up.pid) });
+  const rounds = await interleavedRounds(peers, flags, [up.pid], {
+    'grpc-js loop': (ms) => loopRound(port, ms, up.pid),
+  });
   printTable(rounds, NOTES, 'upstream');
   printTarget(rounds, 'sluice grpc', 'yoga grpc', 1, 1);
   printTarget(rounds, 'sluice grpc', 'grpc-js loop', 0, undefined);
@@ -262,9 +315,24 @@ async function runRemote(flags: BenchFlags, dir: string, children: Child[]): Pro
   children.push(forward);
   const want = expectedRemote();
   const peers: Peer[] = [
-    await checkedPeer({ label: 'forwarder', url: forward.url, pid: forward.pid, query: REMOTE_QUERY, headers: json }, want),
-    await checkedPeer({ label: 'sluice', url: sluice.url, pid: sluice.pid, query: REMOTE_QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: REMOTE_API } }, want),
-    await checkedPeer({ label: 'yoga', url: yogaServer.url, pid: yogaServer.pid, query: REMOTE_QUERY, headers: json }, want),
+    await checkedPeer(
+      { label: 'forwarder', url: forward.url, pid: forward.pid, query: REMOTE_QUERY, headers: json },
+      want,
+    ),
+    await checkedPeer(
+      {
+        label: 'sluice',
+        url: sluice.url,
+        pid: sluice.pid,
+        query: REMOTE_QUERY,
+        headers: { ...json, [GRAPHQL_API_HEADER]: REMOTE_API },
+      },
+      want,
+    ),
+    await checkedPeer(
+      { label: 'yoga', url: yogaServer.url, pid: yogaServer.pid, query: REMOTE_QUERY, headers: json },
+      want,
+    ),
   ];
   console.log(`remote executor, the upstream answering from memory: ${REMOTE_QUERY}`);
   const rounds = await interleavedRounds(peers, flags, [up.pid]);
@@ -273,13 +341,18 @@ async function runRemote(flags: BenchFlags, dir: string, children: Child[]): Pro
   printTarget(rounds, 'sluice', 'yoga', 0, undefined);
 }
 
-const REGIMES: Record<Regime, (flags: BenchFlags, dir: string, children: Child[]) => Promise<void>> = { grpc: runGrpc, remote: runRemote };
+const REGIMES: Record<Regime, (flags: BenchFlags, dir: string, children: Child[]) => Promise<void>> = {
+  grpc: runGrpc,
+  remote: runRemote,
+};
 
 export async function run(args: string[]): Promise<void> {
   const flags = benchFlags(args);
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-graphql-'));
   try {
-    console.log(`autocannon, ${CONNECTIONS} connections; ${flags.rounds} interleaved rounds of ${flags.ms} ms after a warm-up, median round shown`);
+    console.log(
+      `autocannon, ${CONNECTIONS} connections; ${flags.rounds} interleaved rounds of ${flags.ms} ms after a warm-up, median round shown`,
+    );
     for (const [regime, runOne] of Object.entries(REGIMES)) {
       if (!runsRegime(flags, regime)) continue;
       const children: Child[] = [];

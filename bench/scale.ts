@@ -181,7 +181,20 @@ async function measurePhase(clients: number, leakEdits: number, routeTable: Rout
       await control.recompile();
     }
     const heapAfter = (await settledMemory()).retained;
-    return { clients, routeTable, snapshotMs, ackMs, fullMs, firstMs: first.durationMs, routeBytes: sentPerEdit(control, routeTable, routeName), rss, steadyRss, heapBefore, heapAfter, leakEdits };
+    return {
+      clients,
+      routeTable,
+      snapshotMs,
+      ackMs,
+      fullMs,
+      firstMs: first.durationMs,
+      routeBytes: sentPerEdit(control, routeTable, routeName),
+      rss,
+      steadyRss,
+      heapBefore,
+      heapAfter,
+      leakEdits,
+    };
   } finally {
     fleet.stop();
     collector.close();
@@ -198,21 +211,38 @@ function sentPerEdit(control: ControlPlane, routeTable: RouteTable, routeName: s
   return snapshot.type(TYPE_URL.virtualHost)!.resources.values().next().value!.value.length;
 }
 
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
 export async function run(args: string[]): Promise<void> {
   const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
   const leakEdits = Number(args.find((a) => a.startsWith('--leak-edits='))?.slice(13) ?? 1000);
-  const routeTables = (args.find((a) => a.startsWith('--route-table='))?.slice(14) ?? 'vhds,rds').split(',') as RouteTable[];
+  const routeTables = (args.find((a) => a.startsWith('--route-table='))?.slice(14) ?? 'vhds,rds').split(
+    ',',
+  ) as RouteTable[];
   const self = fileURLToPath(import.meta.url);
-  console.log(`${VIRTUAL_SERVICES} virtual services in ${FILES} files (JWT+RBAC on half, ext_authz on a tenth); ${EDITS} single-file edits; watcher debounce ${DEBOUNCE_MS} ms`);
-  console.log('route table | clients | save->snapshot p50 | max | save->last ACK p50 | max | full recompile (peer) | first compile | sent per edit per client | RSS after edits | steady RSS | heap before -> after N edits');
+  console.log(
+    `${VIRTUAL_SERVICES} virtual services in ${FILES} files (JWT+RBAC on half, ext_authz on a tenth); ${EDITS} single-file edits; watcher debounce ${DEBOUNCE_MS} ms`,
+  );
+  console.log(
+    'route table | clients | save->snapshot p50 | max | save->last ACK p50 | max | full recompile (peer) | first compile | sent per edit per client | RSS after edits | steady RSS | heap before -> after N edits',
+  );
   let first = true;
   for (const routeTable of routeTables) {
     for (const n of counts) {
       // The memory check runs once, in the first phase.
-      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: serveEnvironment() })) as Figures;
+      const f = JSON.parse(
+        execFileSync(process.execPath, [self, PHASE_FLAG, String(n), String(first ? leakEdits : 0), routeTable], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'inherit'],
+          maxBuffer: 1 << 20,
+          env: serveEnvironment(),
+        }),
+      ) as Figures;
       first = false;
       const heap = f.leakEdits > 0 ? `${mib(f.heapBefore)} -> ${mib(f.heapAfter)} MiB over ${f.leakEdits}` : '-';
       const sent = f.routeBytes < 1 << 20 ? `${(f.routeBytes / 1024).toFixed(1)} KiB` : `${mib(f.routeBytes)} MiB`;
@@ -221,11 +251,16 @@ export async function run(args: string[]): Promise<void> {
       );
       console.log(
         `targets (${routeTable}, ${n} clients): save->snapshot p50 < 150 ms: ${met(median(f.snapshotMs) < 150)}; ${n >= 500 ? `save->last ACK p50 < 1 s: ${met(median(f.ackMs) < 1000)}; ` : ''}steady RSS < 400 MiB: ${met(f.steadyRss < 400 * 1048576)}${
-          f.leakEdits > 0 ? `; heap growth over ${f.leakEdits} edits < 5%: ${met(f.heapAfter < f.heapBefore * 1.05)}` : ''
+          f.leakEdits > 0
+            ? `; heap growth over ${f.leakEdits} edits < 5%: ${met(f.heapAfter < f.heapBefore * 1.05)}`
+            : ''
         }`,
       );
     }
   }
 }
 
-if (process.argv[2] === PHASE_FLAG) process.stdout.write(JSON.stringify(await measurePhase(Number(process.argv[3]), Number(process.argv[4]), process.argv[5] as RouteTable)));
+if (process.argv[2] === PHASE_FLAG)
+  process.stdout.write(
+    JSON.stringify(await measurePhase(Number(process.argv[3]), Number(process.argv[4]), process.argv[5] as RouteTable)),
+  );

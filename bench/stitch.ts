@@ -41,7 +41,16 @@ import { createYoga } from 'graphql-yoga';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { stitchSchemas } from '@graphql-tools/stitch';
 import { GRAPHQL_API_HEADER } from '../contract/names.js';
-import { PRODUCTS, PRODUCTS_SDL, STITCHED, SUBGRAPHS, USERS, USERS_SDL, serveSubgraph, type SubgraphName } from '../harness/stitch-subgraphs.js';
+import {
+  PRODUCTS,
+  PRODUCTS_SDL,
+  STITCHED,
+  SUBGRAPHS,
+  USERS,
+  USERS_SDL,
+  serveSubgraph,
+  type SubgraphName,
+} from '../harness/stitch-subgraphs.js';
 import {
   CONNECTIONS,
   announce,
@@ -75,7 +84,10 @@ function expected(): unknown {
   return {
     TopProducts: PRODUCTS.slice(0, 10).map((p) => {
       const u = p.seller && USERS.get(p.seller.id);
-      return { name: p.name, seller: p.seller && { username: u?.username ?? null, fullName: u?.fullName ?? null, userId: u?.userId ?? null } };
+      return {
+        name: p.name,
+        seller: p.seller && { username: u?.username ?? null, fullName: u?.fullName ?? null, userId: u?.userId ?? null },
+      };
     }),
   };
 }
@@ -84,7 +96,12 @@ function expected(): unknown {
 async function yogaGateway(usersUrl: string, productsUrl: string): Promise<void> {
   const schema = stitchSchemas({
     subschemas: [
-      { schema: buildSchema(USERS_SDL), executor: undiciExecutor(usersUrl), batch: true, merge: { User: { selectionSet: '{ id }', fieldName: 'GetUser', args: ({ id }: { id: number }) => ({ id }) } } },
+      {
+        schema: buildSchema(USERS_SDL),
+        executor: undiciExecutor(usersUrl),
+        batch: true,
+        merge: { User: { selectionSet: '{ id }', fieldName: 'GetUser', args: ({ id }: { id: number }) => ({ id }) } },
+      },
       { schema: buildSchema(PRODUCTS_SDL), executor: undiciExecutor(productsUrl), batch: true },
     ],
   });
@@ -117,13 +134,28 @@ async function forwarder(usersUrl: string, productsUrl: string): Promise<void> {
   const server = http.createServer((req, res) => {
     void (async () => {
       JSON.parse(await readBody(req));
-      const top = ((await products(productsBody)) as { data: { TopProducts: { name: string; seller: { id: number } | null }[] } }).data.TopProducts;
+      const top = (
+        (await products(productsBody)) as { data: { TopProducts: { name: string; seller: { id: number } | null }[] } }
+      ).data.TopProducts;
       const ids = [...new Set(top.flatMap((p) => (p.seller ? [p.seller.id] : [])))];
       const variables = Object.fromEntries(ids.map((id, i) => [`u${i}`, id]));
-      const found = ((await users(JSON.stringify({ query: usersDocument(ids.length), variables }))) as { data: Record<string, User | null> }).data;
+      const found = (
+        (await users(JSON.stringify({ query: usersDocument(ids.length), variables }))) as {
+          data: Record<string, User | null>;
+        }
+      ).data;
       const byId = new Map(ids.map((id, i) => [id, found[`u${i}`]]));
-      const seller = (u: User | null | undefined): User => ({ username: u?.username ?? null, fullName: u?.fullName ?? null, userId: u?.userId ?? null });
-      sendJson(res, JSON.stringify({ data: { TopProducts: top.map((p) => ({ name: p.name, seller: p.seller && seller(byId.get(p.seller.id)) })) } }));
+      const seller = (u: User | null | undefined): User => ({
+        username: u?.username ?? null,
+        fullName: u?.fullName ?? null,
+        userId: u?.userId ?? null,
+      });
+      sendJson(
+        res,
+        JSON.stringify({
+          data: { TopProducts: top.map((p) => ({ name: p.name, seller: p.seller && seller(byId.get(p.seller.id)) })) },
+        }),
+      );
     })();
   });
   await announce(server);
@@ -133,7 +165,11 @@ async function forwarder(usersUrl: string, productsUrl: string): Promise<void> {
 async function memorySubgraph(name: SubgraphName): Promise<void> {
   const schema = makeExecutableSchema(SUBGRAPHS[name]);
   await serveFromMemory((body) => {
-    const { query, variables, operationName } = JSON.parse(body) as { query: string; variables?: Record<string, unknown>; operationName?: string };
+    const { query, variables, operationName } = JSON.parse(body) as {
+      query: string;
+      variables?: Record<string, unknown>;
+      operationName?: string;
+    };
     return graphql({ schema, source: query, variableValues: variables, operationName });
   });
 }
@@ -161,11 +197,25 @@ function writeConfig(usersUrl: string, productsUrl: string, file: string): Promi
       enable_introspection: STITCHED.enableIntrospection,
       subschemas: STITCHED.subschemas.map((s) => ({
         api: s.api,
-        type_merge: Object.fromEntries(Object.entries(s.typeMerge).map(([t, m]) => [t, { selection_set: m.selectionSet, query_name: m.queryName, args: m.args }])),
+        type_merge: Object.fromEntries(
+          Object.entries(s.typeMerge).map(([t, m]) => [
+            t,
+            { selection_set: m.selectionSet, query_name: m.queryName, args: m.args },
+          ]),
+        ),
       })),
     },
   };
-  return writeFile(file, JSON.stringify({ resources: [remoteApiResource('shop.users', USERS_SDL, usersUrl), remoteApiResource('shop.products', PRODUCTS_SDL, productsUrl), stitched] }));
+  return writeFile(
+    file,
+    JSON.stringify({
+      resources: [
+        remoteApiResource('shop.users', USERS_SDL, usersUrl),
+        remoteApiResource('shop.products', PRODUCTS_SDL, productsUrl),
+        stitched,
+      ],
+    }),
+  );
 }
 
 type Regime = 'memory' | 'live';
@@ -180,7 +230,15 @@ const NOTES: Record<string, string> = {
 /** One regime: its subgraphs and gateways started, every peer measured in interleaved rounds, the table and targets printed. */
 async function runRegime(regime: Regime, flags: BenchFlags, dir: string): Promise<boolean> {
   const children: Child[] = [];
-  const start = (role: string, args: string[] = []) => startRole(import.meta.url, ROLE_ENV, role, args, flags.profileDir, `${role.replace(/-(live|memory)$/, '')}-${regime}`);
+  const start = (role: string, args: string[] = []) =>
+    startRole(
+      import.meta.url,
+      ROLE_ENV,
+      role,
+      args,
+      flags.profileDir,
+      `${role.replace(/-(live|memory)$/, '')}-${regime}`,
+    );
   try {
     const users = await start(`users-${regime}`);
     children.push(users);
@@ -198,10 +256,25 @@ async function runRegime(regime: Regime, flags: BenchFlags, dir: string): Promis
     const json = { 'content-type': 'application/json' };
     const peers: Peer[] = [
       await checkedPeer({ label: 'forwarder', url: forward.url, pid: forward.pid, query: QUERY, headers: json }, want),
-      await checkedPeer({ label: 'sluice', url: sluice.url, pid: sluice.pid, query: QUERY, headers: { ...json, [GRAPHQL_API_HEADER]: STITCHED_API } }, want),
+      await checkedPeer(
+        {
+          label: 'sluice',
+          url: sluice.url,
+          pid: sluice.pid,
+          query: QUERY,
+          headers: { ...json, [GRAPHQL_API_HEADER]: STITCHED_API },
+        },
+        want,
+      ),
       await checkedPeer({ label: 'yoga', url: yoga.url, pid: yoga.pid, query: QUERY, headers: json }, want),
     ];
-    if (regime === 'live') peers.push(await checkedPeer({ label: 'products alone', url: products.url, pid: products.pid, query: DIRECT_QUERY, headers: json }, undefined));
+    if (regime === 'live')
+      peers.push(
+        await checkedPeer(
+          { label: 'products alone', url: products.url, pid: products.pid, query: DIRECT_QUERY, headers: json },
+          undefined,
+        ),
+      );
     console.log(
       regime === 'memory'
         ? 'subgraphs answering from memory (graphql-js once per distinct request body, then the kept bytes):'
@@ -226,9 +299,12 @@ export async function run(args: string[]): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-stitch-'));
   try {
     console.log(`query ${QUERY}`);
-    console.log(`autocannon, ${CONNECTIONS} connections; ${flags.rounds} interleaved rounds of ${flags.ms} ms after a warm-up, median round shown`);
+    console.log(
+      `autocannon, ${CONNECTIONS} connections; ${flags.rounds} interleaved rounds of ${flags.ms} ms after a warm-up, median round shown`,
+    );
     console.log('@graphql-hive/gateway: skipped (not a dependency of the project; adding it changes package.json)');
-    for (const regime of ['memory', 'live'] as const) if (runsRegime(flags, regime)) await runRegime(regime, flags, dir);
+    for (const regime of ['memory', 'live'] as const)
+      if (runsRegime(flags, regime)) await runRegime(regime, flags, dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

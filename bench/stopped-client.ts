@@ -54,7 +54,10 @@ interface DeltaClientProcess {
 
 /** A delta client in its own process (harness/delta-client.mjs), so it can be stopped. */
 function deltaClient(port: number, node: string, edsNames: string[], ack = true): DeltaClientProcess {
-  const child = spawn(process.execPath, [DELTA_CLIENT, String(port), node, ...edsNames], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SLUICE_NO_ACK: ack ? '0' : '1' } });
+  const child = spawn(process.execPath, [DELTA_CLIENT, String(port), node, ...edsNames], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, SLUICE_NO_ACK: ack ? '0' : '1' },
+  });
   const types = new Set<string>();
   let synced!: () => void;
   const syncedP = new Promise<void>((r) => (synced = r));
@@ -64,7 +67,8 @@ function deltaClient(port: number, node: string, edsNames: string[], ack = true)
     const r = JSON.parse(line) as { type: string; version: string };
     types.add(r.type);
     // A client that never ACKs holds clusters it has not ACKed, so it is sent no routes (make before break): its first CDS is all it gets.
-    if ((ack ? [TYPE_URL.cluster, TYPE_URL.listener, TYPE_URL.route] : [TYPE_URL.cluster]).every((t) => types.has(t))) synced();
+    if ((ack ? [TYPE_URL.cluster, TYPE_URL.listener, TYPE_URL.route] : [TYPE_URL.cluster]).every((t) => types.has(t)))
+      synced();
     if (r.type !== TYPE_URL.route) return;
     if (waiting?.version === r.version) waiting.resolve();
     else seen.add(r.version);
@@ -92,11 +96,16 @@ function slope(points: Array<[number, number]>): number {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const flag = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+  const flag = (name: string, fallback: number) =>
+    Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const minutes = flag('minutes', 10);
   const virtualServices = flag('virtual-services', 1500);
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-stopped-'));
-  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
+  const control = new ControlPlane({
+    paths: [dir],
+    compileOptions: DEFAULT_OPTIONS,
+    logger: pino({ level: 'silent' }),
+  });
   const server = new XdsServer(control.cache);
   const children: ChildProcess[] = [];
   try {
@@ -124,7 +133,14 @@ export async function run(args: string[]): Promise<void> {
       const m = await settledMemory();
       const streams = server.status();
       const stoppedStatus = streams.find((s) => s.node?.id === 'stopped');
-      samples.push({ minute: minute(), rss: m.rss, retained: m.retained, edits, unflushed: stoppedStatus?.unflushedBytes, silentConnected: streams.some((s) => s.node?.id === 'silent') });
+      samples.push({
+        minute: minute(),
+        rss: m.rss,
+        retained: m.retained,
+        edits,
+        unflushed: stoppedStatus?.unflushedBytes,
+        silentConnected: streams.some((s) => s.node?.id === 'silent'),
+      });
     };
     await sample();
     let nextSample = SAMPLE_EVERY_MS;
@@ -151,21 +167,33 @@ export async function run(args: string[]): Promise<void> {
     }
     await sample();
 
-    console.log(`${virtualServices} VirtualServices; delta clients: one stopped (SIGSTOP), one that reads but never ACKs, one live; an edit every ${EDIT_EVERY_MS} ms for ${minutes} min (${edits} edits)`);
+    console.log(
+      `${virtualServices} VirtualServices; delta clients: one stopped (SIGSTOP), one that reads but never ACKs, one live; an edit every ${EDIT_EVERY_MS} ms for ${minutes} min (${edits} edits)`,
+    );
     console.log('  minute  edits   RSS MiB  heap+buffers MiB  stopped: unflushed KiB  never-ACKing: connected');
     for (const s of samples) {
       const unflushed = s.unflushed === undefined ? 'dropped' : (s.unflushed / 1024).toFixed(0);
-      console.log(`  ${s.minute.toFixed(1).padStart(6)} ${String(s.edits).padStart(6)} ${mib(s.rss).padStart(9)} ${mib(s.retained).padStart(17)} ${unflushed.padStart(23)} ${String(s.silentConnected).padStart(24)}`);
+      console.log(
+        `  ${s.minute.toFixed(1).padStart(6)} ${String(s.edits).padStart(6)} ${mib(s.rss).padStart(9)} ${mib(s.retained).padStart(17)} ${unflushed.padStart(23)} ${String(s.silentConnected).padStart(24)}`,
+      );
     }
     const half = samples.filter((s) => s.minute >= minutes / 2);
     const perMinute = slope(half.map((s) => [s.minute, s.retained / 1048576]));
     const warm = samples.find((s) => s.minute >= 1) ?? samples[0]!;
     const growth = (samples.at(-1)!.retained - warm.retained) / 1048576;
-    const ms = (from: number, to: number) => latencies.filter((l) => l.minute >= from && l.minute < to).map((l) => l.ms).sort((a, b) => a - b);
+    const ms = (from: number, to: number) =>
+      latencies
+        .filter((l) => l.minute >= from && l.minute < to)
+        .map((l) => l.ms)
+        .sort((a, b) => a - b);
     const [early, late] = [ms(0, 1), ms(minutes - 1, minutes)];
-    console.log(`  live client save-to-route: first minute p50 ${percentile(early, 50).toFixed(0)} ms, max ${early.at(-1)!.toFixed(0)} ms; last minute p50 ${percentile(late, 50).toFixed(0)} ms, max ${late.at(-1)!.toFixed(0)} ms`);
+    console.log(
+      `  live client save-to-route: first minute p50 ${percentile(early, 50).toFixed(0)} ms, max ${early.at(-1)!.toFixed(0)} ms; last minute p50 ${percentile(late, 50).toFixed(0)} ms, max ${late.at(-1)!.toFixed(0)} ms`,
+    );
     const flat = perMinute < 1 && growth < 16;
-    console.log(`  heap+buffers slope over the second half: ${perMinute.toFixed(2)} MiB/min (target < 1); after the first minute ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (target < 16): ${flat ? 'flat' : 'NOT flat'}`);
+    console.log(
+      `  heap+buffers slope over the second half: ${perMinute.toFixed(2)} MiB/min (target < 1); after the first minute ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} MiB (target < 16): ${flat ? 'flat' : 'NOT flat'}`,
+    );
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await server.close();

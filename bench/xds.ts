@@ -69,7 +69,9 @@ async function clientsMain(): Promise<void> {
         'grpc-node.flow_control_window': 16 << 20,
       });
       const delta = plan.protocol === 'delta';
-      const call: grpc.ClientDuplexStream<object, any> = delta ? client.DeltaAggregatedResources() : client.StreamAggregatedResources();
+      const call: grpc.ClientDuplexStream<object, any> = delta
+        ? client.DeltaAggregatedResources()
+        : client.StreamAggregatedResources();
       const pending = new Set(plan.subscriptions.map((s) => s.type_url));
       const namesOf = new Map(plan.subscriptions.map((s) => [s.type_url, s.resource_names]));
       const node = { id: `bench-${i}`, cluster: 'bench' };
@@ -77,13 +79,23 @@ async function clientsMain(): Promise<void> {
         call.write(
           delta
             ? { type_url: r.type_url, response_nonce: r.nonce }
-            : { type_url: r.type_url, version_info: r.version_info, response_nonce: r.nonce, resource_names: namesOf.get(r.type_url) },
+            : {
+                type_url: r.type_url,
+                version_info: r.version_info,
+                response_nonce: r.nonce,
+                resource_names: namesOf.get(r.type_url),
+              },
         );
-        if (pending.delete(r.type_url) && pending.size === 0 && ++synced === plan.clients) process.send!({ event: 'synced' });
+        if (pending.delete(r.type_url) && pending.size === 0 && ++synced === plan.clients)
+          process.send!({ event: 'synced' });
       });
       call.on('error', () => undefined);
       for (const s of plan.subscriptions)
-        call.write(delta ? { node, type_url: s.type_url, resource_names_subscribe: s.resource_names } : { node, type_url: s.type_url, resource_names: s.resource_names });
+        call.write(
+          delta
+            ? { node, type_url: s.type_url, resource_names_subscribe: s.resource_names }
+            : { node, type_url: s.type_url, resource_names: s.resource_names },
+        );
       open.push({ client, call });
     }
   });
@@ -159,7 +171,8 @@ class FloorServer {
           this.streams.add(call);
           call.on('data', (req: { response_nonce?: string }) => {
             if (!req.response_nonce) call.write(Buffer.concat([this.initial, nonceField('0')]));
-            else if (this.awaited && req.response_nonce === this.awaited.nonce && --this.awaited.left === 0) this.awaited.done();
+            else if (this.awaited && req.response_nonce === this.awaited.nonce && --this.awaited.left === 0)
+              this.awaited.done();
           });
           call.on('error', () => undefined);
           call.on('close', () => this.streams.delete(call));
@@ -169,7 +182,9 @@ class FloorServer {
   }
 
   async listen(): Promise<void> {
-    this.port = await new Promise((res, rej) => this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    this.port = await new Promise((res, rej) =>
+      this.server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
   }
 
   /** Sends `body` to every stream; resolves when all have ACKed it. */
@@ -217,7 +232,11 @@ interface Figures {
 async function measurePhase(protocol: 'sotw' | 'delta', n: number): Promise<Figures> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-bench-xds-'));
   const fleet = await ClientFleet.start();
-  const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger: pino({ level: 'silent' }) });
+  const control = new ControlPlane({
+    paths: [dir],
+    compileOptions: DEFAULT_OPTIONS,
+    logger: pino({ level: 'silent' }),
+  });
   const server = new XdsServer(control.cache);
   try {
     generate(dir, 1000);
@@ -235,12 +254,21 @@ async function measurePhase(protocol: 'sotw' | 'delta', n: number): Promise<Figu
     const { DiscoveryResponse } = discoveryTypes();
     const body = Buffer.from(
       DiscoveryResponse.encode(
-        DiscoveryResponse.fromObject({ version_info: route.version, type_url: TYPE_URL.route, resources: [{ type_url: TYPE_URL.route, value: route.resources.get(routeName)!.value }] }),
+        DiscoveryResponse.fromObject({
+          version_info: route.version,
+          type_url: TYPE_URL.route,
+          resources: [{ type_url: TYPE_URL.route, value: route.resources.get(routeName)!.value }],
+        }),
       ).finish(),
     );
     const floor = new FloorServer(body);
     await floor.listen();
-    await fleet.connect({ port: floor.port, clients: n, protocol: 'sotw', subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }] });
+    await fleet.connect({
+      port: floor.port,
+      clients: n,
+      protocol: 'sotw',
+      subscriptions: [{ type_url: TYPE_URL.route, resource_names: [routeName] }],
+    });
     const floorTimes: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const t = performance.now();
@@ -319,25 +347,40 @@ async function measurePhase(protocol: 'sotw' | 'delta', n: number): Promise<Figu
 
 export async function run(args: string[]): Promise<void> {
   const counts = (args.find((a) => a.startsWith('--clients='))?.slice(10) ?? '100,500').split(',').map(Number);
-  const protocols = (args.find((a) => a.startsWith('--protocol='))?.slice(11) ?? 'sotw,delta').split(',') as Array<'sotw' | 'delta'>;
+  const protocols = (args.find((a) => a.startsWith('--protocol='))?.slice(11) ?? 'sotw,delta').split(',') as Array<
+    'sotw' | 'delta'
+  >;
   const self = fileURLToPath(import.meta.url);
   let header = false;
   for (const protocol of protocols) {
     for (const n of counts) {
-      const f = JSON.parse(execFileSync(process.execPath, [self, PHASE_FLAG, protocol, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: serveEnvironment() })) as Figures;
+      const f = JSON.parse(
+        execFileSync(process.execPath, [self, PHASE_FLAG, protocol, String(n)], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: serveEnvironment(),
+        }),
+      ) as Figures;
       if (!header) {
         console.log(f.summary);
-        console.log('protocol | clients | all ACKed (median of 5 rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | peak server RSS | retained per client');
+        console.log(
+          'protocol | clients | all ACKed (median of 5 rounds) | per client p50 | p99 | floor (same bytes) | ratio | recompile | peak server RSS | retained per client',
+        );
         header = true;
       }
       console.log(
         `${protocol.padStart(8)} | ${String(n).padStart(7)} | ${f.all.toFixed(0).padStart(6)} ms (max ${f.allMax.toFixed(0)}) | ${f.p50.toFixed(0).padStart(6)} ms | ${f.p99.toFixed(0).padStart(4)} ms | ${f.floor.toFixed(0).padStart(6)} ms | ${(f.all / f.floor).toFixed(2)}x | ${f.recompile.toFixed(0)} ms | ${mib(f.peakRss)} MiB | ${(f.retainedPerClient / 1024).toFixed(0)} KiB`,
       );
       if (n >= 500)
-        console.log(`target (${protocol}): ${n} clients all updated within 1 s: ${f.all < 1000 ? 'met' : 'NOT met'}; peak server RSS under 1 GiB: ${f.peakRss < 1 << 30 ? 'met' : 'NOT met'}`);
+        console.log(
+          `target (${protocol}): ${n} clients all updated within 1 s: ${f.all < 1000 ? 'met' : 'NOT met'}; peak server RSS under 1 GiB: ${f.peakRss < 1 << 30 ? 'met' : 'NOT met'}`,
+        );
     }
   }
 }
 
 if (process.argv[2] === CHILD_FLAG) await clientsMain();
-if (process.argv[2] === PHASE_FLAG) process.stdout.write(JSON.stringify(await measurePhase(process.argv[3] as 'sotw' | 'delta', Number(process.argv[4]))));
+if (process.argv[2] === PHASE_FLAG)
+  process.stdout.write(
+    JSON.stringify(await measurePhase(process.argv[3] as 'sotw' | 'delta', Number(process.argv[4]))),
+  );

@@ -112,13 +112,23 @@ export function renderDiagnostics(diagnostics: Diagnostic[]): string[] {
   const hidden = ordered.slice(REPORT_LIMIT);
   const errors = hidden.filter(isError).length;
   const warnings = hidden.length - errors;
-  lines.push(`… and ${hidden.length} more not shown (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}); fix the ones above and run again`);
+  lines.push(
+    `… and ${hidden.length} more not shown (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}); fix the ones above and run again`,
+  );
   return lines;
 }
 
 /** A diagnostic about the field at `path` of the resource described by `origin`. */
 export function fieldError(stage: Stage, origin: Origin, path: FieldPath, message: string, hint?: string): Diagnostic {
-  return { stage, file: origin.file, line: origin.lineOf(path), resource: origin.resource, field: fieldName(origin, path), message, hint };
+  return {
+    stage,
+    file: origin.file,
+    line: origin.lineOf(path),
+    resource: origin.resource,
+    field: fieldName(origin, path),
+    message,
+    hint,
+  };
 }
 
 /** A field of the resource described by `origin`, named as its file writes it. */

@@ -10,7 +10,11 @@ export const compareText: (a: string, b: string) => number = new Intl.Collator()
  * the items still there keep its order, the new ones are sorted and merged
  * in, so a run that changed k of n items costs about n + k log k compares.
  */
-export function sortedLike<T>(items: readonly T[], previous: readonly T[] | undefined, compare: (a: T, b: T) => number): T[] {
+export function sortedLike<T>(
+  items: readonly T[],
+  previous: readonly T[] | undefined,
+  compare: (a: T, b: T) => number,
+): T[] {
   if (!previous) return [...items].sort(compare);
   const present = new Set(items);
   const kept = previous.filter((x) => present.delete(x));
@@ -30,7 +34,10 @@ export function sortedLike<T>(items: readonly T[], previous: readonly T[] | unde
  * domains, position by position; after an edit they are mostly the very same
  * objects, so this costs far less than indexing their domains again.
  */
-export function sameHostKeys(before: readonly { name?: unknown; domains?: unknown }[], now: readonly { name?: unknown; domains?: unknown }[]): boolean {
+export function sameHostKeys(
+  before: readonly { name?: unknown; domains?: unknown }[],
+  now: readonly { name?: unknown; domains?: unknown }[],
+): boolean {
   if (before.length !== now.length) return false;
   for (let i = 0; i < now.length; i++) {
     const a = before[i]!;

@@ -59,7 +59,9 @@ function overlaps(a: string, b: string): boolean {
  */
 function referenceErrorsOfInvalid(validated: Validated, options: CompileOptions): Diagnostic[] {
   if (validated.invalid.length === 0) return [];
-  const byResource = new Map(validated.invalid.map((i) => [`${i.resource.origin.file}|${i.resource.origin.resource}`, i.errorFields]));
+  const byResource = new Map(
+    validated.invalid.map((i) => [`${i.resource.origin.file}|${i.resource.origin.resource}`, i.errorFields]),
+  );
   let diagnostics: Diagnostic[];
   try {
     diagnostics = resolve([...validated.resources, ...validated.invalid.map((i) => i.resource)], options).diagnostics;
@@ -155,7 +157,11 @@ export class Compiler {
     const binary = binaryFile(file, read.bytes);
     if (binary) return failedEntry(read.bytes, binary);
     const previous = new Map(known?.chunks.map((c) => [c.chunk.text, c]));
-    const chunks = parseChunks(file, read.bytes.toString('utf8'), this.incremental ? (text) => previous.get(text)?.chunk : undefined).map((chunk): FileChunk => {
+    const chunks = parseChunks(
+      file,
+      read.bytes.toString('utf8'),
+      this.incremental ? (text) => previous.get(text)?.chunk : undefined,
+    ).map((chunk): FileChunk => {
       const kept = previous.get(chunk.text);
       return kept?.chunk === chunk ? kept : { chunk, validated: validateDocuments(chunk.loaded.documents) };
     });
@@ -172,13 +178,28 @@ export class Compiler {
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {
     const { options } = this;
     const resolved = resolve(validated.resources, options, this.resolveMemo);
-    const diagnostics = sortDiagnostics(explainRefusedReferences([...loadDiagnostics, ...validated.diagnostics, ...resolved.diagnostics, ...referenceErrorsOfInvalid(validated, options)]));
+    const diagnostics = sortDiagnostics(
+      explainRefusedReferences([
+        ...loadDiagnostics,
+        ...validated.diagnostics,
+        ...resolved.diagnostics,
+        ...referenceErrorsOfInvalid(validated, options),
+      ]),
+    );
     if (diagnostics.some(isError)) return { diagnostics };
     const model = resolved.model;
     const proxies = proxyNames(model);
     if (options.mesh) {
       // The team's Envoy owns the listeners: a Gateway, which declares one, has no place here.
-      const gatewayErrors = model.gateways.map((g) => fieldError('resolve', g.origin, ['kind'], 'mesh mode (serve --mesh) serves routes, clusters and HTTP filters into listeners your Envoy owns; a Gateway declares a listener', 'remove the Gateway from the inputs, or serve without --mesh'));
+      const gatewayErrors = model.gateways.map((g) =>
+        fieldError(
+          'resolve',
+          g.origin,
+          ['kind'],
+          'mesh mode (serve --mesh) serves routes, clusters and HTTP filters into listeners your Envoy owns; a Gateway declares a listener',
+          'remove the Gateway from the inputs, or serve without --mesh',
+        ),
+      );
       if (gatewayErrors.length > 0) return { diagnostics: sortDiagnostics([...diagnostics, ...gatewayErrors]) };
     }
     if (proxies.length === 0) {
@@ -201,9 +222,19 @@ export class Compiler {
     }
     this.proxyMemos = memos;
     if (options.proxy !== undefined && !sets.has(options.proxy)) {
-      return { diagnostics: [...diagnostics, { stage: 'resolve', message: `no Gateway names proxy ${JSON.stringify(options.proxy)}: the Gateways name ${proxies.map((p) => JSON.stringify(p)).join(', ')}`, hint: 'give --proxy one of those names, or add it to a Gateway\'s proxyNames' }] };
+      return {
+        diagnostics: [
+          ...diagnostics,
+          {
+            stage: 'resolve',
+            message: `no Gateway names proxy ${JSON.stringify(options.proxy)}: the Gateways name ${proxies.map((p) => JSON.stringify(p)).join(', ')}`,
+            hint: "give --proxy one of those names, or add it to a Gateway's proxyNames",
+          },
+        ],
+      };
     }
-    const xds = options.proxy !== undefined ? sets.get(options.proxy) : sets.size === 1 ? sets.values().next().value : undefined;
+    const xds =
+      options.proxy !== undefined ? sets.get(options.proxy) : sets.size === 1 ? sets.values().next().value : undefined;
     return { ir: model, xds, proxies: sets, diagnostics };
   }
 

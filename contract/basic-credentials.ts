@@ -13,7 +13,10 @@ export type HashAlgorithm = 'APR1' | 'SHA1';
 
 /** The stored form of `password` with `salt`, for `algorithm`. */
 export function hashPassword(algorithm: HashAlgorithm, password: string, salt: string): string {
-  if (algorithm === 'SHA1') return createHash('sha1').update(password + salt, 'utf8').digest('hex');
+  if (algorithm === 'SHA1')
+    return createHash('sha1')
+      .update(password + salt, 'utf8')
+      .digest('hex');
   // apache-md5 hashes each character's low byte: hand it the UTF-8 bytes one per character, as htpasswd hashes them.
   return aprMd5(Buffer.from(password, 'utf8').toString('latin1'), `$apr1$${salt}$`).slice(`$apr1$${salt}$`.length);
 }

@@ -11,7 +11,12 @@ function run(text: string, truth: Record<string, boolean>) {
 }
 
 test("Gloo's example parses; names are listed once, in order", () => {
-  expect(boolExprNames(parseBoolExpr('( basic1 || basic2 || (oidc1 && !oidc2) )'))).toEqual(['basic1', 'basic2', 'oidc1', 'oidc2']);
+  expect(boolExprNames(parseBoolExpr('( basic1 || basic2 || (oidc1 && !oidc2) )'))).toEqual([
+    'basic1',
+    'basic2',
+    'oidc1',
+    'oidc2',
+  ]);
 });
 
 test.each([

@@ -9,9 +9,7 @@
  */
 
 export type BoolExpr =
-  | { kind: 'name'; name: string }
-  | { kind: 'not'; operand: BoolExpr }
-  | { kind: 'and' | 'or'; operands: BoolExpr[] };
+  { kind: 'name'; name: string } | { kind: 'not'; operand: BoolExpr } | { kind: 'and' | 'or'; operands: BoolExpr[] };
 
 export class BoolExprError extends Error {}
 
@@ -50,7 +48,12 @@ export function parseBoolExpr(text: string): BoolExpr {
     }
     NAME.lastIndex = at;
     const m = NAME.exec(text);
-    if (!m) return fail(at >= text.length ? 'expected a config name, found the end' : `expected a config name, found ${JSON.stringify(text[at])}`);
+    if (!m)
+      return fail(
+        at >= text.length
+          ? 'expected a config name, found the end'
+          : `expected a config name, found ${JSON.stringify(text[at])}`,
+      );
     at += m[0].length;
     return { kind: 'name', name: m[0] };
   };
@@ -89,10 +92,16 @@ export function evaluateBoolExpr(expr: BoolExpr, value: (name: string) => Pendin
   }
 }
 
-function shortCircuit(operands: BoolExpr[], value: (name: string) => Pending<boolean>, stopAt: boolean, from: number): Pending<boolean> {
+function shortCircuit(
+  operands: BoolExpr[],
+  value: (name: string) => Pending<boolean>,
+  stopAt: boolean,
+  from: number,
+): Pending<boolean> {
   for (let i = from; i < operands.length; i++) {
     const r = evaluateBoolExpr(operands[i]!, value);
-    if (r instanceof Promise) return r.then((b) => (b === stopAt ? stopAt : shortCircuit(operands, value, stopAt, i + 1)));
+    if (r instanceof Promise)
+      return r.then((b) => (b === stopAt ? stopAt : shortCircuit(operands, value, stopAt, i + 1)));
     if (r === stopAt) return stopAt;
   }
   return !stopAt;

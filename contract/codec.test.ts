@@ -5,8 +5,14 @@ import { TYPE_URL } from './names.js';
 const AUTH_CONFIG = 'sluice.extauth.v1.AuthConfig';
 
 test('an AuthConfig round-trips; lowerCamel names are read, snake_case written; zero values left out', () => {
-  const bytes = encodeMessage(AUTH_CONFIG, { name: 'ns.a', configs: [{ ldap: { address: 'ldap://l:389', userDnTemplate: 'uid=%s', pool: { max_size: 3, initial_size: 0 } } }] });
-  expect(decodeMessage(AUTH_CONFIG, Buffer.from(bytes))).toEqual({ name: 'ns.a', configs: [{ ldap: { address: 'ldap://l:389', user_dn_template: 'uid=%s', pool: { max_size: 3 } } }] });
+  const bytes = encodeMessage(AUTH_CONFIG, {
+    name: 'ns.a',
+    configs: [{ ldap: { address: 'ldap://l:389', userDnTemplate: 'uid=%s', pool: { max_size: 3, initial_size: 0 } } }],
+  });
+  expect(decodeMessage(AUTH_CONFIG, Buffer.from(bytes))).toEqual({
+    name: 'ns.a',
+    configs: [{ ldap: { address: 'ldap://l:389', user_dn_template: 'uid=%s', pool: { max_size: 3 } } }],
+  });
 });
 
 test('toAny names the type by its URL', () => {

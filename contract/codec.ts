@@ -128,7 +128,14 @@ class Wire {
   // --- values
 
   private static readonly WIRE: Record<string, number> = {
-    double: 1, fixed64: 1, sfixed64: 1, float: 5, fixed32: 5, sfixed32: 5, string: 2, bytes: 2,
+    double: 1,
+    fixed64: 1,
+    sfixed64: 1,
+    float: 5,
+    fixed32: 5,
+    sfixed32: 5,
+    string: 2,
+    bytes: 2,
   };
 
   private scalar(kind: string, v: unknown): void {
@@ -412,7 +419,9 @@ function fromPb(plan: TypePlan, m: any): unknown {
       return formatDuration(BigInt(String(m.seconds ?? 0)) * 1_000_000_000n + BigInt(m.nanos ?? 0));
     case 'timestamp': {
       const iso = new Date(Number(String(m.seconds ?? 0)) * 1000).toISOString().replace('.000Z', '');
-      const frac = String(m.nanos ?? 0).padStart(9, '0').replace(/0+$/, '');
+      const frac = String(m.nanos ?? 0)
+        .padStart(9, '0')
+        .replace(/0+$/, '');
       return `${iso.replace(/Z$/, '')}${frac ? `.${frac}` : ''}Z`;
     }
     case 'field_mask':

@@ -15,7 +15,9 @@ const XDS_DEPS = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/packa
 const ENVOY_API = path.join(XDS_DEPS, 'envoy-api');
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** This project's .proto files (contract/proto) are not copied by tsc: from dist/contract look in ../../contract/proto. */
-const SLUICE_PROTOS = [path.join(HERE, 'proto'), path.resolve(HERE, '../../contract/proto')].find((p) => fs.existsSync(path.join(p, 'sluice')));
+const SLUICE_PROTOS = [path.join(HERE, 'proto'), path.resolve(HERE, '../../contract/proto')].find((p) =>
+  fs.existsSync(path.join(p, 'sluice')),
+);
 
 /** Where `import "..."` lines are looked up, in order. */
 export const INCLUDE_DIRS: readonly string[] = [
@@ -30,7 +32,9 @@ export const INCLUDE_DIRS: readonly string[] = [
 
 /** protobufjs bundles these; they are not on disk. */
 const BUNDLED = new Set(
-  ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers'].map((n) => `google/protobuf/${n}.proto`),
+  ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers'].map(
+    (n) => `google/protobuf/${n}.proto`,
+  ),
 );
 
 function findFile(target: string): string | undefined {
@@ -93,7 +97,8 @@ function rootFiles(): { files: string[]; skipped: string[] } {
   // xds/udpa types also appear in typed_config (TypedStruct, matcher inputs).
   const xdsDir = path.join(XDS_DEPS, 'xds');
   for (const sub of ['xds/type', 'xds/core', 'udpa/type']) {
-    for (const f of walkProtos(path.join(xdsDir, sub)).sort()) candidates.push(path.relative(xdsDir, f).split(path.sep).join('/'));
+    for (const f of walkProtos(path.join(xdsDir, sub)).sort())
+      candidates.push(path.relative(xdsDir, f).split(path.sep).join('/'));
   }
   for (const f of candidates) (loadable(f, memo, new Set()) ? files : skipped).push(f);
   if (SLUICE_PROTOS) {

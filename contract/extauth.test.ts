@@ -1,7 +1,13 @@
 import { ldapAddressProblem, quotableAddress, searchFilterProblem } from './extauth.js';
 
 describe('ldapAddressProblem', () => {
-  test.each(['ldap://openldap:389', 'ldaps://ldap.example.org:636', 'ldap://127.0.0.1:1389', 'ldap://[::1]:389', 'ldap://ldap_1:65535'])('%s is accepted', (address) => {
+  test.each([
+    'ldap://openldap:389',
+    'ldaps://ldap.example.org:636',
+    'ldap://127.0.0.1:1389',
+    'ldap://[::1]:389',
+    'ldap://ldap_1:65535',
+  ])('%s is accepted', (address) => {
     expect(ldapAddressProblem(address)).toBeUndefined();
   });
 

@@ -50,7 +50,8 @@ export function ldapAddressProblem(address: string): string | undefined {
   } catch {
     return 'is not a valid URL';
   }
-  if (url.hostname.toLowerCase() !== m[1]!.toLowerCase() || url.port !== m[2]) return 'is not read as the host and port it names';
+  if (url.hostname.toLowerCase() !== m[1]!.toLowerCase() || url.port !== m[2])
+    return 'is not read as the host and port it names';
   return undefined;
 }
 
@@ -106,14 +107,25 @@ export const MAX_TIMEOUT_MS = 300_000;
 
 /** A header value sluice-extauth may set: visible ASCII and spaces/tabs inside (RFC 9110 field-value, without obs-text). */
 export function headerValueProblem(value: string): string | undefined {
-  return /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$|^$/.test(value) ? undefined : 'is not a valid header value (visible ASCII only, no line breaks, no spaces at the ends)';
+  return /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$|^$/.test(value)
+    ? undefined
+    : 'is not a valid header value (visible ASCII only, no line breaks, no spaces at the ends)';
 }
 
 /** basicAuth: why a stored salt and hash cannot be one of `algorithm`'s, or undefined (checked by the compiler and again by the sidecar). */
-export function storedHashProblem(algorithm: HashAlgorithm, salt: string, hashed: string): { field: 'salt' | 'hashed_password'; problem: string } | undefined {
-  if (algorithm === 'SHA1') return /^[0-9a-fA-F]{40}$/.test(hashed) ? undefined : { field: 'hashed_password', problem: 'is not 40 hex digits (a SHA-1)' };
+export function storedHashProblem(
+  algorithm: HashAlgorithm,
+  salt: string,
+  hashed: string,
+): { field: 'salt' | 'hashed_password'; problem: string } | undefined {
+  if (algorithm === 'SHA1')
+    return /^[0-9a-fA-F]{40}$/.test(hashed)
+      ? undefined
+      : { field: 'hashed_password', problem: 'is not 40 hex digits (a SHA-1)' };
   if (salt.includes('$')) return { field: 'salt', problem: 'has a "$", which no APR1 salt has' };
-  return /^[./0-9A-Za-z]{22}$/.test(hashed) ? undefined : { field: 'hashed_password', problem: 'is not an APR1 hash (22 characters of ./0-9A-Za-z)' };
+  return /^[./0-9A-Za-z]{22}$/.test(hashed)
+    ? undefined
+    : { field: 'hashed_password', problem: 'is not an APR1 hash (22 characters of ./0-9A-Za-z)' };
 }
 
 /** passThroughAuth (gRPC): why `address` is not host:port, or undefined. */
@@ -126,7 +138,8 @@ export function hostPortProblem(address: string): string | undefined {
 
 /** passThroughAuth (HTTP): why `url` is not an http:// or https:// URL with a host, or undefined. */
 export function httpUrlProblem(url: string): string | undefined {
-  if (!/^https?:\/\/[^/?#\s@]+(\/[^\s#]*)?$/.test(url)) return 'is not an http:// or https:// URL with a host (and no user info or fragment)';
+  if (!/^https?:\/\/[^/?#\s@]+(\/[^\s#]*)?$/.test(url))
+    return 'is not an http:// or https:// URL with a host (and no user info or fragment)';
   try {
     new URL(url);
   } catch {

@@ -19,17 +19,26 @@ export interface Placeholder {
 export type TemplatePart = string | Placeholder;
 
 const PLACEHOLDER = /\{\$([^{}]*)\}/g;
-const SOURCES: Record<string, TemplateSource> = { args: 'args', 'the service': 'args', parent: 'parent', headers: 'headers', body: 'body' };
+const SOURCES: Record<string, TemplateSource> = {
+  args: 'args',
+  'the service': 'args',
+  parent: 'parent',
+  headers: 'headers',
+  body: 'body',
+};
 
 export class TemplateError extends Error {}
 
 function parsePath(text: string, raw: string): Placeholder {
   const m = /^(args|the service|parent|headers|body)((?:\.[^.[\]\s]+|\[\d+\])+)$/.exec(raw);
-  if (!m) throw new TemplateError(`${text} is not {$args.<name>}, {$parent.<field>}, {$headers.<name>} or {$body.<path>}`);
+  if (!m)
+    throw new TemplateError(`${text} is not {$args.<name>}, {$parent.<field>}, {$headers.<name>} or {$body.<path>}`);
   const source = SOURCES[m[1]!]!;
   const path: (string | number)[] = [];
-  for (const step of m[2]!.matchAll(/\.([^.[\]\s]+)|\[(\d+)\]/g)) path.push(step[1] !== undefined ? step[1] : Number(step[2]));
-  if (source === 'headers' && (path.length !== 1 || typeof path[0] !== 'string')) throw new TemplateError(`${text}: a header is named by one key, as {$headers.<name>}`);
+  for (const step of m[2]!.matchAll(/\.([^.[\]\s]+)|\[(\d+)\]/g))
+    path.push(step[1] !== undefined ? step[1] : Number(step[2]));
+  if (source === 'headers' && (path.length !== 1 || typeof path[0] !== 'string'))
+    throw new TemplateError(`${text}: a header is named by one key, as {$headers.<name>}`);
   return { source, path, text };
 }
 
@@ -105,7 +114,10 @@ export function compileTemplate(template: string): Rendered {
  * a missing value is empty, an object its JSON; `encode` is applied to each
  * value written in (encodeURIComponent in a path), never to literal text.
  */
-export function compileTextTemplate(template: string, encode: (text: string) => string = (text) => text): (scope: TemplateScope) => string {
+export function compileTextTemplate(
+  template: string,
+  encode: (text: string) => string = (text) => text,
+): (scope: TemplateScope) => string {
   const parts = parseTemplate(template);
   return (scope) => parts.map((p) => (typeof p === 'string' ? p : encode(asText(lookup(scope, p))))).join('');
 }

@@ -1,5 +1,12 @@
 import { FilterParser } from 'ldapts';
-import { cleanUsername, escapeDnValue, parseBasic, searchFilter, userDn, MAX_AUTHORIZATION_LENGTH } from './ldap-credentials.js';
+import {
+  cleanUsername,
+  escapeDnValue,
+  parseBasic,
+  searchFilter,
+  userDn,
+  MAX_AUTHORIZATION_LENGTH,
+} from './ldap-credentials.js';
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 
@@ -11,7 +18,10 @@ describe('parseBasic', () => {
   });
 
   test('a leading U+FEFF stays in the username (it is not the user without it)', () => {
-    expect(parseBasic(`Basic ${b64('\ufeffalice:alice-pw')}`)).toEqual({ username: '\ufeffalice', password: 'alice-pw' });
+    expect(parseBasic(`Basic ${b64('\ufeffalice:alice-pw')}`)).toEqual({
+      username: '\ufeffalice',
+      password: 'alice-pw',
+    });
   });
 
   test.each([
@@ -64,7 +74,9 @@ describe('DN and filter building', () => {
 
   test('searchFilter escapes the username (RFC 4515) and leaves filters without %s alone', () => {
     expect(searchFilter('(uid=*)', 'x*')).toBe('(uid=*)');
-    expect(searchFilter('(&(objectClass=person)(uid=%s))', '*)(uid=*')).toBe('(&(objectClass=person)(uid=\\2a\\29\\28uid=\\2a))');
+    expect(searchFilter('(&(objectClass=person)(uid=%s))', '*)(uid=*')).toBe(
+      '(&(objectClass=person)(uid=\\2a\\29\\28uid=\\2a))',
+    );
     expect(searchFilter('(uid=%s)', 'a\\b\0')).toBe('(uid=a\\5cb\\00)');
   });
 

@@ -164,7 +164,10 @@ export function normalizeDn(dn: string): string | undefined {
   for (;;) {
     const eq = dn.indexOf('=', i);
     if (eq < 0) return undefined;
-    const written = dn.slice(i, eq).replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '').toLowerCase();
+    const written = dn
+      .slice(i, eq)
+      .replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')
+      .toLowerCase();
     if (!ATTRIBUTE_TYPE_RE.test(written)) return undefined;
     const type = TYPE_ALIASES[written] ?? written;
     i = eq + 1;

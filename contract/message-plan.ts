@@ -25,7 +25,8 @@ export const WRAPPERS: Record<string, string> = {
 };
 
 /** Well-known types whose JSON form is not an object of their fields. */
-export type Wkt = 'any' | 'duration' | 'timestamp' | 'field_mask' | 'struct' | 'value' | 'list_value' | 'wrapper' | undefined;
+export type Wkt =
+  'any' | 'duration' | 'timestamp' | 'field_mask' | 'struct' | 'value' | 'list_value' | 'wrapper' | undefined;
 
 function wktOf(fullName: string): Wkt {
   switch (fullName) {
@@ -114,7 +115,12 @@ export function planOf(type: protobuf.Type): TypePlan {
   for (const o of type.oneofsArray) {
     const synthetic = o.fieldsArray.length === 1 && o.fieldsArray[0].options?.proto3_optional === true;
     if (synthetic) continue;
-    const op: OneofPlan = { name: o.name, index: plan.oneofs.length, fields: [], required: o.options?.['(validate.required)'] === true };
+    const op: OneofPlan = {
+      name: o.name,
+      index: plan.oneofs.length,
+      fields: [],
+      required: o.options?.['(validate.required)'] === true,
+    };
     oneofByName.set(o.name, op);
     plan.oneofs.push(op);
     if (op.required) plan.requiredOneofs.push(op);

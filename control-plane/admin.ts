@@ -17,8 +17,18 @@ const typeLabel = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 /** Counts what the control plane and the xDS server do; exposes it in the Prometheus format. */
 export function createMetrics(control: ControlPlane, server: XdsServer): Registry {
   const registry = new Registry();
-  const pushes = new Counter({ name: 'sluice_xds_pushes_total', help: 'xDS responses sent', labelNames: ['type'], registers: [registry] });
-  const nacks = new Counter({ name: 'sluice_xds_nacks_total', help: 'xDS responses rejected by clients', labelNames: ['type'], registers: [registry] });
+  const pushes = new Counter({
+    name: 'sluice_xds_pushes_total',
+    help: 'xDS responses sent',
+    labelNames: ['type'],
+    registers: [registry],
+  });
+  const nacks = new Counter({
+    name: 'sluice_xds_nacks_total',
+    help: 'xDS responses rejected by clients',
+    labelNames: ['type'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'sluice_xds_connected_clients',
     help: 'Open ADS streams',
@@ -43,7 +53,11 @@ export function createMetrics(control: ControlPlane, server: XdsServer): Registr
       this.set(control.errors.length);
     },
   });
-  const failures = new Counter({ name: 'sluice_compile_failures_total', help: 'Compile runs that failed', registers: [registry] });
+  const failures = new Counter({
+    name: 'sluice_compile_failures_total',
+    help: 'Compile runs that failed',
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'sluice_compile_duration_seconds',
     help: 'Duration of compile runs (load to snapshot)',
@@ -61,12 +75,15 @@ export function createMetrics(control: ControlPlane, server: XdsServer): Registr
 
 function errorsByResource(diagnostics: Diagnostic[]): Record<string, Array<Diagnostic & { text: string }>> {
   const out: Record<string, Array<Diagnostic & { text: string }>> = {};
-  for (const d of diagnostics) (out[d.resource ?? d.file ?? '(input)'] ??= []).push({ ...d, text: formatDiagnostic(d) });
+  for (const d of diagnostics)
+    (out[d.resource ?? d.file ?? '(input)'] ??= []).push({ ...d, text: formatDiagnostic(d) });
   return out;
 }
 
 function types(snapshot: Snapshot) {
-  return Object.fromEntries([...snapshot.types].map(([url, t]) => [url, { version: t.version, resources: t.resources.size }]));
+  return Object.fromEntries(
+    [...snapshot.types].map(([url, t]) => [url, { version: t.version, resources: t.resources.size }]),
+  );
 }
 
 export function status(control: ControlPlane, server: XdsServer) {
@@ -80,23 +97,40 @@ export function status(control: ControlPlane, server: XdsServer) {
       at: control.snapshotAt?.toISOString(),
       types: types(snapshot),
       // A fleet: what each proxy is served (the types above are gateway-proxy's, or the shared sidecar types').
-      ...(proxies.size > 0 ? { proxies: Object.fromEntries([...proxies].map(([name, s]) => [name, { version: s.version, types: types(s) }])) } : {}),
+      ...(proxies.size > 0
+        ? {
+            proxies: Object.fromEntries(
+              [...proxies].map(([name, s]) => [name, { version: s.version, types: types(s) }]),
+            ),
+          }
+        : {}),
     },
     lastCompile: control.lastCompile && { ...control.lastCompile, at: control.lastCompile.at.toISOString() },
     errors: errorsByResource(control.errors),
     clients: server.status(),
-    nacks: control.cache.allNacks().map((n) => ({ ...n, resources: Object.fromEntries(n.resources), at: n.at.toISOString() })),
+    nacks: control.cache
+      .allNacks()
+      .map((n) => ({ ...n, resources: Object.fromEntries(n.resources), at: n.at.toISOString() })),
   };
 }
 
-export async function startAdmin(control: ControlPlane, server: XdsServer, host: string, port: number): Promise<{ app: FastifyInstance; port: number }> {
+export async function startAdmin(
+  control: ControlPlane,
+  server: XdsServer,
+  host: string,
+  port: number,
+): Promise<{ app: FastifyInstance; port: number }> {
   const registry = createMetrics(control, server);
   const app = Fastify({ logger: false });
   // The shape every binary shares (runtime/health.ts), with the snapshot version or the compile errors.
   addHealthRoutes(app, () =>
     control.ready
       ? { ready: true, details: { version: control.version } }
-      : { ready: false, reason: 'not ready: the inputs have not compiled yet', details: { errors: control.errors.map(formatDiagnostic) } },
+      : {
+          ready: false,
+          reason: 'not ready: the inputs have not compiled yet',
+          details: { errors: control.errors.map(formatDiagnostic) },
+        },
   );
   app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
   app.get('/status', async () => status(control, server));

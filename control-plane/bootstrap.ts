@@ -35,7 +35,12 @@ export function adsBootstrap(o: AdsBootstrapOptions): Json {
       id: o.nodeId,
       cluster: o.nodeCluster,
       ...(o.listenerPort !== undefined || o.proxy !== undefined
-        ? { metadata: { ...(o.proxy !== undefined ? { [PROXY_ROLE_KEY]: o.proxy } : {}), ...(o.listenerPort !== undefined ? { [LISTENER_PORT_KEY]: o.listenerPort } : {}) } }
+        ? {
+            metadata: {
+              ...(o.proxy !== undefined ? { [PROXY_ROLE_KEY]: o.proxy } : {}),
+              ...(o.listenerPort !== undefined ? { [LISTENER_PORT_KEY]: o.listenerPort } : {}),
+            },
+          }
         : {}),
     },
     // Loopback only: the admin interface can change Envoy's state.
@@ -85,7 +90,12 @@ export function meshPieces(xdsAddress: { host: string; port: number }, mesh: Mes
       const idle = c.idleFilter?.();
       if (!idle) return [];
       // No default config: until Sluice's arrives the filter is warming and the listener waits (fail closed).
-      return [{ name: `${mesh.namePrefix}${c.filterName}`, config_discovery: { config_source: source, type_urls: [(idle.typed_config as Json)['@type']] } }];
+      return [
+        {
+          name: `${mesh.namePrefix}${c.filterName}`,
+          config_discovery: { config_source: source, type_urls: [(idle.typed_config as Json)['@type']] },
+        },
+      ];
     }),
   };
 }
@@ -101,7 +111,28 @@ export function meshExampleBootstrap(pieces: MeshPieces, listenerPort: number): 
         {
           name: 'team-listener',
           address: { socket_address: { address: '0.0.0.0', port_value: listenerPort } },
-          filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager', stat_prefix: 'team', rds: pieces.rds, http_filters: [...pieces.httpFilters, { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }] } }] }],
+          filter_chains: [
+            {
+              filters: [
+                {
+                  name: 'envoy.filters.network.http_connection_manager',
+                  typed_config: {
+                    '@type':
+                      'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+                    stat_prefix: 'team',
+                    rds: pieces.rds,
+                    http_filters: [
+                      ...pieces.httpFilters,
+                      {
+                        name: 'envoy.filters.http.router',
+                        typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
         },
       ],
     },

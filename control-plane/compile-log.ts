@@ -60,23 +60,57 @@ export class CompileLog {
     if (this.failures === 0) return;
     const failedCompiles = this.failures;
     this.failures = 0;
-    const fields = { version, generation, pushed, failedCompiles, brokenForMs: Math.round(performance.now() - this.brokenSince) };
-    const what = pushed ? `pushed snapshot ${version} (generation ${generation})` : `nothing to push: it compiles to the snapshot served all along (${version})`;
-    this.logger.info(fields, `the configuration compiles again after ${failedCompiles} failed compile${failedCompiles === 1 ? '' : 's'}; ${what}`);
+    const fields = {
+      version,
+      generation,
+      pushed,
+      failedCompiles,
+      brokenForMs: Math.round(performance.now() - this.brokenSince),
+    };
+    const what = pushed
+      ? `pushed snapshot ${version} (generation ${generation})`
+      : `nothing to push: it compiles to the snapshot served all along (${version})`;
+    this.logger.info(
+      fields,
+      `the configuration compiles again after ${failedCompiles} failed compile${failedCompiles === 1 ? '' : 's'}; ${what}`,
+    );
   }
 
   /** `proxy`: the proxy of a fleet the snapshot is for. */
-  snapshot(before: Snapshot | undefined, after: Snapshot, generation: number, durationMs: number, proxy?: string): void {
+  snapshot(
+    before: Snapshot | undefined,
+    after: Snapshot,
+    generation: number,
+    durationMs: number,
+    proxy?: string,
+  ): void {
     const changes = snapshotChanges(before, after);
     const counts = Object.fromEntries([...after.types].map(([url, t]) => [typeName(url), t.resources.size]));
     const changed = Object.fromEntries(
-      Object.entries(changes).map(([type, c]) => [type, `+${c.added.length} ~${c.changed.length} -${c.removed.length}`]),
+      Object.entries(changes).map(([type, c]) => [
+        type,
+        `+${c.added.length} ~${c.changed.length} -${c.removed.length}`,
+      ]),
     );
-    this.logger.info({ ...(proxy !== undefined ? { proxy } : {}), version: after.version, generation, resources: counts, changed, durationMs: Math.round(durationMs) }, 'new snapshot');
+    this.logger.info(
+      {
+        ...(proxy !== undefined ? { proxy } : {}),
+        version: after.version,
+        generation,
+        resources: counts,
+        changed,
+        durationMs: Math.round(durationMs),
+      },
+      'new snapshot',
+    );
     if (this.logger.isLevelEnabled('debug')) {
-      const cut = (names: string[]) => (names.length > NAMES_LIMIT ? [...names.slice(0, NAMES_LIMIT), `… ${names.length - NAMES_LIMIT} more`] : names);
+      const cut = (names: string[]) =>
+        names.length > NAMES_LIMIT ? [...names.slice(0, NAMES_LIMIT), `… ${names.length - NAMES_LIMIT} more`] : names;
       const names = Object.fromEntries(
-        Object.entries(changes).map(([type, c]) => [type, { added: cut(c.added), changed: cut(c.changed), removed: cut(c.removed) }]),
+        Object.entries(changes).map(([type, c]) => [
+          type,
+          { added: cut(c.added), changed: cut(c.changed), removed: cut(c.removed) },
+        ]),
       );
       this.logger.debug({ version: after.version, changes: names }, 'snapshot changes');
     }
@@ -96,7 +130,10 @@ export class CompileLog {
     const report = lines.join('\n');
     if (report === this.last[level]) {
       const what = `${level === 'error' ? 'error' : 'warning'}${diagnostics.length === 1 ? '' : 's'}`;
-      this.logger[level]({ count: diagnostics.length }, `the same ${diagnostics.length} ${what} as the previous compile (not repeated; /status lists them)`);
+      this.logger[level](
+        { count: diagnostics.length },
+        `the same ${diagnostics.length} ${what} as the previous compile (not repeated; /status lists them)`,
+      );
       return;
     }
     this.last[level] = report;

@@ -84,7 +84,10 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
     }
     this.encoders = encoders;
     const any = result.proxies.values().next().value!;
-    return { shared: this.encoder.build({ ...emptyXdsSet(), authConfigs: any.authConfigs, graphqlApis: any.graphqlApis }), proxies };
+    return {
+      shared: this.encoder.build({ ...emptyXdsSet(), authConfigs: any.authConfigs, graphqlApis: any.graphqlApis }),
+      proxies,
+    };
   }
 
   get ready(): boolean {
@@ -140,10 +143,16 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
       this.log.succeeded(version, this.generation, changed);
       if (!changed) this.log.unchanged(version, outcome.durationMs);
       else if (proxies.size === 0) this.log.snapshot(before.shared, shared, this.generation, outcome.durationMs);
-      else for (const [proxy, snapshot] of proxies) if (snapshot.version !== before.proxies.get(proxy)?.version) this.log.snapshot(before.proxies.get(proxy), snapshot, this.generation, outcome.durationMs, proxy);
+      else
+        for (const [proxy, snapshot] of proxies)
+          if (snapshot.version !== before.proxies.get(proxy)?.version)
+            this.log.snapshot(before.proxies.get(proxy), snapshot, this.generation, outcome.durationMs, proxy);
       this.log.diagnostics('error', []);
     } catch (err) {
-      const diagnostics = err instanceof CompileFailed ? err.diagnostics : [{ stage: 'load' as const, message: `compile failed: ${(err as Error).message}` }];
+      const diagnostics =
+        err instanceof CompileFailed
+          ? err.diagnostics
+          : [{ stage: 'load' as const, message: `compile failed: ${(err as Error).message}` }];
       this.errors = diagnostics;
       outcome = { ok: false, diagnostics, durationMs: performance.now() - started };
       this.log.diagnostics('error', diagnostics);
@@ -158,7 +167,10 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
 /** One version for everything served: the shared snapshot's alone without a fleet, else with each proxy's. */
 function fleetVersion(shared: Snapshot, proxies: ReadonlyMap<string, Snapshot>): string {
   if (proxies.size === 0) return shared.version;
-  return createHash('sha256').update([shared.version, ...[...proxies].map(([p, s]) => `${p}=${s.version}`)].join('\n')).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update([shared.version, ...[...proxies].map(([p, s]) => `${p}=${s.version}`)].join('\n'))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 class CompileFailed extends Error {

@@ -62,7 +62,11 @@ test('a collection that takes long holds the next one back: at most 5% of the ti
 });
 
 test('serve collects after a compile; close stops what is pending', async () => {
-  const control = new ControlPlane({ paths: ['golden/single-route/input'], compileOptions: DEFAULT_OPTIONS, logger: testLogger() });
+  const control = new ControlPlane({
+    paths: ['golden/single-route/input'],
+    compileOptions: DEFAULT_OPTIONS,
+    logger: testLogger(),
+  });
   const xds = new XdsServer(control.cache);
   let collections = 0;
   const collector = collectWhenQuiet(control, xds, new IdleCollector(() => collections++, 50));

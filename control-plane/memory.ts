@@ -122,7 +122,11 @@ export class IdleCollector {
 }
 
 /** Collections when `control` and `xds` have gone quiet: after compiles, requests (ACKs and NACKs among them), pushes, and clients coming and going. */
-export function collectWhenQuiet(control: ControlPlane, xds: XdsServer, collector = new IdleCollector()): IdleCollector {
+export function collectWhenQuiet(
+  control: ControlPlane,
+  xds: XdsServer,
+  collector = new IdleCollector(),
+): IdleCollector {
   const activity = () => collector.activity();
   control.on('compiled', activity);
   xds.on('request', activity).on('push', activity).on('connect', activity).on('disconnect', activity);

@@ -28,7 +28,12 @@ export interface Serving {
 
 export async function startServe(options: ServeOptions): Promise<Serving> {
   const { logger } = options;
-  const control = new ControlPlane({ paths: options.paths, compileOptions: options.compileOptions, logger, debounceMs: options.debounceMs });
+  const control = new ControlPlane({
+    paths: options.paths,
+    compileOptions: options.compileOptions,
+    logger,
+    debounceMs: options.debounceMs,
+  });
   const xds = new XdsServer(control.cache, logger);
   const collector = collectWhenQuiet(control, xds);
   xds.on('connect', (s) => logger.info({ stream: s.id, protocol: s.protocol }, 'xds stream opened'));
@@ -38,14 +43,24 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     const proxies = control.cache.proxies;
     // Envoys only (user agent "envoy/…"): the sidecars name no proxy and want only their own types.
     if (proxies.size > 0 && s.node?.userAgent.startsWith('envoy') && !proxies.has(s.node.proxy))
-      logger.warn({ node: s.node.id, proxy: s.node.proxy, proxies: [...proxies.keys()] }, 'an Envoy names a proxy no Gateway lists (node metadata role): it is served no listeners');
+      logger.warn(
+        { node: s.node.id, proxy: s.node.proxy, proxies: [...proxies.keys()] },
+        'an Envoy names a proxy no Gateway lists (node metadata role): it is served no listeners',
+      );
     const expected = s.node?.listenerPort;
     if (expected !== undefined && expected !== options.compileOptions.listenerPort)
-      logger.warn({ node: s.node?.id, expected, serving: options.compileOptions.listenerPort }, 'node expects another listener port than the one served (--listener-port)');
+      logger.warn(
+        { node: s.node?.id, expected, serving: options.compileOptions.listenerPort },
+        'node expects another listener port than the one served (--listener-port)',
+      );
   });
   // A port that cannot be opened is an error naming its flag (runtime/binary.ts).
-  const xdsPort = await listenOn('--xds-port', options.host, options.xdsPort, () => xds.listen(options.host, options.xdsPort));
-  const admin = await listenOn('--admin-port', options.host, options.adminPort, () => startAdmin(control, xds, options.host, options.adminPort));
+  const xdsPort = await listenOn('--xds-port', options.host, options.xdsPort, () =>
+    xds.listen(options.host, options.xdsPort),
+  );
+  const admin = await listenOn('--admin-port', options.host, options.adminPort, () =>
+    startAdmin(control, xds, options.host, options.adminPort),
+  );
   const firstCompile = await control.start();
   if (!firstCompile.ok) logger.warn('first compile failed: serving nothing, /readyz is 503 until the inputs compile');
   logger.info({ xds: `${options.host}:${xdsPort}`, admin: `${options.host}:${admin.port}` }, 'sluice serve listening');

@@ -10,7 +10,20 @@ import { evaluateBoolExpr, type BoolExpr } from '../contract/boolean-expr.js';
 import { NO_CONFIGURATION_YET } from '../runtime/health.js';
 import type { AuthConfig } from './config.js';
 import type { Metrics } from './metrics.js';
-import { allow, deny, type Allow, type AuthModule, type AuthRequest, type Check, type Deny, type Header, type ModuleInstance, type Pending, type Prepared, type Verdict } from './module.js';
+import {
+  allow,
+  deny,
+  type Allow,
+  type AuthModule,
+  type AuthRequest,
+  type Check,
+  type Deny,
+  type Header,
+  type ModuleInstance,
+  type Pending,
+  type Prepared,
+  type Verdict,
+} from './module.js';
 import { MODULES } from './modules/index.js';
 import { ldapModule, type LdapInstance } from './modules/ldap.js';
 
@@ -74,17 +87,28 @@ function merge(allows: Allow[]): Allow {
 
 /** The request as the next config sees it: with the state an allowed config added. */
 function withState(request: AuthRequest, verdict: Allow): AuthRequest {
-  return verdict.state && Object.keys(verdict.state).length ? { ...request, state: { ...request.state, ...verdict.state } } : request;
+  return verdict.state && Object.keys(verdict.state).length
+    ? { ...request, state: { ...request.state, ...verdict.state } }
+    : request;
 }
 
 /** Every config in order; the first that does not allow the request answers it. */
-function allInOrder(checks: Compiled['checks'], request: AuthRequest, from = 0, allows: Allow[] = []): Pending<Verdict> {
+function allInOrder(
+  checks: Compiled['checks'],
+  request: AuthRequest,
+  from = 0,
+  allows: Allow[] = [],
+): Pending<Verdict> {
   // One config (the usual case): its verdict as it is, so a module's repeated verdict keeps its encoded response.
   if (checks.length === 1) return ask(checks[0]!.check, request);
   for (let i = from; i < checks.length; i++) {
     const v = ask(checks[i]!.check, request);
     if (v instanceof Promise) {
-      return v.then((verdict) => (verdict.kind === 'deny' ? verdict : allInOrder(checks, withState(request, verdict), i + 1, [...allows, verdict])));
+      return v.then((verdict) =>
+        verdict.kind === 'deny'
+          ? verdict
+          : allInOrder(checks, withState(request, verdict), i + 1, [...allows, verdict]),
+      );
     }
     if (v.kind === 'deny') return v;
     allows.push(v);
@@ -115,7 +139,8 @@ function byExpression(compiled: Compiled, expr: BoolExpr, request: AuthRequest):
       current = withState(current, verdict);
       return true;
     });
-  const decide = (allowed: boolean): Verdict => (allowed ? merge(allows.length ? allows : [allow()]) : (lastDenial ?? deny(403, 'booleanExpr is false')));
+  const decide = (allowed: boolean): Verdict =>
+    allowed ? merge(allows.length ? allows : [allow()]) : (lastDenial ?? deny(403, 'booleanExpr is false'));
   const failed = (err: unknown): Verdict => {
     if (err instanceof Failed) return err.verdict;
     throw err;
@@ -134,7 +159,9 @@ export class Authorizer {
   private loaded = false;
 
   constructor(private readonly opts: AuthorizerOptions) {
-    this.instances = new Map(MODULES.map((m) => [m, m.create({ logger: opts.logger, metrics: opts.metrics, tlsOptions: opts.tlsOptions })]));
+    this.instances = new Map(
+      MODULES.map((m) => [m, m.create({ logger: opts.logger, metrics: opts.metrics, tlsOptions: opts.tlsOptions })]),
+    );
   }
 
   /** Whether a configuration has been received (file read or first xDS response). */
@@ -194,5 +221,7 @@ export class Authorizer {
 
 /** Gloo's failOnRedirect: a client that cannot follow a login redirect gets 401 instead. */
 function failOnRedirect(verdict: Verdict): Verdict {
-  return verdict.kind === 'deny' && verdict.redirect ? deny(401, `${verdict.reason} (failOnRedirect: 401 instead of the redirect)`) : verdict;
+  return verdict.kind === 'deny' && verdict.redirect
+    ? deny(401, `${verdict.reason} (failOnRedirect: 401 instead of the redirect)`)
+    : verdict;
 }

@@ -16,13 +16,36 @@ export function parseArgs(argv: string[]): ExtauthOptions & { logFormat?: LogFor
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
     // The flag's name before every binary took --bind.
     .addOption(new Option('--host <address>', 'deprecated: use --bind').hideHelp())
-    .option('--config <file>', 'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json); watched for changes')
+    .option(
+      '--config <file>',
+      'AuthConfigSet JSON written by `sluice compile -o DIR` (DIR/extauth.json); watched for changes',
+    )
     .option('--xds <host:port>', 'xDS server (`sluice serve`) to get AuthConfigs from')
     .option('--node-id <id>', 'xDS node id', 'sluice-extauth')
-    .option('--ldap-pool-initial <n>', 'LDAP connections opened per server at start', integerUpTo(MAX_POOL_SIZE), DEFAULT_POOL.initialSize)
-    .option('--ldap-pool-max <n>', 'LDAP connections per server at most', integerUpTo(MAX_POOL_SIZE), DEFAULT_POOL.maxSize)
-    .option('--ldap-connect-timeout-ms <ms>', 'LDAP connect timeout', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_POOL.connectTimeoutMs)
-    .option('--ldap-timeout-ms <ms>', 'LDAP operation timeout', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_POOL.operationTimeoutMs)
+    .option(
+      '--ldap-pool-initial <n>',
+      'LDAP connections opened per server at start',
+      integerUpTo(MAX_POOL_SIZE),
+      DEFAULT_POOL.initialSize,
+    )
+    .option(
+      '--ldap-pool-max <n>',
+      'LDAP connections per server at most',
+      integerUpTo(MAX_POOL_SIZE),
+      DEFAULT_POOL.maxSize,
+    )
+    .option(
+      '--ldap-connect-timeout-ms <ms>',
+      'LDAP connect timeout',
+      integerUpTo(MAX_TIMEOUT_MS),
+      DEFAULT_POOL.connectTimeoutMs,
+    )
+    .option(
+      '--ldap-timeout-ms <ms>',
+      'LDAP operation timeout',
+      integerUpTo(MAX_TIMEOUT_MS),
+      DEFAULT_POOL.operationTimeoutMs,
+    )
     .option('--ldap-ca <file>', 'PEM CA bundle trusted for ldaps:// servers (default: the system CAs)')
     .addOption(logFormatOption())
     .exitOverride()

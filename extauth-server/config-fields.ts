@@ -37,7 +37,8 @@ export function num(o: Obj, name: string, fallback: number, max: number, where: 
   if (v === undefined || v === null) return fallback;
   // Proto3 JSON writes a uint32 as a number or a decimal string.
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
   // 0 is proto3's "not set", however it is written ("00", -0): the default, never a pool of 0 or no timeout.
   if (n === 0) return fallback;
   if (n > max) throw new ConfigError(`${where}.${name}: ${n} is above the limit of ${max}`);
@@ -70,7 +71,12 @@ export function strings(o: Obj, name: string, where: string): string[] {
 }
 
 /** A map field: its entries, each value read by `value`. */
-export function entries<T>(o: Obj, name: string, where: string, value: (v: unknown, where: string) => T): [string, T][] {
+export function entries<T>(
+  o: Obj,
+  name: string,
+  where: string,
+  value: (v: unknown, where: string) => T,
+): [string, T][] {
   const m = message(o, name, where);
   return m ? Object.entries(m).map(([k, v]) => [k, value(v, `${where}.${name}[${JSON.stringify(k)}]`)]) : [];
 }

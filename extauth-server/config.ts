@@ -43,15 +43,29 @@ function parseConfig(raw: unknown, where: string, index: number, defaults: Sidec
     );
   }
   const module = kinds[0]!;
-  return { name, module, settings: module.parse(obj(field(o, module.field), `${where}.${module.field}`), `${where}.${module.field}`, defaults) };
+  return {
+    name,
+    module,
+    settings: module.parse(
+      obj(field(o, module.field), `${where}.${module.field}`),
+      `${where}.${module.field}`,
+      defaults,
+    ),
+  };
 }
 
 /** One `sluice.extauth.v1.AuthConfig` as proto3 JSON (from a file, or an Any decoded by contract/codec.ts). */
-export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults: PoolSettings = DEFAULT_POOL): AuthConfig {
+export function parseAuthConfig(
+  raw: unknown,
+  where = 'AuthConfig',
+  poolDefaults: PoolSettings = DEFAULT_POOL,
+): AuthConfig {
   const o = obj(raw, where);
   const name = str(o, 'name', where, true);
   const at = `${where} ${name}`;
-  const configs = list(o, 'configs', at).map((c, i) => parseConfig(c, `${at}.configs[${i}]`, i, defaultsOf(poolDefaults)));
+  const configs = list(o, 'configs', at).map((c, i) =>
+    parseConfig(c, `${at}.configs[${i}]`, i, defaultsOf(poolDefaults)),
+  );
   const seen = new Set<string>();
   for (const c of configs) {
     if (seen.has(c.name)) throw new ConfigError(`${at}.configs: two configs are named "${c.name}"`);
@@ -67,7 +81,8 @@ export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults
       throw err;
     }
     const unknown = boolExprNames(booleanExpr).filter((n) => !seen.has(n));
-    if (unknown.length) throw new ConfigError(`${at}.boolean_expr: names no config ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
+    if (unknown.length)
+      throw new ConfigError(`${at}.boolean_expr: names no config ${unknown.map((n) => JSON.stringify(n)).join(', ')}`);
   }
   return { name, configs, ...(booleanExpr ? { booleanExpr } : {}), failOnRedirect: bool(o, 'fail_on_redirect', at) };
 }
@@ -75,7 +90,9 @@ export function parseAuthConfig(raw: unknown, where = 'AuthConfig', poolDefaults
 /** The `AuthConfigSet` JSON that `sluice compile -o DIR` writes to DIR/extauth.json. */
 export function parseAuthConfigSet(raw: unknown, poolDefaults: PoolSettings = DEFAULT_POOL): AuthConfig[] {
   const o = obj(raw, 'AuthConfigSet');
-  const configs = list(o, 'resources', 'AuthConfigSet').map((r, i) => parseAuthConfig(r, `resources[${i}]`, poolDefaults));
+  const configs = list(o, 'resources', 'AuthConfigSet').map((r, i) =>
+    parseAuthConfig(r, `resources[${i}]`, poolDefaults),
+  );
   const seen = new Set<string>();
   for (const c of configs) {
     if (seen.has(c.name)) throw new ConfigError(`AuthConfig ${c.name} is defined twice`);

@@ -25,7 +25,10 @@ function denialKind(status: number): { result: CheckResult; rpc: number } {
   return { result: status >= 300 && status < 400 ? 'redirect' : 'denied', rpc: RPC.PERMISSION_DENIED };
 }
 
-const headerOption = (h: Header) => ({ header: { key: h.key, value: h.value }, append_action: h.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD' });
+const headerOption = (h: Header) => ({
+  header: { key: h.key, value: h.value },
+  append_action: h.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD',
+});
 
 /** The CheckResponse of a verdict (proto-loader's object form). */
 export function checkResponse(verdict: Verdict): Record<string, unknown> {
@@ -35,20 +38,32 @@ export function checkResponse(verdict: Verdict): Record<string, unknown> {
       ok_response: {
         headers: verdict.headers.map(headerOption),
         headers_to_remove: verdict.removeHeaders,
-        ...(verdict.responseHeaders?.length ? { response_headers_to_add: verdict.responseHeaders.map(headerOption) } : {}),
+        ...(verdict.responseHeaders?.length
+          ? { response_headers_to_add: verdict.responseHeaders.map(headerOption) }
+          : {}),
       },
     };
   }
   return {
     status: { code: denialKind(verdict.status).rpc, message: verdict.reason },
-    denied_response: { status: { code: verdict.status }, headers: verdict.headers.map(headerOption), body: verdict.body },
+    denied_response: {
+      status: { code: verdict.status },
+      headers: verdict.headers.map(headerOption),
+      body: verdict.body,
+    },
   };
 }
 
 /** Never the Authorization header, a key or a password; the path without its query, which may carry tokens. */
 function logFields(configRef: string | undefined, result: CheckResult, http: HttpRequestView) {
   // Absent strings decode as '': left out of the line, as absent.
-  return { configRef, result, host: http.host || undefined, path: http.path ? http.path.split('?')[0] : undefined, method: http.method || undefined };
+  return {
+    configRef,
+    result,
+    host: http.host || undefined,
+    path: http.path ? http.path.split('?')[0] : undefined,
+    method: http.method || undefined,
+  };
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -72,7 +87,11 @@ export function authRequest(view: CheckRequestView): AuthRequest {
   };
 }
 
-export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: Metrics): grpc.handleUnaryCall<CheckRequestView, unknown> {
+export function checkHandler(
+  authorizer: Authorizer,
+  logger: Logger,
+  metrics?: Metrics,
+): grpc.handleUnaryCall<CheckRequestView, unknown> {
   // A verdict a module gives again and again (an allowed user's) is made into a response once, and encoded once (checkService).
   const responses = new WeakMap<Verdict, Record<string, unknown>>();
   const respond = (verdict: Verdict) => {
@@ -93,14 +112,24 @@ export function checkHandler(authorizer: Authorizer, logger: Logger, metrics?: M
         const http = call.request.attributes?.request?.http ?? {};
         // An allowed check is logged at debug, off by default: its fields are built only when the line is written.
         if (verdict.kind === 'allow') {
-          if (logger.isLevelEnabled('debug')) logger.debug({ ...logFields(configRef, result, http), identity: verdict.identity }, 'check allowed');
-        } else if (verdict.status >= 500) logger.warn({ ...logFields(configRef, result, http), status: verdict.status, reason: verdict.reason }, 'check failed');
-        else logger.info({ ...logFields(configRef, result, http), status: verdict.status, reason: verdict.reason }, 'check denied');
+          if (logger.isLevelEnabled('debug'))
+            logger.debug({ ...logFields(configRef, result, http), identity: verdict.identity }, 'check allowed');
+        } else if (verdict.status >= 500)
+          logger.warn(
+            { ...logFields(configRef, result, http), status: verdict.status, reason: verdict.reason },
+            'check failed',
+          );
+        else
+          logger.info(
+            { ...logFields(configRef, result, http), status: verdict.status, reason: verdict.reason },
+            'check denied',
+          );
       } catch (err) {
         logger.error({ err: (err as Error).message }, 'answering a check failed');
       }
     };
-    const internal = (err: unknown) => answer({ kind: 'deny', status: 500, headers: [], body: '', reason: `internal error: ${(err as Error).message}` });
+    const internal = (err: unknown) =>
+      answer({ kind: 'deny', status: 500, headers: [], body: '', reason: `internal error: ${(err as Error).message}` });
     let verdict;
     try {
       verdict = authorizer.check(request);
@@ -140,7 +169,9 @@ export async function startGrpcServer(
   const server = new grpc.Server();
   server.addService(checkService(), { Check: checkHandler(authorizer, logger, metrics) });
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return { server, port: bound };
 }

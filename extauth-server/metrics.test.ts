@@ -23,13 +23,26 @@ test('checks and LDAP latencies read at every scrape equal prom-client fed direc
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [direct],
   });
-  const checks = new Counter({ name: CHECKS, help: 'Check calls by result', labelNames: ['result'], registers: [direct] });
+  const checks = new Counter({
+    name: CHECKS,
+    help: 'Check calls by result',
+    labelNames: ['result'],
+    registers: [direct],
+  });
   const results: CheckResult[] = ['ok', 'ok', 'forbidden', 'ok', 'unauthenticated', 'unavailable'];
   // More values than one batch holds, spread over every bucket, then a few more after the first scrape.
-  for (const [step, count] of [[0, 2500], [2500, 7]] as const) {
+  for (const [step, count] of [
+    [0, 2500],
+    [2500, 7],
+  ] as const) {
     for (let i = step; i < step + count; i++) {
       const seconds = ((i * 7919) % 6000) / 1000;
-      const [operation, outcome] = i % 5 === 0 ? (['bind', 'ldap_error'] as const) : i % 3 ? (['search', 'success'] as const) : (['bind', 'success'] as const);
+      const [operation, outcome] =
+        i % 5 === 0
+          ? (['bind', 'ldap_error'] as const)
+          : i % 3
+            ? (['search', 'success'] as const)
+            : (['bind', 'success'] as const);
       metrics.observeLdap(operation, outcome, seconds);
       latency.observe({ operation, outcome }, seconds);
       metrics.countCheck(results[i % results.length]!);

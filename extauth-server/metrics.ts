@@ -62,7 +62,9 @@ export class Metrics {
         for (const batch of batches) batch.flush();
       },
     });
-    this.latencies = recordOf(LDAP_OPERATIONS, (operation) => recordOf(LDAP_OUTCOMES, (outcome) => new BatchedObservations(latency.labels({ operation, outcome }))));
+    this.latencies = recordOf(LDAP_OPERATIONS, (operation) =>
+      recordOf(LDAP_OUTCOMES, (outcome) => new BatchedObservations(latency.labels({ operation, outcome }))),
+    );
     const batches = Object.values(this.latencies).flatMap((byOutcome) => Object.values(byOutcome));
     new Gauge({
       name: 'sluice_extauth_ldap_pool_connections',

@@ -149,6 +149,15 @@ export function stateless<S>(makeCheck: (settings: S) => Check): ModuleInstance<
   };
 }
 
-export const allow = (extra: Partial<Omit<Allow, 'kind'>> = {}): Allow => ({ kind: 'allow', headers: [], removeHeaders: [], ...extra });
+export const allow = (extra: Partial<Omit<Allow, 'kind'>> = {}): Allow => ({
+  kind: 'allow',
+  headers: [],
+  removeHeaders: [],
+  ...extra,
+});
 
-export const deny = (status: number, reason: string, extra: Partial<Omit<Deny, 'kind' | 'status' | 'reason'>> = {}): Deny => ({ kind: 'deny', status, reason, headers: [], body: '', ...extra });
+export const deny = (
+  status: number,
+  reason: string,
+  extra: Partial<Omit<Deny, 'kind' | 'status' | 'reason'>> = {},
+): Deny => ({ kind: 'deny', status, reason, headers: [], body: '', ...extra });

@@ -28,7 +28,9 @@ test('never more than maxSize connections in use; waiting checks get the release
 
 test('a connection error drops the connection; an LDAP result error keeps it', async () => {
   const pool = new LdapPool('ldap://127.0.0.1:1', settings);
-  await expect(pool.use(async () => Promise.reject(new InvalidCredentialsError('no')))).rejects.toThrow(InvalidCredentialsError);
+  await expect(pool.use(async () => Promise.reject(new InvalidCredentialsError('no')))).rejects.toThrow(
+    InvalidCredentialsError,
+  );
   expect(pool.stats().size).toBe(1);
   // The shape of Node's system errors, as ldapts passes them on from a failed connect.
   const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
@@ -56,7 +58,13 @@ test('each waiting check gets its full operation timeout, counted from when it b
     let release!: () => void;
     const held = pool.use(() => new Promise<void>((r) => (release = r)));
     const outcomes: { waiter: string; at: number; err: unknown }[] = [];
-    const wait = (waiter: string) => pool.use(async () => undefined).then(() => outcomes.push({ waiter, at: performance.now(), err: undefined }), (err: unknown) => outcomes.push({ waiter, at: performance.now(), err }));
+    const wait = (waiter: string) =>
+      pool
+        .use(async () => undefined)
+        .then(
+          () => outcomes.push({ waiter, at: performance.now(), err: undefined }),
+          (err: unknown) => outcomes.push({ waiter, at: performance.now(), err }),
+        );
     const began = performance.now();
     // The first waiter is served before its deadline; the next two began later and must not expire at the first's deadline.
     const first = pool.use(() => new Promise<void>(() => undefined));

@@ -100,7 +100,8 @@ const WHOAMI_OID = '1.3.6.1.4.1.4203.1.11.3';
 export class LdapPool {
   private readonly idle: PooledConnection[] = [];
   /** Checks waiting for a connection, oldest first; all wait as long, so the first is always the next to expire. */
-  private readonly waiters: { resolve: (c: PooledConnection) => void; reject: (e: Error) => void; deadline: number }[] = [];
+  private readonly waiters: { resolve: (c: PooledConnection) => void; reject: (e: Error) => void; deadline: number }[] =
+    [];
   /** One timer for all waiters, due at the first one's deadline: a timer per waiting check cost more than the wait's bookkeeping. */
   private expiry: NodeJS.Timeout | undefined;
   private size = 0;
@@ -208,7 +209,13 @@ export class LdapPool {
   private expireWaiters(): void {
     const now = performance.now();
     while (this.waiters.length && this.waiters[0]!.deadline <= now) {
-      this.waiters.shift()!.reject(new LdapUnavailableError(`no free LDAP connection to ${this.url} within ${this.settings.operationTimeoutMs} ms`));
+      this.waiters
+        .shift()!
+        .reject(
+          new LdapUnavailableError(
+            `no free LDAP connection to ${this.url} within ${this.settings.operationTimeoutMs} ms`,
+          ),
+        );
     }
     this.armExpiry();
   }

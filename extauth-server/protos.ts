@@ -76,7 +76,11 @@ export interface CheckRequestView {
 const CHECK_REQUEST_VIEW = {
   CheckRequest: { fields: { attributes: { type: 'AttributeContext', id: 1 } } },
   AttributeContext: {
-    fields: { request: { type: 'Request', id: 4 }, context_extensions: { keyType: 'string', type: 'string', id: 10 }, metadata_context: { type: 'Metadata', id: 11 } },
+    fields: {
+      request: { type: 'Request', id: 4 },
+      context_extensions: { keyType: 'string', type: 'string', id: 10 },
+      metadata_context: { type: 'Metadata', id: 11 },
+    },
   },
   // A Struct is length-delimited on the wire, as bytes are: kept encoded until a module reads it.
   Metadata: { fields: { filter_metadata: { keyType: 'string', type: 'bytes', id: 1 } } },
@@ -122,7 +126,9 @@ export function statusCodeOf(code: string | number | undefined): number | undefi
   if (typeof code === 'number') return code >= 100 && code <= 599 ? code : undefined;
   if (!code) return undefined;
   if (!statusCodes) {
-    const def = load().pkg['envoy.type.v3.StatusCode'] as unknown as { type: { value: { name: string; number: number }[] } };
+    const def = load().pkg['envoy.type.v3.StatusCode'] as unknown as {
+      type: { value: { name: string; number: number }[] };
+    };
     statusCodes = new Map(def.type.value.map((v) => [v.name, v.number]));
   }
   const n = statusCodes.get(code);

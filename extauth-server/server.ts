@@ -56,7 +56,14 @@ function adminServer(authorizer: Authorizer, metrics: Metrics): FastifyInstance 
 
 /** The binary's log on stdout (`format`: see stdoutLog), level from LOG_LEVEL; passwords and credentials redacted. */
 export function extauthLogger(format?: LogFormat): Logger {
-  return stdoutLog({ name: 'sluice-extauth', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.password', '*.authorization', 'headers.authorization'] }, format);
+  return stdoutLog(
+    {
+      name: 'sluice-extauth',
+      level: process.env.LOG_LEVEL ?? 'info',
+      redact: ['*.password', '*.authorization', 'headers.authorization'],
+    },
+    format,
+  );
 }
 
 export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth> {
@@ -74,16 +81,34 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
   try {
     const config = opts.config;
     // Applied all or nothing (setConfigs); a bad file stops the start, a bad edit later leaves the last good set.
-    if (config) file = await watchConfigFile(config, async () => authorizer.setConfigs(await loadConfigFile(config, poolDefaults)), logger);
-    const started = await listenOn('--port', opts.host, opts.port, () => startGrpcServer(authorizer, logger, metrics, opts.port, opts.host));
+    if (config)
+      file = await watchConfigFile(
+        config,
+        async () => authorizer.setConfigs(await loadConfigFile(config, poolDefaults)),
+        logger,
+      );
+    const started = await listenOn('--port', opts.host, opts.port, () =>
+      startGrpcServer(authorizer, logger, metrics, opts.port, opts.host),
+    );
     grpcServer = started.server;
-    await listenOn('--admin-port', opts.host, opts.adminPort, () => admin.listen({ port: opts.adminPort, host: opts.host }));
+    await listenOn('--admin-port', opts.host, opts.adminPort, () =>
+      admin.listen({ port: opts.adminPort, host: opts.host }),
+    );
     if (opts.xds) {
-      xds = authConfigSource({ address: opts.xds, nodeId: opts.nodeId, logger, poolDefaults, apply: (c) => authorizer.setConfigs(c) });
+      xds = authConfigSource({
+        address: opts.xds,
+        nodeId: opts.nodeId,
+        logger,
+        poolDefaults,
+        apply: (c) => authorizer.setConfigs(c),
+      });
       xds.start();
     }
     const adminPort = (admin.server.address() as { port: number }).port;
-    logger.info({ port: started.port, adminPort, source: opts.config ?? `xds://${opts.xds}` }, 'sluice-extauth listening');
+    logger.info(
+      { port: started.port, adminPort, source: opts.config ?? `xds://${opts.xds}` },
+      'sluice-extauth listening',
+    );
     return {
       port: started.port,
       adminPort,

@@ -54,7 +54,9 @@ function fromStructObject(s: { fields?: Record<string, ValueObject> }): { [key: 
 
 /** The JSON object an encoded Struct holds. */
 export function decodeStruct(bytes: Uint8Array): { [key: string]: Json } {
-  return fromStructObject(messageType('google.protobuf.Struct').deserialize(Buffer.from(bytes)) as { fields?: Record<string, ValueObject> });
+  return fromStructObject(
+    messageType('google.protobuf.Struct').deserialize(Buffer.from(bytes)) as { fields?: Record<string, ValueObject> },
+  );
 }
 
 /** A Struct in proto-loader's object form, to put in a message before it is serialized. */

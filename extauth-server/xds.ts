@@ -6,7 +6,9 @@ import { parseAuthConfig, type AuthConfig, type PoolSettings } from './config.js
 
 /** The AuthConfigs of one response; throws (a NACK) on the first one that does not parse. */
 export function decodeAuthConfigs(resources: AnyResource[], poolDefaults: PoolSettings): AuthConfig[] {
-  return decodeAnys(TYPE_URL.authConfig, resources).map((raw, i) => parseAuthConfig(raw, `resource ${i}`, poolDefaults));
+  return decodeAnys(TYPE_URL.authConfig, resources).map((raw, i) =>
+    parseAuthConfig(raw, `resource ${i}`, poolDefaults),
+  );
 }
 
 export interface AuthConfigSourceOptions {

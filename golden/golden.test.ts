@@ -29,11 +29,16 @@ const cases = readdirSync(GOLDEN, { withFileTypes: true })
 async function render(caseName: string): Promise<Record<string, string>> {
   // A case may set compile options (options.json), as the command-line flags would.
   const optionsFile = path.join(GOLDEN, caseName, 'options.json');
-  const options = existsSync(optionsFile) ? { ...DEFAULT_OPTIONS, ...JSON.parse(readFileSync(optionsFile, 'utf8')) } : DEFAULT_OPTIONS;
+  const options = existsSync(optionsFile)
+    ? { ...DEFAULT_OPTIONS, ...JSON.parse(readFileSync(optionsFile, 'utf8')) }
+    : DEFAULT_OPTIONS;
   const result = await compileFiles([path.join(GOLDEN, caseName, 'input')], options);
-  if (!result.xds && !result.proxies) return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
+  if (!result.xds && !result.proxies)
+    return { 'errors.txt': `${result.diagnostics.map(formatDiagnostic).join('\n')}\n` };
   // A fleet: each proxy's files, named after it.
-  const sets = result.xds ? [['', result.xds] as const] : [...result.proxies!].map(([proxy, set]) => [`${proxy}.`, set] as const);
+  const sets = result.xds
+    ? [['', result.xds] as const]
+    : [...result.proxies!].map(([proxy, set]) => [`${proxy}.`, set] as const);
   const files: Record<string, string> = {};
   for (const [prefix, set] of sets) {
     // The set was verified; the bootstrap emit makes of it must pass too. Mesh mode and VHDS are served only: no static bootstrap.

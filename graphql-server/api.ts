@@ -5,12 +5,27 @@
  * plan) is hidden behind that one interface. Resolver factories for gRPC and
  * REST build field resolvers from compiled resolutions.
  */
-import type { DocumentNode, ExecutionResult, GraphQLArgument, GraphQLOutputType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionResult,
+  GraphQLArgument,
+  GraphQLOutputType,
+  GraphQLResolveInfo,
+  GraphQLSchema,
+} from 'graphql';
 import type { Logger } from 'pino';
 import type { ExecutableSchema, StitchedSubschema } from '../contract/graphql-api.js';
 
 /** Compiled configuration (contract/proto/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts: the contract's shapes. */
-export type { HostPort, Target, GrpcResolution as GrpcResolverConfig, RestResolution as RestResolverConfig, Resolution as ResolutionConfig, RemoteExecutor as RemoteExecutorConfig, TypeMerge as TypeMergeConfig } from '../contract/graphql-api.js';
+export type {
+  HostPort,
+  Target,
+  GrpcResolution as GrpcResolverConfig,
+  RestResolution as RestResolverConfig,
+  Resolution as ResolutionConfig,
+  RemoteExecutor as RemoteExecutorConfig,
+  TypeMerge as TypeMergeConfig,
+} from '../contract/graphql-api.js';
 
 /** The descriptor set as bytes. */
 export type ExecutableSchemaConfig = ExecutableSchema<Uint8Array>;
@@ -75,7 +90,11 @@ export interface WrittenResult {
 
 /** An ExecutionResult written by JSON.stringify. */
 export function writeResult(result: ExecutionResult): WrittenResult {
-  return { json: JSON.stringify(result), data: result.data === undefined ? 'absent' : result.data === null ? 'null' : 'present', hasErrors: !!result.errors?.length };
+  return {
+    json: JSON.stringify(result),
+    data: result.data === undefined ? 'absent' : result.data === null ? 'null' : 'present',
+    hasErrors: !!result.errors?.length,
+  };
 }
 
 /** One served API. */
@@ -91,7 +110,12 @@ export interface ExecutableApi {
   close?(): Promise<void>;
 }
 
-export type FieldResolver = (parent: unknown, args: Record<string, unknown>, context: RequestContext, info: GraphQLResolveInfo) => unknown;
+export type FieldResolver = (
+  parent: unknown,
+  args: Record<string, unknown>,
+  context: RequestContext,
+  info: GraphQLResolveInfo,
+) => unknown;
 
 /** The schema field a resolver factory builds a resolver for (local.ts passes it). */
 export interface ResolverField {

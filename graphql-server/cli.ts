@@ -14,15 +14,38 @@ export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFor
     .option('--port <port>', 'GraphQL HTTP port', portArg, 8084)
     .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', portArg, 8094)
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
-    .option('--config <file>', 'GraphQLApiSet JSON written by `sluice compile -o DIR` (DIR/graphql.json); watched for changes')
+    .option(
+      '--config <file>',
+      'GraphQLApiSet JSON written by `sluice compile -o DIR` (DIR/graphql.json); watched for changes',
+    )
     .option('--xds <host:port>', 'xDS server (`sluice serve`) to get GraphQLApis from')
     .option('--node-id <id>', 'xDS node id', 'sluice-graphql')
     .option('--max-body-bytes <n>', 'largest request body', integerUpTo(64 * 1024 * 1024), DEFAULT_LIMITS.maxBodyBytes)
-    .option('--max-depth <n>', "deepest field nesting of an operation (an API's maxDepth overrides it)", integerUpTo(1000), DEFAULT_LIMITS.maxDepth)
+    .option(
+      '--max-depth <n>',
+      "deepest field nesting of an operation (an API's maxDepth overrides it)",
+      integerUpTo(1000),
+      DEFAULT_LIMITS.maxDepth,
+    )
     .option('--max-aliases <n>', 'most aliases in an operation', integerUpTo(100_000), DEFAULT_LIMITS.maxAliases)
-    .option('--max-fields <n>', 'most fields in an operation, fragments expanded', integerUpTo(1_000_000), DEFAULT_LIMITS.maxFields)
-    .option('--document-cache-size <n>', 'parsed and validated documents kept (LRU)', integerUpTo(1_000_000), DEFAULT_DOCUMENT_CACHE_SIZE)
-    .option('--upstream-timeout-ms <ms>', 'deadline of an upstream call whose resolver sets none', integerUpTo(MAX_TIMEOUT_MS), DEFAULT_UPSTREAM_TIMEOUT_MS)
+    .option(
+      '--max-fields <n>',
+      'most fields in an operation, fragments expanded',
+      integerUpTo(1_000_000),
+      DEFAULT_LIMITS.maxFields,
+    )
+    .option(
+      '--document-cache-size <n>',
+      'parsed and validated documents kept (LRU)',
+      integerUpTo(1_000_000),
+      DEFAULT_DOCUMENT_CACHE_SIZE,
+    )
+    .option(
+      '--upstream-timeout-ms <ms>',
+      'deadline of an upstream call whose resolver sets none',
+      integerUpTo(MAX_TIMEOUT_MS),
+      DEFAULT_UPSTREAM_TIMEOUT_MS,
+    )
     .addOption(logFormatOption())
     .exitOverride()
     .parse(argv, { from: 'user' });

@@ -13,7 +13,16 @@ test('reads snake_case proto3 JSON into the typed config, with defaults for unse
       schema_definition: 'type Query { user(id: ID!): User @resolve(name: "u") } type User { id: ID }',
       enable_introspection: true,
       resolutions: {
-        u: { grpc: { service_name: 'users.Users', method_name: 'Get', outgoing_message_json: { id: '{$args.id}' }, target, timeout_ms: '250', request_metadata: { a: 'b' } } },
+        u: {
+          grpc: {
+            service_name: 'users.Users',
+            method_name: 'Get',
+            outgoing_message_json: { id: '{$args.id}' },
+            target,
+            timeout_ms: '250',
+            request_metadata: { a: 'b' },
+          },
+        },
         r: { rest: { target, headers: { ':path': '/u' }, result_root: 'data' } },
       },
       proto_descriptor_bin: Buffer.from([1, 2, 3]).toString('base64'),
@@ -27,8 +36,24 @@ test('reads snake_case proto3 JSON into the typed config, with defaults for unse
       schemaDefinition: expect.stringContaining('type Query'),
       enableIntrospection: true,
       resolutions: {
-        u: { kind: 'grpc', serviceName: 'users.Users', methodName: 'Get', outgoingMessageJson: { id: '{$args.id}' }, target, timeoutMs: 250, requestMetadata: { a: 'b' } },
-        r: { kind: 'rest', target, headers: { ':path': '/u' }, queryParams: {}, resultRoot: 'data', setters: {}, timeoutMs: 0 },
+        u: {
+          kind: 'grpc',
+          serviceName: 'users.Users',
+          methodName: 'Get',
+          outgoingMessageJson: { id: '{$args.id}' },
+          target,
+          timeoutMs: 250,
+          requestMetadata: { a: 'b' },
+        },
+        r: {
+          kind: 'rest',
+          target,
+          headers: { ':path': '/u' },
+          queryParams: {},
+          resultRoot: 'data',
+          setters: {},
+          timeoutMs: 0,
+        },
       },
       protoDescriptorBin: new Uint8Array([1, 2, 3]),
       maxDepth: 7,
@@ -40,7 +65,11 @@ test('accepts lowerCamelCase names, as proto3 JSON parsers do', () => {
   const api = parseGraphQLApi({
     name: 'default.remote',
     logSensitiveInfo: false,
-    executable: { schemaDefinition: 'type Query { a: Int }', remote: { target, headers: { ':path': '/gql' }, queryParams: { k: 'v' }, spanName: 's' }, maxDepth: 0 },
+    executable: {
+      schemaDefinition: 'type Query { a: Int }',
+      remote: { target, headers: { ':path': '/gql' }, queryParams: { k: 'v' }, spanName: 's' },
+      maxDepth: 0,
+    },
   });
   expect(api.executable).toEqual({
     schemaDefinition: 'type Query { a: Int }',
@@ -49,24 +78,67 @@ test('accepts lowerCamelCase names, as proto3 JSON parsers do', () => {
     remote: { target, headers: { ':path': '/gql' }, queryParams: { k: 'v' }, spanName: 's' },
     maxDepth: 0,
   });
-  const st = parseGraphQLApi({ name: 'default.s', stitched: { subschemas: [{ api: 'default.remote', typeMerge: { User: { selectionSet: '{ id }', queryName: 'user', args: { id: 'id' } } } }], enableIntrospection: true } });
-  expect(st.stitched).toEqual({ subschemas: [{ api: 'default.remote', typeMerge: { User: { selectionSet: '{ id }', queryName: 'user', args: { id: 'id' } } } }], enableIntrospection: true });
+  const st = parseGraphQLApi({
+    name: 'default.s',
+    stitched: {
+      subschemas: [
+        {
+          api: 'default.remote',
+          typeMerge: { User: { selectionSet: '{ id }', queryName: 'user', args: { id: 'id' } } },
+        },
+      ],
+      enableIntrospection: true,
+    },
+  });
+  expect(st.stitched).toEqual({
+    subschemas: [
+      { api: 'default.remote', typeMerge: { User: { selectionSet: '{ id }', queryName: 'user', args: { id: 'id' } } } },
+    ],
+    enableIntrospection: true,
+  });
 });
 
 test.each([
   [{ executable: { schema_definition: 'type Query { a: Int }' } }, 'resources[0].name: required'],
   [{ name: 'default.a' }, 'GraphQLApi default.a: exactly one of executable and stitched is required'],
   [{ name: 'default.a', executable: {} }, 'GraphQLApi default.a: executable.schema_definition: required'],
-  [{ name: 'default.a', executable: { schema_definition: 'x', max_depth: -1 } }, 'GraphQLApi default.a: executable.max_depth: must be a non-negative integer'],
-  [{ name: 'default.a', executable: { schema_definition: 'x', resolutions: { r: {} } } }, 'GraphQLApi default.a: executable.resolutions["r"]: exactly one of grpc and rest is required'],
-  [{ name: 'default.a', executable: { schema_definition: 'x', resolutions: { r: { grpc: { service_name: 's', method_name: 'm' } } } } }, 'executable.resolutions["r"].grpc.target: required'],
   [
-    { name: 'default.a', executable: { schema_definition: 'x', resolutions: { r: { rest: { target: { hosts: [{ address: 'h', port: 70000 }] } } } } } },
+    { name: 'default.a', executable: { schema_definition: 'x', max_depth: -1 } },
+    'GraphQLApi default.a: executable.max_depth: must be a non-negative integer',
+  ],
+  [
+    { name: 'default.a', executable: { schema_definition: 'x', resolutions: { r: {} } } },
+    'GraphQLApi default.a: executable.resolutions["r"]: exactly one of grpc and rest is required',
+  ],
+  [
+    {
+      name: 'default.a',
+      executable: { schema_definition: 'x', resolutions: { r: { grpc: { service_name: 's', method_name: 'm' } } } },
+    },
+    'executable.resolutions["r"].grpc.target: required',
+  ],
+  [
+    {
+      name: 'default.a',
+      executable: {
+        schema_definition: 'x',
+        resolutions: { r: { rest: { target: { hosts: [{ address: 'h', port: 70000 }] } } } },
+      },
+    },
     'executable.resolutions["r"].rest.target.hosts[0].port: 70000 is above the limit of 65535',
   ],
-  [{ name: 'default.a', executable: { schema_definition: 'x', remote: { target: { hosts: [] } } } }, 'GraphQLApi default.a: executable.remote.target.hosts: at least one host is required'],
-  [{ name: 'default.a', executable: { schema_definition: 'x', proto_descriptor_bin: 'not base64!' } }, 'executable.proto_descriptor_bin: must be base64'],
-  [{ name: 'default.a', stitched: { subschemas: [] } }, 'GraphQLApi default.a: stitched.subschemas: at least one subschema is required'],
+  [
+    { name: 'default.a', executable: { schema_definition: 'x', remote: { target: { hosts: [] } } } },
+    'GraphQLApi default.a: executable.remote.target.hosts: at least one host is required',
+  ],
+  [
+    { name: 'default.a', executable: { schema_definition: 'x', proto_descriptor_bin: 'not base64!' } },
+    'executable.proto_descriptor_bin: must be base64',
+  ],
+  [
+    { name: 'default.a', stitched: { subschemas: [] } },
+    'GraphQLApi default.a: stitched.subschemas: at least one subschema is required',
+  ],
 ])('refuses %j: %s', (raw, message) => {
   let err: unknown;
   try {
@@ -81,10 +153,14 @@ test.each([
 test('checks the set: unique names, stitched subschemas in the set', () => {
   const a = { name: 'default.a', executable: { schema_definition: 'type Query { a: Int }' } };
   expect(() => parseGraphQLApiSet({ resources: [a, a] })).toThrow('GraphQLApi default.a is defined twice');
-  expect(() => parseGraphQLApiSet({ resources: [a, { name: 'default.s', stitched: { subschemas: [{ api: 'default.b' }] } }] })).toThrow(
-    'GraphQLApi default.s: stitched.subschemas[0].api: no GraphQLApi named default.b in this configuration',
-  );
-  expect(parseGraphQLApiSet({ resources: [a, { name: 'default.s', stitched: { subschemas: [{ api: 'default.a' }] } }] }).map((x) => x.name)).toEqual(['default.a', 'default.s']);
+  expect(() =>
+    parseGraphQLApiSet({ resources: [a, { name: 'default.s', stitched: { subschemas: [{ api: 'default.b' }] } }] }),
+  ).toThrow('GraphQLApi default.s: stitched.subschemas[0].api: no GraphQLApi named default.b in this configuration');
+  expect(
+    parseGraphQLApiSet({ resources: [a, { name: 'default.s', stitched: { subschemas: [{ api: 'default.a' }] } }] }).map(
+      (x) => x.name,
+    ),
+  ).toEqual(['default.a', 'default.s']);
 });
 
 test('a file that is not JSON is refused with the position and without quoting the text', async () => {

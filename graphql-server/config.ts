@@ -29,7 +29,8 @@ type Obj = Record<string, unknown>;
 const field = jsonField;
 
 function obj(v: unknown, where: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Uint8Array) throw new ConfigError(`${where}: must be an object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Uint8Array)
+    throw new ConfigError(`${where}: must be an object`);
   return v as Obj;
 }
 
@@ -60,7 +61,8 @@ function uint(o: Obj, name: string, max: number, where: string): number {
   const v = field(o, name);
   if (v === undefined || v === null) return 0;
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new ConfigError(`${where}.${name}: must be a non-negative integer`);
   if (n > max) throw new ConfigError(`${where}.${name}: ${n} is above the limit of ${max}`);
   // -0 is proto3's unset as well.
   return n === 0 ? 0 : n;
@@ -93,7 +95,8 @@ function bytes(o: Obj, name: string, where: string): Uint8Array | undefined {
   const v = field(o, name);
   if (v === undefined || v === null || v === '') return undefined;
   if (v instanceof Uint8Array) return v.length ? v : undefined;
-  if (typeof v !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v)) throw new ConfigError(`${where}.${name}: must be base64`);
+  if (typeof v !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v))
+    throw new ConfigError(`${where}.${name}: must be base64`);
   const buf = Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   return buf.length ? new Uint8Array(buf) : undefined;
 }
@@ -157,9 +160,11 @@ function remote(o: Obj, where: string): RemoteExecutorConfig {
 
 function executable(o: Obj, where: string): ExecutableSchemaConfig {
   const resolutions: Record<string, ResolutionConfig> = {};
-  for (const [name, r] of entries(o, 'resolutions', where)) resolutions[name] = resolution(r, `${where}.resolutions["${name}"]`);
+  for (const [name, r] of entries(o, 'resolutions', where))
+    resolutions[name] = resolution(r, `${where}.resolutions["${name}"]`);
   const r = optObj(o, 'remote', where);
-  if (r && Object.keys(resolutions).length) throw new ConfigError(`${where}: a remote executor has no resolutions (found ${Object.keys(resolutions).length})`);
+  if (r && Object.keys(resolutions).length)
+    throw new ConfigError(`${where}: a remote executor has no resolutions (found ${Object.keys(resolutions).length})`);
   const descriptors = bytes(o, 'proto_descriptor_bin', where);
   return {
     schemaDefinition: str(o, 'schema_definition', where, true),
@@ -173,7 +178,11 @@ function executable(o: Obj, where: string): ExecutableSchemaConfig {
 
 function typeMerge(raw: unknown, where: string): TypeMergeConfig {
   const o = obj(raw, where);
-  return { selectionSet: str(o, 'selection_set', where, true), queryName: str(o, 'query_name', where, true), args: stringMap(o, 'args', where) };
+  return {
+    selectionSet: str(o, 'selection_set', where, true),
+    queryName: str(o, 'query_name', where, true),
+    args: stringMap(o, 'args', where),
+  };
 }
 
 function stitched(o: Obj, where: string): StitchedSchemaConfig {

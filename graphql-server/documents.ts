@@ -31,7 +31,11 @@ export class DocumentCache {
     private readonly limits: Limits,
     private readonly metrics: Metrics,
   ) {
-    this.cache = new LRUCache({ max: maxEntries, maxSize: MAX_CACHED_TEXT, sizeCalculation: (_v, key) => key.length || 1 });
+    this.cache = new LRUCache({
+      max: maxEntries,
+      maxSize: MAX_CACHED_TEXT,
+      sizeCalculation: (_v, key) => key.length || 1,
+    });
   }
 
   /** The document for `query` on `api`, whose own depth limit is `apiMaxDepth` (0: the server's). */

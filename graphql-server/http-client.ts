@@ -7,7 +7,8 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { ClientSignal, HostPort, ResolverDeps, SharedService, Target } from './api.js';
 
-export type UpstreamErrorCode = 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_TIMEOUT' | 'UPSTREAM_HTTP_ERROR' | 'UPSTREAM_BAD_RESPONSE';
+export type UpstreamErrorCode =
+  'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_TIMEOUT' | 'UPSTREAM_HTTP_ERROR' | 'UPSTREAM_BAD_RESPONSE';
 
 export class UpstreamError extends Error {
   constructor(
@@ -41,13 +42,27 @@ export interface HttpResponse {
  * the client's connection, not ours; content-length is the body's; Envoy's
  * API selector is internal to the gateway.
  */
-const RESERVED_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'x-sluice-graphql-api']);
+const RESERVED_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'x-sluice-graphql-api',
+]);
 
 /** The lower-case name of a configured upstream header; throws for a reserved or malformed one. */
 export function upstreamHeaderName(name: string, where: string): string {
   const lower = name.toLowerCase();
-  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(lower)) throw new Error(`${where}: "${name}" is not a valid HTTP header name; fix the name in the resource`);
-  if (RESERVED_HEADERS.has(lower)) throw new Error(`${where}: header "${name}" cannot be sent upstream (hop-by-hop or internal to the gateway); remove it from the resource`);
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(lower))
+    throw new Error(`${where}: "${name}" is not a valid HTTP header name; fix the name in the resource`);
+  if (RESERVED_HEADERS.has(lower))
+    throw new Error(
+      `${where}: header "${name}" cannot be sent upstream (hop-by-hop or internal to the gateway); remove it from the resource`,
+    );
   return lower;
 }
 
@@ -65,7 +80,8 @@ export class HttpPools implements SharedService {
   private readonly next = new WeakMap<Target, number>();
 
   private pick(target: Target): HostPort {
-    if (target.hosts.length === 0) throw new UpstreamError('UPSTREAM_UNAVAILABLE', `upstream ${target.cluster} has no hosts`);
+    if (target.hosts.length === 0)
+      throw new UpstreamError('UPSTREAM_UNAVAILABLE', `upstream ${target.cluster} has no hosts`);
     const i = this.next.get(target) ?? 0;
     this.next.set(target, (i + 1) % target.hosts.length);
     return target.hosts[i]!;
@@ -85,7 +101,10 @@ export class HttpPools implements SharedService {
   request(target: Target, req: HttpRequest): Promise<HttpResponse> {
     const host = this.pick(target);
     return new Promise((resolve, reject) => {
-      this.pool(host).dispatch({ origin: origin(host), method: req.method as 'GET', path: req.path, headers: req.headers, body: req.body }, new Exchange(target, host, req, resolve, reject));
+      this.pool(host).dispatch(
+        { origin: origin(host), method: req.method as 'GET', path: req.path, headers: req.headers, body: req.body },
+        new Exchange(target, host, req, resolve, reject),
+      );
     });
   }
 
@@ -130,7 +149,13 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.ended = why;
     this.controller?.abort(new Error(why));
     this.finish();
-    if (why === 'timeout') this.reject(new UpstreamError('UPSTREAM_TIMEOUT', `upstream ${this.target.cluster} did not answer within ${this.req.timeoutMs} ms`));
+    if (why === 'timeout')
+      this.reject(
+        new UpstreamError(
+          'UPSTREAM_TIMEOUT',
+          `upstream ${this.target.cluster} did not answer within ${this.req.timeoutMs} ms`,
+        ),
+      );
     else this.reject(this.req.signal!.reason);
   };
 
@@ -156,7 +181,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.ended) return;
     this.ended = 'settled';
     this.finish();
-    const body = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+    const body =
+      this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
     this.resolve({ status: this.status, body });
   }
 
@@ -164,7 +190,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.ended) return;
     this.ended = 'settled';
     this.finish();
-    this.reject(new UpstreamError('UPSTREAM_UNAVAILABLE', `upstream ${this.target.cluster} (${origin(this.host)}) is unreachable: ${err.message}`));
+    this.reject(
+      new UpstreamError(
+        'UPSTREAM_UNAVAILABLE',
+        `upstream ${this.target.cluster} (${origin(this.host)}) is unreachable: ${err.message}`,
+      ),
+    );
   }
 }
 

@@ -21,7 +21,14 @@
 import http from 'node:http';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { writeResult, type ClientSignal, type ExecutableApi, type ExecuteArgs, type RequestContext, type WrittenResult } from './api.js';
+import {
+  writeResult,
+  type ClientSignal,
+  type ExecutableApi,
+  type ExecuteArgs,
+  type RequestContext,
+  type WrittenResult,
+} from './api.js';
 import type { DocumentCache } from './documents.js';
 import type { Limits } from './limits.js';
 import type { Metrics, Outcome } from './metrics.js';
@@ -63,7 +70,14 @@ function mediaRange(text: string): { type: string; params: Map<string, string> }
   const params = new Map<string, string>();
   for (const p of rest) {
     const eq = p.indexOf('=');
-    if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    if (eq > 0)
+      params.set(
+        p.slice(0, eq).trim().toLowerCase(),
+        p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
   return { type: type.trim().toLowerCase(), params };
 }
@@ -98,7 +112,13 @@ function negotiateAnew(accept: string): MediaType | undefined {
     const charset = params.get('charset');
     if (charset !== undefined && charset.toLowerCase() !== 'utf-8') continue;
     const match: [MediaType, number] | undefined =
-      type === GRAPHQL_RESPONSE ? [GRAPHQL_RESPONSE, 3] : type === JSON_TYPE ? [JSON_TYPE, 2] : type === 'application/*' || type === '*/*' ? [JSON_TYPE, 1] : undefined;
+      type === GRAPHQL_RESPONSE
+        ? [GRAPHQL_RESPONSE, 3]
+        : type === JSON_TYPE
+          ? [JSON_TYPE, 2]
+          : type === 'application/*' || type === '*/*'
+            ? [JSON_TYPE, 1]
+            : undefined;
     if (!match) continue;
     if (!best || q > best.q || (q === best.q && match[1] > best.rank)) best = { type: match[0], q, rank: match[1] };
   }
@@ -149,9 +169,13 @@ function readParams(req: http.IncomingMessage, body: string | undefined): Params
       const { type, params } = mediaRange(contentType ?? '');
       const charset = params.get('charset');
       if (type !== JSON_TYPE || (charset !== undefined && charset.toLowerCase() !== 'utf-8'))
-        throw new RequestError(415, `send the request as Content-Type: ${JSON_TYPE} (charset utf-8); got ${type || 'none'}`);
+        throw new RequestError(
+          415,
+          `send the request as Content-Type: ${JSON_TYPE} (charset utf-8); got ${type || 'none'}`,
+        );
     }
-    if (body === undefined || body.trim() === '') throw new RequestError(400, 'the request body is empty; send {"query": "..."}');
+    if (body === undefined || body.trim() === '')
+      throw new RequestError(400, 'the request body is empty; send {"query": "..."}');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -164,14 +188,24 @@ function readParams(req: http.IncomingMessage, body: string | undefined): Params
   const { query, variables, operationName, extensions } = raw;
   if (query === undefined || query === null || query === '') throw new RequestError(400, 'the request has no query');
   if (typeof query !== 'string') throw new RequestError(400, 'query must be a string');
-  if (variables !== undefined && variables !== null && !isObject(variables)) throw new RequestError(400, 'variables must be an object');
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new RequestError(400, 'operationName must be a string');
-  if (extensions !== undefined && extensions !== null && !isObject(extensions)) throw new RequestError(400, 'extensions must be an object');
-  return { query, variables: (variables as Record<string, unknown> | null | undefined) ?? null, operationName: (operationName as string | null | undefined) ?? null };
+  if (variables !== undefined && variables !== null && !isObject(variables))
+    throw new RequestError(400, 'variables must be an object');
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    throw new RequestError(400, 'operationName must be a string');
+  if (extensions !== undefined && extensions !== null && !isObject(extensions))
+    throw new RequestError(400, 'extensions must be an object');
+  return {
+    query,
+    variables: (variables as Record<string, unknown> | null | undefined) ?? null,
+    operationName: (operationName as string | null | undefined) ?? null,
+  };
 }
 
 /** Headers of every answer: set once, not per response. */
-const CONTENT_TYPE: Record<MediaType, string> = { [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8`, [JSON_TYPE]: `${JSON_TYPE}; charset=utf-8` };
+const CONTENT_TYPE: Record<MediaType, string> = {
+  [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8`,
+  [JSON_TYPE]: `${JSON_TYPE}; charset=utf-8`,
+};
 
 interface Answer {
   res: http.ServerResponse;
@@ -184,7 +218,10 @@ function send(to: Answer, type: MediaType, status: number, body: unknown, allow?
 }
 
 function sendJson({ res, closing }: Answer, type: MediaType, status: number, json: string, allow?: string): void {
-  const headers: http.OutgoingHttpHeaders = { 'content-type': CONTENT_TYPE[type], 'content-length': Buffer.byteLength(json) };
+  const headers: http.OutgoingHttpHeaders = {
+    'content-type': CONTENT_TYPE[type],
+    'content-length': Buffer.byteLength(json),
+  };
   if (allow) headers.allow = allow;
   if (closing) headers.connection = 'close';
   res.writeHead(status, headers);
@@ -245,7 +282,9 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string | 't
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
     // A client that goes away in the middle of its body: nothing more comes (a no-op once settled).
     req.on('close', () => reject(new Error('the client went away before the end of its body')));
@@ -283,18 +322,37 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
       if (read === 'too large') {
         // The rest of the body is not read: the connection closes after the answer.
         to.closing = true;
-        return send(to, negotiate(req.headers.accept) ?? JSON_TYPE, 413, errorBody(`the request body is larger than the limit of ${limits.maxBodyBytes} bytes (set by --max-body-bytes)`, 'LIMIT_EXCEEDED'));
+        return send(
+          to,
+          negotiate(req.headers.accept) ?? JSON_TYPE,
+          413,
+          errorBody(
+            `the request body is larger than the limit of ${limits.maxBodyBytes} bytes (set by --max-body-bytes)`,
+            'LIMIT_EXCEEDED',
+          ),
+        );
       }
       body = read;
     }
     if (req.method !== 'GET' && req.method !== 'POST') {
       finish('invalid');
-      return send(to, JSON_TYPE, 405, errorBody(`method ${req.method} is not allowed; use POST (or GET for queries)`), 'GET, POST');
+      return send(
+        to,
+        JSON_TYPE,
+        405,
+        errorBody(`method ${req.method} is not allowed; use POST (or GET for queries)`),
+        'GET, POST',
+      );
     }
     const type = negotiate(req.headers.accept);
     if (!type) {
       finish('invalid');
-      return send(to, JSON_TYPE, 406, errorBody(`none of the media types in Accept is served; accept ${GRAPHQL_RESPONSE} or ${JSON_TYPE}`));
+      return send(
+        to,
+        JSON_TYPE,
+        406,
+        errorBody(`none of the media types in Accept is served; accept ${GRAPHQL_RESPONSE} or ${JSON_TYPE}`),
+      );
     }
     if (!registry.ready) {
       finish('unavailable');
@@ -330,20 +388,40 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
       const operation = getOperationAST(prepared.document, params.operationName);
       if (req.method === 'GET' && operation && operation.operation !== 'query') {
         finish('invalid');
-        return send(to, type, 405, errorBody(`a ${operation.operation} cannot be sent with GET; use POST`, 'METHOD_NOT_ALLOWED'), 'POST');
+        return send(
+          to,
+          type,
+          405,
+          errorBody(`a ${operation.operation} cannot be sent with GET; use POST`, 'METHOD_NOT_ALLOWED'),
+          'POST',
+        );
       }
       if (prepared.errors.length) return refuse(prepared.errors);
-      if (operation?.operation === 'subscription') return refuse([new GraphQLError('subscriptions are not supported', { nodes: operation })]);
+      if (operation?.operation === 'subscription')
+        return refuse([new GraphQLError('subscriptions are not supported', { nodes: operation })]);
 
       const gone = new ClientGone();
       res.on('close', () => {
         if (!res.writableFinished) gone.abort();
       });
-      const context: RequestContext = { headers: req.headers, calls: new Map(), logger: loggerOf(lease.api), signal: gone };
-      const args: ExecuteArgs = { document: prepared.document, query: params.query, variableValues: params.variables, operationName: params.operationName, context };
+      const context: RequestContext = {
+        headers: req.headers,
+        calls: new Map(),
+        logger: loggerOf(lease.api),
+        signal: gone,
+      };
+      const args: ExecuteArgs = {
+        document: prepared.document,
+        query: params.query,
+        variableValues: params.variables,
+        operationName: params.operationName,
+        context,
+      };
       let result: WrittenResult;
       try {
-        result = lease.api.executeAndWrite ? await lease.api.executeAndWrite(args) : writeResult(await lease.api.execute(args));
+        result = lease.api.executeAndWrite
+          ? await lease.api.executeAndWrite(args)
+          : writeResult(await lease.api.execute(args));
       } catch (err) {
         finish('error');
         throw err;
@@ -351,7 +429,14 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
       const outcome = outcomeOf(result);
       finish(outcome);
       // Variables only where the API allows it (logSensitiveInfo).
-      context.logger.debug({ operationName: params.operationName, outcome, ...(lease.config.logSensitiveInfo ? { variables: params.variables } : {}) }, 'GraphQL request');
+      context.logger.debug(
+        {
+          operationName: params.operationName,
+          outcome,
+          ...(lease.config.logSensitiveInfo ? { variables: params.variables } : {}),
+        },
+        'GraphQL request',
+      );
       // Without data the request never ran (e.g. variables that do not coerce): a request error.
       to.closing = closing;
       return sendJson(to, type, type === GRAPHQL_RESPONSE && result.data === 'absent' ? 400 : 200, result.json);

@@ -40,7 +40,11 @@ interface Cost {
  * often it is spread (so nested spreads cannot make this exponential).
  * Fragment cycles are refused by validation before this runs.
  */
-function selectionCost(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, Cost>): Cost {
+function selectionCost(
+  set: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  memo: Map<string, Cost>,
+): Cost {
   const cost: Cost = { depth: 0, aliases: 0, fields: 0 };
   const add = (c: Cost, extraDepth: number) => {
     cost.depth = Math.max(cost.depth, c.depth + extraDepth);
@@ -81,11 +85,23 @@ export function checkLimits(document: DocumentNode, limits: Limits, apiMaxDepth:
     const cost = selectionCost(op.selectionSet, fragments, memo);
     const which = op.name ? `operation ${op.name.value}` : 'the operation';
     const over = (text: string, limit: number, setBy: string, name: string) =>
-      errors.push(new GraphQLError(`${which} ${text}, above the limit of ${limit} (set by ${setBy})`, { nodes: op, extensions: { code: 'LIMIT_EXCEEDED', limit: name } }));
+      errors.push(
+        new GraphQLError(`${which} ${text}, above the limit of ${limit} (set by ${setBy})`, {
+          nodes: op,
+          extensions: { code: 'LIMIT_EXCEEDED', limit: name },
+        }),
+      );
     if (cost.depth > maxDepth)
-      over(`nests fields ${cost.depth} deep`, maxDepth, apiMaxDepth ? "the API's maxDepth" : '--max-depth', 'max-depth');
-    if (cost.aliases > limits.maxAliases) over(`has ${cost.aliases} aliases`, limits.maxAliases, '--max-aliases', 'max-aliases');
-    if (cost.fields > limits.maxFields) over(`selects ${cost.fields} fields (fragments expanded)`, limits.maxFields, '--max-fields', 'max-fields');
+      over(
+        `nests fields ${cost.depth} deep`,
+        maxDepth,
+        apiMaxDepth ? "the API's maxDepth" : '--max-depth',
+        'max-depth',
+      );
+    if (cost.aliases > limits.maxAliases)
+      over(`has ${cost.aliases} aliases`, limits.maxAliases, '--max-aliases', 'max-aliases');
+    if (cost.fields > limits.maxFields)
+      over(`selects ${cost.fields} fields (fragments expanded)`, limits.maxFields, '--max-fields', 'max-fields');
   }
   return errors;
 }

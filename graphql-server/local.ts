@@ -16,12 +16,20 @@ import {
   type GraphQLDirective,
   type GraphQLSchema,
 } from 'graphql';
-import type { ExecutableApi, ExecutableSchemaConfig, FieldResolver, ResolutionConfig, ResolverDeps, ResolverField } from './api.js';
+import type {
+  ExecutableApi,
+  ExecutableSchemaConfig,
+  FieldResolver,
+  ResolutionConfig,
+  ResolverDeps,
+  ResolverField,
+} from './api.js';
 import { ConfigError } from './config.js';
 import { createGrpcResolver } from './grpc/resolver.js';
 import { createRestResolver } from './rest.js';
 
-const RESOLVE_DIRECTIVE = parse('directive @resolve(name: String!) on FIELD_DEFINITION').definitions[0] as DirectiveDefinitionNode;
+const RESOLVE_DIRECTIVE = parse('directive @resolve(name: String!) on FIELD_DEFINITION')
+  .definitions[0] as DirectiveDefinitionNode;
 
 /** The schema of `schemaDefinition`, with @resolve declared when the text does not declare it. */
 export function buildLocalSchema(name: string, schemaDefinition: string): GraphQLSchema {
@@ -42,7 +50,9 @@ export function buildLocalSchema(name: string, schemaDefinition: string): GraphQ
 }
 
 function resolverFor(resolution: ResolutionConfig, field: ResolverField, deps: ResolverDeps): FieldResolver {
-  return resolution.kind === 'grpc' ? createGrpcResolver(resolution, field, deps) : createRestResolver(resolution, field, deps);
+  return resolution.kind === 'grpc'
+    ? createGrpcResolver(resolution, field, deps)
+    : createRestResolver(resolution, field, deps);
 }
 
 export function buildLocalApi(name: string, config: ExecutableSchemaConfig, deps: ResolverDeps): ExecutableApi {
@@ -57,9 +67,14 @@ export function buildLocalApi(name: string, config: ExecutableSchemaConfig, deps
       const resolutionName = values.name as string;
       const where = `GraphQLApi ${name}: field ${type.name}.${f.name}`;
       const resolution = config.resolutions[resolutionName];
-      if (!resolution) throw new ConfigError(`${where}: @resolve(name: "${resolutionName}") names no resolution of this API`);
+      if (!resolution)
+        throw new ConfigError(`${where}: @resolve(name: "${resolutionName}") names no resolution of this API`);
       try {
-        f.resolve = resolverFor(resolution, { typeName: type.name, fieldName: f.name, returnType: f.type, args: f.args }, deps);
+        f.resolve = resolverFor(
+          resolution,
+          { typeName: type.name, fieldName: f.name, returnType: f.type, args: f.args },
+          deps,
+        );
       } catch (err) {
         throw new ConfigError(`${where}: resolution "${resolutionName}": ${(err as Error).message}`);
       }
@@ -70,7 +85,13 @@ export function buildLocalApi(name: string, config: ExecutableSchemaConfig, deps
     schema,
     enableIntrospection: config.enableIntrospection,
     async execute(args) {
-      return execute({ schema, document: args.document, variableValues: args.variableValues, operationName: args.operationName, contextValue: args.context });
+      return execute({
+        schema,
+        document: args.document,
+        variableValues: args.variableValues,
+        operationName: args.operationName,
+        contextValue: args.context,
+      });
     },
   };
 }

@@ -33,7 +33,11 @@ export class Metrics {
     let byOutcome = this.pending.get(api);
     if (!byOutcome) this.pending.set(api, (byOutcome = new Map()));
     let entry = byOutcome.get(outcome);
-    if (!entry) byOutcome.set(outcome, (entry = { count: 0, durations: new BatchedObservations(this.duration.labels({ api, outcome })) }));
+    if (!entry)
+      byOutcome.set(
+        outcome,
+        (entry = { count: 0, durations: new BatchedObservations(this.duration.labels({ api, outcome })) }),
+      );
     entry.count++;
     entry.durations.add(seconds);
   }

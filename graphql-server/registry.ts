@@ -67,7 +67,10 @@ function buildOrder(configs: GraphQLApiConfig[]): GraphQLApiConfig[] {
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (c: GraphQLApiConfig, path: string[]) => {
     if (state.get(c.name) === 'done') return;
-    if (state.get(c.name) === 'visiting') throw new ConfigError(`stitched GraphQLApis form a cycle: ${[...path.slice(path.indexOf(c.name)), c.name].join(' -> ')}`);
+    if (state.get(c.name) === 'visiting')
+      throw new ConfigError(
+        `stitched GraphQLApis form a cycle: ${[...path.slice(path.indexOf(c.name)), c.name].join(' -> ')}`,
+      );
     state.set(c.name, 'visiting');
     for (const s of c.stitched?.subschemas ?? []) {
       const sub = byName.get(s.api);
@@ -121,7 +124,11 @@ export class ApiRegistry {
     const deps = this.deps(config);
     if (config.executable?.remote) {
       const { schemaDefinition, enableIntrospection, remote } = config.executable;
-      return buildRemoteApi(config.name, { schemaDefinition, enableIntrospection, remote, logSensitiveInfo: config.logSensitiveInfo }, deps);
+      return buildRemoteApi(
+        config.name,
+        { schemaDefinition, enableIntrospection, remote, logSensitiveInfo: config.logSensitiveInfo },
+        deps,
+      );
     }
     if (config.executable) return buildLocalApi(config.name, config.executable, deps);
     return buildStitchedApi(config.name, config.stitched!, new Map(subs.map((e) => [e.api.name, e.api])), deps);
@@ -196,7 +203,14 @@ export class ApiRegistry {
   private closeIfIdle(entry: Entry): void {
     if (entry.state !== 'retired' || entry.inflight > 0) return;
     entry.state = 'closed';
-    entry.api.close?.().catch((err: unknown) => this.opts.logger.warn({ api: entry.api.name, err: (err as Error).message }, 'closing a replaced GraphQL API failed'));
+    entry.api
+      .close?.()
+      .catch((err: unknown) =>
+        this.opts.logger.warn(
+          { api: entry.api.name, err: (err as Error).message },
+          'closing a replaced GraphQL API failed',
+        ),
+      );
   }
 
   /** Closes every API and the shared services (after the server stopped taking requests). */

@@ -6,8 +6,21 @@
  * made once; an upstream failure is an error on that field only.
  */
 import { GraphQLError } from 'graphql';
-import { compileJsonTemplate, compileTemplate, compileTextTemplate, type Rendered, type TemplateScope } from '../contract/graphql-templates.js';
-import { apiLogField, type FieldResolver, type RequestContext, type ResolverDeps, type ResolverField, type RestResolverConfig } from './api.js';
+import {
+  compileJsonTemplate,
+  compileTemplate,
+  compileTextTemplate,
+  type Rendered,
+  type TemplateScope,
+} from '../contract/graphql-templates.js';
+import {
+  apiLogField,
+  type FieldResolver,
+  type RequestContext,
+  type ResolverDeps,
+  type ResolverField,
+  type RestResolverConfig,
+} from './api.js';
 import { httpPools, upstreamHeaderName, UpstreamError, type HttpRequest } from './http-client.js';
 
 /** How much of an unexpected answer's body a sensitive-info debug log keeps. */
@@ -26,7 +39,11 @@ function rootTemplate(resultRoot: string): Rendered {
   return compileTemplate(`{$body${resultRoot.startsWith('[') ? '' : '.'}${resultRoot}}`);
 }
 
-export function createRestResolver(config: RestResolverConfig, field: ResolverField, deps: ResolverDeps): FieldResolver {
+export function createRestResolver(
+  config: RestResolverConfig,
+  field: ResolverField,
+  deps: ResolverDeps,
+): FieldResolver {
   // The caller (local.ts) prefixes errors with the API, the field and the resolution.
   const where = 'REST resolver';
   const compile = <T>(what: string, build: () => T): T => {
@@ -47,20 +64,30 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
   const headers = Object.entries(config.headers)
     .filter(([name]) => name !== ':method' && name !== ':path')
     .map(([name, t]) => {
-      if (name.startsWith(':')) throw new Error(`${where}: header "${name}" is not supported (only :method and :path set the request line)`);
+      if (name.startsWith(':'))
+        throw new Error(`${where}: header "${name}" is not supported (only :method and :path set the request line)`);
       return [upstreamHeaderName(name, where), compile(`header ${name}`, () => compileTextTemplate(t))] as const;
     });
   const query = Object.entries(config.queryParams).map(
-    ([name, t]) => [encodeURIComponent(name), compile(`query parameter ${name}`, () => compileTemplate(t)), compileTextTemplate(t)] as const,
+    ([name, t]) =>
+      [
+        encodeURIComponent(name),
+        compile(`query parameter ${name}`, () => compileTemplate(t)),
+        compileTextTemplate(t),
+      ] as const,
   );
   const body = config.body === undefined ? undefined : compile('body', () => compileJsonTemplate(config.body));
   const root = compile('resultRoot', () => rootTemplate(config.resultRoot));
-  const setters = Object.entries(config.setters).map(([name, t]) => [name, compile(`setter ${name}`, () => compileTemplate(t))] as const);
+  const setters = Object.entries(config.setters).map(
+    ([name, t]) => [name, compile(`setter ${name}`, () => compileTemplate(t))] as const,
+  );
 
   function render(scope: TemplateScope): Call {
     let url = path(scope);
     // A parameter whose template yields nothing (an optional argument not given) is left out.
-    const params = query.filter(([, value]) => value(scope) != null).map(([name, , text]) => `${name}=${encodeURIComponent(text(scope))}`);
+    const params = query
+      .filter(([, value]) => value(scope) != null)
+      .map(([name, , text]) => `${name}=${encodeURIComponent(text(scope))}`);
     if (params.length) url += (url.includes('?') ? '&' : '?') + params.join('&');
     const out: Record<string, string> = { accept: 'application/json' };
     for (const [name, value] of headers) {
@@ -78,7 +105,12 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
   async function send(call: Call, context: RequestContext): Promise<unknown> {
     const req: HttpRequest = { ...call, timeoutMs, signal: context.signal };
     // Built when a line is logged only: lines are for failures.
-    const log = () => ({ ...apiLogField(context.logger, deps.api), field: `${field.typeName}.${field.fieldName}`, cluster: config.target.cluster, method: call.method });
+    const log = () => ({
+      ...apiLogField(context.logger, deps.api),
+      field: `${field.typeName}.${field.fieldName}`,
+      cluster: config.target.cluster,
+      method: call.method,
+    });
     let res;
     try {
       res = await pools.request(config.target, req);
@@ -88,7 +120,11 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
     }
     const failed = (what: string): UpstreamError => {
       context.logger.warn({ ...log(), status: res.status }, `REST upstream ${what}`);
-      if (deps.logSensitiveInfo) context.logger.debug({ ...apiLogField(context.logger, deps.api), path: call.path, body: res.body.slice(0, LOGGED_BODY_CHARS) }, 'REST upstream answer');
+      if (deps.logSensitiveInfo)
+        context.logger.debug(
+          { ...apiLogField(context.logger, deps.api), path: call.path, body: res.body.slice(0, LOGGED_BODY_CHARS) },
+          'REST upstream answer',
+        );
       return new UpstreamError('UPSTREAM_HTTP_ERROR', `REST upstream ${config.target.cluster} ${what}`, res.status);
     };
     if (res.status < 200 || res.status > 299) throw failed(`answered HTTP ${res.status} to ${call.method}`);
@@ -110,7 +146,8 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
   return async (parent, args, context) => {
     const scope: TemplateScope = { args, parent, headers: context.headers };
     const call = render(scope);
-    if (!/^[A-Z]+$/.test(call.method)) throw new GraphQLError(`${field.typeName}.${field.fieldName}: :method "${call.method}" is not an HTTP method`);
+    if (!/^[A-Z]+$/.test(call.method))
+      throw new GraphQLError(`${field.typeName}.${field.fieldName}: :method "${call.method}" is not an HTTP method`);
     const key = `rest ${JSON.stringify([config.target.cluster, call.method, call.path, Object.entries(call.headers).sort(), call.body])}`;
     let pending = context.calls.get(key);
     if (!pending) {
@@ -122,7 +159,9 @@ export function createRestResolver(config: RestResolverConfig, field: ResolverFi
       answer = await pending;
     } catch (err) {
       if (err instanceof UpstreamError) {
-        throw new GraphQLError(err.message, { extensions: { code: err.code, ...(err.status !== undefined ? { status: err.status } : {}) } });
+        throw new GraphQLError(err.message, {
+          extensions: { code: err.code, ...(err.status !== undefined ? { status: err.status } : {}) },
+        });
       }
       throw err;
     }

@@ -52,7 +52,14 @@ export interface RunningGraphql {
 
 /** The binary's log on stdout (`format`: see stdoutLog), level from LOG_LEVEL; headers and secrets redacted. */
 export function graphqlLogger(format?: LogFormat): Logger {
-  return stdoutLog({ name: 'sluice-graphql', level: process.env.LOG_LEVEL ?? 'info', redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'] }, format);
+  return stdoutLog(
+    {
+      name: 'sluice-graphql',
+      level: process.env.LOG_LEVEL ?? 'info',
+      redact: ['*.authorization', '*.cookie', 'headers.authorization', 'headers.cookie', '*.password', '*.token'],
+    },
+    format,
+  );
 }
 
 export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql> {
@@ -72,7 +79,14 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
     }
   };
   const documents = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE, limits, metrics);
-  const app = graphqlHttpServer({ registry, documents, metrics, logger, limits, notReadyMessage: NO_CONFIGURATION_YET });
+  const app = graphqlHttpServer({
+    registry,
+    documents,
+    metrics,
+    logger,
+    limits,
+    notReadyMessage: NO_CONFIGURATION_YET,
+  });
   const admin = adminServer(registry, metrics);
 
   let file: WatchedFile | undefined;
@@ -81,7 +95,9 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
     const config = opts.config;
     if (config) file = await watchConfigFile(config, () => apply(() => loadConfigFile(config)), logger);
     await listenOn('--port', opts.host, opts.port, () => app.listen(opts.port, opts.host));
-    await listenOn('--admin-port', opts.host, opts.adminPort, () => admin.listen({ port: opts.adminPort, host: opts.host }));
+    await listenOn('--admin-port', opts.host, opts.adminPort, () =>
+      admin.listen({ port: opts.adminPort, host: opts.host }),
+    );
     if (opts.xds) {
       xds = new AdsClient<unknown[]>({
         address: opts.xds,

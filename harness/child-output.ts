@@ -29,7 +29,12 @@ export function childOutput(child: ChildProcess): ChildOutput {
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const ended = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null, stdout, stderr }));
+  const ended = once(child, 'close').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+    stdout,
+    stderr,
+  }));
   // A test that never awaits it (it killed the child) must not see an unhandled rejection from 'error'.
   ended.catch(() => undefined);
   return { stdout: () => stdout, stderr: () => stderr, ended };

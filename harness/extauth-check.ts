@@ -17,7 +17,11 @@ export interface CheckExtras {
 }
 
 /** A CheckRequest shaped like Envoy's (envoy/extensions/filters/common/ext_authz/check_request_utils.cc). */
-export function envoyCheckRequest(configRef: string | undefined, headers: Record<string, string>, extra: CheckExtras = {}): unknown {
+export function envoyCheckRequest(
+  configRef: string | undefined,
+  headers: Record<string, string>,
+  extra: CheckExtras = {},
+): unknown {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const path = lower[':path'] ?? '/pets';
   return {
@@ -29,7 +33,14 @@ export function envoyCheckRequest(configRef: string | undefined, headers: Record
         http: {
           id: '1234567890',
           method: 'GET',
-          headers: { ':authority': 'api.example.org', ':method': 'GET', ':path': path, ':scheme': 'http', 'x-request-id': 'abc', ...lower },
+          headers: {
+            ':authority': 'api.example.org',
+            ':method': 'GET',
+            ':path': path,
+            ':scheme': 'http',
+            'x-request-id': 'abc',
+            ...lower,
+          },
           path,
           host: 'api.example.org',
           scheme: 'http',

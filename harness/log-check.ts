@@ -55,6 +55,9 @@ export function logLine<T = Record<string, unknown>>(line: string): T {
  */
 export function testLogger(level: LevelWithSilent = 'silent', sink?: DestinationStream): Logger {
   const checker = { write: (line: string) => checkLogText(line) };
-  const streams = [{ level: 'trace' as const, stream: checker }, ...(sink && level !== 'silent' ? [{ level, stream: sink }] : [])];
+  const streams = [
+    { level: 'trace' as const, stream: checker },
+    ...(sink && level !== 'silent' ? [{ level, stream: sink }] : []),
+  ];
   return pino({ level: 'trace' }, pino.multistream(streams));
 }

@@ -8,15 +8,27 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { INCLUDE_DIRS, lookupType } from '../contract/envoy.js';
 
-const definition = protoLoader.loadSync(['envoy/service/discovery/v3/ads.proto', 'envoy/service/route/v3/rds.proto', 'envoy/service/cluster/v3/cds.proto', 'envoy/service/extension/v3/config_discovery.proto'], {
-  includeDirs: [...INCLUDE_DIRS],
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: true,
-  arrays: true,
-});
-type ClientCtor = new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ChannelOptions) => grpc.Client & {
+const definition = protoLoader.loadSync(
+  [
+    'envoy/service/discovery/v3/ads.proto',
+    'envoy/service/route/v3/rds.proto',
+    'envoy/service/cluster/v3/cds.proto',
+    'envoy/service/extension/v3/config_discovery.proto',
+  ],
+  {
+    includeDirs: [...INCLUDE_DIRS],
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    arrays: true,
+  },
+);
+type ClientCtor = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: grpc.ChannelOptions,
+) => grpc.Client & {
   StreamAggregatedResources(): grpc.ClientDuplexStream<object, RawResponse>;
   DeltaAggregatedResources(): grpc.ClientDuplexStream<object, RawDeltaResponse>;
 };
@@ -116,7 +128,12 @@ abstract class BaseClient<Raw, Msg> {
   /** Resolves when the server ends the stream (status OK) or it fails. */
   readonly finished: Promise<grpc.StatusObject>;
 
-  constructor(port: number, open: (c: InstanceType<ClientCtor>) => grpc.ClientDuplexStream<object, Raw>, decode: (r: Raw) => Msg, ctor: ClientCtor = AdsClient) {
+  constructor(
+    port: number,
+    open: (c: InstanceType<ClientCtor>) => grpc.ClientDuplexStream<object, Raw>,
+    decode: (r: Raw) => Msg,
+    ctor: ClientCtor = AdsClient,
+  ) {
     this.client = new ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     this.stream = open(this.client);
     this.stream.on('data', (raw: Raw) => this.inbox.push(decode(raw)));
@@ -142,7 +159,11 @@ abstract class BaseClient<Raw, Msg> {
 
 /** The node a client sends: its id, and node metadata `role` (the proxy of a fleet) when given. */
 function nodeOf(id: string, role?: string): object {
-  return { id, cluster: 'test', ...(role !== undefined ? { metadata: { fields: { role: { stringValue: role } } } } : {}) };
+  return {
+    id,
+    cluster: 'test',
+    ...(role !== undefined ? { metadata: { fields: { role: { stringValue: role } } } } : {}),
+  };
 }
 
 export class SotwClient extends BaseClient<RawResponse, Response> {
@@ -156,7 +177,12 @@ export class SotwClient extends BaseClient<RawResponse, Response> {
     super(
       port,
       (c) => (via ? (c as any)[`Stream${via}`]() : c.StreamAggregatedResources()),
-      (raw) => ({ version_info: raw.version_info, type_url: raw.type_url, nonce: raw.nonce, resources: raw.resources.map(decodeAny) }),
+      (raw) => ({
+        version_info: raw.version_info,
+        type_url: raw.type_url,
+        nonce: raw.nonce,
+        resources: raw.resources.map(decodeAny),
+      }),
       via ? SINGLE_TYPE_CLIENTS[via] : AdsClient,
     );
   }
@@ -177,13 +203,20 @@ export class SotwClient extends BaseClient<RawResponse, Response> {
   }
 
   nack(r: Response, previousVersion: string, message: string, resource_names: string[] = []): void {
-    this.send({ type_url: r.type_url, version_info: previousVersion, response_nonce: r.nonce, resource_names, error_detail: { code: 3, message } });
+    this.send({
+      type_url: r.type_url,
+      version_info: previousVersion,
+      response_nonce: r.nonce,
+      resource_names,
+      error_detail: { code: 3, message },
+    });
   }
 
   /** Next response, which must be of `typeUrl`. */
   async expect(typeUrl: string): Promise<Response> {
     const r = await this.next();
-    if (r.type_url !== typeUrl) throw new Error(`expected a ${typeName(typeUrl)} response, got ${typeName(r.type_url)} (${r.version_info})`);
+    if (r.type_url !== typeUrl)
+      throw new Error(`expected a ${typeName(typeUrl)} response, got ${typeName(r.type_url)} (${r.version_info})`);
     return r;
   }
 }
@@ -202,7 +235,13 @@ export class DeltaClient extends BaseClient<RawDeltaResponse, DeltaResponse> {
         type_url: raw.type_url,
         nonce: raw.nonce,
         removed_resources: raw.removed_resources,
-        resources: raw.resources.map((r) => ({ name: r.name, version: r.version, aliases: r.aliases ?? [], hasResource: !!r.resource, json: r.resource ? decodeAny(r.resource) : {} })),
+        resources: raw.resources.map((r) => ({
+          name: r.name,
+          version: r.version,
+          aliases: r.aliases ?? [],
+          hasResource: !!r.resource,
+          json: r.resource ? decodeAny(r.resource) : {},
+        })),
       }),
     );
   }
@@ -224,7 +263,8 @@ export class DeltaClient extends BaseClient<RawDeltaResponse, DeltaResponse> {
 
   async expect(typeUrl: string): Promise<DeltaResponse> {
     const r = await this.next();
-    if (r.type_url !== typeUrl) throw new Error(`expected a ${typeName(typeUrl)} response, got ${typeName(r.type_url)}`);
+    if (r.type_url !== typeUrl)
+      throw new Error(`expected a ${typeName(typeUrl)} response, got ${typeName(r.type_url)}`);
     return r;
   }
 }

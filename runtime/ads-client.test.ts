@@ -111,7 +111,9 @@ test('hasConfig and whenConfigured: false and pending until a set is applied, no
   let configured = false;
   void c.whenConfigured().then(() => (configured = true));
   // No snapshot yet: the request is handled and nothing is sent.
-  const handled = new Promise<void>((resolve) => xds.on('request', (e: { node: string }) => e.node === 'n-ready' && resolve()));
+  const handled = new Promise<void>((resolve) =>
+    xds.on('request', (e: { node: string }) => e.node === 'n-ready' && resolve()),
+  );
   c.start();
   await handled;
   expect(c.hasConfig).toBe(false);
@@ -139,7 +141,10 @@ test('a set that fails to apply is NACKed with INVALID_ARGUMENT and the reason; 
   const nack = next('nack', 'n-nack');
   const v2 = push(authConfig('ns.b'));
   expect((await nack).version).toBe(v2);
-  expect(cache.lastNack('n-nack', T)?.errorDetail).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, message: 'cannot apply' });
+  expect(cache.lastNack('n-nack', T)?.errorDetail).toMatchObject({
+    code: grpc.status.INVALID_ARGUMENT,
+    message: 'cannot apply',
+  });
   expect(c.hasConfig).toBe(true);
   // The NACK reported v1 as the version in force: serving v1 again sends nothing, so the next push is v3.
   fail.now = false;
@@ -167,7 +172,9 @@ test('an apply that rejects, and a resource that does not decode, are NACKed; th
   nack = next('nack', 'n-async');
   cache.setSnapshot(buildSnapshot({ [T]: [authConfig('ns.b')] }, () => Uint8Array.from([0x0a, 0x05, 0x61])));
   await nack;
-  expect(cache.lastNack('n-async', T)?.errorDetail.message).toMatch(/^resource 0 is not a valid sluice\.extauth\.v1\.AuthConfig/);
+  expect(cache.lastNack('n-async', T)?.errorDetail.message).toMatch(
+    /^resource 0 is not a valid sluice\.extauth\.v1\.AuthConfig/,
+  );
   const ack = next('ack', 'n-async');
   push(authConfig('ns.c'));
   await ack;
@@ -211,10 +218,18 @@ test('a reconnecting client that has the current version is sent nothing until i
 
 describe('decodeAnys', () => {
   test('each Any as proto3 JSON with snake_case names; by type name or type URL', () => {
-    const json = { name: 'ns.a', configs: [{ ldap: { address: 'ldap://l:389', user_dn_template: 'uid=%s', pool: { max_size: 3 } } }] };
+    const json = {
+      name: 'ns.a',
+      configs: [{ ldap: { address: 'ldap://l:389', user_dn_template: 'uid=%s', pool: { max_size: 3 } } }],
+    };
     const value = encodeMessage(T, json);
     expect(decodeAnys('sluice.extauth.v1.AuthConfig', [{ type_url: T, value }])).toEqual([json]);
-    expect(decodeAnys(T, [{ type_url: T, value }, { type_url: T, value }])).toEqual([json, json]);
+    expect(
+      decodeAnys(T, [
+        { type_url: T, value },
+        { type_url: T, value },
+      ]),
+    ).toEqual([json, json]);
   });
 
   test('an Any of another type is refused, naming the resource and both types', () => {

@@ -106,7 +106,13 @@ export class AdsClient<T> {
 
   private request(extra: Record<string, unknown> = {}): Record<string, unknown> {
     const { id, cluster } = this.opts.node;
-    return { node: { id, cluster, user_agent_name: cluster }, type_url: this.opts.typeUrl, resource_names: [], version_info: this.version, ...extra };
+    return {
+      node: { id, cluster, user_agent_name: cluster },
+      type_url: this.opts.typeUrl,
+      resource_names: [],
+      version_info: this.version,
+      ...extra,
+    };
   }
 
   private connect(): void {
@@ -123,7 +129,8 @@ export class AdsClient<T> {
       this.applying = this.applying.then(() => this.onResponse(stream, resp));
     });
     stream.on('error', (err: grpc.ServiceError) => {
-      if (!this.stopped) this.opts.logger.warn({ xds: this.opts.address, code: err.code, err: err.details }, 'xDS stream failed');
+      if (!this.stopped)
+        this.opts.logger.warn({ xds: this.opts.address, code: err.code, err: err.details }, 'xDS stream failed');
     });
     // 'status' ends every call, OK or not; 'close' would wait for our side to end too.
     stream.on('status', () => this.reconnectLater(stream));
@@ -148,12 +155,18 @@ export class AdsClient<T> {
       await this.opts.apply(this.opts.decode(resources));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.opts.logger.error({ typeUrl: this.opts.typeUrl, version, err: message }, 'rejected a configuration from xDS; the previous one stays');
+      this.opts.logger.error(
+        { typeUrl: this.opts.typeUrl, version, err: message },
+        'rejected a configuration from xDS; the previous one stays',
+      );
       this.reply(stream, { response_nonce: resp.nonce, error_detail: { code: grpc.status.INVALID_ARGUMENT, message } });
       return;
     }
     this.version = version;
-    this.opts.logger.info({ typeUrl: this.opts.typeUrl, version, resources: resp.resources.length }, 'applied a configuration from xDS');
+    this.opts.logger.info(
+      { typeUrl: this.opts.typeUrl, version, resources: resp.resources.length },
+      'applied a configuration from xDS',
+    );
     if (!this.configured) {
       this.configured = true;
       this.resolveFirst();

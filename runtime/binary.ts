@@ -17,9 +17,12 @@ function listenProblem(flag: string, host: string, port: number, err: unknown): 
   // Node puts the errno in `code`; grpc-js only in the message ("No address added ... errors: [listen EADDRINUSE: ...]").
   const text = `${(err as NodeJS.ErrnoException).code ?? ''} ${(err as Error).message}`;
   const at = `${host}:${port}`;
-  if (/EADDRINUSE/.test(text)) return `${flag} ${port}: ${at} is already in use by another process; stop that process, or give ${flag} another port`;
-  if (/EACCES/.test(text)) return `${flag} ${port}: not allowed to listen on ${at} (ports below 1024 need privileges); give ${flag} a port from 1024 up`;
-  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text)) return `--bind ${host}: not an address of this machine; give --bind one of its addresses (127.0.0.1, or 0.0.0.0 for all)`;
+  if (/EADDRINUSE/.test(text))
+    return `${flag} ${port}: ${at} is already in use by another process; stop that process, or give ${flag} another port`;
+  if (/EACCES/.test(text))
+    return `${flag} ${port}: not allowed to listen on ${at} (ports below 1024 need privileges); give ${flag} a port from 1024 up`;
+  if (/EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(text))
+    return `--bind ${host}: not an address of this machine; give --bind one of its addresses (127.0.0.1, or 0.0.0.0 for all)`;
   return `${flag} ${port}: cannot listen on ${at}: ${(err as Error).message}`;
 }
 
@@ -37,7 +40,10 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** `--log-format` of every binary; without it, logFormatFor chooses. */
 export function logFormatOption(): Option {
-  return new Option('--log-format <format>', 'log lines for a person (pretty) or a log collector (json, one object per line); default: pretty when stdout is a terminal, json otherwise').choices(LOG_FORMATS);
+  return new Option(
+    '--log-format <format>',
+    'log lines for a person (pretty) or a log collector (json, one object per line); default: pretty when stdout is a terminal, json otherwise',
+  ).choices(LOG_FORMATS);
 }
 
 /** The format asked for, or pretty when a person is likely to read stdout (a terminal), JSON otherwise. */
@@ -58,7 +64,12 @@ export function stdoutLog(options: LoggerOptions, asked?: LogFormat): Logger {
   const terminal = process.stdout.isTTY === true;
   if (logFormatFor(asked, terminal) === 'json') return pino(options, stdout);
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-  const pretty = prettyFactory({ colorize: terminal && !('NO_COLOR' in process.env), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true });
+  const pretty = prettyFactory({
+    colorize: terminal && !('NO_COLOR' in process.env),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
+  });
   return pino(options, { write: (line: string) => stdout.write(pretty(line)) });
 }
 

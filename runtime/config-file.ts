@@ -22,7 +22,10 @@ export function jsonSyntaxError(text: string): { line: number; column: number; r
   const first = errors[0];
   if (!first) return undefined;
   const before = text.slice(0, first.offset);
-  const reason = printParseErrorCode(first.error).replace(/[A-Z]/g, (c, i: number) => `${i ? ' ' : ''}${c.toLowerCase()}`);
+  const reason = printParseErrorCode(first.error).replace(
+    /[A-Z]/g,
+    (c, i: number) => `${i ? ' ' : ''}${c.toLowerCase()}`,
+  );
   return { line: before.split('\n').length, column: first.offset - before.lastIndexOf('\n'), reason };
 }
 
@@ -31,7 +34,11 @@ export function jsonSyntaxError(text: string): { line: number; column: number; r
  * `ErrorType` naming the file: unreadable, not JSON (line and column only),
  * or `parse`'s own ErrorType, prefixed with the file.
  */
-export async function loadJsonConfig<T>(file: string, parse: (json: unknown) => T, ErrorType: new (message: string) => Error): Promise<T> {
+export async function loadJsonConfig<T>(
+  file: string,
+  parse: (json: unknown) => T,
+  ErrorType: new (message: string) => Error,
+): Promise<T> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -83,14 +90,22 @@ export async function watchConfigFile(file: string, apply: () => Promise<void>, 
       await apply();
       logger.info({ file }, 'configuration file applied');
     } catch (err) {
-      logger.error({ file, err: (err as Error).message }, 'configuration file rejected; the previous configuration stays in force');
+      logger.error(
+        { file, err: (err as Error).message },
+        'configuration file rejected; the previous configuration stays in force',
+      );
     }
   };
   const watcher: FSWatcher = watch(path.dirname(path.resolve(file)), () => {
     clearTimeout(timer);
     timer = setTimeout(() => void reload(), DEBOUNCE_MS);
   });
-  watcher.on('error', (err) => logger.error({ file, err: err.message }, 'cannot watch the configuration file; changes are not applied until a restart'));
+  watcher.on('error', (err) =>
+    logger.error(
+      { file, err: err.message },
+      'cannot watch the configuration file; changes are not applied until a restart',
+    ),
+  );
   return {
     close() {
       closed = true;

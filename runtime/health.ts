@@ -6,7 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-export type Readiness = { ready: true; details?: Record<string, unknown> } | { ready: false; reason: string; details?: Record<string, unknown> };
+export type Readiness =
+  | { ready: true; details?: Record<string, unknown> }
+  | { ready: false; reason: string; details?: Record<string, unknown> };
 
 /** Why a sidecar fed over xDS is not ready yet (its Checks and requests answer 503 meanwhile). */
 export const NO_CONFIGURATION_YET = 'not ready: no configuration from the control plane yet';

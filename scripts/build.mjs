@@ -35,13 +35,16 @@ const mtime = (root, f) => {
 function includedSources(root) {
   const abs = (f) => path.join(root, f);
   const { include = [], exclude = [] } = JSON.parse(readFileSync(abs(CONFIG), 'utf8'));
-  const excludedNames = exclude.filter((e) => e.startsWith('**/')).map((e) => new RegExp(`^${e.slice(3).replace(/\./g, '\\.').replace(/\*/g, '.*')}$`));
+  const excludedNames = exclude
+    .filter((e) => e.startsWith('**/'))
+    .map((e) => new RegExp(`^${e.slice(3).replace(/\./g, '\\.').replace(/\*/g, '.*')}$`));
   const excludedDirs = new Set(exclude.filter((e) => !e.includes('*')));
   const out = [];
   const walk = (dir) => {
     for (const entry of readdirSync(abs(dir), { withFileTypes: true })) {
       const rel = path.join(dir, entry.name);
-      if (excludedDirs.has(rel) || entry.name === 'node_modules' || excludedNames.some((r) => r.test(entry.name))) continue;
+      if (excludedDirs.has(rel) || entry.name === 'node_modules' || excludedNames.some((r) => r.test(entry.name)))
+        continue;
       if (entry.isDirectory()) walk(rel);
       else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(rel);
     }
@@ -83,7 +86,11 @@ export function build(why, root = ROOT, say = (text) => process.stderr.write(tex
   say(`build: ${why}; compiling ${OUT}/ with tsc -p ${CONFIG} (about 30 s on two busy cores)...\n`);
   rmSync(abs(RECORD), { force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const run = spawnSync(process.execPath, [tsc, '-p', CONFIG, '--listEmittedFiles'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, [tsc, '-p', CONFIG, '--listEmittedFiles'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.error) throw run.error;
   const emitted = [];
   for (const line of run.stdout.split('\n')) {
@@ -93,11 +100,16 @@ export function build(why, root = ROOT, say = (text) => process.stderr.write(tex
   say(run.stderr);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (run.status !== 0) {
-    say(`build: tsc exited with ${run.status} after ${seconds} s${run.status === 2 ? ` (${OUT}/ written, with the type errors above)` : ''}\n`);
+    say(
+      `build: tsc exited with ${run.status} after ${seconds} s${run.status === 2 ? ` (${OUT}/ written, with the type errors above)` : ''}\n`,
+    );
     return run.status ?? 1;
   }
   const outputs = emitted.filter((f) => !f.endsWith('.map'));
-  writeFileSync(abs(RECORD), `${JSON.stringify({ inputs: [...new Set(outputs.map(sourceOf))].sort(), outputs: outputs.sort() }, null, 1)}\n`);
+  writeFileSync(
+    abs(RECORD),
+    `${JSON.stringify({ inputs: [...new Set(outputs.map(sourceOf))].sort(), outputs: outputs.sort() }, null, 1)}\n`,
+  );
   // The record dates from the start: a file saved during the build makes the next one build again.
   utimesSync(abs(RECORD), started / 1000, started / 1000);
   say(`build: done in ${seconds} s\n`);

@@ -11,7 +11,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startSlapd, type Slapd } from '../harness/slapd.js';
 
-export const INSTALL_HINT = 'install slapd to get them: sudo apt-get install -y slapd ldap-utils (Debian, Ubuntu), then run it again';
+export const INSTALL_HINT =
+  'install slapd to get them: sudo apt-get install -y slapd ldap-utils (Debian, Ubuntu), then run it again';
 
 export interface ExampleDirectory {
   /** ldap://127.0.0.1:PORT */

@@ -29,7 +29,8 @@ export const ENVOY_IMAGE = 'envoyproxy/envoy:v1.32.13';
 /** A kube Service port of the examples: `<namespace>/<service>/<port>`. */
 export type ServicePortKey = string;
 
-export const servicePortKey = (namespace: string, service: string, port: number): ServicePortKey => `${namespace}/${service}/${port}`;
+export const servicePortKey = (namespace: string, service: string, port: number): ServicePortKey =>
+  `${namespace}/${service}/${port}`;
 
 export interface LocalTargets {
   /** The loopback port serving each Service port. */
@@ -70,7 +71,11 @@ function rewrite(text: string, addresses: Set<string>, local: string): string {
 }
 
 /** Writes the overlay and the copies into `outDir` and says what to serve. */
-export async function writeLocalResources(examplesDir: string, outDir: string, targets: LocalTargets): Promise<LocalResources> {
+export async function writeLocalResources(
+  examplesDir: string,
+  outDir: string,
+  targets: LocalTargets,
+): Promise<LocalResources> {
   mkdirSync(outDir, { recursive: true });
   const loaded = await loadPaths([examplesDir]);
   const { files } = await listInputFiles([examplesDir]);
@@ -91,7 +96,10 @@ export async function writeLocalResources(examplesDir: string, outDir: string, t
         upstreams.push({
           apiVersion: 'gloo.gateway.example/v1',
           kind: 'Upstream',
-          metadata: { name: discoveredUpstreamName(namespace, svc.metadata.name, port), namespace: DEFAULT_OPTIONS.controlPlaneNamespace },
+          metadata: {
+            name: discoveredUpstreamName(namespace, svc.metadata.name, port),
+            namespace: DEFAULT_OPTIONS.controlPlaneNamespace,
+          },
           spec: { static: { hosts: [{ addr: '127.0.0.1', port: local }] } },
         });
       }
@@ -103,7 +111,8 @@ export async function writeLocalResources(examplesDir: string, outDir: string, t
   }
 
   const overlay = path.join(outDir, 'upstreams.yaml');
-  const header = '# Written by npm start (scripts/start-local.ts): the Services of examples/ on loopback. Do not edit.\n';
+  const header =
+    '# Written by npm start (scripts/start-local.ts): the Services of examples/ on loopback. Do not edit.\n';
   writeFileSync(overlay, header + upstreams.map((u) => dump(u, { flowLevel: 3 })).join('---\n'));
 
   const copies = new Map<string, string>();
@@ -124,6 +133,8 @@ export async function writeLocalResources(examplesDir: string, outDir: string, t
  */
 export async function syncCopy(original: string, copy: string, ldapAddress: string): Promise<void> {
   const { documents } = await loadPaths([original]);
-  const addresses = new Set(documents.filter((d) => d.value.kind === 'AuthConfig').flatMap((d) => ldapAddresses(d.value as AuthConfigDoc)));
+  const addresses = new Set(
+    documents.filter((d) => d.value.kind === 'AuthConfig').flatMap((d) => ldapAddresses(d.value as AuthConfigDoc)),
+  );
   writeFileSync(copy, rewrite(readFileSync(original, 'utf8'), addresses, ldapAddress));
 }

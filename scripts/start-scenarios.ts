@@ -42,37 +42,182 @@ const STITCHED_QUERY = '{ GetProduct(id: 2) { name seller { id username fullName
 function jwtScenarios(file: string, host: string): Scenario[] {
   return [
     { file, what: 'no token', host, path: '/', expect: { status: 401, body: 'Jwt is missing' } },
-    { file, what: 'a good token (Bearer)', host, path: '/', token: { args: [] }, expect: { status: 200, from: 'echo' } },
-    { file, what: 'a good token (access_token)', host, path: '/', token: { args: [], in: 'query' }, expect: { status: 200, from: 'echo' } },
-    { file, what: 'a bad signature', host, path: '/', token: { args: ['--forged'] }, expect: { status: 401, body: 'Jwt verification fails' } },
-    { file, what: 'a wrong issuer', host, path: '/', token: { args: ['{"iss":"https://someone.else.example"}'] }, expect: { status: 401, body: 'Jwt issuer is not configured' } },
-    { file, what: 'an expired token', host, path: '/', token: { args: ['--expired'] }, expect: { status: 401, body: 'Jwt is expired' } },
+    {
+      file,
+      what: 'a good token (Bearer)',
+      host,
+      path: '/',
+      token: { args: [] },
+      expect: { status: 200, from: 'echo' },
+    },
+    {
+      file,
+      what: 'a good token (access_token)',
+      host,
+      path: '/',
+      token: { args: [], in: 'query' },
+      expect: { status: 200, from: 'echo' },
+    },
+    {
+      file,
+      what: 'a bad signature',
+      host,
+      path: '/',
+      token: { args: ['--forged'] },
+      expect: { status: 401, body: 'Jwt verification fails' },
+    },
+    {
+      file,
+      what: 'a wrong issuer',
+      host,
+      path: '/',
+      token: { args: ['{"iss":"https://someone.else.example"}'] },
+      expect: { status: 401, body: 'Jwt issuer is not configured' },
+    },
+    {
+      file,
+      what: 'an expired token',
+      host,
+      path: '/',
+      token: { args: ['--expired'] },
+      expect: { status: 401, body: 'Jwt is expired' },
+    },
   ];
 }
 
 export const SCENARIOS: Scenario[] = [
-  { file: 'route.yaml', what: 'a plain route', host: 'petstore.example.com', path: '/api/pets', expect: { status: 200, from: 'petstore' } },
-  { file: 'route.yaml', what: 'the rest of the host, to an Upstream by name', host: 'petstore.example.com', path: '/about', expect: { status: 200, from: 'echo' } },
-  { file: 'route.yaml', what: 'any other domain (catch-all)', host: 'anything.example.org', path: '/', expect: { status: 200, from: 'echo' } },
+  {
+    file: 'route.yaml',
+    what: 'a plain route',
+    host: 'petstore.example.com',
+    path: '/api/pets',
+    expect: { status: 200, from: 'petstore' },
+  },
+  {
+    file: 'route.yaml',
+    what: 'the rest of the host, to an Upstream by name',
+    host: 'petstore.example.com',
+    path: '/about',
+    expect: { status: 200, from: 'echo' },
+  },
+  {
+    file: 'route.yaml',
+    what: 'any other domain (catch-all)',
+    host: 'anything.example.org',
+    path: '/',
+    expect: { status: 200, from: 'echo' },
+  },
 
   ...jwtScenarios('jwt-inline.yaml', 'jwt.example.com'),
   ...jwtScenarios('jwt-remote.yaml', 'jwt-remote.example.com'),
 
-  { file: 'rbac.yaml', what: 'a reader reads', host: 'rbac.example.com', path: '/api/pets', token: { args: READER }, expect: { status: 200, from: 'petstore' } },
-  { file: 'rbac.yaml', what: 'a reader deletes (wrong method)', host: 'rbac.example.com', method: 'DELETE', path: '/api/pets/1', token: { args: READER }, expect: { status: 403, body: 'RBAC: access denied' } },
-  { file: 'rbac.yaml', what: 'a reader outside /api/pets (wrong path)', host: 'rbac.example.com', path: '/api/owners', token: { args: READER }, expect: { status: 403, body: 'RBAC: access denied' } },
-  { file: 'rbac.yaml', what: 'a guest (wrong claim)', host: 'rbac.example.com', path: '/api/pets', token: { args: GUEST }, expect: { status: 403, body: 'RBAC: access denied' } },
-  { file: 'rbac.yaml', what: 'an admin deletes anywhere under /api', host: 'rbac.example.com', method: 'DELETE', path: '/api/owners/1', token: { args: ADMIN }, expect: { status: 200, from: 'petstore' } },
+  {
+    file: 'rbac.yaml',
+    what: 'a reader reads',
+    host: 'rbac.example.com',
+    path: '/api/pets',
+    token: { args: READER },
+    expect: { status: 200, from: 'petstore' },
+  },
+  {
+    file: 'rbac.yaml',
+    what: 'a reader deletes (wrong method)',
+    host: 'rbac.example.com',
+    method: 'DELETE',
+    path: '/api/pets/1',
+    token: { args: READER },
+    expect: { status: 403, body: 'RBAC: access denied' },
+  },
+  {
+    file: 'rbac.yaml',
+    what: 'a reader outside /api/pets (wrong path)',
+    host: 'rbac.example.com',
+    path: '/api/owners',
+    token: { args: READER },
+    expect: { status: 403, body: 'RBAC: access denied' },
+  },
+  {
+    file: 'rbac.yaml',
+    what: 'a guest (wrong claim)',
+    host: 'rbac.example.com',
+    path: '/api/pets',
+    token: { args: GUEST },
+    expect: { status: 403, body: 'RBAC: access denied' },
+  },
+  {
+    file: 'rbac.yaml',
+    what: 'an admin deletes anywhere under /api',
+    host: 'rbac.example.com',
+    method: 'DELETE',
+    path: '/api/owners/1',
+    token: { args: ADMIN },
+    expect: { status: 200, from: 'petstore' },
+  },
 
-  { file: 'ldap-user.yaml', what: 'no Authorization header', host: 'ldap.example.com', path: '/', expect: { status: 401, body: '' } },
-  { file: 'ldap-user.yaml', what: 'an unknown user', host: 'ldap.example.com', path: '/', basic: { user: 'nobody', password: 'nothing' }, expect: { status: 401, body: '' } },
-  { file: 'ldap-user.yaml', what: 'a wrong password', host: 'ldap.example.com', path: '/', basic: { user: 'marie', password: 'wrong' }, expect: { status: 401, body: '' } },
-  { file: 'ldap-user.yaml', what: 'a user in no allowed group', host: 'ldap.example.com', path: '/', basic: { user: 'paul', password: 'paul-password' }, expect: { status: 403, body: '' } },
-  { file: 'ldap-user.yaml', what: 'a member of managers', host: 'ldap.example.com', path: '/', basic: { user: 'marie', password: 'marie-password' }, expect: { status: 200, from: 'echo' } },
+  {
+    file: 'ldap-user.yaml',
+    what: 'no Authorization header',
+    host: 'ldap.example.com',
+    path: '/',
+    expect: { status: 401, body: '' },
+  },
+  {
+    file: 'ldap-user.yaml',
+    what: 'an unknown user',
+    host: 'ldap.example.com',
+    path: '/',
+    basic: { user: 'nobody', password: 'nothing' },
+    expect: { status: 401, body: '' },
+  },
+  {
+    file: 'ldap-user.yaml',
+    what: 'a wrong password',
+    host: 'ldap.example.com',
+    path: '/',
+    basic: { user: 'marie', password: 'wrong' },
+    expect: { status: 401, body: '' },
+  },
+  {
+    file: 'ldap-user.yaml',
+    what: 'a user in no allowed group',
+    host: 'ldap.example.com',
+    path: '/',
+    basic: { user: 'paul', password: 'paul-password' },
+    expect: { status: 403, body: '' },
+  },
+  {
+    file: 'ldap-user.yaml',
+    what: 'a member of managers',
+    host: 'ldap.example.com',
+    path: '/',
+    basic: { user: 'marie', password: 'marie-password' },
+    expect: { status: 200, from: 'echo' },
+  },
 
-  { file: 'ldap-service-account.yaml', what: 'a member of managers', host: 'ldap-sa.example.com', path: '/', basic: { user: 'marie', password: 'marie-password' }, expect: { status: 200, from: 'echo' } },
-  { file: 'ldap-service-account.yaml', what: 'a user in no allowed group', host: 'ldap-sa.example.com', path: '/', basic: { user: 'paul', password: 'paul-password' }, expect: { status: 403, body: '' } },
-  { file: 'ldap-service-account.yaml', what: 'a wrong password', host: 'ldap-sa.example.com', path: '/', basic: { user: 'marie', password: 'wrong' }, expect: { status: 401, body: '' } },
+  {
+    file: 'ldap-service-account.yaml',
+    what: 'a member of managers',
+    host: 'ldap-sa.example.com',
+    path: '/',
+    basic: { user: 'marie', password: 'marie-password' },
+    expect: { status: 200, from: 'echo' },
+  },
+  {
+    file: 'ldap-service-account.yaml',
+    what: 'a user in no allowed group',
+    host: 'ldap-sa.example.com',
+    path: '/',
+    basic: { user: 'paul', password: 'paul-password' },
+    expect: { status: 403, body: '' },
+  },
+  {
+    file: 'ldap-service-account.yaml',
+    what: 'a wrong password',
+    host: 'ldap-sa.example.com',
+    path: '/',
+    basic: { user: 'marie', password: 'wrong' },
+    expect: { status: 401, body: '' },
+  },
 
   {
     file: 'graphql-grpc.yaml',
@@ -88,7 +233,12 @@ export const SCENARIOS: Scenario[] = [
     host: 'shop.example.com',
     path: '/graphql',
     graphql: { query: STITCHED_QUERY, api: 'default.shop-api' },
-    expect: { status: 200, json: { data: { GetProduct: { name: 'Compiler', seller: { id: 2, username: 'grace', fullName: 'Grace Hopper' } } } } },
+    expect: {
+      status: 200,
+      json: {
+        data: { GetProduct: { name: 'Compiler', seller: { id: 2, username: 'grace', fullName: 'Grace Hopper' } } },
+      },
+    },
   },
 ];
 
@@ -106,7 +256,8 @@ export function curl(s: Scenario, base: string): string {
   let url = `${base}${s.path}`;
   if (s.token?.in === 'query') url += `?access_token=${tokenCommand(s.token.args)}`;
   else if (s.token) parts.push('-H', `"Authorization: Bearer ${tokenCommand(s.token.args)}"`);
-  if (s.graphql !== undefined) parts.push('-H', quote('content-type: application/json'), '-d', quote(JSON.stringify({ query: s.graphql.query })));
+  if (s.graphql !== undefined)
+    parts.push('-H', quote('content-type: application/json'), '-d', quote(JSON.stringify({ query: s.graphql.query })));
   parts.push(s.token?.in === 'query' ? `"${url}"` : url);
   return parts.join(' ');
 }
@@ -129,12 +280,19 @@ export interface ExplainTargets {
  * asking the directory npm start runs.
  */
 export function explainCommand(s: Scenario, targets: ExplainTargets): string {
-  const parts = ['npx sluice explain -f examples -f', /^[\w./-]+$/.test(targets.overlay) ? targets.overlay : quote(targets.overlay)];
+  const parts = [
+    'npx sluice explain -f examples -f',
+    /^[\w./-]+$/.test(targets.overlay) ? targets.overlay : quote(targets.overlay),
+  ];
   if (s.token?.in !== 'query' && s.token) parts.push('--jwt', `"${tokenCommand(s.token.args)}"`);
   if (s.token) parts.push('--fetch-jwks');
-  if (s.basic) parts.push('--user', quote(`${s.basic.user}:${s.basic.password}`), '--ldap-address', targets.ldapAddress);
+  if (s.basic)
+    parts.push('--user', quote(`${s.basic.user}:${s.basic.password}`), '--ldap-address', targets.ldapAddress);
   const url = `http://${s.host}${s.path}`;
-  parts.push(s.graphql ? 'POST' : (s.method ?? 'GET'), s.token?.in === 'query' ? `"${url}?access_token=${tokenCommand(s.token.args)}"` : url);
+  parts.push(
+    s.graphql ? 'POST' : (s.method ?? 'GET'),
+    s.token?.in === 'query' ? `"${url}?access_token=${tokenCommand(s.token.args)}"` : url,
+  );
   return parts.join(' ');
 }
 
@@ -143,7 +301,8 @@ export function explainAnswer(s: Scenario): string {
   const e = s.expect;
   if (s.graphql) return 'answer: upstream (cluster graphql answers)';
   if (e.from) return `answer: upstream (cluster ${CLUSTER_OF[e.from]} answers)`;
-  if (e.body?.startsWith('Jwt')) return `answer: ${e.status} ${JSON.stringify(e.body)} from envoy.filters.http.jwt_authn`;
+  if (e.body?.startsWith('Jwt'))
+    return `answer: ${e.status} ${JSON.stringify(e.body)} from envoy.filters.http.jwt_authn`;
   if (e.body?.startsWith('RBAC')) return `answer: ${e.status} ${JSON.stringify(e.body)} from envoy.filters.http.rbac`;
   // The LDAP hosts: sluice-extauth's empty answers; a 401 asks for Basic credentials in the AuthConfig's realm.
   const realm = `default.${s.file.replace(/\.yaml$/, '')}`;

@@ -52,9 +52,18 @@ const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 4
 function readable(line: string): string {
   if (!line.startsWith('{')) return line;
   try {
-    const { level, msg, time: _time, pid: _pid, hostname: _hostname, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const {
+      level,
+      msg,
+      time: _time,
+      pid: _pid,
+      hostname: _hostname,
+      ...rest
+    } = JSON.parse(line) as Record<string, unknown>;
     const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-    return [LEVELS[level as number] ?? String(level), msg, ...fields].filter((x) => x !== undefined && x !== '').join(' ');
+    return [LEVELS[level as number] ?? String(level), msg, ...fields]
+      .filter((x) => x !== undefined && x !== '')
+      .join(' ');
   } catch {
     return line;
   }
@@ -78,7 +87,12 @@ class Stack {
   start(name: string, command: string, args: string[], onLine?: (line: string) => void): ChildProcess {
     // Its own process group: Ctrl-C reaches this script only, which stops the components in order.
     // The malloc setting serve runs with (a value already in the environment wins).
-    const child = spawn(command, args, { cwd: ROOT, env: serveEnvironment(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: serveEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const prefix = `${name.padEnd(this.width)}| `;
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => {
@@ -124,7 +138,8 @@ class Stack {
 
   /** Last resort when this process exits: nothing is left running. */
   killAll(): void {
-    for (const { child } of this.components) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { child } of this.components)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }
 
@@ -158,7 +173,9 @@ async function main(): Promise<void> {
   const busy = [];
   for (const [what, port] of Object.entries(PORTS)) if (!(await portFree(port))) busy.push(`${port} (${what})`);
   if (busy.length) {
-    console.error(`npm start: ports in use on ${LOOPBACK}: ${busy.join(', ')}. Stop what uses them (an earlier npm start or docker compose up?) and run it again.`);
+    console.error(
+      `npm start: ports in use on ${LOOPBACK}: ${busy.join(', ')}. Stop what uses them (an earlier npm start or docker compose up?) and run it again.`,
+    );
     process.exit(1);
   }
   mkdirSync(OUT, { recursive: true });
@@ -183,7 +200,12 @@ async function main(): Promise<void> {
   const services = new Map<string, number>();
   const echo = await stack.startListening('echo', 'examples/services/echo.js', ['--name', 'echo']);
   const petstore = await stack.startListening('petstore', 'examples/services/echo.js', ['--name', 'petstore']);
-  const jwks = await stack.startListening('jwks', 'examples/services/files.js', ['--root', path.join(ROOT, 'deploy/jwks'), '--name', 'jwks']);
+  const jwks = await stack.startListening('jwks', 'examples/services/files.js', [
+    '--root',
+    path.join(ROOT, 'deploy/jwks'),
+    '--name',
+    'jwks',
+  ]);
   const users = await stack.startListening('users', 'examples/services/grpc.js', ['--service', 'users']);
   const products = await stack.startListening('products', 'examples/services/grpc.js', ['--service', 'products']);
   services.set(servicePortKey('default', 'echo', 8080), echo);
@@ -195,9 +217,17 @@ async function main(): Promise<void> {
   say(`starting slapd with the example directory on ${LOOPBACK}:${PORTS.ldap}...`);
   const directory = await startExampleDirectory(ROOT, PORTS.ldap);
   stack.onStop(() => directory.close());
-  console.log(directory.running ? `${'slapd'.padEnd(9)}| listening on ${directory.address} (deploy/ldap/bootstrap.ldif)` : `${'slapd'.padEnd(9)}| not running: the LDAP scenarios answer 503; ${directory.hint}`);
-  const local = await writeLocalResources(path.join(ROOT, 'examples'), OUT, { services, ldapAddress: directory.address });
-  if (local.unserved.length) console.log(`note: no local program for the Services ${local.unserved.join(', ')}: routes to them answer 503`);
+  console.log(
+    directory.running
+      ? `${'slapd'.padEnd(9)}| listening on ${directory.address} (deploy/ldap/bootstrap.ldif)`
+      : `${'slapd'.padEnd(9)}| not running: the LDAP scenarios answer 503; ${directory.hint}`,
+  );
+  const local = await writeLocalResources(path.join(ROOT, 'examples'), OUT, {
+    services,
+    ldapAddress: directory.address,
+  });
+  if (local.unserved.length)
+    console.log(`note: no local program for the Services ${local.unserved.join(', ')}: routes to them answer 503`);
   for (const [original, copy] of local.copies) {
     watch(original, () => void syncCopy(original, copy, directory.address).catch(() => undefined));
   }
@@ -205,21 +235,73 @@ async function main(): Promise<void> {
   say(`starting sluice serve on examples/ (xDS on ${LOOPBACK}:${PORTS.xds}); waiting for its first compile...`);
   stack.start(
     'serve',
-    ...node('bin/sluice.js', 'serve', ...local.paths.flatMap((p) => ['-f', path.relative(ROOT, p)]),
-      '--bind', LOOPBACK, '--xds-port', String(PORTS.xds), '--admin-port', String(PORTS.serveAdmin),
-      '--listener-address', LOOPBACK, '--listener-port', String(PORTS.listener),
-      '--extauth-address', `${LOOPBACK}:${PORTS.extauth}`, '--graphql-address', `${LOOPBACK}:${PORTS.graphql}`),
+    ...node(
+      'bin/sluice.js',
+      'serve',
+      ...local.paths.flatMap((p) => ['-f', path.relative(ROOT, p)]),
+      '--bind',
+      LOOPBACK,
+      '--xds-port',
+      String(PORTS.xds),
+      '--admin-port',
+      String(PORTS.serveAdmin),
+      '--listener-address',
+      LOOPBACK,
+      '--listener-port',
+      String(PORTS.listener),
+      '--extauth-address',
+      `${LOOPBACK}:${PORTS.extauth}`,
+      '--graphql-address',
+      `${LOOPBACK}:${PORTS.graphql}`,
+    ),
   );
-  if (!(await until200(`http://${LOOPBACK}:${PORTS.serveAdmin}/readyz`))) console.log(`serve is not ready: its errors are above and on http://${LOOPBACK}:${PORTS.serveAdmin}/status`);
+  if (!(await until200(`http://${LOOPBACK}:${PORTS.serveAdmin}/readyz`)))
+    console.log(`serve is not ready: its errors are above and on http://${LOOPBACK}:${PORTS.serveAdmin}/status`);
 
   const xds = `${LOOPBACK}:${PORTS.xds}`;
   say('starting sluice-extauth and sluice-graphql; waiting for their first configuration from serve...');
-  stack.start('extauth', ...node('bin/sluice-extauth.js', '--xds', xds, '--bind', LOOPBACK, '--port', String(PORTS.extauth), '--admin-port', String(PORTS.extauthAdmin)));
-  stack.start('graphql', ...node('bin/sluice-graphql.js', '--xds', xds, '--bind', LOOPBACK, '--port', String(PORTS.graphql), '--admin-port', String(PORTS.graphqlAdmin)));
+  stack.start(
+    'extauth',
+    ...node(
+      'bin/sluice-extauth.js',
+      '--xds',
+      xds,
+      '--bind',
+      LOOPBACK,
+      '--port',
+      String(PORTS.extauth),
+      '--admin-port',
+      String(PORTS.extauthAdmin),
+    ),
+  );
+  stack.start(
+    'graphql',
+    ...node(
+      'bin/sluice-graphql.js',
+      '--xds',
+      xds,
+      '--bind',
+      LOOPBACK,
+      '--port',
+      String(PORTS.graphql),
+      '--admin-port',
+      String(PORTS.graphqlAdmin),
+    ),
+  );
   await until200(`http://${LOOPBACK}:${PORTS.extauthAdmin}/readyz`);
   await until200(`http://${LOOPBACK}:${PORTS.graphqlAdmin}/readyz`);
 
-  const bootstrapArgs = ['bootstrap', '--xds-address', xds, '--node-id', 'envoy-local', '--listener-port', String(PORTS.listener), '--envoy-admin-port', String(PORTS.envoyAdmin)];
+  const bootstrapArgs = [
+    'bootstrap',
+    '--xds-address',
+    xds,
+    '--node-id',
+    'envoy-local',
+    '--listener-port',
+    String(PORTS.listener),
+    '--envoy-admin-port',
+    String(PORTS.envoyAdmin),
+  ];
   const bootstrap = path.join(OUT, 'envoy.yaml');
   writeFileSync(bootstrap, await capture(process.execPath, [path.join(ROOT, 'bin/sluice.js'), ...bootstrapArgs]));
   const relBootstrap = path.relative(process.cwd(), bootstrap);
@@ -229,9 +311,21 @@ async function main(): Promise<void> {
   const lines: string[] = [''];
   if (envoy) {
     say(`starting Envoy (${envoy}); waiting until it is ready...`);
-    stack.start('envoy', envoy, ['-c', bootstrap, '--concurrency', '1', '--disable-hot-restart', '--log-level', 'warn']);
+    stack.start('envoy', envoy, [
+      '-c',
+      bootstrap,
+      '--concurrency',
+      '1',
+      '--disable-hot-restart',
+      '--log-level',
+      'warn',
+    ]);
     const ready = await until200(`http://${LOOPBACK}:${PORTS.envoyAdmin}/ready`);
-    lines.push(ready ? `== Envoy (${envoy}) listens on ${base}. Every scenario of examples/ (body, then status):` : '== Envoy is not ready yet (its log is above); once it is:');
+    lines.push(
+      ready
+        ? `== Envoy (${envoy}) listens on ${base}. Every scenario of examples/ (body, then status):`
+        : '== Envoy is not ready yet (its log is above); once it is:',
+    );
   } else {
     lines.push(
       '== No Envoy binary (set ENVOY_BIN, or put envoy on PATH, and run npm start again). Its bootstrap is ready:',
@@ -246,18 +340,32 @@ async function main(): Promise<void> {
     lines.push('', `# ${s.file}: ${s.what} -> ${describeExpected(s.expect)}`);
     lines.push(...(envoy ? [curl(s, base)] : [explainCommand(s, targets), `#   ${explainAnswer(s)}`]));
   }
-  lines.push('', `# ldap-service-account.yaml: change the Secret's password in that file while this runs -> 500 on ldap-sa.example.com (serve pushes the edit)`);
+  lines.push(
+    '',
+    `# ldap-service-account.yaml: change the Secret's password in that file while this runs -> 500 on ldap-sa.example.com (serve pushes the edit)`,
+  );
   if (!directory.running) lines.push(`# (no slapd: the LDAP scenarios answer 503; ${directory.hint})`);
   if (!envoy) {
-    lines.push('', '== Meanwhile, without Envoy: the sidecars and upstreams directly (the headers Envoy would add are given by hand)');
+    lines.push(
+      '',
+      '== Meanwhile, without Envoy: the sidecars and upstreams directly (the headers Envoy would add are given by hand)',
+    );
     for (const s of SCENARIOS.filter((x) => x.graphql)) {
-      lines.push(`curl -s -H 'x-sluice-graphql-api: ${s.graphql!.api}' -H 'content-type: application/json' http://${LOOPBACK}:${PORTS.graphql}/graphql -d '${JSON.stringify({ query: s.graphql!.query })}'`);
+      lines.push(
+        `curl -s -H 'x-sluice-graphql-api: ${s.graphql!.api}' -H 'content-type: application/json' http://${LOOPBACK}:${PORTS.graphql}/graphql -d '${JSON.stringify({ query: s.graphql!.query })}'`,
+      );
     }
     lines.push(`curl -s http://${LOOPBACK}:${echo}/hello     # the echo upstream`);
-    lines.push(`# sluice-extauth answers Envoy's ext_authz Check (gRPC) on ${LOOPBACK}:${PORTS.extauth}; the explain lines above ask the same directory`);
+    lines.push(
+      `# sluice-extauth answers Envoy's ext_authz Check (gRPC) on ${LOOPBACK}:${PORTS.extauth}; the explain lines above ask the same directory`,
+    );
     lines.push(`# every case of examples/tests.yaml: npx sluice test -f examples --ldap-address ${directory.address}`);
   }
-  lines.push('', `== control plane: http://${LOOPBACK}:${PORTS.serveAdmin}/status   edit examples/*.yaml and serve pushes the change. Ctrl-C stops everything.`, '');
+  lines.push(
+    '',
+    `== control plane: http://${LOOPBACK}:${PORTS.serveAdmin}/status   edit examples/*.yaml and serve pushes the change. Ctrl-C stops everything.`,
+    '',
+  );
   console.log(lines.join('\n'));
 }
 
@@ -267,7 +375,9 @@ function capture(command: string, args: string[]): Promise<string> {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     // 'close', not 'exit': the output may still be in the pipe when the process has exited.
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`)),
+    );
   });
 }
 

@@ -28,17 +28,29 @@ function emptySet(): string {
   return file;
 }
 
-const sidecarListening = (msg: string) => (e: Record<string, unknown>) => (e.msg === msg ? { adminPort: e.adminPort as number } : undefined);
+const sidecarListening = (msg: string) => (e: Record<string, unknown>) =>
+  e.msg === msg ? { adminPort: e.adminPort as number } : undefined;
 
 const BINARIES: Binary[] = [
   {
     name: 'sluice serve',
     args: ['bin/sluice.js', 'serve', '-f', 'golden/single-route/input'],
     ports: ['--xds-port', '--admin-port'],
-    listening: (e) => (e.msg === 'sluice serve listening' ? { adminPort: Number(String(e.admin).split(':').pop()) } : undefined),
+    listening: (e) =>
+      e.msg === 'sluice serve listening' ? { adminPort: Number(String(e.admin).split(':').pop()) } : undefined,
   },
-  { name: 'sluice-extauth', args: ['bin/sluice-extauth.js', '--config', emptySet()], ports: ['--port', '--admin-port'], listening: sidecarListening('sluice-extauth listening') },
-  { name: 'sluice-graphql', args: ['bin/sluice-graphql.js', '--config', emptySet()], ports: ['--port', '--admin-port'], listening: sidecarListening('sluice-graphql listening') },
+  {
+    name: 'sluice-extauth',
+    args: ['bin/sluice-extauth.js', '--config', emptySet()],
+    ports: ['--port', '--admin-port'],
+    listening: sidecarListening('sluice-extauth listening'),
+  },
+  {
+    name: 'sluice-graphql',
+    args: ['bin/sluice-graphql.js', '--config', emptySet()],
+    ports: ['--port', '--admin-port'],
+    listening: sidecarListening('sluice-graphql listening'),
+  },
 ];
 
 /** A loopback port held open by the test. */
@@ -71,8 +83,14 @@ async function started<T>(
 
 describe.each(BINARIES)('$name', (binary) => {
   test('--bind defaults to 127.0.0.1 (help)', () => {
-    const help = spawnSync(process.execPath, [...binary.args.slice(0, binary.name === 'sluice serve' ? 2 : 1), '--help'], { encoding: 'utf8' });
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('--bind <host> address both ports bind to (0.0.0.0 to serve other hosts or containers) (default: "127.0.0.1")');
+    const help = spawnSync(
+      process.execPath,
+      [...binary.args.slice(0, binary.name === 'sluice serve' ? 2 : 1), '--help'],
+      { encoding: 'utf8' },
+    );
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      '--bind <host> address both ports bind to (0.0.0.0 to serve other hosts or containers) (default: "127.0.0.1")',
+    );
     expect(help.stdout).not.toContain('--host');
   });
 
@@ -82,8 +100,12 @@ describe.each(BINARIES)('$name', (binary) => {
       const port = (held.address() as net.AddressInfo).port;
       const flag = binary.ports[which]!;
       const ports = binary.ports.flatMap((f) => [f, f === flag ? String(port) : '0']);
-      const { code, stderr } = await childOutput(spawn(process.execPath, [...binary.args, ...ports], { stdio: ['ignore', 'pipe', 'pipe'] })).ended;
-      expect(stderr).toBe(`${binary.name}: ${flag} ${port}: 127.0.0.1:${port} is already in use by another process; stop that process, or give ${flag} another port\n`);
+      const { code, stderr } = await childOutput(
+        spawn(process.execPath, [...binary.args, ...ports], { stdio: ['ignore', 'pipe', 'pipe'] }),
+      ).ended;
+      expect(stderr).toBe(
+        `${binary.name}: ${flag} ${port}: 127.0.0.1:${port} is already in use by another process; stop that process, or give ${flag} another port\n`,
+      );
       expect(code).toBe(1);
     } finally {
       held.close();
@@ -91,7 +113,10 @@ describe.each(BINARIES)('$name', (binary) => {
   });
 
   test('/healthz {"status":"ok"}, /readyz {"status":"ready"}; SIGTERM logs its shutdown and exits 0', async () => {
-    const { child, found, log, output } = await started([...binary.args, ...binary.ports.flatMap((f) => [f, '0'])], binary.listening);
+    const { child, found, log, output } = await started(
+      [...binary.args, ...binary.ports.flatMap((f) => [f, '0'])],
+      binary.listening,
+    );
     try {
       const admin = `http://127.0.0.1:${found.adminPort}`;
       const healthz = await fetch(`${admin}/healthz`);
@@ -113,14 +138,29 @@ test('/readyz before a configuration: 503 {"status": "<why not>"} on every binar
   const closed = await heldPort();
   const xds = `127.0.0.1:${(closed.address() as net.AddressInfo).port}`;
   closed.close();
-  const cases: [string[], (e: Record<string, unknown>) => { adminPort: number } | undefined, Record<string, unknown>][] = [
+  const cases: [
+    string[],
+    (e: Record<string, unknown>) => { adminPort: number } | undefined,
+    Record<string, unknown>,
+  ][] = [
     [
       ['bin/sluice.js', 'serve', '-f', 'golden/error-references/input', '--xds-port', '0', '--admin-port', '0'],
       BINARIES[0]!.listening,
-      { status: 'not ready: the inputs have not compiled yet', errors: expect.arrayContaining([expect.stringContaining('error[resolve]')]) },
+      {
+        status: 'not ready: the inputs have not compiled yet',
+        errors: expect.arrayContaining([expect.stringContaining('error[resolve]')]),
+      },
     ],
-    [['bin/sluice-extauth.js', '--xds', xds, '--port', '0', '--admin-port', '0'], BINARIES[1]!.listening, { status: 'not ready: no configuration from the control plane yet' }],
-    [['bin/sluice-graphql.js', '--xds', xds, '--port', '0', '--admin-port', '0'], BINARIES[2]!.listening, { status: 'not ready: no configuration from the control plane yet' }],
+    [
+      ['bin/sluice-extauth.js', '--xds', xds, '--port', '0', '--admin-port', '0'],
+      BINARIES[1]!.listening,
+      { status: 'not ready: no configuration from the control plane yet' },
+    ],
+    [
+      ['bin/sluice-graphql.js', '--xds', xds, '--port', '0', '--admin-port', '0'],
+      BINARIES[2]!.listening,
+      { status: 'not ready: no configuration from the control plane yet' },
+    ],
   ];
   for (const [args, listening, body] of cases) {
     const { child, found } = await started(args, listening);

@@ -28,8 +28,25 @@ beforeAll(() => {
   symlinkSync(path.resolve('node_modules'), path.join(root, 'node_modules'));
   write('package.json', '{"type": "module"}\n');
   write('package-lock.json', '{}\n');
-  write('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [] }, include: ['src', 'test'] }));
-  write('tsconfig.build.json', JSON.stringify({ extends: './tsconfig.json', include: ['src'], exclude: ['**/*.test.ts', 'test'] }));
+  write(
+    'tsconfig.json',
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        outDir: 'dist',
+        rootDir: '.',
+        types: [],
+      },
+      include: ['src', 'test'],
+    }),
+  );
+  write(
+    'tsconfig.build.json',
+    JSON.stringify({ extends: './tsconfig.json', include: ['src'], exclude: ['**/*.test.ts', 'test'] }),
+  );
   write('src/main.ts', "import { fixture } from '../test/fixture.js';\nexport const main = fixture + 1;\n");
   write('src/main.test.ts', 'export {};\n');
   write('test/fixture.ts', 'export const fixture = 1;\n');
@@ -43,9 +60,15 @@ test('a first build, then up to date; each change is named as the reason to buil
   // Each change, then its undoing (so the next one is seen alone, without building in between).
   const emitted = path.join(root, 'dist/src/main.js');
   for (const [change, reason, undo] of [
-    ...['src/main.ts', 'test/fixture.ts', 'tsconfig.build.json', 'package-lock.json'].map((f) => [() => saved(f, 1), `${f} changed`, () => saved(f, -10)] as const),
+    ...['src/main.ts', 'test/fixture.ts', 'tsconfig.build.json', 'package-lock.json'].map(
+      (f) => [() => saved(f, 1), `${f} changed`, () => saved(f, -10)] as const,
+    ),
     [() => rmSync(emitted), 'dist/src/main.js is missing', () => writeFileSync(emitted, '')],
-    [() => write('src/more.ts', 'export const more = 2;\n'), 'src/more.ts is new', () => rmSync(path.join(root, 'src/more.ts'))],
+    [
+      () => write('src/more.ts', 'export const more = 2;\n'),
+      'src/more.ts is new',
+      () => rmSync(path.join(root, 'src/more.ts')),
+    ],
   ] as const) {
     change();
     expect(staleReason(root)).toBe(reason);

@@ -10,8 +10,14 @@ import { childOutput } from '../harness/child-output.js';
 
 test('the last line, written after the child exited by a process it started, is in the output', async () => {
   // The background shell waits until its parent is gone, then writes to the pipe it inherited.
-  const child = spawn('sh', ['-c', 'parent=$$; (while kill -0 "$parent" 2>/dev/null; do sleep 0.01; done; echo last >&2) & echo first >&2; exit 3'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      'parent=$$; (while kill -0 "$parent" 2>/dev/null; do sleep 0.01; done; echo last >&2) & echo first >&2; exit 3',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const { code, stderr } = await childOutput(child).ended;
   expect([code, stderr]).toEqual([3, 'first\nlast\n']);
 });
-

@@ -19,7 +19,14 @@ async function sluice(...args: string[]): Promise<{ code: number; stdout: string
 }
 
 test('every command has --help', async () => {
-  for (const cmd of [[], ['compile'], ['validate'], ['create'], ['create', 'secret', 'authcredentials'], ['create', 'upstream', 'kube']]) {
+  for (const cmd of [
+    [],
+    ['compile'],
+    ['validate'],
+    ['create'],
+    ['create', 'secret', 'authcredentials'],
+    ['create', 'upstream', 'kube'],
+  ]) {
     const { code, stdout } = await sluice(...cmd, '--help');
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: sluice/);
@@ -70,7 +77,15 @@ test('compile -o with another --format replaces the bootstrap: no stale envoy.ya
 });
 
 test('compile --format json prints a JSON bootstrap honouring the listener port flag', async () => {
-  const { code, stdout } = await sluice('compile', '-f', 'golden/single-route/input', '--format', 'json', '--listener-port', '9090');
+  const { code, stdout } = await sluice(
+    'compile',
+    '-f',
+    'golden/single-route/input',
+    '--format',
+    'json',
+    '--listener-port',
+    '9090',
+  );
   expect(code).toBe(0);
   expect(JSON.parse(stdout).static_resources.listeners[0].name).toBe('http-9090');
 });
@@ -79,7 +94,9 @@ test('errors: every one listed with file:line, exit 1, nothing written', async (
   const out = tempDir('cli');
   const { code, stderr } = await sluice('compile', '-f', 'golden/error-references/input', '-o', out);
   expect(code).toBe(1);
-  expect(stderr).toContain('golden/error-references/input/resources.yaml:16: error[resolve]: VirtualService default/dangling: spec.virtualHost.routes[0].routeAction.single.kube.ref: Service default/nowhere not found');
+  expect(stderr).toContain(
+    'golden/error-references/input/resources.yaml:16: error[resolve]: VirtualService default/dangling: spec.virtualHost.routes[0].routeAction.single.kube.ref: Service default/nowhere not found',
+  );
   expect(stderr).toMatch(/\n9 errors; nothing was written\n$/);
   expect(() => readFileSync(path.join(out, 'envoy.yaml'))).toThrow();
 });
@@ -89,7 +106,9 @@ test('an output path that cannot be a directory is a one-line error (exit 1), no
   writeFileSync(file, '');
   const { code, stderr } = await sluice('compile', '-f', 'golden/single-route/input', '-o', file);
   expect(code).toBe(1);
-  expect(stderr).toBe(`${file}: error[emit]: cannot write the output: EEXIST — give -o a directory this user can create and write\n`);
+  expect(stderr).toBe(
+    `${file}: error[emit]: cannot write the output: EEXIST — give -o a directory this user can create and write\n`,
+  );
 });
 
 test('bad flags are usage errors (exit 2)', async () => {
@@ -99,8 +118,22 @@ test('bad flags are usage errors (exit 2)', async () => {
 });
 
 test('create refuses what validate would reject: names, namespaces, ports that are not plain digits (exit 2)', async () => {
-  const secret = (name: string, ns: string) => sluice('create', 'secret', 'authcredentials', '--name', name, '-n', ns, '--username', 'cn=a', '--password', 'p');
-  const upstream = (port: string) => sluice('create', 'upstream', 'kube', '--name', 'u', '--kube-service', 's', '--kube-service-namespace', 'd', '--kube-service-port', port);
+  const secret = (name: string, ns: string) =>
+    sluice('create', 'secret', 'authcredentials', '--name', name, '-n', ns, '--username', 'cn=a', '--password', 'p');
+  const upstream = (port: string) =>
+    sluice(
+      'create',
+      'upstream',
+      'kube',
+      '--name',
+      'u',
+      '--kube-service',
+      's',
+      '--kube-service-namespace',
+      'd',
+      '--kube-service-port',
+      port,
+    );
   const bad = await secret('Bad_Name', 'auth');
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('"Bad_Name" is not a valid name');
@@ -112,16 +145,47 @@ test('create refuses what validate would reject: names, namespaces, ports that a
 
 test('create secret authcredentials and create upstream kube round-trip through validate', async () => {
   const dir = tempDir('cli');
-  const secret = await sluice('create', 'secret', 'authcredentials', '--name', 'ldap-sa', '-n', 'auth', '--username', 'cn=reader,dc=example,dc=org', '--password', 'p@ss:word');
-  const upstream = await sluice('create', 'upstream', 'kube', '--name', 'pets', '--kube-service', 'petstore', '--kube-service-namespace', 'default', '--kube-service-port', '8080', '-n', 'default');
+  const secret = await sluice(
+    'create',
+    'secret',
+    'authcredentials',
+    '--name',
+    'ldap-sa',
+    '-n',
+    'auth',
+    '--username',
+    'cn=reader,dc=example,dc=org',
+    '--password',
+    'p@ss:word',
+  );
+  const upstream = await sluice(
+    'create',
+    'upstream',
+    'kube',
+    '--name',
+    'pets',
+    '--kube-service',
+    'petstore',
+    '--kube-service-namespace',
+    'default',
+    '--kube-service-port',
+    '8080',
+    '-n',
+    'default',
+  );
   expect(parse(secret.stdout)).toEqual({
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'ldap-sa', namespace: 'auth' },
     type: 'Opaque',
-    data: { username: Buffer.from('cn=reader,dc=example,dc=org').toString('base64'), password: Buffer.from('p@ss:word').toString('base64') },
+    data: {
+      username: Buffer.from('cn=reader,dc=example,dc=org').toString('base64'),
+      password: Buffer.from('p@ss:word').toString('base64'),
+    },
   });
-  expect(parse(upstream.stdout).spec).toEqual({ kube: { serviceName: 'petstore', serviceNamespace: 'default', servicePort: 8080 } });
+  expect(parse(upstream.stdout).spec).toEqual({
+    kube: { serviceName: 'petstore', serviceNamespace: 'default', servicePort: 8080 },
+  });
   writeFileSync(path.join(dir, 'secret.yaml'), secret.stdout);
   writeFileSync(path.join(dir, 'upstream.yaml'), upstream.stdout);
   // The Secret is used by an AuthConfig and the Upstream by a route, so both really resolve.
@@ -194,10 +258,15 @@ spec:
 test('compile --dump-ir prints the IR as YAML: resolved names and hosts, no origins, secrets redacted', async () => {
   const { code, stdout } = await sluice('compile', '-f', 'golden/extauth-ldap/input', '--dump-ir');
   expect(code).toBe(0);
-  const ir = parse(stdout) as { virtualHosts: { name: string }[]; authConfigs: { configs: { ldap?: { serviceAccount?: { password: string } } }[] }[] };
+  const ir = parse(stdout) as {
+    virtualHosts: { name: string }[];
+    authConfigs: { configs: { ldap?: { serviceAccount?: { password: string } } }[] }[];
+  };
   expect(ir.virtualHosts.length).toBeGreaterThan(0);
   expect(stdout).not.toContain('origin');
-  const accounts = ir.authConfigs.flatMap((a) => a.configs.flatMap((c) => (c.ldap?.serviceAccount ? [c.ldap.serviceAccount] : [])));
+  const accounts = ir.authConfigs.flatMap((a) =>
+    a.configs.flatMap((c) => (c.ldap?.serviceAccount ? [c.ldap.serviceAccount] : [])),
+  );
   expect(accounts.length).toBeGreaterThan(0);
   for (const a of accounts) expect(a.password).toBe('<redacted>');
   // API keys and password hashes too.
@@ -208,11 +277,13 @@ test('compile --dump-ir prints the IR as YAML: resolved names and hosts, no orig
   expect(keys.stdout).toContain('hashedPassword: <redacted>');
 });
 
-test('a fleet: compile needs --proxy and writes that proxy\'s bootstrap; validate checks every proxy', async () => {
+test("a fleet: compile needs --proxy and writes that proxy's bootstrap; validate checks every proxy", async () => {
   const input = 'golden/gateway-proxies/input';
   const none = await sluice('compile', '-f', input);
   expect(none.code).toBe(1);
-  expect(none.stderr).toContain('the Gateways name 2 proxies (external, internal), and each Envoy of a fleet gets its own configuration — choose one with --proxy NAME');
+  expect(none.stderr).toContain(
+    'the Gateways name 2 proxies (external, internal), and each Envoy of a fleet gets its own configuration — choose one with --proxy NAME',
+  );
   const internal = await sluice('compile', '-f', input, '--proxy', 'internal');
   expect(internal.code).toBe(0);
   expect(internal.stdout).toBe(readFileSync('golden/gateway-proxies/expected/internal.envoy.yaml', 'utf8'));
@@ -221,5 +292,7 @@ test('a fleet: compile needs --proxy and writes that proxy\'s bootstrap; validat
   expect(unknown.stderr).toContain('no Gateway names proxy "extrenal": the Gateways name "external", "internal"');
   const valid = await sluice('validate', '-f', input);
   expect(valid.code).toBe(0);
-  expect(valid.stderr).toBe('valid: 3 virtual hosts, 3 clusters, 0 auth configs, 0 GraphQL APIs, for the proxies external, internal\n');
+  expect(valid.stderr).toBe(
+    'valid: 3 virtual hosts, 3 clusters, 0 auth configs, 0 GraphQL APIs, for the proxies external, internal\n',
+  );
 });

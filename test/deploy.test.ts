@@ -14,7 +14,16 @@ import { ENVOY_IMAGE } from '../scripts/start-local.js';
 const run = promisify(execFile);
 
 test('deploy/envoy-bootstrap.yaml is what `sluice bootstrap` prints for the compose network', async () => {
-  const { stdout } = await run(process.execPath, ['bin/sluice.js', 'bootstrap', '--xds-address', 'sluice:18000', '--node-id', 'envoy', '--listener-port', '8080']);
+  const { stdout } = await run(process.execPath, [
+    'bin/sluice.js',
+    'bootstrap',
+    '--xds-address',
+    'sluice:18000',
+    '--node-id',
+    'envoy',
+    '--listener-port',
+    '8080',
+  ]);
   expect(readFileSync('deploy/envoy-bootstrap.yaml', 'utf8')).toBe(stdout);
 });
 
@@ -28,17 +37,28 @@ test('deploy/jwks/jwks.json serves the demo key: a token from scripts/demo-token
     (await run('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048'])).stdout,
     'RS256',
   );
-  const forged = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'RS256' }).setIssuer('https://issuer.sluice.example').sign(other);
+  const forged = await new SignJWT({ sub: 'alice' })
+    .setProtectedHeader({ alg: 'RS256' })
+    .setIssuer('https://issuer.sluice.example')
+    .sign(other);
   await expect(jwtVerify(forged, jwks)).rejects.toThrow();
 });
 
 test('every host the compiled examples reach has a network alias (or service name) in docker-compose.yml', async () => {
-  const compose = load(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, { networks?: { default?: { aliases?: string[] } } }> };
-  const names = new Set(Object.entries(compose.services).flatMap(([name, s]) => [name, ...(s.networks?.default?.aliases ?? [])]));
+  const compose = load(readFileSync('docker-compose.yml', 'utf8')) as {
+    services: Record<string, { networks?: { default?: { aliases?: string[] } } }>;
+  };
+  const names = new Set(
+    Object.entries(compose.services).flatMap(([name, s]) => [name, ...(s.networks?.default?.aliases ?? [])]),
+  );
   const result = await compileFiles(['examples'], DEFAULT_OPTIONS);
   expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
-  const hosts = JSON.stringify([...result.xds!.clusters.values(), ...result.xds!.endpoints.values()]).match(/"address":"[^"]+"/g)!.map((m) => m.slice(11, -1));
-  const ldapHosts = [...result.xds!.authConfigs.values()].flatMap((a) => (a.configs as { ldap: { address: string } }[]).map((c) => new URL(c.ldap.address).hostname));
+  const hosts = JSON.stringify([...result.xds!.clusters.values(), ...result.xds!.endpoints.values()])
+    .match(/"address":"[^"]+"/g)!
+    .map((m) => m.slice(11, -1));
+  const ldapHosts = [...result.xds!.authConfigs.values()].flatMap((a) =>
+    (a.configs as { ldap: { address: string } }[]).map((c) => new URL(c.ldap.address).hostname),
+  );
   expect(hosts.length).toBeGreaterThanOrEqual(3);
   for (const host of [...hosts, ...ldapHosts]) expect(names).toContain(host);
 });
@@ -53,17 +73,28 @@ describe('docker-compose.yml and examples/ stay in step', () => {
     healthcheck?: { test: string[] };
     networks?: { default?: { aliases?: string[] } };
   }
-  const compose = () => load(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
-  const names = (services: Record<string, ComposeService>) => new Set(Object.entries(services).flatMap(([name, s]) => [name, ...(s.networks?.default?.aliases ?? [])]));
+  const compose = () =>
+    load(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
+  const names = (services: Record<string, ComposeService>) =>
+    new Set(Object.entries(services).flatMap(([name, s]) => [name, ...(s.networks?.default?.aliases ?? [])]));
 
   test('every Service of examples/ and every LDAP address has a network alias; the sidecars answer to the names Envoy dials', async () => {
     const { services } = compose();
     const known = names(services);
     const { documents } = await loadPaths(['examples']);
-    const kinds = (kind: string) => documents.filter((d) => d.value.kind === kind).map((d) => d.value as { metadata: { name: string; namespace?: string }; spec: any });
+    const kinds = (kind: string) =>
+      documents
+        .filter((d) => d.value.kind === kind)
+        .map((d) => d.value as { metadata: { name: string; namespace?: string }; spec: any });
     const hosts = [
-      ...kinds('Service').map((s) => `${s.metadata.name}.${s.metadata.namespace ?? 'default'}.svc.${DEFAULT_OPTIONS.clusterDomain}`),
-      ...kinds('AuthConfig').flatMap((a) => (a.spec.configs as { ldap?: { address: string } }[]).flatMap((c) => (c.ldap ? [new URL(c.ldap.address).hostname] : []))),
+      ...kinds('Service').map(
+        (s) => `${s.metadata.name}.${s.metadata.namespace ?? 'default'}.svc.${DEFAULT_OPTIONS.clusterDomain}`,
+      ),
+      ...kinds('AuthConfig').flatMap((a) =>
+        (a.spec.configs as { ldap?: { address: string } }[]).flatMap((c) =>
+          c.ldap ? [new URL(c.ldap.address).hostname] : [],
+        ),
+      ),
       DEFAULT_OPTIONS.extauthAddress.host,
       DEFAULT_OPTIONS.graphqlAddress.host,
     ];
@@ -78,7 +109,11 @@ describe('docker-compose.yml and examples/ stay in step', () => {
     expect(images.filter((i) => !/^[\w./-]+:v?\d+\.\d+\.\d+$/.test(i))).toEqual([]);
     expect(services.envoy?.image).toBe(ENVOY_IMAGE);
     // The rest is the project's image.
-    expect(Object.entries(services).filter(([, s]) => !s.image && !s.build).map(([name]) => name)).toEqual([]);
+    expect(
+      Object.entries(services)
+        .filter(([, s]) => !s.image && !s.build)
+        .map(([name]) => name),
+    ).toEqual([]);
   });
 
   test('start-up is ordered by healthchecks, and each example program it runs exists', () => {
@@ -86,31 +121,62 @@ describe('docker-compose.yml and examples/ stay in step', () => {
     for (const [name, s] of Object.entries(services)) {
       const deps = Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {});
       for (const dep of deps) {
-        expect({ service: name, dependsOn: dep, exists: dep in services }).toEqual({ service: name, dependsOn: dep, exists: true });
-        if (!Array.isArray(s.depends_on) && s.depends_on![dep]!.condition === 'service_healthy') expect({ dep, healthcheck: !!services[dep]!.healthcheck }).toEqual({ dep, healthcheck: true });
+        expect({ service: name, dependsOn: dep, exists: dep in services }).toEqual({
+          service: name,
+          dependsOn: dep,
+          exists: true,
+        });
+        if (!Array.isArray(s.depends_on) && s.depends_on![dep]!.condition === 'service_healthy')
+          expect({ dep, healthcheck: !!services[dep]!.healthcheck }).toEqual({ dep, healthcheck: true });
       }
       const program = s.command?.find((c) => c.startsWith('dist/examples/services/'));
       if (program) expect(existsSync(program.replace(/^dist\//, '').replace(/\.js$/, '.ts'))).toBe(true);
     }
-    expect(services.envoy?.depends_on).toMatchObject({ sluice: { condition: 'service_healthy' }, extauth: { condition: 'service_healthy' }, graphql: { condition: 'service_healthy' } });
+    expect(services.envoy?.depends_on).toMatchObject({
+      sluice: { condition: 'service_healthy' },
+      extauth: { condition: 'service_healthy' },
+      graphql: { condition: 'service_healthy' },
+    });
   });
 
   test("the project's binaries listen on every address of their container (--bind 0.0.0.0), their healthchecks on their admin ports", () => {
     const { services } = compose();
     const binaries = Object.entries(services).filter(([, s]) => s.command?.[0]?.startsWith('bin/'));
-    expect(binaries.map(([, s]) => s.command![0]).sort()).toEqual(['bin/sluice-extauth.js', 'bin/sluice-graphql.js', 'bin/sluice.js']);
+    expect(binaries.map(([, s]) => s.command![0]).sort()).toEqual([
+      'bin/sluice-extauth.js',
+      'bin/sluice-graphql.js',
+      'bin/sluice.js',
+    ]);
     for (const [name, s] of binaries) {
       const flag = (f: string) => s.command![s.command!.indexOf(f) + 1];
       expect({ name, bind: flag('--bind') }).toEqual({ name, bind: '0.0.0.0' });
-      expect({ name, healthcheck: s.healthcheck?.test.join(' ') }).toEqual({ name, healthcheck: expect.stringContaining(`http://127.0.0.1:${flag('--admin-port')}/readyz`) });
+      expect({ name, healthcheck: s.healthcheck?.test.join(' ') }).toEqual({
+        name,
+        healthcheck: expect.stringContaining(`http://127.0.0.1:${flag('--admin-port')}/readyz`),
+      });
     }
     // The ports Envoy dials for the sidecars (sluice compile's defaults).
-    expect(services.extauth?.command).toEqual(expect.arrayContaining(['--port', String(DEFAULT_OPTIONS.extauthAddress.port)]));
-    expect(services.graphql?.command).toEqual(['bin/sluice-graphql.js', '--xds', 'sluice:18000', '--port', String(DEFAULT_OPTIONS.graphqlAddress.port), '--admin-port', '8094', '--bind', '0.0.0.0']);
+    expect(services.extauth?.command).toEqual(
+      expect.arrayContaining(['--port', String(DEFAULT_OPTIONS.extauthAddress.port)]),
+    );
+    expect(services.graphql?.command).toEqual([
+      'bin/sluice-graphql.js',
+      '--xds',
+      'sluice:18000',
+      '--port',
+      String(DEFAULT_OPTIONS.graphqlAddress.port),
+      '--admin-port',
+      '8094',
+      '--bind',
+      '0.0.0.0',
+    ]);
   });
 
   const dockerCompose = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) => existsSync(p));
-  if (!dockerCompose) console.log('test/deploy.test.ts: skipping `docker-compose config`: docker-compose is not installed (apt-get install --no-install-recommends docker-compose)');
+  if (!dockerCompose)
+    console.log(
+      'test/deploy.test.ts: skipping `docker-compose config`: docker-compose is not installed (apt-get install --no-install-recommends docker-compose)',
+    );
   (dockerCompose ? test : test.skip)('`docker-compose config` accepts the file', async () => {
     const { stdout } = await run(dockerCompose!, ['-f', 'docker-compose.yml', 'config', '--services']);
     expect(stdout.trim().split('\n').sort()).toEqual(Object.keys(compose().services).sort());
@@ -119,9 +185,10 @@ describe('docker-compose.yml and examples/ stay in step', () => {
 
 describe('the Dockerfile', () => {
   /** The folders it copies as they are (`COPY compiler ./compiler`). */
-  const copied = () => new Set([...readFileSync('Dockerfile', 'utf8').matchAll(/^COPY (\S+) \.\/\1$/gm)].map((m) => m[1]!));
+  const copied = () =>
+    new Set([...readFileSync('Dockerfile', 'utf8').matchAll(/^COPY (\S+) \.\/\1$/gm)].map((m) => m[1]!));
 
-  test('copies every folder the image\'s programs import from, and not test/', () => {
+  test("copies every folder the image's programs import from, and not test/", () => {
     const folders = copied();
     expect(folders.has('test')).toBe(false);
     // Every relative import of every program file in the image (tests excluded), `dist/` read as the sources it is built from.

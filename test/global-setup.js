@@ -14,7 +14,8 @@ export default function globalSetup() {
     process.stderr.write('\n');
     // Exit 2 is "emitted with type errors"; anything else means nothing usable was built.
     const status = build(why);
-    if (status !== 0 && status !== 2) throw new Error(`building dist/ failed (tsc exited with ${status}; its errors are above)`);
+    if (status !== 0 && status !== 2)
+      throw new Error(`building dist/ failed (tsc exited with ${status}; its errors are above)`);
     if (status === 2) console.warn('\n(dist/ built with type errors; `npm run typecheck` lists them)');
   }
 

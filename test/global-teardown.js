@@ -10,6 +10,8 @@ export default function globalTeardown() {
   const left = readdirSync(root);
   rmSync(root, { recursive: true, force: true });
   if (left.length) {
-    throw new Error(`the tests left ${left.length} ${left.length === 1 ? 'entry' : 'entries'} in the temporary directory (a test must remove what it makes, also on failure): ${left.sort().join(', ')}`);
+    throw new Error(
+      `the tests left ${left.length} ${left.length === 1 ? 'entry' : 'entries'} in the temporary directory (a test must remove what it makes, also on failure): ${left.sort().join(', ')}`,
+    );
   }
 }

@@ -25,15 +25,40 @@ interface BootstrapFlags {
 export function register(program: Command): void {
   program
     .command('bootstrap')
-    .description('Print an Envoy bootstrap that gets listeners and clusters (and through them routes and endpoints) from `sluice serve` over ADS.')
-    .requiredOption('--xds-address <host:port>', 'address of `sluice serve --xds-port` as Envoy reaches it', parseHostPort)
-    .option('--node-id <id>', 'node id of this Envoy (unique per Envoy: NACKs are remembered per node); required without --mesh')
+    .description(
+      'Print an Envoy bootstrap that gets listeners and clusters (and through them routes and endpoints) from `sluice serve` over ADS.',
+    )
+    .requiredOption(
+      '--xds-address <host:port>',
+      'address of `sluice serve --xds-port` as Envoy reaches it',
+      parseHostPort,
+    )
+    .option(
+      '--node-id <id>',
+      'node id of this Envoy (unique per Envoy: NACKs are remembered per node); required without --mesh',
+    )
     .option('--node-cluster <name>', 'service cluster this Envoy reports', 'sluice-gateway')
-    .option('--proxy <name>', 'the proxy of a fleet this Envoy is (a name in Gateway proxyNames), sent as node metadata `role`; serve sends it only those Gateways (default: gateway-proxy)', parseProxyName)
-    .option('--listener-port <port>', 'listener port this Envoy expects (sent as node metadata; serve warns when its --listener-port differs)', parsePort)
-    .option('--envoy-admin-port <port>', "Envoy's admin port (bound to 127.0.0.1)", parsePort, DEFAULT_OPTIONS.adminPort)
+    .option(
+      '--proxy <name>',
+      'the proxy of a fleet this Envoy is (a name in Gateway proxyNames), sent as node metadata `role`; serve sends it only those Gateways (default: gateway-proxy)',
+      parseProxyName,
+    )
+    .option(
+      '--listener-port <port>',
+      'listener port this Envoy expects (sent as node metadata; serve warns when its --listener-port differs)',
+      parsePort,
+    )
+    .option(
+      '--envoy-admin-port <port>',
+      "Envoy's admin port (bound to 127.0.0.1)",
+      parsePort,
+      DEFAULT_OPTIONS.adminPort,
+    )
     .option('--delta', 'use incremental xDS (DELTA_GRPC)', false)
-    .option('--mesh', 'print instead the pieces to paste into an Envoy you already run, for `sluice serve --mesh`: the cluster that reaches serve, the CDS source, the RDS block and the HTTP filters over ECDS, each commented')
+    .option(
+      '--mesh',
+      'print instead the pieces to paste into an Envoy you already run, for `sluice serve --mesh`: the cluster that reaches serve, the CDS source, the RDS block and the HTTP filters over ECDS, each commented',
+    )
     .option('--route-config-name <name>', 'with --mesh: as given to serve --mesh', MESH_DEFAULTS.routeConfigName)
     .option('--name-prefix <prefix>', 'with --mesh: as given to serve --mesh', MESH_DEFAULTS.namePrefix)
     .addOption(new Option('--format <format>', 'output format').choices(['yaml', 'json']).default('yaml'))
@@ -43,7 +68,9 @@ export function register(program: Command): void {
         return;
       }
       if (!flags.nodeId) {
-        process.stderr.write("error: required option '--node-id <id>' not specified (it may be left out with --mesh only)\n");
+        process.stderr.write(
+          "error: required option '--node-id <id>' not specified (it may be left out with --mesh only)\n",
+        );
         process.exitCode = 2;
         return;
       }
@@ -60,7 +87,11 @@ export function register(program: Command): void {
 
 /** YAML of `value` indented by `indent` spaces, for pasting under a key. */
 function block(value: unknown, indent: number): string {
-  return serialize(value, 'yaml').trimEnd().split('\n').map((line) => `${' '.repeat(indent)}${line}`).join('\n');
+  return serialize(value, 'yaml')
+    .trimEnd()
+    .split('\n')
+    .map((line) => `${' '.repeat(indent)}${line}`)
+    .join('\n');
 }
 
 /** The mesh pieces, checked together in an example bootstrap first, printed as commented YAML. */

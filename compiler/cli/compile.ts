@@ -29,12 +29,24 @@ export function reportDiagnostics(diagnostics: Diagnostic[], failed = true): voi
 export function chosenSet(result: CompileResult): XdsSet | undefined {
   if (result.xds) return result.xds;
   const proxies = [...(result.proxies?.keys() ?? [])];
-  const choose: Diagnostic[] = proxies.length > 0 ? [{ stage: 'resolve', message: `the Gateways name ${proxies.length} proxies (${proxies.join(', ')}), and each Envoy of a fleet gets its own configuration`, hint: 'choose one with --proxy NAME' }] : [];
+  const choose: Diagnostic[] =
+    proxies.length > 0
+      ? [
+          {
+            stage: 'resolve',
+            message: `the Gateways name ${proxies.length} proxies (${proxies.join(', ')}), and each Envoy of a fleet gets its own configuration`,
+            hint: 'choose one with --proxy NAME',
+          },
+        ]
+      : [];
   reportDiagnostics([...result.diagnostics, ...choose]);
   return undefined;
 }
 
-async function run(flags: CompileFlags & { output?: string; format: OutputFormat; dumpIr?: boolean }, write: boolean): Promise<number> {
+async function run(
+  flags: CompileFlags & { output?: string; format: OutputFormat; dumpIr?: boolean },
+  write: boolean,
+): Promise<number> {
   const options = compileOptionsFrom(flags);
   const result = await compileFiles(flags.filename, options);
   if (!result.ir || (write && !flags.dumpIr && !result.xds)) {
@@ -48,7 +60,8 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
     return 0;
   }
   const sets = result.xds ? [result.xds] : [...result.proxies!.values()];
-  const count = (kind: 'clusters' | 'authConfigs' | 'graphqlApis') => new Set(sets.flatMap((s) => [...s[kind].keys()])).size;
+  const count = (kind: 'clusters' | 'authConfigs' | 'graphqlApis') =>
+    new Set(sets.flatMap((s) => [...s[kind].keys()])).size;
   const counts = [
     plural(result.ir.virtualHosts.length, 'virtual host'),
     plural(count('clusters'), 'cluster'),
@@ -71,7 +84,9 @@ async function run(flags: CompileFlags & { output?: string; format: OutputFormat
     written = await writeFiles(flags.output, files, [`envoy.${flags.format === 'yaml' ? 'json' : 'yaml'}`]);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`${e.path ?? flags.output}: error[emit]: cannot write the output: ${e.code ?? e.message} — give -o a directory this user can create and write\n`);
+    process.stderr.write(
+      `${e.path ?? flags.output}: error[emit]: cannot write the output: ${e.code ?? e.message} — give -o a directory this user can create and write\n`,
+    );
     return 1;
   }
   process.stderr.write(`compiled ${counts}\nwrote ${written.join(', ')}\n`);
@@ -83,15 +98,23 @@ export function register(program: Command): void {
     program
       .command('compile')
       .description('compile resources into a static Envoy bootstrap (and the sidecar configs with -o)')
-      .option('-o, --output <dir>', 'write envoy.yaml (envoy.json with --format json; the other one is removed), extauth.json and graphql.json into DIR (default: print the bootstrap)')
+      .option(
+        '-o, --output <dir>',
+        'write envoy.yaml (envoy.json with --format json; the other one is removed), extauth.json and graphql.json into DIR (default: print the bootstrap)',
+      )
       .addOption(new Option('--format <format>', 'bootstrap format').choices(['yaml', 'json']).default('yaml'))
-      .option('--dump-ir', 'print the IR (the resolved resources, before Envoy) as YAML instead, for debugging; secrets redacted')
+      .option(
+        '--dump-ir',
+        'print the IR (the resolved resources, before Envoy) as YAML instead, for debugging; secrets redacted',
+      )
       .addOption(proxyOption('write')),
   ).action(async (flags) => {
     process.exitCode = await run(flags, true);
   });
 
-  addCompileOptions(program.command('validate').description('load, validate, resolve, translate and verify; write nothing')).action(async (flags) => {
+  addCompileOptions(
+    program.command('validate').description('load, validate, resolve, translate and verify; write nothing'),
+  ).action(async (flags) => {
     process.exitCode = await run({ ...flags, format: 'yaml' }, false);
   });
 }

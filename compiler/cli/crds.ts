@@ -17,8 +17,17 @@ export function crdsYaml(groups: CrdGroups): string {
 export function register(program: Command): void {
   program
     .command('crds')
-    .description("Print the CustomResourceDefinitions of the kinds Sluice reads (structural schemas from the same definitions as `sluice validate`), for `kubectl apply -f -`.")
-    .addOption(new Option('--groups <groups>', "sluice: Sluice's API groups; gloo: Gloo's *.solo.io groups, for a cluster that does not already have Gloo's CRDs").choices(['sluice', 'gloo']).default('sluice'))
+    .description(
+      'Print the CustomResourceDefinitions of the kinds Sluice reads (structural schemas from the same definitions as `sluice validate`), for `kubectl apply -f -`.',
+    )
+    .addOption(
+      new Option(
+        '--groups <groups>',
+        "sluice: Sluice's API groups; gloo: Gloo's *.solo.io groups, for a cluster that does not already have Gloo's CRDs",
+      )
+        .choices(['sluice', 'gloo'])
+        .default('sluice'),
+    )
     .action((flags: { groups: CrdGroups }) => {
       process.stdout.write(crdsYaml(flags.groups));
     });

@@ -4,12 +4,29 @@ import { serialize } from '../emit/write.js';
 import { DEFAULT_OPTIONS } from '../translate/output.js';
 import { parseNamespace, parsePort, parseResourceName } from './options.js';
 
-export function authCredentialsSecret(name: string, namespace: string, username: string, password: string): Record<string, unknown> {
+export function authCredentialsSecret(
+  name: string,
+  namespace: string,
+  username: string,
+  password: string,
+): Record<string, unknown> {
   const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', data: { username: b64(username), password: b64(password) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace },
+    type: 'Opaque',
+    data: { username: b64(username), password: b64(password) },
+  };
 }
 
-export function kubeUpstream(name: string, namespace: string, service: string, serviceNamespace: string, port: number): Record<string, unknown> {
+export function kubeUpstream(
+  name: string,
+  namespace: string,
+  service: string,
+  serviceNamespace: string,
+  port: number,
+): Record<string, unknown> {
   return {
     apiVersion: 'gloo.gateway.example/v1',
     kind: 'Upstream',
@@ -19,7 +36,9 @@ export function kubeUpstream(name: string, namespace: string, service: string, s
 }
 
 export function register(program: Command): void {
-  const create = program.command('create').description('print a resource as YAML, ready for `sluice validate` or a resource directory');
+  const create = program
+    .command('create')
+    .description('print a resource as YAML, ready for `sluice validate` or a resource directory');
   const ns = DEFAULT_OPTIONS.controlPlaneNamespace;
 
   create
@@ -32,7 +51,9 @@ export function register(program: Command): void {
     .requiredOption('--username <dn>', 'service account DN')
     .requiredOption('--password <password>', 'service account password')
     .action((flags) => {
-      process.stdout.write(serialize(authCredentialsSecret(flags.name, flags.namespace, flags.username, flags.password), 'yaml'));
+      process.stdout.write(
+        serialize(authCredentialsSecret(flags.name, flags.namespace, flags.username, flags.password), 'yaml'),
+      );
     });
 
   create
@@ -46,6 +67,17 @@ export function register(program: Command): void {
     .requiredOption('--kube-service-namespace <ns>', 'namespace of the service', parseNamespace)
     .requiredOption('--kube-service-port <port>', 'port of the service', parsePort)
     .action((flags) => {
-      process.stdout.write(serialize(kubeUpstream(flags.name, flags.namespace, flags.kubeService, flags.kubeServiceNamespace, flags.kubeServicePort), 'yaml'));
+      process.stdout.write(
+        serialize(
+          kubeUpstream(
+            flags.name,
+            flags.namespace,
+            flags.kubeService,
+            flags.kubeServiceNamespace,
+            flags.kubeServicePort,
+          ),
+          'yaml',
+        ),
+      );
     });
 }

@@ -35,12 +35,14 @@ export function parseClaims(value: string): Record<string, unknown> {
   } catch {
     throw new InvalidArgumentError(`not JSON: write the claims as an object, e.g. '{"role":"reader"}'`);
   }
-  if (!claims || typeof claims !== 'object' || Array.isArray(claims)) throw new InvalidArgumentError(`write the claims as a JSON object, e.g. '{"role":"reader"}'`);
+  if (!claims || typeof claims !== 'object' || Array.isArray(claims))
+    throw new InvalidArgumentError(`write the claims as a JSON object, e.g. '{"role":"reader"}'`);
   return claims as Record<string, unknown>;
 }
 
 function parseLdapAddress(value: string): string {
-  if (!/^ldaps?:\/\/[^/\s]+\/?$/.test(value)) throw new InvalidArgumentError('write it as ldap://HOST:PORT or ldaps://HOST:PORT');
+  if (!/^ldaps?:\/\/[^/\s]+\/?$/.test(value))
+    throw new InvalidArgumentError('write it as ldap://HOST:PORT or ldaps://HOST:PORT');
   return value;
 }
 
@@ -55,13 +57,19 @@ export function addLdapOptions(command: Command, ldapHelp: string): Command {
   return command
     .option('--ldap', ldapHelp)
     .addOption(
-      new Option('--ldap-address <url>', 'ask the directory at URL instead of the address each AuthConfig names; implies --ldap (ldap://127.0.0.1:3389: the example directory npm start and scripts/dev-slapd.sh run)').argParser(parseLdapAddress),
+      new Option(
+        '--ldap-address <url>',
+        'ask the directory at URL instead of the address each AuthConfig names; implies --ldap (ldap://127.0.0.1:3389: the example directory npm start and scripts/dev-slapd.sh run)',
+      ).argParser(parseLdapAddress),
     );
 }
 
 /** The explain options the LDAP flags give. */
 export function ldapOptions(flags: LdapFlags): { ldap: boolean; ldapAddress?: string } {
-  return { ldap: !!flags.ldap || flags.ldapAddress !== undefined, ...(flags.ldapAddress ? { ldapAddress: flags.ldapAddress } : {}) };
+  return {
+    ldap: !!flags.ldap || flags.ldapAddress !== undefined,
+    ...(flags.ldapAddress ? { ldapAddress: flags.ldapAddress } : {}),
+  };
 }
 
 interface ExplainFlags extends CompileFlags, LdapFlags {
@@ -82,7 +90,11 @@ export function register(program: Command): void {
     .option('-H, --header <header>', "a request header 'Name: value' (repeatable)", parseHeader, [])
     .option('--user <name:password>', 'HTTP Basic credentials (for LDAP hosts)', parseUser)
     .option('--jwt <token>', 'a bearer token, verified as Envoy would')
-    .option('--claims <json>', 'claims of a token taken as valid for the host\'s provider, instead of --jwt', parseClaims)
+    .option(
+      '--claims <json>',
+      "claims of a token taken as valid for the host's provider, instead of --jwt",
+      parseClaims,
+    )
     .addOption(proxyOption('explain'))
     .option('--fetch-jwks', 'fetch remote JWKS to check signatures (otherwise the signature is an assumption)');
   addLdapOptions(command, 'ask the LDAP directories of AuthConfigs (otherwise their answer is an assumption)');
@@ -98,9 +110,18 @@ export function register(program: Command): void {
       process.exitCode = 1;
       return;
     }
-    const request: ExplainRequest = { method, url, headers: [...credentialHeaders(flags.user, flags.jwt), ...flags.header], ...(flags.claims ? { claims: flags.claims } : {}) };
+    const request: ExplainRequest = {
+      method,
+      url,
+      headers: [...credentialHeaders(flags.user, flags.jwt), ...flags.header],
+      ...(flags.claims ? { claims: flags.claims } : {}),
+    };
     try {
-      const e = await explain(config, request, { proxy: flags.proxy, fetchJwks: flags.fetchJwks, ...ldapOptions(flags) });
+      const e = await explain(config, request, {
+        proxy: flags.proxy,
+        fetchJwks: flags.fetchJwks,
+        ...ldapOptions(flags),
+      });
       process.stdout.write(flags.output === 'json' ? `${JSON.stringify(e, null, 2)}\n` : renderText(e));
     } catch (err) {
       process.stderr.write(`error[explain]: ${(err as Error).message}\n`);

@@ -10,11 +10,22 @@ import { register as registerExplain } from './explain.js';
 import { register as registerTest } from './test.js';
 
 const program = new Command('sluice')
-  .description('Sluice: a declarative gateway for Envoy. Compiles VirtualService, Upstream, AuthConfig and GraphQLApi resources into Envoy configuration.')
+  .description(
+    'Sluice: a declarative gateway for Envoy. Compiles VirtualService, Upstream, AuthConfig and GraphQLApi resources into Envoy configuration.',
+  )
   .version(VERSION, '-V, --version', 'print the version')
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 
-for (const register of [registerCompile, registerCreate, registerServe, registerBootstrap, registerExplain, registerTest, registerCrds]) register(program);
+for (const register of [
+  registerCompile,
+  registerCreate,
+  registerServe,
+  registerBootstrap,
+  registerExplain,
+  registerTest,
+  registerCrds,
+])
+  register(program);
 
 await program.parseAsync(process.argv);

@@ -20,7 +20,9 @@ function schemaParser(schema: TString, what: string): (value: string) => string 
   const max = schema.maxLength!;
   return (value) => {
     if (value.length > max || !pattern.test(value)) {
-      throw new InvalidArgumentError(`"${value}" is not a valid ${what}: use at most ${max} lower-case letters, digits and "-"${what === 'name' ? ' or "."' : ''}, starting and ending with a letter or digit`);
+      throw new InvalidArgumentError(
+        `"${value}" is not a valid ${what}: use at most ${max} lower-case letters, digits and "-"${what === 'name' ? ' or "."' : ''}, starting and ending with a letter or digit`,
+      );
     }
     return value;
   };
@@ -48,15 +50,39 @@ export function addCompileOptions(cmd: Command): Command {
     .option('--listener-address <ip>', 'address the HTTP listener binds', d.listenerAddress)
     .option('--listener-port <port>', 'port of the HTTP listener', parsePort, d.listenerPort)
     .option('--cluster-domain <domain>', 'cluster DNS domain of kube services', d.clusterDomain)
-    .option('--namespace <ns>', 'namespace of discovered Upstreams (the control plane namespace; references into gloo-system find them too)', d.controlPlaneNamespace)
-    .addOption(hostPortOption('--extauth-address <host:port>', 'address of sluice-extauth as Envoy reaches it', d.extauthAddress))
-    .addOption(hostPortOption('--graphql-address <host:port>', 'address of sluice-graphql as Envoy reaches it', d.graphqlAddress))
-    .option('--envoy-admin-port <port>', 'admin port of the static bootstrap (bound to 127.0.0.1)', parsePort, d.adminPort);
+    .option(
+      '--namespace <ns>',
+      'namespace of discovered Upstreams (the control plane namespace; references into gloo-system find them too)',
+      d.controlPlaneNamespace,
+    )
+    .addOption(
+      hostPortOption(
+        '--extauth-address <host:port>',
+        'address of sluice-extauth as Envoy reaches it',
+        d.extauthAddress,
+      ),
+    )
+    .addOption(
+      hostPortOption(
+        '--graphql-address <host:port>',
+        'address of sluice-graphql as Envoy reaches it',
+        d.graphqlAddress,
+      ),
+    )
+    .option(
+      '--envoy-admin-port <port>',
+      'admin port of the static bootstrap (bound to 127.0.0.1)',
+      parsePort,
+      d.adminPort,
+    );
 }
 
 /** `--proxy`: which proxy of a fleet (a Gateway's proxyNames) a command that writes or explains one Envoy's configuration is about. */
 export function proxyOption(what: string): Option {
-  return new Option('--proxy <name>', `the proxy (a name in Gateway proxyNames) whose configuration to ${what}; needed when the Gateways name several`);
+  return new Option(
+    '--proxy <name>',
+    `the proxy (a name in Gateway proxyNames) whose configuration to ${what}; needed when the Gateways name several`,
+  );
 }
 
 export interface CompileFlags {

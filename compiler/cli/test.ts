@@ -13,7 +13,9 @@ interface TestFlags extends CompileFlags, LdapFlags {
 export function register(program: Command): void {
   const command = program
     .command('test')
-    .description('run the RequestTest cases (test.gateway.example/v1) among the resources through `explain`; exit 1 on any failure')
+    .description(
+      'run the RequestTest cases (test.gateway.example/v1) among the resources through `explain`; exit 1 on any failure',
+    )
     .option('--junit <file>', 'also write a JUnit XML report to FILE')
     .option('--fetch-jwks', 'fetch remote JWKS to check signatures');
   addLdapOptions(command, 'ask the LDAP directories of AuthConfigs');
@@ -25,7 +27,9 @@ export function register(program: Command): void {
     }
     const tests = await loadRequestTests(flags.filename);
     if (tests.length === 0) {
-      process.stderr.write(`error[test]: no RequestTest documents (apiVersion test.gateway.example/v1) in ${flags.filename.join(', ')}: add a file of them with -f\n`);
+      process.stderr.write(
+        `error[test]: no RequestTest documents (apiVersion test.gateway.example/v1) in ${flags.filename.join(', ')}: add a file of them with -f\n`,
+      );
       process.exitCode = 1;
       return;
     }
@@ -35,7 +39,9 @@ export function register(program: Command): void {
       try {
         await writeFile(flags.junit, renderJunit(results));
       } catch (err) {
-        process.stderr.write(`${flags.junit}: error[test]: cannot write the JUnit report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+        process.stderr.write(
+          `${flags.junit}: error[test]: cannot write the JUnit report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+        );
         process.exitCode = 1;
         return;
       }

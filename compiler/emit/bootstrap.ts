@@ -15,7 +15,9 @@ export function staticBootstrap(set: XdsSet, options: CompileOptions): Json {
     admin: { address: { socket_address: { address: '127.0.0.1', port_value: options.adminPort } } },
     static_resources: {
       listeners: [...set.listeners.values()].map((l) => staticSecretRefs(withInlineRoutes(l, set.routes))),
-      clusters: [...set.clusters.values()].map((c) => staticSecretRefs(staticCluster(c, c.type === 'EDS' ? set.endpoints.get(c.name as string) : undefined))),
+      clusters: [...set.clusters.values()].map((c) =>
+        staticSecretRefs(staticCluster(c, c.type === 'EDS' ? set.endpoints.get(c.name as string) : undefined)),
+      ),
       ...(set.secrets.size > 0 ? { secrets: [...set.secrets.values()] } : {}),
     },
   };
@@ -66,8 +68,13 @@ function withInlineRoutes(listener: Json, routes: Map<string, Json>): Json {
   const inline = (hcm: Json): Json => {
     const name = (hcm.rds as Json).route_config_name as string;
     const routeConfig = routes.get(name);
-    if (!routeConfig) throw new Error(`listener "${String(listener.name)}" uses route configuration "${name}", which is not in the set`);
-    return Object.fromEntries(Object.entries(hcm).map(([k, v]) => (k === 'rds' ? ['route_config', routeConfig] : [k, v])));
+    if (!routeConfig)
+      throw new Error(
+        `listener "${String(listener.name)}" uses route configuration "${name}", which is not in the set`,
+      );
+    return Object.fromEntries(
+      Object.entries(hcm).map(([k, v]) => (k === 'rds' ? ['route_config', routeConfig] : [k, v])),
+    );
   };
   return {
     ...listener,

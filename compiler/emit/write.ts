@@ -27,7 +27,11 @@ export interface FileText extends Iterable<string> {
 }
 
 function serializePieces(value: unknown, format: OutputFormat, secret = false): FileText {
-  return { secret, [Symbol.iterator]: () => (format === 'json' ? [`${JSON.stringify(value, null, 2)}\n`][Symbol.iterator]() : yamlPieces(value)) };
+  return {
+    secret,
+    [Symbol.iterator]: () =>
+      format === 'json' ? [`${JSON.stringify(value, null, 2)}\n`][Symbol.iterator]() : yamlPieces(value),
+  };
 }
 
 /** The whole text of a file (small files, tests, stdout). */
@@ -43,7 +47,11 @@ export interface EmittedFiles {
 export function renderOutput(set: XdsSet, options: CompileOptions, format: OutputFormat): EmittedFiles {
   return {
     // Its Secrets are static ones, private keys and all.
-    [`envoy.${format}`]: serializePieces(staticBootstrap(set, options), format, [...set.secrets.values()].some((s) => s.tls_certificate)),
+    [`envoy.${format}`]: serializePieces(
+      staticBootstrap(set, options),
+      format,
+      [...set.secrets.values()].some((s) => s.tls_certificate),
+    ),
     'extauth.json': serializePieces({ resources: [...set.authConfigs.values()] }, 'json', true),
     'graphql.json': serializePieces({ resources: [...set.graphqlApis.values()] }, 'json'),
   };
@@ -52,7 +60,15 @@ export function renderOutput(set: XdsSet, options: CompileOptions, format: Outpu
 /** The Envoy resources as `serve` serves them, one `xds.<kind>.yaml` per kind that has any (listeners, routes, clusters, endpoints, secrets with their private keys shown as "<redacted>", extensionConfigs: mesh mode's HTTP filters, virtualHosts: VHDS's). */
 export function renderXds(set: XdsSet): EmittedFiles {
   const files: EmittedFiles = {};
-  for (const kind of ['listeners', 'routes', 'virtualHosts', 'clusters', 'endpoints', 'secrets', 'extensionConfigs'] as const) {
+  for (const kind of [
+    'listeners',
+    'routes',
+    'virtualHosts',
+    'clusters',
+    'endpoints',
+    'secrets',
+    'extensionConfigs',
+  ] as const) {
     const values = kind === 'secrets' ? [...set.secrets.values()].map(redactKey) : [...set[kind].values()];
     if (values.length > 0) files[`xds.${kind}.yaml`] = serializePieces(values, 'yaml');
   }

@@ -22,7 +22,10 @@ export function* yamlPieces(value: unknown, piecewiseNodes = PIECEWISE_NODES): G
 type Container = Record<string, unknown> | unknown[];
 
 function isContainer(value: unknown): value is Container {
-  return Array.isArray(value) || (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype);
+  return (
+    Array.isArray(value) ||
+    (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+  );
 }
 
 function isEmpty(value: Container): boolean {

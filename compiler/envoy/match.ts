@@ -60,7 +60,10 @@ export function matchHeader(h: Json, req: HttpRequest): Verdict {
   let value = headerValue(req, name);
   if (value === undefined && h.treat_missing_header_as_empty === true) value = '';
   const invert = h.invert_match === true;
-  const verdict = (matched: boolean, why: string): Verdict => ({ ok: matched !== invert, why: invert ? `not (${why})` : why });
+  const verdict = (matched: boolean, why: string): Verdict => ({
+    ok: matched !== invert,
+    why: invert ? `not (${why})` : why,
+  });
   if (h.present_match !== undefined) {
     const want = h.present_match === true;
     return verdict((value !== undefined) === want, value === undefined ? `${label} is absent` : `${label} is present`);
@@ -69,13 +72,17 @@ export function matchHeader(h: Json, req: HttpRequest): Verdict {
   if (!sm) return verdict(value !== undefined, value === undefined ? `${label} is absent` : `${label} is present`);
   if (value === undefined) return { ok: invert, why: `${label} is absent (wanted ${describeString(sm)})` };
   const matched = matchString(sm, value);
-  return verdict(matched, matched ? `${label} ${q(value)} is ${describeString(sm)}` : `${label} ${q(value)} is not ${describeString(sm)}`);
+  return verdict(
+    matched,
+    matched ? `${label} ${q(value)} is ${describeString(sm)}` : `${label} ${q(value)} is not ${describeString(sm)}`,
+  );
 }
 
 function matchQueryParameter(m: Json, req: HttpRequest): Verdict {
   const name = m.name as string;
   const value = queryParams(req.path).get(name);
-  if (m.present_match === true) return { ok: value !== undefined, why: `query parameter ${name} is ${value === undefined ? 'absent' : 'present'}` };
+  if (m.present_match === true)
+    return { ok: value !== undefined, why: `query parameter ${name} is ${value === undefined ? 'absent' : 'present'}` };
   const sm = m.string_match as Json | undefined;
   if (value === undefined) return { ok: false, why: `query parameter ${name} is absent` };
   if (!sm) return { ok: true, why: `query parameter ${name} is present` };
@@ -114,7 +121,12 @@ export function normalizePath(path: string, hcm: Json): NormalizedPath {
   let redirect = false;
   const action = hcm.path_with_escaped_slashes_action as string | undefined;
   if (/%2f|%5c/i.test(p) && action && action !== 'KEEP_UNCHANGED' && action !== 'IMPLEMENTATION_SPECIFIC_DEFAULT') {
-    if (action === 'REJECT_REQUEST') return { path, redirect: false, notes: ['escaped slash (%2F or %5C) in the path: path_with_escaped_slashes_action REJECT_REQUEST answers 400'] };
+    if (action === 'REJECT_REQUEST')
+      return {
+        path,
+        redirect: false,
+        notes: ['escaped slash (%2F or %5C) in the path: path_with_escaped_slashes_action REJECT_REQUEST answers 400'],
+      };
     p = p.replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
     redirect = action === 'UNESCAPE_AND_REDIRECT';
     notes.push(`escaped slashes decoded (path_with_escaped_slashes_action ${action})`);
@@ -133,18 +145,33 @@ export function normalizePath(path: string, hcm: Json): NormalizedPath {
 }
 
 /** Which virtual host a host (with its port, if sent) selects: exact, then suffix wildcards, then prefix wildcards (longest first), then `*`. */
-export function findVirtualHost<VirtualHost extends { domains?: unknown }>(virtualHosts: VirtualHost[], authority: string): { vh?: VirtualHost; why: string } {
+export function findVirtualHost<VirtualHost extends { domains?: unknown }>(
+  virtualHosts: VirtualHost[],
+  authority: string,
+): { vh?: VirtualHost; why: string } {
   const host = authority.toLowerCase();
   const all = virtualHosts.flatMap((vh) => (vh.domains as string[]).map((d) => ({ vh, domain: d.toLowerCase() })));
   const exact = all.find((d) => d.domain === host);
   if (exact) return { vh: exact.vh, why: `exact domain ${q(exact.domain)}` };
   const byLength = (a: { domain: string }, b: { domain: string }) => b.domain.length - a.domain.length;
   const suffix = all
-    .filter((d) => d.domain.length > 1 && d.domain.startsWith('*') && host.length > d.domain.length - 1 && host.endsWith(d.domain.slice(1)))
+    .filter(
+      (d) =>
+        d.domain.length > 1 &&
+        d.domain.startsWith('*') &&
+        host.length > d.domain.length - 1 &&
+        host.endsWith(d.domain.slice(1)),
+    )
     .sort(byLength)[0];
   if (suffix) return { vh: suffix.vh, why: `suffix wildcard ${q(suffix.domain)} (no exact domain)` };
   const prefix = all
-    .filter((d) => d.domain.length > 1 && d.domain.endsWith('*') && host.length > d.domain.length - 1 && host.startsWith(d.domain.slice(0, -1)))
+    .filter(
+      (d) =>
+        d.domain.length > 1 &&
+        d.domain.endsWith('*') &&
+        host.length > d.domain.length - 1 &&
+        host.startsWith(d.domain.slice(0, -1)),
+    )
     .sort(byLength)[0];
   if (prefix) return { vh: prefix.vh, why: `prefix wildcard ${q(prefix.domain)} (no exact or suffix-wildcard domain)` };
   const star = all.find((d) => d.domain === '*');
@@ -195,15 +222,23 @@ export function matchRoute(match: Json, req: HttpRequest): Verdict {
   }
   if (match.grpc !== undefined) {
     const ct = headerValue(req, 'content-type') ?? '';
-    if (!/^application\/grpc(\+|;|$)/.test(ct)) return { ok: false, why: 'not a gRPC request (content-type is not application/grpc)' };
+    if (!/^application\/grpc(\+|;|$)/.test(ct))
+      return { ok: false, why: 'not a gRPC request (content-type is not application/grpc)' };
     reasons.push('a gRPC request');
   }
   return { ok: true, why: reasons.join(', ') };
 }
 
 /** The most specific `typed_per_filter_config` of a filter: route, then virtual host, then route configuration. */
-export function perFilterConfig(filter: string, levels: { route?: Json; vh?: Json; routeConfig?: Json }): { config: Json; level: string } | undefined {
-  for (const [level, holder] of [['route', levels.route], ['virtual host', levels.vh], ['route configuration', levels.routeConfig]] as const) {
+export function perFilterConfig(
+  filter: string,
+  levels: { route?: Json; vh?: Json; routeConfig?: Json },
+): { config: Json; level: string } | undefined {
+  for (const [level, holder] of [
+    ['route', levels.route],
+    ['virtual host', levels.vh],
+    ['route configuration', levels.routeConfig],
+  ] as const) {
     const config = (holder?.typed_per_filter_config as Json | undefined)?.[filter] as Json | undefined;
     if (config) return { config, level };
   }

@@ -48,7 +48,11 @@ export interface CsrfResult {
   assumption?: { text: string; otherwise: Outcome[] };
 }
 
-export function evaluateCsrf(filter: Json, levels: Parameters<typeof perFilterConfig>[1], req: HttpRequest): CsrfResult {
+export function evaluateCsrf(
+  filter: Json,
+  levels: Parameters<typeof perFilterConfig>[1],
+  req: HttpRequest,
+): CsrfResult {
   const step: Step = { stage: 'csrf', summary: '', details: [], cite: CITE };
   const per = perFilterConfig(CSRF_FILTER, levels);
   const policy = per?.config ?? filter;
@@ -66,25 +70,41 @@ export function evaluateCsrf(filter: Json, levels: Parameters<typeof perFilterCo
   const origin = hostAndPort(headerValue(req, 'origin') ?? '');
   const source = origin !== '' ? origin : hostAndPort(headerValue(req, 'referer') ?? '');
   const target = hostAndPort(`${req.scheme}://${req.authority}`);
-  step.details.push(`${where}: ${enabled > 0 ? `enforced for ${percent(enabled)} of requests` : `shadow mode for ${percent(shadow)} of requests`}`);
-  step.details.push(`source origin: ${source === '' ? 'none (no Origin or Referer)' : `${JSON.stringify(source)}, from ${origin !== '' ? 'Origin' : 'Referer'}`}; target: ${JSON.stringify(target)}, from Host`);
+  step.details.push(
+    `${where}: ${enabled > 0 ? `enforced for ${percent(enabled)} of requests` : `shadow mode for ${percent(shadow)} of requests`}`,
+  );
+  step.details.push(
+    `source origin: ${source === '' ? 'none (no Origin or Referer)' : `${JSON.stringify(source)}, from ${origin !== '' ? 'Origin' : 'Referer'}`}; target: ${JSON.stringify(target)}, from Host`,
+  );
   if (source !== '' && source === target) {
     step.summary = `allowed: the source origin ${source} is the request's host`;
     return { step };
   }
-  const additional = source === '' ? undefined : ((policy.additional_origins as Json[] | undefined) ?? []).find((m) => matchString(m, source));
+  const additional =
+    source === ''
+      ? undefined
+      : ((policy.additional_origins as Json[] | undefined) ?? []).find((m) => matchString(m, source));
   if (additional) {
     step.summary = `allowed: the source origin ${source} is an additional origin (${describeString(additional)})`;
     return { step };
   }
-  const why = source === '' ? 'the request has neither Origin nor Referer' : `the source origin ${source} is neither the request's host ${target} nor an additional origin`;
+  const why =
+    source === ''
+      ? 'the request has neither Origin nor Referer'
+      : `the source origin ${source} is neither the request's host ${target} nor an additional origin`;
   if (enabled === 0) {
     step.summary = `let through: ${why}, but this policy only counts it (shadow mode)`;
     return { step };
   }
   if (enabled < 1) {
     step.summary = `${why}: refused for ${percent(enabled)} of requests`;
-    return { step, assumption: { text: `the csrf filter does not enforce its policy on this request (it does on ${percent(enabled)} of them)`, otherwise: [CSRF_DENIED] } };
+    return {
+      step,
+      assumption: {
+        text: `the csrf filter does not enforce its policy on this request (it does on ${percent(enabled)} of them)`,
+        otherwise: [CSRF_DENIED],
+      },
+    };
   }
   step.summary = `denied: ${why}`;
   return { step, reply: CSRF_DENIED };

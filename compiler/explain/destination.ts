@@ -38,7 +38,15 @@ export function endpointsOf(cluster: Json, config: GatewayConfig, name: string):
   return lbEndpoints(cluster, config.endpoints.get(name)).map((e) => e.address);
 }
 
-export function destination(route: Json, vh: Json, routeConfig: Json, config: GatewayConfig, path: string, removedByFilters: string[], addedByFilters: Record<string, string>): DestinationResult {
+export function destination(
+  route: Json,
+  vh: Json,
+  routeConfig: Json,
+  config: GatewayConfig,
+  path: string,
+  removedByFilters: string[],
+  addedByFilters: Record<string, string>,
+): DestinationResult {
   const step: Step = { stage: 'destination', summary: '', details: [], cite: CITE };
   if (route.direct_response) {
     const d = route.direct_response as Json;
@@ -48,11 +56,20 @@ export function destination(route: Json, vh: Json, routeConfig: Json, config: Ga
   }
   if (route.redirect) {
     const r = route.redirect as Json;
-    const code = { MOVED_PERMANENTLY: 301, FOUND: 302, SEE_OTHER: 303, TEMPORARY_REDIRECT: 307, PERMANENT_REDIRECT: 308 }[(r.response_code as string | undefined) ?? 'MOVED_PERMANENTLY'] ?? 301;
-    const scheme = r.https_redirect === true ? 'https://' : r.scheme_redirect !== undefined ? `${r.scheme_redirect as string}://` : '';
+    const code =
+      { MOVED_PERMANENTLY: 301, FOUND: 302, SEE_OTHER: 303, TEMPORARY_REDIRECT: 307, PERMANENT_REDIRECT: 308 }[
+        (r.response_code as string | undefined) ?? 'MOVED_PERMANENTLY'
+      ] ?? 301;
+    const scheme =
+      r.https_redirect === true
+        ? 'https://'
+        : r.scheme_redirect !== undefined
+          ? `${r.scheme_redirect as string}://`
+          : '';
     const target = `${scheme}${(r.host_redirect as string | undefined) ?? ''}${(r.path_redirect as string | undefined) ?? ''}`;
     step.summary = `redirect ${code}${target ? ` to ${target}` : ''}`;
-    if (r.prefix_rewrite !== undefined) step.details.push(`the matched prefix is replaced with ${JSON.stringify(r.prefix_rewrite)}`);
+    if (r.prefix_rewrite !== undefined)
+      step.details.push(`the matched prefix is replaced with ${JSON.stringify(r.prefix_rewrite)}`);
     if (r.strip_query === true) step.details.push('the query string is dropped');
     return { step, outcome: { status: code, body: '', by: 'envoy' } };
   }
@@ -61,12 +78,18 @@ export function destination(route: Json, vh: Json, routeConfig: Json, config: Ga
   let match = metadataMatch(action);
   if (!cluster && action.weighted_clusters) {
     const clusters = (action.weighted_clusters as Json).clusters as Json[];
-    const weighted = clusters.map((c) => `${c.name as string}${metadataMatch(c) ? ` subset ${JSON.stringify(metadataMatch(c))}` : ''} (weight ${String(c.weight ?? 0)})`);
+    const weighted = clusters.map(
+      (c) =>
+        `${c.name as string}${metadataMatch(c) ? ` subset ${JSON.stringify(metadataMatch(c))}` : ''} (weight ${String(c.weight ?? 0)})`,
+    );
     step.details.push(`weighted clusters: ${weighted.join(', ')}; the first is shown`);
     cluster = clusters[0]?.name as string;
     match = clusters[0] ? metadataMatch(clusters[0]) : undefined;
   }
-  if (!cluster) throw new Error(`route ${String(route.name)}: explain does not know this route action (${Object.keys(action).join(', ')})`);
+  if (!cluster)
+    throw new Error(
+      `route ${String(route.name)}: explain does not know this route action (${Object.keys(action).join(', ')})`,
+    );
   const c = config.clusters.get(cluster);
   if (!c) {
     step.summary = `cluster ${cluster} does not exist: 503`;
@@ -76,23 +99,37 @@ export function destination(route: Json, vh: Json, routeConfig: Json, config: Ga
   const endpoints = picked.endpoints.map((e) => `${e.address}${e.draining ? ' (draining)' : ''}`);
   const type = (c.type as string | undefined) ?? 'STATIC';
   step.summary = `cluster ${cluster} (${type}${type === 'STRICT_DNS' ? ', resolved by Envoy' : ''}${picked.how ? `, ${picked.how}` : ''}): ${endpoints.join(', ') || 'no endpoints'}`;
-  if (picked.endpoints.some((e) => e.draining)) step.details.push('draining endpoints (terminating pods) get new requests only when fewer than half of the endpoints are healthy (Envoy\'s panic threshold); their open connections are not cut');
-  if (action.prefix_rewrite !== undefined) step.details.push(`path rewritten: prefix_rewrite ${JSON.stringify(action.prefix_rewrite)}`);
+  if (picked.endpoints.some((e) => e.draining))
+    step.details.push(
+      "draining endpoints (terminating pods) get new requests only when fewer than half of the endpoints are healthy (Envoy's panic threshold); their open connections are not cut",
+    );
+  if (action.prefix_rewrite !== undefined)
+    step.details.push(`path rewritten: prefix_rewrite ${JSON.stringify(action.prefix_rewrite)}`);
   if (action.regex_rewrite) step.details.push(`path rewritten: regex_rewrite ${JSON.stringify(action.regex_rewrite)}`);
-  if (action.host_rewrite_literal) step.details.push(`host rewritten to ${JSON.stringify(action.host_rewrite_literal)}`);
-  step.details.push(`upstream path ${JSON.stringify(pathOnly(path))}${path.length > pathOnly(path).length ? ' with the query string' : ''}`);
-  step.details.push(`timeout ${(action.timeout as string | undefined) ?? '15s (Envoy default)'}; connect timeout ${(c.connect_timeout as string | undefined) ?? '5s (Envoy default)'}`);
+  if (action.host_rewrite_literal)
+    step.details.push(`host rewritten to ${JSON.stringify(action.host_rewrite_literal)}`);
+  step.details.push(
+    `upstream path ${JSON.stringify(pathOnly(path))}${path.length > pathOnly(path).length ? ' with the query string' : ''}`,
+  );
+  step.details.push(
+    `timeout ${(action.timeout as string | undefined) ?? '15s (Envoy default)'}; connect timeout ${(c.connect_timeout as string | undefined) ?? '5s (Envoy default)'}`,
+  );
   if (c.typed_extension_protocol_options) step.details.push('HTTP/2 to the upstream');
   const changes = headerChanges([route, vh, routeConfig]);
   const removed = [...removedByFilters, ...changes.remove];
   const added = [...Object.entries(addedByFilters).map(([k, v]) => `${k}: ${v}`), ...changes.add];
   if (removed.length) step.details.push(`headers removed: ${[...new Set(removed)].join(', ')}`);
   if (added.length) step.details.push(`headers set: ${added.join('; ')}`);
-  const api = ((route.request_headers_to_add as Json[] | undefined) ?? []).map((a) => a.header as Json).find((h) => (h.key as string).toLowerCase() === GRAPHQL_API_HEADER);
+  const api = ((route.request_headers_to_add as Json[] | undefined) ?? [])
+    .map((a) => a.header as Json)
+    .find((h) => (h.key as string).toLowerCase() === GRAPHQL_API_HEADER);
   if (api) {
     const name = api.value as string;
-    step.details.push(`GraphQL API ${name} (${GRAPHQL_API_HEADER}): ${config.graphqlApis.has(name) ? 'compiled and served to sluice-graphql' : 'NOT in the compiled APIs'}`);
+    step.details.push(
+      `GraphQL API ${name} (${GRAPHQL_API_HEADER}): ${config.graphqlApis.has(name) ? 'compiled and served to sluice-graphql' : 'NOT in the compiled APIs'}`,
+    );
   }
-  if (endpoints.length === 0) return { step, cluster, outcome: { status: 503, body: 'no healthy upstream', by: 'envoy' } };
+  if (endpoints.length === 0)
+    return { step, cluster, outcome: { status: 503, body: 'no healthy upstream', by: 'envoy' } };
   return { step, cluster, outcome: { status: 'upstream', by: cluster } };
 }

@@ -33,9 +33,16 @@ function pickListener(listeners: Json[], req: HttpRequest): { listener: Json; wh
   if (byPort) return { listener: byPort, why: `port ${req.port} of the URL` };
   if (listeners.length === 1) {
     const only = listeners[0]!;
-    return { listener: only, why: req.port ? `the only listener (port ${socketPort(only)}; the URL's ${req.port} is taken to reach it through a load balancer or Service)` : 'the only listener' };
+    return {
+      listener: only,
+      why: req.port
+        ? `the only listener (port ${socketPort(only)}; the URL's ${req.port} is taken to reach it through a load balancer or Service)`
+        : 'the only listener',
+    };
   }
-  throw new Error(`no listener for the URL's port ${req.port ?? '(none)'}: the listeners are on ${listeners.map(socketPort).join(', ')}; put one of these ports in the URL`);
+  throw new Error(
+    `no listener for the URL's port ${req.port ?? '(none)'}: the listeners are on ${listeners.map(socketPort).join(', ')}; put one of these ports in the URL`,
+  );
 }
 
 function connectionManager(chains: Json[], listener: Json): Json {
@@ -54,17 +61,48 @@ function connectionManager(chains: Json[], listener: Json): Json {
 function tlsChain(listener: Json, chains: Json[], sni: string, t: Trace): Json {
   const names = (c: Json) => ((c.filter_chain_match as Json | undefined)?.server_names as string[] | undefined) ?? [];
   const host = sni.toLowerCase();
-  const wildcard = (c: Json) => Math.max(-1, ...names(c).filter((n) => n.startsWith('*.') && host.endsWith(n.slice(1))).map((n) => n.length));
-  const chain = chains.find((c) => names(c).includes(host)) ?? [...chains].sort((a, b) => wildcard(b) - wildcard(a)).find((c) => wildcard(c) >= 0) ?? chains.find((c) => names(c).length === 0);
-  if (!chain) throw new Error(`no filter chain of listener ${String(listener.name)} matches SNI ${JSON.stringify(host)}: the TLS handshake fails (its chains serve ${chains.flatMap(names).join(', ')})`);
+  const wildcard = (c: Json) =>
+    Math.max(
+      -1,
+      ...names(c)
+        .filter((n) => n.startsWith('*.') && host.endsWith(n.slice(1)))
+        .map((n) => n.length),
+    );
+  const chain =
+    chains.find((c) => names(c).includes(host)) ??
+    [...chains].sort((a, b) => wildcard(b) - wildcard(a)).find((c) => wildcard(c) >= 0) ??
+    chains.find((c) => names(c).length === 0);
+  if (!chain)
+    throw new Error(
+      `no filter chain of listener ${String(listener.name)} matches SNI ${JSON.stringify(host)}: the TLS handshake fails (its chains serve ${chains.flatMap(names).join(', ')})`,
+    );
   const context = (chain.transport_socket as Json).typed_config as Json;
   const common = context.common_tls_context as Json;
-  const certificate = ((common.tls_certificate_sds_secret_configs as Json[] | undefined) ?? []).map((c) => c.name).join(', ');
+  const certificate = ((common.tls_certificate_sds_secret_configs as Json[] | undefined) ?? [])
+    .map((c) => c.name)
+    .join(', ');
   const combined = common.combined_validation_context as Json | undefined;
-  const ca = ((common.validation_context_sds_secret_config ?? combined?.validation_context_sds_secret_config) as Json | undefined)?.name;
-  const sans = [...new Set((((combined?.default_validation_context as Json | undefined)?.match_typed_subject_alt_names as Json[] | undefined) ?? []).map((m) => String((m.matcher as Json).exact)))];
-  const details = context.require_client_certificate ? [`the client must present a certificate signed by ${String(ca)}${sans.length > 0 ? ` naming ${sans.join(' or ')}` : ''}, or the handshake fails`] : [];
-  t.add('tls', `SNI ${host}: ${names(chain).length > 0 ? `the filter chain for ${names(chain).join(', ')}` : 'the filter chain without server names'}, certificate ${certificate}`, details);
+  const ca = (
+    (common.validation_context_sds_secret_config ?? combined?.validation_context_sds_secret_config) as Json | undefined
+  )?.name;
+  const sans = [
+    ...new Set(
+      (
+        ((combined?.default_validation_context as Json | undefined)?.match_typed_subject_alt_names as
+          Json[] | undefined) ?? []
+      ).map((m) => String((m.matcher as Json).exact)),
+    ),
+  ];
+  const details = context.require_client_certificate
+    ? [
+        `the client must present a certificate signed by ${String(ca)}${sans.length > 0 ? ` naming ${sans.join(' or ')}` : ''}, or the handshake fails`,
+      ]
+    : [];
+  t.add(
+    'tls',
+    `SNI ${host}: ${names(chain).length > 0 ? `the filter chain for ${names(chain).join(', ')}` : 'the filter chain without server names'}, certificate ${certificate}`,
+    details,
+  );
   return chain;
 }
 
@@ -81,7 +119,8 @@ class Trace {
   assume(a: { text: string; otherwise: Outcome[] } | undefined): void {
     if (!a) return;
     this.assumptions.push(a.text);
-    for (const o of a.otherwise) if (!this.otherwise.some((x) => x.status === o.status && x.body === o.body)) this.otherwise.push(o);
+    for (const o of a.otherwise)
+      if (!this.otherwise.some((x) => x.status === o.status && x.body === o.body)) this.otherwise.push(o);
   }
 
   answer(outcome: Outcome): Answer {
@@ -89,7 +128,11 @@ class Trace {
   }
 }
 
-export async function explain(config: GatewayConfig, request: ExplainRequest, options: ExplainOptions & { proxy?: string } = {}): Promise<Explanation> {
+export async function explain(
+  config: GatewayConfig,
+  request: ExplainRequest,
+  options: ExplainOptions & { proxy?: string } = {},
+): Promise<Explanation> {
   const t = new Trace();
   const done = (outcome: Outcome): Explanation => ({
     request: { method: request.method.toUpperCase(), url: request.url },
@@ -104,15 +147,25 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
   t.add('listener', `${String(listener.name)} (${why})`);
   const chains = (listener.filter_chains as Json[] | undefined) ?? [];
   const tlsChains = chains.filter((c) => c.transport_socket);
-  if (tlsChains.length === chains.length && tlsChains.length > 0 && req.scheme !== 'https') throw new Error(`listener ${String(listener.name)} serves TLS only: use an https:// URL`);
-  const chain = req.scheme === 'https' && tlsChains.length > 0 ? [tlsChain(listener, tlsChains, new URL(request.url).hostname, t)] : chains.filter((c) => !c.transport_socket && !(c.filter_chain_match as Json | undefined)?.server_names);
+  if (tlsChains.length === chains.length && tlsChains.length > 0 && req.scheme !== 'https')
+    throw new Error(`listener ${String(listener.name)} serves TLS only: use an https:// URL`);
+  const chain =
+    req.scheme === 'https' && tlsChains.length > 0
+      ? [tlsChain(listener, tlsChains, new URL(request.url).hostname, t)]
+      : chains.filter((c) => !c.transport_socket && !(c.filter_chain_match as Json | undefined)?.server_names);
   // A hybrid gateway's chains can be for some client addresses only; explain cannot know the client's.
-  const sources = ((chain[0]?.filter_chain_match as Json | undefined)?.source_prefix_ranges as Json[] | undefined) ?? [];
-  if (sources.length > 0) t.assume({ text: `the client connects from ${sources.map((r) => `${String(r.address_prefix)}/${String(r.prefix_len)}`).join(' or ')} (the filter chain taken is for those addresses)`, otherwise: [] });
+  const sources =
+    ((chain[0]?.filter_chain_match as Json | undefined)?.source_prefix_ranges as Json[] | undefined) ?? [];
+  if (sources.length > 0)
+    t.assume({
+      text: `the client connects from ${sources.map((r) => `${String(r.address_prefix)}/${String(r.prefix_len)}`).join(' or ')} (the filter chain taken is for those addresses)`,
+      otherwise: [],
+    });
   const hcm = connectionManager(chain, listener);
 
   // headers_with_underscores_action: the connection manager drops (or refuses) such headers before anything reads them.
-  const underscoreAction = (hcm.common_http_protocol_options as Json | undefined)?.headers_with_underscores_action as string | undefined;
+  const underscoreAction = (hcm.common_http_protocol_options as Json | undefined)?.headers_with_underscores_action as
+    string | undefined;
   const underscored = [...req.headers.keys()].filter((k) => k.includes('_'));
   if (underscored.length > 0 && underscoreAction === 'REJECT_REQUEST') {
     t.add('headers', `header ${underscored[0]} has an underscore: headers_with_underscores_action REJECT_REQUEST`);
@@ -128,12 +181,19 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     t.add('path', normalized.notes.join('; '));
     return done({ status: 400, body: '', by: 'envoy' });
   }
-  t.add('path', normalized.notes.length ? `${normalized.path} (${normalized.notes.join('; ')})` : `${req.path} (unchanged by normalization)`);
+  t.add(
+    'path',
+    normalized.notes.length
+      ? `${normalized.path} (${normalized.notes.join('; ')})`
+      : `${req.path} (unchanged by normalization)`,
+  );
   if (normalized.redirect) return done({ status: 307, body: '', headers: { location: normalized.path }, by: 'envoy' });
   req.path = normalized.path;
 
   const rds = hcm.rds as Json | undefined;
-  const routeConfig = (rds ? config.routeConfigurations.get(rds.route_config_name as string) : (hcm.route_config as Json | undefined)) ?? { virtual_hosts: [] };
+  const routeConfig = (rds
+    ? config.routeConfigurations.get(rds.route_config_name as string)
+    : (hcm.route_config as Json | undefined)) ?? { virtual_hosts: [] };
   const found = findVirtualHost((routeConfig.virtual_hosts as Json[] | undefined) ?? [], req.authority);
   const vh = found.vh;
   let route: Json | undefined;
@@ -152,7 +212,11 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     }
     if (route) {
       t.matched.route = route.name as string | undefined;
-      t.add('route', `${String(route.name ?? '(unnamed)')}: ${matchRoute(route.match as Json, req).why}`, tried.map((x) => `tried first: ${x}`));
+      t.add(
+        'route',
+        `${String(route.name ?? '(unnamed)')}: ${matchRoute(route.match as Json, req).why}`,
+        tried.map((x) => `tried first: ${x}`),
+      );
     } else t.add('route', `none of the ${tried.length} routes of ${String(vh.name)} matches`, tried);
   }
 
@@ -167,7 +231,8 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     if (name === HEADER_MUTATION_FILTER) {
       t.steps.push(evaluateHeaderMutation(typed, levels, req));
     } else if (name === JWT_FILTER) {
-      const clusterEndpoints = (name: string) => (config.clusters.has(name) ? endpointsOf(config.clusters.get(name)!, config, name) : []);
+      const clusterEndpoints = (name: string) =>
+        config.clusters.has(name) ? endpointsOf(config.clusters.get(name)!, config, name) : [];
       const r = await evaluateJwt(typed, levels, req, request.claims, { ...options, clusterEndpoints });
       t.steps.push(r.step);
       t.assume(r.assumption);
@@ -178,7 +243,14 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
       if (r.clearRouteCache && vh) {
         // The route was chosen with the headers the client sent; the router now chooses again with the claims.
         const again = ((vh.routes as Json[] | undefined) ?? []).find((x) => matchRoute(x.match as Json, req).ok);
-        t.add('route', again === route ? 'the same route again (jwt_authn cleared the route cache)' : `${again ? String(again.name ?? '(unnamed)') : 'none'} now (jwt_authn cleared the route cache; the claim headers changed the match)`, [], ROUTING);
+        t.add(
+          'route',
+          again === route
+            ? 'the same route again (jwt_authn cleared the route cache)'
+            : `${again ? String(again.name ?? '(unnamed)') : 'none'} now (jwt_authn cleared the route cache; the claim headers changed the match)`,
+          [],
+          ROUTING,
+        );
         if (again !== route) {
           route = again;
           t.matched.route = again?.name as string | undefined;
@@ -192,7 +264,12 @@ export async function explain(config: GatewayConfig, request: ExplainRequest, op
     } else if (name === EXTAUTH_FILTER) {
       if (!route) {
         // ext_authz skips the check when no route matched (getPerRouteFlags).
-        t.add('ext_authz', 'skipped: no route matched', [], 'docs/envoy-behaviour.md § How explain reads the configuration: ext_authz');
+        t.add(
+          'ext_authz',
+          'skipped: no route matched',
+          [],
+          'docs/envoy-behaviour.md § How explain reads the configuration: ext_authz',
+        );
         continue;
       }
       const r = await evaluateExtauth(levels, req, config.authConfigs, options);

@@ -22,7 +22,12 @@ export type ConfigVerdict =
   /** A service decides; `denials`: what it may answer instead of allowing. */
   | { kind: 'open'; why: string; denials: Outcome[] };
 
-const denial = (status: number, headers?: Record<string, string>): Outcome => ({ status, body: '', ...(headers ? { headers } : {}), by: SIDECAR });
+const denial = (status: number, headers?: Record<string, string>): Outcome => ({
+  status,
+  body: '',
+  ...(headers ? { headers } : {}),
+  by: SIDECAR,
+});
 
 function apiKey(c: Json, req: HttpRequest): ConfigVerdict {
   const headerName = ((c.header_name as string | undefined) || DEFAULT_API_KEY_HEADER).toLowerCase();
@@ -32,11 +37,26 @@ function apiKey(c: Json, req: HttpRequest): ConfigVerdict {
   const keys = (c.keys as { key: string; user: string; metadata?: Record<string, string> }[] | undefined) ?? [];
   const key = keys.find((k) => k.key === presented);
   // The key is never repeated: the Secret it belongs to is named instead.
-  if (!key) return { kind: 'deny', why: `the ${headerName} header holds none of the ${keys.length} keys: 401`, outcome: challenge };
-  const wanted = Object.entries((c.headers_from_metadata_entry as Record<string, { name: string; required?: boolean }> | undefined) ?? {});
+  if (!key)
+    return {
+      kind: 'deny',
+      why: `the ${headerName} header holds none of the ${keys.length} keys: 401`,
+      outcome: challenge,
+    };
+  const wanted = Object.entries(
+    (c.headers_from_metadata_entry as Record<string, { name: string; required?: boolean }> | undefined) ?? {},
+  );
   const absent = wanted.find(([, e]) => e.required && !(e.name in (key.metadata ?? {})));
-  if (absent) return { kind: 'deny', why: `the key of Secret ${key.user} has no ${absent[1].name} entry, which is required: 401`, outcome: challenge };
-  const headers = Object.fromEntries([[USER_ID_HEADER, key.user], ...wanted.filter(([, e]) => e.name in (key.metadata ?? {})).map(([h, e]) => [h, key.metadata![e.name]!])]);
+  if (absent)
+    return {
+      kind: 'deny',
+      why: `the key of Secret ${key.user} has no ${absent[1].name} entry, which is required: 401`,
+      outcome: challenge,
+    };
+  const headers = Object.fromEntries([
+    [USER_ID_HEADER, key.user],
+    ...wanted.filter(([, e]) => e.name in (key.metadata ?? {})).map(([h, e]) => [h, key.metadata![e.name]!]),
+  ]);
   return { kind: 'allow', why: `the key of Secret ${key.user}`, headers, removed: [headerName] };
 }
 
@@ -49,9 +69,18 @@ function basicAuth(c: Json, req: HttpRequest): ConfigVerdict {
   const algorithm: HashAlgorithm = c.algorithm === 'SHA1' ? 'SHA1' : 'APR1';
   const hashed = user && hashPassword(algorithm, creds.password, user.salt);
   if (!user || hashed !== (algorithm === 'SHA1' ? user.hashed_password.toLowerCase() : user.hashed_password)) {
-    return { kind: 'deny', why: `${user ? 'wrong password for' : 'no user'} ${JSON.stringify(creds.username)}: 401`, outcome: challenge };
+    return {
+      kind: 'deny',
+      why: `${user ? 'wrong password for' : 'no user'} ${JSON.stringify(creds.username)}: 401`,
+      outcome: challenge,
+    };
   }
-  return { kind: 'allow', why: `user ${JSON.stringify(creds.username)}, password matches its ${algorithm} hash`, headers: { [USER_ID_HEADER]: creds.username }, removed: ['authorization', 'proxy-authorization'] };
+  return {
+    kind: 'allow',
+    why: `user ${JSON.stringify(creds.username)}, password matches its ${algorithm} hash`,
+    headers: { [USER_ID_HEADER]: creds.username },
+    removed: ['authorization', 'proxy-authorization'],
+  };
 }
 
 /** What one config answers this request, or that a service answers. */
@@ -68,13 +97,26 @@ export function configVerdict(c: Json, req: HttpRequest): ConfigVerdict {
     const p = c.pass_through_auth as Json;
     const target = p.grpc ? (p.grpc as Json).address : (p.http as Json).url;
     const failure = p.failure_mode_allow ? [] : [denial(503)];
-    return { kind: 'open', why: `the pass-through service ${target} decides (not contacted)${p.failure_mode_allow ? '; if it fails, allowed (failureModeAllow)' : '; if it fails, 503'}`, denials: [denial(403), denial(401), ...failure] };
+    return {
+      kind: 'open',
+      why: `the pass-through service ${target} decides (not contacted)${p.failure_mode_allow ? '; if it fails, allowed (failureModeAllow)' : '; if it fails, 503'}`,
+      denials: [denial(403), denial(401), ...failure],
+    };
   }
   if (c.opa_server_auth) {
     const o = c.opa_server_auth as Json;
-    return { kind: 'open', why: `OPA at ${o.server_url} decides data.${o.package}${o.rule_name ? `.${(o.rule_name as string).replace(/\//g, '.')}` : ''} (not contacted)`, denials: [denial(403), denial(503)] };
+    return {
+      kind: 'open',
+      why: `OPA at ${o.server_url} decides data.${o.package}${o.rule_name ? `.${(o.rule_name as string).replace(/\//g, '.')}` : ''} (not contacted)`,
+      denials: [denial(403), denial(503)],
+    };
   }
-  if (c.ldap) return { kind: 'open', why: `the directory ${(c.ldap as Json).address} decides (not asked when other kinds of config are combined with it)`, denials: [denial(401), denial(403), denial(500), denial(503)] };
+  if (c.ldap)
+    return {
+      kind: 'open',
+      why: `the directory ${(c.ldap as Json).address} decides (not asked when other kinds of config are combined with it)`,
+      denials: [denial(401), denial(403), denial(500), denial(503)],
+    };
   return { kind: 'open', why: 'a kind of config explain does not read', denials: [denial(500)] };
 }
 
@@ -114,15 +156,25 @@ function run(expr: BoolExpr, verdicts: Map<string, ConfigVerdict>, assume: (name
     return true;
   }) as boolean;
   if (failed) return { asked, allowed: false, outcome: failed, deniedBy };
-  return { asked, allowed, outcome: allowed ? undefined : (lastDenial ?? denial(403)), deniedBy: allowed ? undefined : deniedBy };
+  return {
+    asked,
+    allowed,
+    outcome: allowed ? undefined : (lastDenial ?? denial(403)),
+    deniedBy: allowed ? undefined : deniedBy,
+  };
 }
 
 /** The configs combined as the sidecar combines them: booleanExpr, or all in order (the first denial answers). */
 export function combineConfigs(authConfig: Json, req: HttpRequest): Combined {
-  const configs = ((authConfig.configs as Json[] | undefined) ?? []).map((c, i) => ({ name: (c.name as string | undefined) || `config_${i}`, verdict: configVerdict(c, req) }));
+  const configs = ((authConfig.configs as Json[] | undefined) ?? []).map((c, i) => ({
+    name: (c.name as string | undefined) || `config_${i}`,
+    verdict: configVerdict(c, req),
+  }));
   const verdicts = new Map(configs.map((c) => [c.name, c.verdict]));
   const exprText = authConfig.boolean_expr as string | undefined;
-  const expr: BoolExpr = exprText ? parseBoolExpr(exprText) : { kind: 'and', operands: configs.map((c) => ({ kind: 'name', name: c.name })) };
+  const expr: BoolExpr = exprText
+    ? parseBoolExpr(exprText)
+    : { kind: 'and', operands: configs.map((c) => ({ kind: 'name', name: c.name })) };
   const main = run(expr, verdicts, () => true);
   const openAsked = main.asked.filter((n) => verdicts.get(n)!.kind === 'open');
   // Every other answer of the open configs asked (a few at most), for what the client may get instead.

@@ -9,7 +9,13 @@
  * asked, as the sidecar would ask it.
  */
 import { Client, ResultCodeError } from 'ldapts';
-import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTER, USER_ID_HEADER, basicChallenge } from '../../contract/extauth.js';
+import {
+  BIND_REJECTED_CODES,
+  DEFAULT_MEMBERSHIP_ATTRIBUTE,
+  DEFAULT_SEARCH_FILTER,
+  USER_ID_HEADER,
+  basicChallenge,
+} from '../../contract/extauth.js';
 import { cleanUsername, parseBasic, searchFilter, userDn, type Credentials } from '../../contract/ldap-credentials.js';
 import { normalizeDn } from '../../contract/ldap-dn.js';
 import type { Json } from '../translate/output.js';
@@ -61,10 +67,17 @@ function ldapSettings(config: Json): Ldap {
   };
 }
 
-type LiveDecision = { ok: true; userDn: string; why: string } | { ok: false; status: 401 | 403 | 500 | 503; why: string };
+type LiveDecision =
+  { ok: true; userDn: string; why: string } | { ok: false; status: 401 | 403 | 500 | 503; why: string };
 
 /** The sidecar's check against the live directory at `url` (extauth-server/authorizer.ts does the same, pooled). */
-async function askDirectory(l: Ldap, url: string, dn: string, username: string, password: string): Promise<LiveDecision> {
+async function askDirectory(
+  l: Ldap,
+  url: string,
+  dn: string,
+  username: string,
+  password: string,
+): Promise<LiveDecision> {
   const client = new Client({ url, timeout: 5000, connectTimeout: 2000 });
   const code = (err: unknown) => (err instanceof ResultCodeError ? err.code : undefined);
   const failure = (err: unknown, what: string): LiveDecision =>
@@ -76,20 +89,27 @@ async function askDirectory(l: Ldap, url: string, dn: string, username: string, 
       await client.bind(dn, password);
     } catch (err) {
       const c = code(err);
-      if (c !== undefined && BIND_REJECTED_CODES.has(c)) return { ok: false, status: 401, why: `user bind rejected (LDAP result ${c})` };
+      if (c !== undefined && BIND_REJECTED_CODES.has(c))
+        return { ok: false, status: 401, why: `user bind rejected (LDAP result ${c})` };
       return failure(err, 'user bind');
     }
     if (l.serviceAccount) {
       try {
         await client.bind(l.serviceAccount.username, l.serviceAccount.password);
       } catch (err) {
-        if (code(err) !== undefined) return { ok: false, status: 500, why: `service account bind failed (LDAP result ${code(err)})` };
+        if (code(err) !== undefined)
+          return { ok: false, status: 500, why: `service account bind failed (LDAP result ${code(err)})` };
         return failure(err, 'service account bind');
       }
     }
     let entries;
     try {
-      ({ searchEntries: entries } = await client.search(dn, { scope: 'base', filter: searchFilter(l.filter, username), attributes: [l.attribute], sizeLimit: 1 }));
+      ({ searchEntries: entries } = await client.search(dn, {
+        scope: 'base',
+        filter: searchFilter(l.filter, username),
+        attributes: [l.attribute],
+        sizeLimit: 1,
+      }));
     } catch (err) {
       if (code(err) === 32) return { ok: false, status: 403, why: 'user entry not visible to the bound identity' };
       return failure(err, 'search');
@@ -101,7 +121,12 @@ async function askDirectory(l: Ldap, url: string, dn: string, username: string, 
     const values = (Array.isArray(raw) ? raw : [raw]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
     const allowed = new Set(l.groups.map(normalizeDn).filter((g): g is string => g !== undefined));
     const member = values.find((v) => allowed.has(normalizeDn(v) ?? ''));
-    if (!member) return { ok: false, status: 403, why: `not a member of an allowed group (${l.attribute}: ${values.join('; ') || 'none'})` };
+    if (!member)
+      return {
+        ok: false,
+        status: 403,
+        why: `not a member of an allowed group (${l.attribute}: ${values.join('; ') || 'none'})`,
+      };
     return { ok: true, userDn: entry.dn, why: `bind accepted; member of ${member}` };
   } finally {
     await client.unbind().catch(() => undefined);
@@ -114,12 +139,23 @@ function combined(result: ExtauthResult, config: Json, req: HttpRequest): Extaut
   const { step } = result;
   step.cite = CITE_CONFIGS;
   if (config.boolean_expr) step.details.push(`booleanExpr ${config.boolean_expr as string}`);
-  for (const { name, verdict } of c.asked) step.details.push(`${name}: ${verdict.kind === 'open' ? 'open' : verdict.kind === 'allow' ? 'allows' : 'denies'}: ${verdict.why}`);
-  const skipped = ((config.configs as Json[] | undefined) ?? []).map((x, i) => (x.name as string | undefined) || `config_${i}`).filter((n) => !c.asked.some((a) => a.name === n));
+  for (const { name, verdict } of c.asked)
+    step.details.push(
+      `${name}: ${verdict.kind === 'open' ? 'open' : verdict.kind === 'allow' ? 'allows' : 'denies'}: ${verdict.why}`,
+    );
+  const skipped = ((config.configs as Json[] | undefined) ?? [])
+    .map((x, i) => (x.name as string | undefined) || `config_${i}`)
+    .filter((n) => !c.asked.some((a) => a.name === n));
   if (skipped.length) step.details.push(`not asked (short-circuit): ${skipped.join(', ')}`);
   const decider = c.asked.at(-1)?.name;
-  step.summary = c.allowed ? `allowed${decider ? ` (decided by ${decider})` : ''}` : `${c.outcome!.status} from sluice-extauth (decided by ${decider ?? 'no config'})`;
-  if (c.open.names.length) result.assumption = { text: `${c.open.names.join(' and ')} ${c.open.names.length > 1 ? 'allow' : 'allows'} (not contacted)`, otherwise: c.open.otherwise };
+  step.summary = c.allowed
+    ? `allowed${decider ? ` (decided by ${decider})` : ''}`
+    : `${c.outcome!.status} from sluice-extauth (decided by ${decider ?? 'no config'})`;
+  if (c.open.names.length)
+    result.assumption = {
+      text: `${c.open.names.join(' and ')} ${c.open.names.length > 1 ? 'allow' : 'allows'} (not contacted)`,
+      otherwise: c.open.otherwise,
+    };
   if (!c.allowed) return { ...result, reply: c.outcome! };
   Object.assign(result.addedHeaders, c.headers);
   result.removedHeaders.push(...c.removed);
@@ -139,7 +175,8 @@ export async function evaluateExtauth(
     step.summary = `disabled on this ${per.level} (ExtAuthzPerRoute disabled)`;
     return result;
   }
-  const configRef = ((per?.config.check_settings as Json | undefined)?.context_extensions as Json | undefined)?.config_ref as string | undefined;
+  const configRef = ((per?.config.check_settings as Json | undefined)?.context_extensions as Json | undefined)
+    ?.config_ref as string | undefined;
   const config = configRef ? authConfigs.get(configRef) : undefined;
   if (!config) {
     step.summary = `sluice-extauth is asked with config_ref ${JSON.stringify(configRef ?? '')}, which names no AuthConfig: 500`;
@@ -166,11 +203,19 @@ export async function evaluateExtauth(
     }
     const dn = userDn(l.template, username);
     step.details.push(`${label}directory ${l.address}`);
-    if (username !== creds.username) step.details.push(`${label}username ${JSON.stringify(creds.username)} cleaned to ${JSON.stringify(username)}`);
+    if (username !== creds.username)
+      step.details.push(`${label}username ${JSON.stringify(creds.username)} cleaned to ${JSON.stringify(username)}`);
     step.details.push(`${label}1. bind as ${JSON.stringify(dn)} with the given password (rejected: 401)`);
-    if (l.serviceAccount) step.details.push(`${label}2. bind as the service account ${JSON.stringify(l.serviceAccount.username)} (fails: 500)`);
-    step.details.push(`${label}${l.serviceAccount ? 3 : 2}. search base ${JSON.stringify(dn)} filter ${searchFilter(l.filter, username)} for ${l.attribute} (no entry: 403)`);
-    step.details.push(`${label}${l.serviceAccount ? 4 : 3}. allowed groups: ${l.groups.map((g) => JSON.stringify(g)).join(', ') || '(none: every user is denied)'} (none held: 403)`);
+    if (l.serviceAccount)
+      step.details.push(
+        `${label}2. bind as the service account ${JSON.stringify(l.serviceAccount.username)} (fails: 500)`,
+      );
+    step.details.push(
+      `${label}${l.serviceAccount ? 3 : 2}. search base ${JSON.stringify(dn)} filter ${searchFilter(l.filter, username)} for ${l.attribute} (no entry: 403)`,
+    );
+    step.details.push(
+      `${label}${l.serviceAccount ? 4 : 3}. allowed groups: ${l.groups.map((g) => JSON.stringify(g)).join(', ') || '(none: every user is denied)'} (none held: 403)`,
+    );
     if (!options.ldap) {
       unknowns.push(`${dn} binds with that password at ${l.address} and is in an allowed group`);
       firstDn ??= dn;
@@ -178,14 +223,18 @@ export async function evaluateExtauth(
     }
     const url = options.ldapAddress ?? l.address;
     const live = await askDirectory(l, url, dn, username, creds.password);
-    step.details.push(`${label}asked the directory${url === l.address ? ' (--ldap)' : ` at ${url} (--ldap-address)`}: ${live.why}`);
+    step.details.push(
+      `${label}asked the directory${url === l.address ? ' (--ldap)' : ` at ${url} (--ldap-address)`}: ${live.why}`,
+    );
     if (!live.ok) {
       step.summary = `${live.status} from sluice-extauth: ${live.why}`;
       return { ...result, reply: deny(live.status, configRef!) };
     }
     firstDn ??= live.userDn;
   }
-  step.summary = options.ldap ? `allowed as ${firstDn}` : `allowed if the directory agrees (not asked: pass --ldap to ask it)`;
+  step.summary = options.ldap
+    ? `allowed as ${firstDn}`
+    : `allowed if the directory agrees (not asked: pass --ldap to ask it)`;
   result.addedHeaders[USER_ID_HEADER] = firstDn!;
   result.removedHeaders.push('authorization');
   if (unknowns.length > 0) {

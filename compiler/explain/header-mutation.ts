@@ -15,8 +15,12 @@ const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: he
 type Levels = { route?: Json; vh?: Json; routeConfig?: Json };
 
 export function evaluateHeaderMutation(filter: Json, levels: Levels, req: HttpRequest): Step {
-  const lists = [filter, ...[levels.route, levels.vh, levels.routeConfig].map((h) => (h?.typed_per_filter_config as Json | undefined)?.[HEADER_MUTATION_FILTER] as Json | undefined)]
-    .map((c) => ((c?.mutations as Json | undefined)?.request_mutations as Json[] | undefined) ?? []);
+  const lists = [
+    filter,
+    ...[levels.route, levels.vh, levels.routeConfig].map(
+      (h) => (h?.typed_per_filter_config as Json | undefined)?.[HEADER_MUTATION_FILTER] as Json | undefined,
+    ),
+  ].map((c) => ((c?.mutations as Json | undefined)?.request_mutations as Json[] | undefined) ?? []);
   const removed: string[] = [];
   const absent: string[] = [];
   for (const m of lists.flat()) {
@@ -24,6 +28,11 @@ export function evaluateHeaderMutation(filter: Json, levels: Levels, req: HttpRe
     const name = m.remove.toLowerCase();
     (req.headers.delete(name) ? removed : absent).push(name);
   }
-  const summary = removed.length > 0 ? `removed ${removed.join(', ')} (sent by the client)` : absent.length > 0 ? `nothing to remove (${absent.join(', ')} not in the request)` : 'no mutations here';
+  const summary =
+    removed.length > 0
+      ? `removed ${removed.join(', ')} (sent by the client)`
+      : absent.length > 0
+        ? `nothing to remove (${absent.join(', ')} not in the request)`
+        : 'no mutations here';
   return { stage: 'header_mutation', summary, details: [], cite: CITE };
 }

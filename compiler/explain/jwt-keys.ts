@@ -17,17 +17,26 @@ const fetched = new Map<string, Promise<Json | undefined>>();
 function getThrough(endpoint: string, host: string, path: string): Promise<Json | undefined> {
   const colon = endpoint.lastIndexOf(':');
   return new Promise((resolve) => {
-    const req = get({ host: endpoint.slice(0, colon), port: Number(endpoint.slice(colon + 1)), path, headers: { host }, timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => {
-        try {
-          resolve(res.statusCode === 200 ? (JSON.parse(body) as Json) : undefined);
-        } catch {
-          resolve(undefined);
-        }
-      });
-    });
+    const req = get(
+      {
+        host: endpoint.slice(0, colon),
+        port: Number(endpoint.slice(colon + 1)),
+        path,
+        headers: { host },
+        timeout: 5000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => {
+          try {
+            resolve(res.statusCode === 200 ? (JSON.parse(body) as Json) : undefined);
+          } catch {
+            resolve(undefined);
+          }
+        });
+      },
+    );
     req.on('timeout', () => req.destroy()).on('error', () => resolve(undefined));
   });
 }
@@ -53,7 +62,10 @@ function fetchJwks(remote: Json, options: JwtOptions): Promise<Json | undefined>
 }
 
 /** The keys Envoy would use: local_jwks as written, remote_jwks only with --fetch-jwks. */
-export async function providerKeys(provider: Json, options: JwtOptions): Promise<{ keys?: JWK[]; source: string; status?: Status }> {
+export async function providerKeys(
+  provider: Json,
+  options: JwtOptions,
+): Promise<{ keys?: JWK[]; source: string; status?: Status }> {
   const local = provider.local_jwks as Json | undefined;
   if (local) {
     try {
@@ -72,18 +84,29 @@ export async function providerKeys(provider: Json, options: JwtOptions): Promise
 }
 
 /** verifyJwtWithoutTimeChecking: keys whose kid and alg fit the token are tried; none fitting is a kid/alg mismatch. */
-export async function verifySignature(token: string, header: Json, keys: JWK[]): Promise<{ status: Status; why: string }> {
+export async function verifySignature(
+  token: string,
+  header: Json,
+  keys: JWK[],
+): Promise<{ status: Status; why: string }> {
   const alg = header.alg as string;
   const kid = header.kid as string | undefined;
   const candidates = keys.filter((k) => !(kid && k.kid && k.kid !== kid) && !(k.alg && k.alg !== alg));
-  if (candidates.length === 0) return { status: 'JwksKidAlgMismatch', why: `no key has kid ${JSON.stringify(kid ?? '(none)')} and alg ${alg}` };
+  if (candidates.length === 0)
+    return { status: 'JwksKidAlgMismatch', why: `no key has kid ${JSON.stringify(kid ?? '(none)')} and alg ${alg}` };
   for (const jwk of candidates) {
     try {
       await compactVerify(token, await importJWK(jwk, alg), { algorithms: [alg] });
-      return { status: 'Ok', why: `signature verified with key ${jwk.kid ? JSON.stringify(jwk.kid) : '(no kid)'} (${alg})` };
+      return {
+        status: 'Ok',
+        why: `signature verified with key ${jwk.kid ? JSON.stringify(jwk.kid) : '(no kid)'} (${alg})`,
+      };
     } catch {
       // Not this key: Envoy tries the next one.
     }
   }
-  return { status: 'JwtVerificationFail', why: `no key with a fitting kid and alg verifies the signature (${candidates.length} tried)` };
+  return {
+    status: 'JwtVerificationFail',
+    why: `no key with a fitting kid and alg verifies the signature (${candidates.length} tried)`,
+  };
 }

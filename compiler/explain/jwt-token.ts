@@ -36,7 +36,21 @@ export const STATUS_TEXT = {
 
 export type Status = keyof typeof STATUS_TEXT;
 
-const ALGS = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512', 'EdDSA']);
+const ALGS = new Set([
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'HS256',
+  'HS384',
+  'HS512',
+  'EdDSA',
+]);
 
 export interface Token {
   value: string;
@@ -78,7 +92,12 @@ export function extractTokens(provider: Json, req: HttpRequest): { tokens: Token
     const v = params.get(p);
     if (v !== undefined) tokens.push({ value: v, where: `query parameter ${p}` });
   }
-  const cookies = new Map((headerValue(req, 'cookie') ?? '').split(/;\s*/).filter(Boolean).map((c) => [c.split('=')[0]!, c.slice(c.indexOf('=') + 1)] as [string, string]));
+  const cookies = new Map(
+    (headerValue(req, 'cookie') ?? '')
+      .split(/;\s*/)
+      .filter(Boolean)
+      .map((c) => [c.split('=')[0]!, c.slice(c.indexOf('=') + 1)] as [string, string]),
+  );
   for (const c of fromCookies) {
     places.push(`cookie ${c}`);
     const v = cookies.get(c);
@@ -124,7 +143,8 @@ export function parse(token: string): Parsed | Status {
   if (!isInt(payload.exp)) return 'JwtPayloadParseErrorExpNotInteger';
   if (payload.jti !== undefined && typeof payload.jti !== 'string') return 'JwtPayloadParseErrorJtiNotString';
   const aud = payload.aud;
-  if (aud !== undefined && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((a) => typeof a === 'string'))) return 'JwtPayloadParseErrorAudNotString';
+  if (aud !== undefined && typeof aud !== 'string' && !(Array.isArray(aud) && aud.every((a) => typeof a === 'string')))
+    return 'JwtPayloadParseErrorAudNotString';
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(parts[2]!)) return 'JwtSignatureParseErrorBadBase64';
   return { header, payload, signingInput: token };
 }

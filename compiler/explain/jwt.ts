@@ -38,7 +38,6 @@ export interface JwtResult {
   clearRouteCache?: boolean;
 }
 
-
 interface ProviderRun {
   status: Status;
   lines: string[];
@@ -50,7 +49,8 @@ interface ProviderRun {
 
 function describeClaims(payload: Json, now: number): string {
   const parts = Object.entries(payload).map(([k, v]) => {
-    if ((k === 'exp' || k === 'nbf' || k === 'iat') && typeof v === 'number') return `${k}=${new Date(v * 1000).toISOString()}${k === 'exp' ? (v < now ? ' (past)' : '') : ''}`;
+    if ((k === 'exp' || k === 'nbf' || k === 'iat') && typeof v === 'number')
+      return `${k}=${new Date(v * 1000).toISOString()}${k === 'exp' ? (v < now ? ' (past)' : '') : ''}`;
     return `${k}=${JSON.stringify(v)}`;
   });
   return parts.join(' ');
@@ -60,27 +60,50 @@ function describeClaims(payload: Json, now: number): string {
 async function runProvider(name: string, provider: Json, req: HttpRequest, options: JwtOptions): Promise<ProviderRun> {
   const { tokens, places } = extractTokens(provider, req);
   const lines: string[] = [];
-  if (tokens.length === 0) return { status: 'JwtMissed', lines: [`provider ${name}: no token in ${places.join(', ')}`] };
+  if (tokens.length === 0)
+    return { status: 'JwtMissed', lines: [`provider ${name}: no token in ${places.join(', ')}`] };
   const now = options.now ?? Math.floor(Date.now() / 1000);
   let last: ProviderRun | undefined;
   for (const token of [...tokens].reverse()) {
     const at = `provider ${name}: token in ${token.where}`;
     const parsed = parse(token.value);
-    if (typeof parsed === 'string') return { status: parsed, lines: [...lines, `${at} does not parse: ${STATUS_TEXT[parsed]}`] };
+    if (typeof parsed === 'string')
+      return { status: parsed, lines: [...lines, `${at} does not parse: ${STATUS_TEXT[parsed]}`] };
     const { header, payload } = parsed;
-    lines.push(`${at}: alg ${header.alg as string}${header.kid ? ` kid ${JSON.stringify(header.kid)}` : ''}; claims ${describeClaims(payload, now)}`);
+    lines.push(
+      `${at}: alg ${header.alg as string}${header.kid ? ` kid ${JSON.stringify(header.kid)}` : ''}; claims ${describeClaims(payload, now)}`,
+    );
     const issuer = (provider.issuer as string | undefined) ?? '';
-    if (issuer && payload.iss !== issuer) return { status: 'JwtUnknownIssuer', lines: [...lines, `issuer ${JSON.stringify(payload.iss ?? '(none)')} is not the provider's ${JSON.stringify(issuer)}`] };
+    if (issuer && payload.iss !== issuer)
+      return {
+        status: 'JwtUnknownIssuer',
+        lines: [
+          ...lines,
+          `issuer ${JSON.stringify(payload.iss ?? '(none)')} is not the provider's ${JSON.stringify(issuer)}`,
+        ],
+      };
     const skew = Number(provider.clock_skew_seconds ?? 0) || CLOCK_SKEW;
-    if (typeof payload.nbf === 'number' && now + skew < payload.nbf) return { status: 'JwtNotYetValid', lines: [...lines, `nbf is more than ${skew}s ahead`] };
-    if (typeof payload.exp === 'number' && now > payload.exp + skew) return { status: 'JwtExpired', lines: [...lines, `exp is more than ${skew}s (clock skew) in the past`] };
+    if (typeof payload.nbf === 'number' && now + skew < payload.nbf)
+      return { status: 'JwtNotYetValid', lines: [...lines, `nbf is more than ${skew}s ahead`] };
+    if (typeof payload.exp === 'number' && now > payload.exp + skew)
+      return { status: 'JwtExpired', lines: [...lines, `exp is more than ${skew}s (clock skew) in the past`] };
     const audiences = (provider.audiences as string[] | undefined) ?? [];
     if (audiences.length > 0) {
-      const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? (payload.aud as string[]) : [payload.aud as string];
-      if (!aud.some((a) => audiences.includes(a))) return { status: 'JwtAudienceNotAllowed', lines: [...lines, `no audience of ${JSON.stringify(aud)} is one of ${JSON.stringify(audiences)}`] };
+      const aud =
+        payload.aud === undefined
+          ? []
+          : Array.isArray(payload.aud)
+            ? (payload.aud as string[])
+            : [payload.aud as string];
+      if (!aud.some((a) => audiences.includes(a)))
+        return {
+          status: 'JwtAudienceNotAllowed',
+          lines: [...lines, `no audience of ${JSON.stringify(aud)} is one of ${JSON.stringify(audiences)}`],
+        };
     }
     const keys = await providerKeys(provider, options);
-    if (keys.status) return { status: keys.status, lines: [...lines, `keys: ${keys.source}: ${STATUS_TEXT[keys.status]}`] };
+    if (keys.status)
+      return { status: keys.status, lines: [...lines, `keys: ${keys.source}: ${STATUS_TEXT[keys.status]}`] };
     let unchecked: string | undefined;
     if (!keys.keys) {
       unchecked = `the signature (keys: ${keys.source})`;
@@ -104,13 +127,23 @@ interface Verification {
 }
 
 /** A JwtRequirement, as verifier.cc composes them. */
-async function verifyRequirement(req: Json, providers: Json, request: HttpRequest, options: JwtOptions): Promise<Verification> {
+async function verifyRequirement(
+  req: Json,
+  providers: Json,
+  request: HttpRequest,
+  options: JwtOptions,
+): Promise<Verification> {
   const one = async (name: string): Promise<Verification> => {
     const provider = providers[name] as Json | undefined;
     if (!provider) return { status: 'JwtUnknownIssuer', lines: [`provider ${name} is not configured`] };
     const sanitized = sanitizeClaimHeaders(name, provider, request);
     const run = await runProvider(name, provider, request, options);
-    return { status: run.status, lines: [...sanitized, ...run.lines], ...(run.payload ? { ok: { provider, payload: run.payload, header: run.header } } : {}), ...(run.unchecked ? { unchecked: run.unchecked } : {}) };
+    return {
+      status: run.status,
+      lines: [...sanitized, ...run.lines],
+      ...(run.payload ? { ok: { provider, payload: run.payload, header: run.header } } : {}),
+      ...(run.unchecked ? { unchecked: run.unchecked } : {}),
+    };
   };
   if (typeof req.provider_name === 'string') return one(req.provider_name);
   if (req.provider_and_audiences) return one((req.provider_and_audiences as Json).provider_name as string);
@@ -123,34 +156,64 @@ async function verifyRequirement(req: Json, providers: Json, request: HttpReques
       const r = await verifyRequirement(child, providers, request, options);
       lines.push(...r.lines);
       results.push(r);
-      if (!all && r.status === 'Ok') return { ...r, lines: [...lines, 'requires_any: this provider accepted the token'] };
+      if (!all && r.status === 'Ok')
+        return { ...r, lines: [...lines, 'requires_any: this provider accepted the token'] };
       if (all && r.status !== 'Ok') return { ...r, lines: [...lines, 'requires_all: this provider did not accept'] };
     }
-    if (all) return { status: 'Ok', lines, ok: results.find((r) => r.ok)?.ok, unchecked: results.find((r) => r.unchecked)?.unchecked };
+    if (all)
+      return {
+        status: 'Ok',
+        lines,
+        ok: results.find((r) => r.ok)?.ok,
+        unchecked: results.find((r) => r.unchecked)?.unchecked,
+      };
     // AnyVerifierImpl: a real error beats "unknown issuer", which beats "missing" (Envoy PRs 10385, 15194).
     let status: Status = 'JwtMissed';
-    for (const r of results) if ((r.status !== 'JwtMissed' && r.status !== 'JwtUnknownIssuer') || status === 'JwtMissed') status = r.status;
-    return { status, lines: [...lines, `requires_any: no provider accepted; the answer is the most telling failure: ${STATUS_TEXT[status]}`] };
+    for (const r of results)
+      if ((r.status !== 'JwtMissed' && r.status !== 'JwtUnknownIssuer') || status === 'JwtMissed') status = r.status;
+    return {
+      status,
+      lines: [
+        ...lines,
+        `requires_any: no provider accepted; the answer is the most telling failure: ${STATUS_TEXT[status]}`,
+      ],
+    };
   }
-  if (req.allow_missing_or_failed !== undefined) return { status: 'Ok', lines: ['allow_missing_or_failed: any token, or none, passes'] };
-  if (req.allow_missing !== undefined) return { status: 'Ok', lines: ['allow_missing: no token passes; a token present must be valid (not evaluated further)'] };
+  if (req.allow_missing_or_failed !== undefined)
+    return { status: 'Ok', lines: ['allow_missing_or_failed: any token, or none, passes'] };
+  if (req.allow_missing !== undefined)
+    return {
+      status: 'Ok',
+      lines: ['allow_missing: no token passes; a token present must be valid (not evaluated further)'],
+    };
   throw new Error(`JWT requirement ${JSON.stringify(req)} is not one explain knows`);
 }
 
 /** The requirement the request gets: the route's PerRouteConfig, else the first matching rule of the filter. */
-function selectRequirement(filter: Json, levels: Parameters<typeof perFilterConfig>[1], req: HttpRequest): { requirement?: Json; why: string } {
+function selectRequirement(
+  filter: Json,
+  levels: Parameters<typeof perFilterConfig>[1],
+  req: HttpRequest,
+): { requirement?: Json; why: string } {
   const per = perFilterConfig(JWT_FILTER, levels);
   if (per) {
     if (per.config.disabled === true) return { why: `disabled on this ${per.level} (PerRouteConfig disabled)` };
     const name = per.config.requirement_name as string;
     const requirement = ((filter.requirement_map as Json | undefined) ?? {})[name] as Json | undefined;
-    if (!requirement) throw new Error(`jwt_authn requirement_name ${JSON.stringify(name)} is not in requirement_map: the configuration is broken (Envoy answers 403)`);
+    if (!requirement)
+      throw new Error(
+        `jwt_authn requirement_name ${JSON.stringify(name)} is not in requirement_map: the configuration is broken (Envoy answers 403)`,
+      );
     return { requirement, why: `requirement ${JSON.stringify(name)} (PerRouteConfig on the ${per.level})` };
   }
   for (const rule of (filter.rules as Json[] | undefined) ?? []) {
     if (!matchRoute(rule.match as Json, req).ok) continue;
     if (rule.requires) return { requirement: rule.requires as Json, why: 'the first matching rule of the filter' };
-    if (rule.requirement_name) return { requirement: ((filter.requirement_map as Json)[rule.requirement_name as string] as Json) ?? undefined, why: `rule requirement ${JSON.stringify(rule.requirement_name)}` };
+    if (rule.requirement_name)
+      return {
+        requirement: ((filter.requirement_map as Json)[rule.requirement_name as string] as Json) ?? undefined,
+        why: `rule requirement ${JSON.stringify(rule.requirement_name)}`,
+      };
     return { why: 'the first matching rule requires nothing' };
   }
   return { why: 'no PerRouteConfig here and no rule matches: nothing is verified' };
@@ -187,7 +250,12 @@ export async function evaluateJwt(
     if (!provider) return none;
     step.details.push(...sanitizeClaimHeaders(name!, provider, req));
     const assumed = copyClaims(provider, claims, req, step);
-    return { ...none, metadata: payloadMetadata(provider, claims), addedHeaders: assumed, ...clearsRoute(provider, assumed) };
+    return {
+      ...none,
+      metadata: payloadMetadata(provider, claims),
+      addedHeaders: assumed,
+      ...clearsRoute(provider, assumed),
+    };
   }
   const v = await verifyRequirement(selected.requirement, providers, req, options);
   step.details.push(...v.lines);
@@ -205,9 +273,21 @@ export async function evaluateJwt(
   const added = copyClaims(v.ok.provider, v.ok.payload, req, step);
   const copied = Object.keys(added);
   step.summary = `token accepted${removed.length ? `; ${removed[0]} removed before forwarding (forward: false)` : ''}${copied.length ? `; claims copied to ${copied.join(', ')}` : ''}`;
-  const result: JwtResult = { step, metadata: payloadMetadata(v.ok.provider, v.ok.payload), removedHeaders: removed, addedHeaders: added, ...clearsRoute(v.ok.provider, added) };
+  const result: JwtResult = {
+    step,
+    metadata: payloadMetadata(v.ok.provider, v.ok.payload),
+    removedHeaders: removed,
+    addedHeaders: added,
+    ...clearsRoute(v.ok.provider, added),
+  };
   if (v.unchecked) {
-    result.assumption = { text: `jwt_authn accepts ${v.unchecked}`, otherwise: [{ status: 401, body: STATUS_TEXT.JwtVerificationFail, by: JWT_FILTER }, { status: 401, body: STATUS_TEXT.JwksKidAlgMismatch, by: JWT_FILTER }] };
+    result.assumption = {
+      text: `jwt_authn accepts ${v.unchecked}`,
+      otherwise: [
+        { status: 401, body: STATUS_TEXT.JwtVerificationFail, by: JWT_FILTER },
+        { status: 401, body: STATUS_TEXT.JwksKidAlgMismatch, by: JWT_FILTER },
+      ],
+    };
   }
   return result;
 }
@@ -224,27 +304,43 @@ function claimToHeaders(provider: Json): { header_name: string; claim_name: stri
 
 /** Extractor::sanitizeHeaders: a provider's claim headers leave the request before its tokens are looked for. */
 function sanitizeClaimHeaders(name: string, provider: Json, req: HttpRequest): string[] {
-  return claimToHeaders(provider).flatMap((c) => (req.headers.delete(c.header_name.toLowerCase()) ? [`provider ${name}: the client's ${c.header_name.toLowerCase()} removed (claim_to_headers)`] : []));
+  return claimToHeaders(provider).flatMap((c) =>
+    req.headers.delete(c.header_name.toLowerCase())
+      ? [`provider ${name}: the client's ${c.header_name.toLowerCase()} removed (claim_to_headers)`]
+      : [],
+  );
 }
 
 /** A claim as addJWTClaimToHeader writes it: strings as they are, whole numbers without decimals, others as %f, booleans as true/false. */
 function claimText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value < 2 ** 64 ? BigInt(value).toString() : value.toFixed(6);
+  if (typeof value === 'number')
+    return Number.isInteger(value) && value >= 0 && value < 2 ** 64 ? BigInt(value).toString() : value.toFixed(6);
   return undefined;
 }
 
 /** `claim_to_headers` of the accepting provider: each claim the payload has (`a.b` is a path) is added to the request. */
-function copyClaims(provider: Json, payload: Record<string, unknown>, req: HttpRequest, step: Step): Record<string, string> {
+function copyClaims(
+  provider: Json,
+  payload: Record<string, unknown>,
+  req: HttpRequest,
+  step: Step,
+): Record<string, string> {
   const added: Record<string, string> = {};
   for (const c of claimToHeaders(provider)) {
     let value: unknown = payload;
-    for (const key of c.claim_name.split('.')) value = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of c.claim_name.split('.'))
+      value =
+        value && typeof value === 'object' && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
     const text = claimText(value);
     const header = c.header_name.toLowerCase();
     if (text === undefined || text === '') {
-      step.details.push(`claim ${c.claim_name} ${value === undefined ? 'absent' : 'is not a string, number or boolean'}: no ${header} header`);
+      step.details.push(
+        `claim ${c.claim_name} ${value === undefined ? 'absent' : 'is not a string, number or boolean'}: no ${header} header`,
+      );
       continue;
     }
     // headers_->addCopy: a second claim for the same header adds a second value.
@@ -257,5 +353,7 @@ function copyClaims(provider: Json, payload: Record<string, unknown>, req: HttpR
 
 /** `clear_route_cache` takes effect when a claim header was added or the payload goes to metadata (JwtProvider, config.proto). */
 function clearsRoute(provider: Json, added: Record<string, string>): { clearRouteCache?: true } {
-  return provider.clear_route_cache === true && (Object.keys(added).length > 0 || !!provider.payload_in_metadata) ? { clearRouteCache: true } : {};
+  return provider.clear_route_cache === true && (Object.keys(added).length > 0 || !!provider.payload_in_metadata)
+    ? { clearRouteCache: true }
+    : {};
 }

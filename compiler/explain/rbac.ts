@@ -49,7 +49,8 @@ function matchValue(m: Json, value: unknown): boolean {
   if (m.bool_match !== undefined) return value === m.bool_match;
   if (m.null_match !== undefined) return value === null;
   if (m.double_match) return typeof value === 'number' && (m.double_match as Json).exact === value;
-  if (m.list_match) return Array.isArray(value) && value.some((v) => matchValue((m.list_match as Json).one_of as Json, v));
+  if (m.list_match)
+    return Array.isArray(value) && value.some((v) => matchValue((m.list_match as Json).one_of as Json, v));
   if (m.or_match) return ((m.or_match as Json).value_matchers as Json[]).some((vm) => matchValue(vm, value));
   throw new Error(`metadata value matcher ${JSON.stringify(m)} is not one explain knows`);
 }
@@ -66,11 +67,22 @@ function matchMetadata(m: Json, ctx: Context): Verdict {
   const filter = m.filter as string;
   const keys = ((m.path as Json[]) ?? []).map((p) => p.key as string);
   let value: unknown = ctx.metadata[filter];
-  for (const k of keys) value = value && typeof value === 'object' && !Array.isArray(value) ? (value as Json)[k] : undefined;
+  for (const k of keys)
+    value = value && typeof value === 'object' && !Array.isArray(value) ? (value as Json)[k] : undefined;
   // A path of several steps below the payload is a nested claim (nestedClaimDelimiter); one step is a name as written, dots and all.
-  const label = filter === JWT_FILTER && keys.length === 2 ? `claim ${keys[1]}` : filter === JWT_FILTER && keys.length > 2 ? `nested claim ${keys.slice(1).join(' › ')}` : `metadata ${filter}/${keys.join('.')}`;
+  const label =
+    filter === JWT_FILTER && keys.length === 2
+      ? `claim ${keys[1]}`
+      : filter === JWT_FILTER && keys.length > 2
+        ? `nested claim ${keys.slice(1).join(' › ')}`
+        : `metadata ${filter}/${keys.join('.')}`;
   const ok = matchValue(m.value as Json, value) !== (m.invert === true);
-  const shown = value === undefined ? (ctx.metadata[JWT_FILTER] === undefined && filter === JWT_FILTER ? 'absent (no verified token)' : 'absent') : JSON.stringify(value);
+  const shown =
+    value === undefined
+      ? ctx.metadata[JWT_FILTER] === undefined && filter === JWT_FILTER
+        ? 'absent (no verified token)'
+        : 'absent'
+      : JSON.stringify(value);
   return { ok, why: `${label} ${shown} ${ok ? 'is' : 'is not'} ${describeValue(m.value as Json)}` };
 }
 
@@ -120,13 +132,23 @@ export interface RbacResult {
   reply?: Outcome;
 }
 
-export function evaluateRbac(filter: Json, levels: Parameters<typeof perFilterConfig>[1], req: HttpRequest, metadata: Json, listenerPort: number): RbacResult {
+export function evaluateRbac(
+  filter: Json,
+  levels: Parameters<typeof perFilterConfig>[1],
+  req: HttpRequest,
+  metadata: Json,
+  listenerPort: number,
+): RbacResult {
   const step: Step = { stage: 'rbac', summary: '', details: [], cite: CITE };
   const per = perFilterConfig(RBAC_FILTER, levels);
   // RBACPerRoute without `rbac` disables the filter; the filter's config without `rules` enforces nothing (rbac.proto).
-  const rules = per ? ((per.config.rbac as Json | undefined)?.rules as Json | undefined) : (filter.rules as Json | undefined);
+  const rules = per
+    ? ((per.config.rbac as Json | undefined)?.rules as Json | undefined)
+    : (filter.rules as Json | undefined);
   if (!rules) {
-    step.summary = per ? `no policies on this ${per.level} (RBACPerRoute without rbac: disabled)` : 'no policies (the filter enforces nothing)';
+    step.summary = per
+      ? `no policies on this ${per.level} (RBACPerRoute without rbac: disabled)`
+      : 'no policies (the filter enforces nothing)';
     return { step };
   }
   const action = (rules.action as string | undefined) ?? 'ALLOW';
@@ -148,6 +170,13 @@ export function evaluateRbac(filter: Json, levels: Parameters<typeof perFilterCo
     return { step };
   }
   const denied = action === 'ALLOW' ? matched === undefined : matched !== undefined;
-  step.summary = action === 'ALLOW' ? (denied ? 'denied: no ALLOW policy matches' : `allowed by policy ${matched}`) : denied ? `denied by DENY policy ${matched}` : 'allowed: no DENY policy matches';
+  step.summary =
+    action === 'ALLOW'
+      ? denied
+        ? 'denied: no ALLOW policy matches'
+        : `allowed by policy ${matched}`
+      : denied
+        ? `denied by DENY policy ${matched}`
+        : 'allowed: no DENY policy matches';
   return denied ? { step, reply: RBAC_DENIED } : { step };
 }

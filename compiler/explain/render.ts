@@ -4,14 +4,19 @@ import type { Answer, Explanation, Outcome } from './model.js';
 export function describeOutcome(o: Outcome): string {
   if (o.status === 'upstream') return `upstream (cluster ${o.by} answers)`;
   const body = o.body ? ` ${JSON.stringify(o.body)}` : ' (empty body)';
-  const headers = Object.entries(o.headers ?? {}).map(([k, v]) => `, ${k}: ${v}`).join('');
+  const headers = Object.entries(o.headers ?? {})
+    .map(([k, v]) => `, ${k}: ${v}`)
+    .join('');
   return `${o.status}${body}${headers} from ${o.by}`;
 }
 
 function answerLines(a: Answer): string[] {
   const lines: string[] = [];
   for (const text of a.assumptions) lines.push(`assuming ${text}`);
-  if (a.otherwise.length > 0) lines.push(`otherwise: ${a.otherwise.map((o) => (o.body ? `${o.status} ${JSON.stringify(o.body)}` : String(o.status))).join(', ')}`);
+  if (a.otherwise.length > 0)
+    lines.push(
+      `otherwise: ${a.otherwise.map((o) => (o.body ? `${o.status} ${JSON.stringify(o.body)}` : String(o.status))).join(', ')}`,
+    );
   lines.push(`answer: ${describeOutcome(a)}`);
   return lines;
 }

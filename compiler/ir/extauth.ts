@@ -39,7 +39,13 @@ export interface BasicAuthIR {
 export interface PassThroughHttpIR {
   url: string;
   timeoutMs?: number;
-  request?: { allowedHeaders?: string[]; headersToAdd?: Record<string, string>; passThroughState?: boolean; passThroughFilterMetadata?: boolean; passThroughBody?: boolean };
+  request?: {
+    allowedHeaders?: string[];
+    headersToAdd?: Record<string, string>;
+    passThroughState?: boolean;
+    passThroughFilterMetadata?: boolean;
+    passThroughBody?: boolean;
+  };
   response?: {
     allowedUpstreamHeaders?: string[];
     allowedClientHeadersOnDenied?: string[];

@@ -74,7 +74,13 @@ export interface UpstreamPolicyIR {
     useHostnameForHashing?: boolean;
     closeConnectionsOnHostSetChange?: boolean;
   };
-  circuitBreakers?: { maxConnections?: number; maxPendingRequests?: number; maxRequests?: number; maxRetries?: number; trackRemaining?: boolean };
+  circuitBreakers?: {
+    maxConnections?: number;
+    maxPendingRequests?: number;
+    maxRequests?: number;
+    maxRetries?: number;
+    trackRemaining?: boolean;
+  };
   connection?: {
     maxRequestsPerConnection?: number;
     connectTimeout?: string;
@@ -92,7 +98,10 @@ export interface HealthCheckIR {
   unhealthyThreshold: number;
   healthyThreshold: number;
   noTrafficInterval?: string;
-  check: { kind: 'http'; path: string; host?: string } | { kind: 'tcp' } | { kind: 'grpc'; serviceName?: string; authority?: string };
+  check:
+    | { kind: 'http'; path: string; host?: string }
+    | { kind: 'tcp' }
+    | { kind: 'grpc'; serviceName?: string; authority?: string };
 }
 
 /** Gloo's SslParameters.ProtocolVersion names. */
@@ -232,7 +241,11 @@ export interface RouteOptionsIR {
   lbHashAt?: { origin: Origin; path: ReadonlyArray<string | number> };
 }
 
-export type HashPolicyIR = ({ kind: 'header'; name: string } | { kind: 'cookie'; name: string; ttl?: string; path?: string } | { kind: 'sourceIp' }) & { terminal: boolean };
+export type HashPolicyIR = (
+  | { kind: 'header'; name: string }
+  | { kind: 'cookie'; name: string; ttl?: string; path?: string }
+  | { kind: 'sourceIp' }
+) & { terminal: boolean };
 
 /** Gloo's CorsPolicy; `disabled`: the route answers no CORS (disableForRoute). */
 export interface CorsIR {
@@ -287,8 +300,7 @@ export interface RouteIR {
 
 export type JwksIR =
   /** `keys`: a JWK Set document (JSON text), converted and checked from the key as written. */
-  | { kind: 'local'; keys: string }
-  | { kind: 'remote'; url: string; cluster: string };
+  { kind: 'local'; keys: string } | { kind: 'remote'; url: string; cluster: string };
 
 export interface JwtProviderIR {
   /** `<namespace>.<vs>.<provider>` */
@@ -348,10 +360,26 @@ export interface ExtauthRefIR {
   withRequestBody?: true;
 }
 
-export type { ApiKeyIR, AuthConfigEntryIR, AuthConfigIR, AuthKindIR, BasicAuthIR, LdapIR, OpaServerIR, PassThroughIR } from './extauth.js';
+export type {
+  ApiKeyIR,
+  AuthConfigEntryIR,
+  AuthConfigIR,
+  AuthKindIR,
+  BasicAuthIR,
+  LdapIR,
+  OpaServerIR,
+  PassThroughIR,
+} from './extauth.js';
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).
-export type { Target as TargetIR, GrpcResolution as GrpcResolverIR, RestResolution as RestResolverIR, Resolution as ResolutionIR, RemoteExecutor as RemoteExecutorIR, TypeMerge as TypeMergeIR } from '../../contract/graphql-api.js';
+export type {
+  Target as TargetIR,
+  GrpcResolution as GrpcResolverIR,
+  RestResolution as RestResolverIR,
+  Resolution as ResolutionIR,
+  RemoteExecutor as RemoteExecutorIR,
+  TypeMerge as TypeMergeIR,
+} from '../../contract/graphql-api.js';
 
 /** The descriptor set stays base64 as written. */
 export type ExecutableSchemaIR = ExecutableSchema<string>;

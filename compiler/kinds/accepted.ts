@@ -19,7 +19,10 @@ export function accepted(schema: object): Json {
   for (const [keyword, value] of Object.entries(schema)) {
     if (keyword === GLOO || keyword === PROTO3) continue;
     if (keyword === 'properties' && isJson(value)) {
-      const kept = Object.entries(value).filter(([, field]) => (field as Json)[GLOO] === undefined || ((field as Json)[GLOO] as GlooSupport).support !== 'refused');
+      const kept = Object.entries(value).filter(
+        ([, field]) =>
+          (field as Json)[GLOO] === undefined || ((field as Json)[GLOO] as GlooSupport).support !== 'refused',
+      );
       out.properties = Object.fromEntries(kept.map(([name, field]) => [name, accepted(field as Json)]));
     } else if (SCHEMA.has(keyword) && isJson(value)) out[keyword] = accepted(value);
     else if (SCHEMA_LISTS.has(keyword) && Array.isArray(value)) out[keyword] = value.map((s: Json) => accepted(s));

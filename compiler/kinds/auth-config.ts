@@ -13,10 +13,17 @@ import { ldap } from './extauth/ldap.js';
 import { opaAuth, opaServerAuth } from './extauth/opa.js';
 import { passThroughAuth } from './extauth/pass-through.js';
 
-const oauthNotYet = () => refused('OAuth and OpenID Connect are not implemented yet', 'use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued');
+const oauthNotYet = () =>
+  refused(
+    'OAuth and OpenID Connect are not implemented yet',
+    'use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued',
+  );
 
 /** A config's name as booleanExpr can refer to it. */
-const configName = note(Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_.:-]+$' }), 'letters, digits and _ . : - (what booleanExpr can name); unset: config_<index>, as Gloo names it');
+const configName = note(
+  Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_.:-]+$' }),
+  'letters, digits and _ . : - (what booleanExpr can name); unset: config_<index>, as Gloo names it',
+);
 
 /** The kinds of config, one per config (Gloo's `auth_config` oneof). */
 const KIND_NAMES = ['basicAuth', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth'] as const;
@@ -27,15 +34,24 @@ const config = object(
     basicAuth,
     ...refuseEach(['oauth', 'oauth2'], oauthNotYet),
     apiKeyAuth,
-    pluginAuth: refused("Go plugins run only inside Gloo's own extauth server", 'call a service of your own with passThroughAuth'),
+    pluginAuth: refused(
+      "Go plugins run only inside Gloo's own extauth server",
+      'call a service of your own with passThroughAuth',
+    ),
     opaAuth,
     ldap,
-    jwt: note(object({}), "the token Envoy's jwt_authn verified on the route (virtualHost.options.jwt) is this config's result; without one, 401"),
+    jwt: note(
+      object({}),
+      "the token Envoy's jwt_authn verified on the route (virtualHost.options.jwt) is this config's result; without one, 401",
+    ),
     passThroughAuth,
     hmacAuth: refused('HMAC authentication is not implemented'),
     opaServerAuth,
     portalAuth: refused('it serves Gloo Gateway Portal, which Sluice does not have'),
-    ldapInternal: refused("it is the form Gloo's control plane writes for its own extauth server, not a field of an AuthConfig", 'write ldap, with groupLookupSettings for a service account'),
+    ldapInternal: refused(
+      "it is the form Gloo's control plane writes for its own extauth server, not a field of an AuthConfig",
+      'write ldap, with groupLookupSettings for a service account',
+    ),
   },
   [],
   exactlyOne(...KIND_NAMES),
@@ -43,7 +59,10 @@ const config = object(
 
 const authConfigSpec = object(
   {
-    configs: note(Type.Array(config, { minItems: 1 }), 'evaluated in order; without booleanExpr every config must allow the request'),
+    configs: note(
+      Type.Array(config, { minItems: 1 }),
+      'evaluated in order; without booleanExpr every config must allow the request',
+    ),
     booleanExpr: note(
       Type.String({ minLength: 1 }),
       'config names combined with &&, || and ! (tightest) and parentheses, evaluated left to right with short-circuit; a config that answers an error (5xx) ends the check with it',
@@ -53,6 +72,11 @@ const authConfigSpec = object(
   ['configs'],
 );
 
-export const AUTH_CONFIG = kind('enterprise.gateway.example/v1', 'AuthConfig', authConfigSpec, 'enterprise.gloo.solo.io/v1');
+export const AUTH_CONFIG = kind(
+  'enterprise.gateway.example/v1',
+  'AuthConfig',
+  authConfigSpec,
+  'enterprise.gloo.solo.io/v1',
+);
 
 export type AuthConfigSpec = Static<typeof authConfigSpec>;

@@ -29,13 +29,43 @@ interface ResourceNames {
 
 /** The REST names of each kind that has a CRD. */
 const NAMES: Readonly<Record<string, ResourceNames>> = {
-  VirtualService: { plural: 'virtualservices', shortNames: ['svs'], glooShortNames: ['vs', 'gvs'], glooCategories: ['gloo-gateway'] },
-  RouteTable: { plural: 'routetables', shortNames: ['srt'], glooShortNames: ['rt', 'grt'], glooCategories: ['gloo-gateway'] },
+  VirtualService: {
+    plural: 'virtualservices',
+    shortNames: ['svs'],
+    glooShortNames: ['vs', 'gvs'],
+    glooCategories: ['gloo-gateway'],
+  },
+  RouteTable: {
+    plural: 'routetables',
+    shortNames: ['srt'],
+    glooShortNames: ['rt', 'grt'],
+    glooCategories: ['gloo-gateway'],
+  },
   Gateway: { plural: 'gateways', shortNames: ['sgw'], glooShortNames: ['gw', 'ggw'], glooCategories: ['gloo-gateway'] },
-  AuthConfig: { plural: 'authconfigs', shortNames: ['sac'], glooShortNames: ['ac', 'gac'], glooCategories: ['solo-io', 'gloo-gateway'] },
-  Upstream: { plural: 'upstreams', shortNames: ['sus'], glooShortNames: ['us', 'gus'], glooCategories: ['gloo-gateway'] },
-  UpstreamGroup: { plural: 'upstreamgroups', shortNames: ['sug'], glooShortNames: ['ug', 'gug'], glooCategories: ['gloo-gateway'] },
-  GraphQLApi: { plural: 'graphqlapis', shortNames: ['sgql'], glooShortNames: ['gql'], glooCategories: ['solo-io', 'gloo-gateway'] },
+  AuthConfig: {
+    plural: 'authconfigs',
+    shortNames: ['sac'],
+    glooShortNames: ['ac', 'gac'],
+    glooCategories: ['solo-io', 'gloo-gateway'],
+  },
+  Upstream: {
+    plural: 'upstreams',
+    shortNames: ['sus'],
+    glooShortNames: ['us', 'gus'],
+    glooCategories: ['gloo-gateway'],
+  },
+  UpstreamGroup: {
+    plural: 'upstreamgroups',
+    shortNames: ['sug'],
+    glooShortNames: ['ug', 'gug'],
+    glooCategories: ['gloo-gateway'],
+  },
+  GraphQLApi: {
+    plural: 'graphqlapis',
+    shortNames: ['sgql'],
+    glooShortNames: ['gql'],
+    glooCategories: ['solo-io', 'gloo-gateway'],
+  },
 };
 
 /** The category `kubectl get sluice` lists. */
@@ -47,7 +77,9 @@ export const SLUICE_CATEGORY = 'sluice';
  * reads from files; under Gloo's groups, those Gloo has.
  */
 export function crdKinds(kinds: readonly KindDefinition[], groups: CrdGroups): KindDefinition[] {
-  const own = kinds.filter((k) => /^[a-z.]+\.gateway\.example\//.test(k.apiVersion) && k.apiVersion !== REQUEST_TEST.apiVersion);
+  const own = kinds.filter(
+    (k) => /^[a-z.]+\.gateway\.example\//.test(k.apiVersion) && k.apiVersion !== REQUEST_TEST.apiVersion,
+  );
   return groups === 'gloo' ? own.filter((k) => k.glooApiVersion) : own;
 }
 
@@ -64,7 +96,11 @@ const STATUS = {
           state: { type: 'string', enum: ['Pending', 'Accepted', 'Rejected', 'Warning'] },
           reason: { type: 'string', description: 'Why the resource was rejected, or its warnings.' },
           reportedBy: { type: 'string' },
-          observedGeneration: { type: 'integer', format: 'int64', description: 'The metadata.generation the state is about.' },
+          observedGeneration: {
+            type: 'integer',
+            format: 'int64',
+            description: 'The metadata.generation the state is about.',
+          },
           subresourceStatuses: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
           details: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         },
@@ -77,7 +113,12 @@ const STATUS = {
 
 const PRINTER_COLUMNS = [
   // With several installs reporting, the column shows one of them; `kubectl get -o yaml` shows all.
-  { name: 'State', type: 'string', jsonPath: '.status.statuses.*.state', description: "The install's verdict: Accepted, Rejected or Warning" },
+  {
+    name: 'State',
+    type: 'string',
+    jsonPath: '.status.statuses.*.state',
+    description: "The install's verdict: Accepted, Rejected or Warning",
+  },
   { name: 'Reason', type: 'string', jsonPath: '.status.statuses.*.reason', priority: 1 },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
@@ -85,7 +126,8 @@ const PRINTER_COLUMNS = [
 /** The CRD of one kind under Sluice's or Gloo's API group. */
 export function customResourceDefinition(definition: KindDefinition, groups: CrdGroups): Json {
   const names = NAMES[definition.kind];
-  if (!names || !definition.spec) throw new Error(`${definition.kind}: no CRD names (add them to NAMES in compiler/kinds/crd.ts)`);
+  if (!names || !definition.spec)
+    throw new Error(`${definition.kind}: no CRD names (add them to NAMES in compiler/kinds/crd.ts)`);
   const apiVersion = groups === 'gloo' ? definition.glooApiVersion : definition.apiVersion;
   if (!apiVersion) throw new Error(`${definition.kind} has no Gloo API group`);
   const [group, version] = apiVersion.split('/') as [string, string];
@@ -133,15 +175,30 @@ export function customResourceDefinition(definition: KindDefinition, groups: Crd
 }
 
 /** Keywords kept as they are: value validations the API server applies as ajv does. */
-const VALUE_VALIDATIONS = new Set(['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'required', 'enum']);
+const VALUE_VALIDATIONS = new Set([
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'enum',
+]);
 const JUNCTORS = ['oneOf', 'anyOf', 'allOf', 'not'] as const;
 
 const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The type all values share (an enum's or a constant's), for nodes JSON Schema leaves untyped. */
 function typeOfValues(values: unknown[], at: string): string {
-  const types = new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
-  if (types.size !== 1) throw new Error(`${at}: values of several types (${[...types].join(', ')}) have no structural form`);
+  const types = new Set(
+    values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)),
+  );
+  if (types.size !== 1)
+    throw new Error(`${at}: values of several types (${[...types].join(', ')}) have no structural form`);
   return [...types][0]!;
 }
 
@@ -149,7 +206,10 @@ function typeOfValues(values: unknown[], at: string): string {
 export function structural(node: Json, at: string): Json {
   const gloo = node[GLOO] as GlooSupport | undefined;
   if (gloo?.support === 'refused') {
-    return { description: `Refused by Sluice: ${gloo.note}${gloo.instead ? `; ${gloo.instead}` : ''}. Kept open here so the admission webhook can say so.`, 'x-kubernetes-preserve-unknown-fields': true };
+    return {
+      description: `Refused by Sluice: ${gloo.note}${gloo.instead ? `; ${gloo.instead}` : ''}. Kept open here so the admission webhook can say so.`,
+      'x-kubernetes-preserve-unknown-fields': true,
+    };
   }
   const out: Json = {};
   if (gloo?.note) out.description = gloo.support === 'different' ? `Differs from Gloo: ${gloo.note}` : gloo.note;
@@ -163,18 +223,24 @@ export function structural(node: Json, at: string): Json {
     } else if (keyword === 'additionalProperties') {
       if (isJson(value)) out.additionalProperties = structural(value, `${at}.*`);
     } else if (keyword === 'properties' && isJson(value)) {
-      out.properties = Object.fromEntries(Object.entries(value).map(([name, field]) => [name, structural(field as Json, `${at}.${name}`)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value).map(([name, field]) => [name, structural(field as Json, `${at}.${name}`)]),
+      );
     } else if (keyword === 'items' && isJson(value)) out.items = structural(value, `${at}[]`);
-    else if ((JUNCTORS as readonly string[]).includes(keyword)) out[keyword] = junctor(value, `${at}(${keyword})`, junctorTypes);
+    else if ((JUNCTORS as readonly string[]).includes(keyword))
+      out[keyword] = junctor(value, `${at}(${keyword})`, junctorTypes);
     else if (VALUE_VALIDATIONS.has(keyword)) out[keyword] = structuredClone(value);
     else throw new Error(`${at}: the keyword ${keyword} has no structural form`);
   }
   // An object JSON Schema leaves open (no additionalProperties): the API server must not prune what it holds.
-  if (out.type === 'object' && node.additionalProperties === undefined) out['x-kubernetes-preserve-unknown-fields'] = true;
-  if (out.properties && out.additionalProperties) throw new Error(`${at}: properties and additionalProperties together have no structural form`);
+  if (out.type === 'object' && node.additionalProperties === undefined)
+    out['x-kubernetes-preserve-unknown-fields'] = true;
+  if (out.properties && out.additionalProperties)
+    throw new Error(`${at}: properties and additionalProperties together have no structural form`);
   if (out.type === undefined && out['x-kubernetes-int-or-string'] === undefined) {
     const inferred = Array.isArray(out.enum) ? [typeOfValues(out.enum, at)] : [...new Set(junctorTypes)];
-    if (inferred.length > 1) throw new Error(`${at}: branches of several types (${inferred.join(', ')}) have no structural form`);
+    if (inferred.length > 1)
+      throw new Error(`${at}: branches of several types (${inferred.join(', ')}) have no structural form`);
     if (inferred.length === 1) out.type = inferred[0];
     // Any JSON value (a Gloo google.protobuf.Value): kept as written.
     else if (Object.keys(out).every((k) => k === 'description')) out['x-kubernetes-preserve-unknown-fields'] = true;
@@ -217,7 +283,8 @@ function branch(node: Json, at: string, types: string[]): Json {
     } else if (keyword === 'enum' && Array.isArray(value)) {
       types.push(typeOfValues(value, at));
       out.enum = structuredClone(value);
-    } else if ((JUNCTORS as readonly string[]).includes(keyword)) out[keyword] = junctor(value, `${at}(${keyword})`, []);
+    } else if ((JUNCTORS as readonly string[]).includes(keyword))
+      out[keyword] = junctor(value, `${at}(${keyword})`, []);
     else if (VALUE_VALIDATIONS.has(keyword)) out[keyword] = structuredClone(value);
     else throw new Error(`${at}: the keyword ${keyword} may not appear inside oneOf, anyOf, allOf or not`);
   }

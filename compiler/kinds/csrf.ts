@@ -13,8 +13,14 @@ export const DENOMINATORS = ['HUNDRED', 'TEN_THOUSAND', 'MILLION'] as const;
 // Gloo's RuntimeFractionalPercent; no runtime layer is configured, so only the default value can act.
 const share = object(
   {
-    defaultValue: object({ numerator: note(uint32, 'unset: 0; above the denominator: every request'), denominator: note(oneOfValues(DENOMINATORS), 'unset: HUNDRED') }),
-    runtimeKey: refused('Sluice configures no Envoy runtime layer, so the key would never be read', 'remove runtimeKey: defaultValue is what applies'),
+    defaultValue: object({
+      numerator: note(uint32, 'unset: 0; above the denominator: every request'),
+      denominator: note(oneOfValues(DENOMINATORS), 'unset: HUNDRED'),
+    }),
+    runtimeKey: refused(
+      'Sluice configures no Envoy runtime layer, so the key would never be read',
+      'remove runtimeKey: defaultValue is what applies',
+    ),
   },
   ['defaultValue'],
 );
@@ -26,10 +32,16 @@ const originMatcher = object(
     prefix: singleLine,
     suffix: singleLine,
     safeRegex: object(
-      { googleRe2: object({ maxProgramSize: refused('RE2 program size limits are not implemented') }), regex: note(singleLine, 'checked with RE2 at compile time; the whole host and port must match') },
+      {
+        googleRe2: object({ maxProgramSize: refused('RE2 program size limits are not implemented') }),
+        regex: note(singleLine, 'checked with RE2 at compile time; the whole host and port must match'),
+      },
       ['regex'],
     ),
-    ignoreCase: note(boolean, 'exact, prefix and suffix only (Envoy ignores it for safeRegex: write (?i) in the regex)'),
+    ignoreCase: note(
+      boolean,
+      'exact, prefix and suffix only (Envoy ignores it for safeRegex: write (?i) in the regex)',
+    ),
   },
   [],
   exactlyOne('exact', 'prefix', 'suffix', 'safeRegex'),
@@ -37,14 +49,18 @@ const originMatcher = object(
 
 const csrf = object({
   filterEnabled: note(share, 'the share of requests checked and refused on a mismatch; unset: none, as Gloo'),
-  shadowEnabled: note(share, 'the share checked but let through (Envoy counts them), when filterEnabled does not apply'),
+  shadowEnabled: note(
+    share,
+    'the share checked but let through (Envoy counts them), when filterEnabled does not apply',
+  ),
   additionalOrigins: note(
     Type.Array(originMatcher),
-    'origins accepted besides the request\'s own host, matched against the host and port of the Origin (e.g. app.example.com, or app.example.com:8443), never the scheme',
+    "origins accepted besides the request's own host, matched against the host and port of the Origin (e.g. app.example.com, or app.example.com:8443), never the scheme",
   ),
 });
 
-const checks = "POST, PUT, DELETE and PATCH requests whose Origin (else Referer) host and port differ from the Host's are answered 403 \"Invalid origin\", after authentication (Gloo's filter order)";
+const checks =
+  'POST, PUT, DELETE and PATCH requests whose Origin (else Referer) host and port differ from the Host\'s are answered 403 "Invalid origin", after authentication (Gloo\'s filter order)';
 
 /** On a virtual host: every route without its own. */
 export const hostCsrf = note(csrf, `every route without its own; ${checks}`);

@@ -10,7 +10,10 @@ export const destination = object(
     upstream: resourceRef,
     consul: consul(),
     destinationSpec: glooEnvoy(),
-    subset: note(object({ values: stringMap }, ['values']), "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors"),
+    subset: note(
+      object({ values: stringMap }, ['values']),
+      "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors",
+    ),
   },
   [],
   exactlyOne('kube', 'upstream'),
@@ -18,7 +21,17 @@ export const destination = object(
 
 export const weightedDestinations = object(
   {
-    destinations: Type.Array(object({ destination, weight: note(uint32, 'requests are split in proportion to the weights; all 0 is an error'), options: notYet() }, ['destination']), { minItems: 1 }),
+    destinations: Type.Array(
+      object(
+        {
+          destination,
+          weight: note(uint32, 'requests are split in proportion to the weights; all 0 is an error'),
+          options: notYet(),
+        },
+        ['destination'],
+      ),
+      { minItems: 1 },
+    ),
   },
   ['destinations'],
 );

@@ -23,7 +23,9 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Cn}]/u;
 function characterProblem(value: string, forbidden: RegExp): string | undefined {
   const c = forbidden.exec(value)?.[0];
   if (c === undefined) return undefined;
-  return CONTROL.test(c) ? `contains the control character ${codePoint(c)}` : `contains the invisible character ${codePoint(c)}`;
+  return CONTROL.test(c)
+    ? `contains the control character ${codePoint(c)}`
+    : `contains the invisible character ${codePoint(c)}`;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -33,15 +35,18 @@ function domainProblem(value: string): string | undefined {
   const chars = characterProblem(value, INVISIBLE);
   if (chars) return chars;
   if (/\s/.test(value)) return 'contains whitespace';
-  if (NON_ASCII.test(value)) return 'is not ASCII: Envoy compares the Host header byte for byte, and clients send an internationalized name in its IDNA (punycode) form';
+  if (NON_ASCII.test(value))
+    return 'is not ASCII: Envoy compares the Host header byte for byte, and clients send an internationalized name in its IDNA (punycode) form';
   if (value === '*') return undefined;
   const [, host, port] = /^(.*?)(?::(\d+))?$/.exec(value)!;
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `has port ${port}, outside 1-65535`;
   if (host.startsWith('[')) return /^\[[0-9A-Fa-f:.]+\]$/.test(host) ? undefined : 'is not a bracketed IPv6 address';
   const stars = host.split('*').length - 1;
   if (stars > 1) return 'has more than one "*"';
-  if (stars === 1 && !host.startsWith('*') && !host.endsWith('*')) return 'has a "*" in the middle: Envoy matches a wildcard only at the start (*.example.com) or the end (example.*)';
-  if (!/^[A-Za-z0-9._*-]+$/.test(host)) return 'may hold only letters, digits, "-", "." and "_", with one "*" at the start or the end';
+  if (stars === 1 && !host.startsWith('*') && !host.endsWith('*'))
+    return 'has a "*" in the middle: Envoy matches a wildcard only at the start (*.example.com) or the end (example.*)';
+  if (!/^[A-Za-z0-9._*-]+$/.test(host))
+    return 'may hold only letters, digits, "-", "." and "_", with one "*" at the start or the end';
   const name = host.replace(/\.$/, '');
   if (name.length > 253) return `is ${name.length} characters long; a domain name has at most 253`;
   const labels = name.split('.');
@@ -73,14 +78,20 @@ export const FORMATS: Record<string, Format> = {
   domain: {
     problem: domainProblem,
     hint: (value) => {
-      if (!NON_ASCII.test(value) || INVISIBLE.test(value) || /\s/.test(value)) return 'e.g. api.example.com, *.example.com, api.example.com:8080 or *';
+      if (!NON_ASCII.test(value) || INVISIBLE.test(value) || /\s/.test(value))
+        return 'e.g. api.example.com, *.example.com, api.example.com:8080 or *';
       const ascii = domainToASCII(value);
-      return ascii && !domainProblem(ascii) ? `write its IDNA form "${ascii}"` : 'write the IDNA (punycode) form of the name, e.g. xn--bcher-kva.example for bücher.example';
+      return ascii && !domainProblem(ascii)
+        ? `write its IDNA form "${ascii}"`
+        : 'write the IDNA (punycode) form of the name, e.g. xn--bcher-kva.example for bücher.example';
     },
   },
   'path-prefix': {
     problem: pathProblem,
-    hint: (value) => (pathProblem(value)?.startsWith('contains the') ? 'remove the character' : `percent-encode it: "${encodeURI(value)}"`),
+    hint: (value) =>
+      pathProblem(value)?.startsWith('contains the')
+        ? 'remove the character'
+        : `percent-encode it: "${encodeURI(value)}"`,
   },
   host: { problem: hostProblem, hint: () => 'e.g. 10.0.0.7 or users.internal' },
   // A proto3 JSON duration Envoy needs above zero (intervals, timeouts of upstream settings).
@@ -92,5 +103,8 @@ export const FORMATS: Record<string, Format> = {
     hint: () => 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"',
   },
   // Names and values copied into Envoy's or a sidecar's configuration: one line, no control characters.
-  'single-line': { problem: (value) => characterProblem(value, CONTROL), hint: () => 'remove the character; if it came from a copy and paste, retype the value' },
+  'single-line': {
+    problem: (value) => characterProblem(value, CONTROL),
+    hint: () => 'remove the character; if it came from a copy and paste, retype the value',
+  },
 };

@@ -2,7 +2,20 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { consul, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
-import { boolean, constant, duration as durationSchema, exactlyOne, namespaceName, object, port, resourceName, singleLine, string, stringMap, uint32 } from './schema.js';
+import {
+  boolean,
+  constant,
+  duration as durationSchema,
+  exactlyOne,
+  namespaceName,
+  object,
+  port,
+  resourceName,
+  singleLine,
+  string,
+  stringMap,
+  uint32,
+} from './schema.js';
 import { sniSslConfig } from './tls.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
@@ -24,19 +37,48 @@ const httpConnectionManagerSettings = object({
   maxConnectionDuration: duration(),
   maxStreamDuration: duration(),
   ...refuseEach(
-    ['via', 'generateRequestId', 'proxy100Continue', 'maxHeadersCount', 'stripAnyHostPort', 'acceptHttp10', 'defaultHostForHttp10', 'allowChunkedLength', 'enableTrailers', 'properCaseHeaderKeyFormat', 'preserveCaseHeaderKeyFormat', 'forwardClientCertDetails', 'setCurrentClientCertDetails', 'preserveExternalRequestId', 'serverHeaderTransformation', 'codecType', 'uuidRequestIdConfig', 'http2ProtocolOptions', 'internalAddressConfig', 'appendXForwardedPort', 'earlyHeaderManipulation'],
+    [
+      'via',
+      'generateRequestId',
+      'proxy100Continue',
+      'maxHeadersCount',
+      'stripAnyHostPort',
+      'acceptHttp10',
+      'defaultHostForHttp10',
+      'allowChunkedLength',
+      'enableTrailers',
+      'properCaseHeaderKeyFormat',
+      'preserveCaseHeaderKeyFormat',
+      'forwardClientCertDetails',
+      'setCurrentClientCertDetails',
+      'preserveExternalRequestId',
+      'serverHeaderTransformation',
+      'codecType',
+      'uuidRequestIdConfig',
+      'http2ProtocolOptions',
+      'internalAddressConfig',
+      'appendXForwardedPort',
+      'earlyHeaderManipulation',
+    ],
     notYet,
   ),
   tracing: refused(REASONS.tracing),
-  headersWithUnderscoresAction: refused('fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)'),
-  pathWithEscapedSlashesAction: refused('fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees'),
+  headersWithUnderscoresAction: refused(
+    'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
+  ),
+  pathWithEscapedSlashesAction: refused(
+    'fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees',
+  ),
   mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),
   normalizePath: refused('fixed: on, so path-based policies see the path the upstream sees'),
 });
 
 // Gloo's HttpGateway.
 const httpGateway = object({
-  virtualServices: note(Type.Array(resourceRef), 'the VirtualServices served; setting it with virtualServiceSelector is an error (Gloo would silently prefer the selector)'),
+  virtualServices: note(
+    Type.Array(resourceRef),
+    'the VirtualServices served; setting it with virtualServiceSelector is an error (Gloo would silently prefer the selector)',
+  ),
   virtualServiceSelector: note(stringMap, 'matches metadata.labels'),
   virtualServiceExpressions: notYet(),
   virtualServiceNamespaces: note(
@@ -47,11 +89,44 @@ const httpGateway = object({
     object({
       httpConnectionManagerSettings,
       ...refuseEach(
-        ['grpcWeb', 'healthCheck', 'extensions', 'waf', 'dlp', 'wasm', 'extauth', 'ratelimitServer', 'caching', 'disableExtProcEarly', 'extProcEarly', 'disableExtProc', 'extProc', 'disableExtProcLate', 'extProcLate', 'gzip', 'proxyLatency', 'buffer', 'grpcJsonTranscoder', 'sanitizeClusterHeader', 'leftmostXffAddress', 'dynamicForwardProxy', 'connectionLimit', 'networkLocalRatelimit', 'httpLocalRatelimit', 'router', 'tap', 'statefulSession', 'headerValidationSettings'],
+        [
+          'grpcWeb',
+          'healthCheck',
+          'extensions',
+          'waf',
+          'dlp',
+          'wasm',
+          'extauth',
+          'ratelimitServer',
+          'caching',
+          'disableExtProcEarly',
+          'extProcEarly',
+          'disableExtProc',
+          'extProc',
+          'disableExtProcLate',
+          'extProcLate',
+          'gzip',
+          'proxyLatency',
+          'buffer',
+          'grpcJsonTranscoder',
+          'sanitizeClusterHeader',
+          'leftmostXffAddress',
+          'dynamicForwardProxy',
+          'connectionLimit',
+          'networkLocalRatelimit',
+          'httpLocalRatelimit',
+          'router',
+          'tap',
+          'statefulSession',
+          'headerValidationSettings',
+        ],
         notYet,
       ),
       // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
-      csrf: refused('a csrf policy for a whole Gateway is not implemented', "set csrf in the virtualHost.options of the VirtualServices it serves"),
+      csrf: refused(
+        'a csrf policy for a whole Gateway is not implemented',
+        'set csrf in the virtualHost.options of the VirtualServices it serves',
+      ),
     }),
     'only httpConnectionManagerSettings',
   ),
@@ -65,13 +140,27 @@ const tcpGateway = object(
         object(
           {
             name: note(singleLine, 'names the filter chain and its statistics'),
-            sslConfig: sniSslConfig('optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are'),
+            sslConfig: sniSslConfig(
+              'optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are',
+            ),
             destination: object(
               {
-                single: object({ upstream: resourceRef, kube: notYet(), consul: consul(), destinationSpec: glooEnvoy(), subset: notYet() }, ['upstream']),
+                single: object(
+                  {
+                    upstream: resourceRef,
+                    kube: notYet(),
+                    consul: consul(),
+                    destinationSpec: glooEnvoy(),
+                    subset: notYet(),
+                  },
+                  ['upstream'],
+                ),
                 multi: notYet(),
                 upstreamGroup: notYet(),
-                forwardSniClusterName: refused('cluster names are internal to Sluice', 'name the upstream in destination.single'),
+                forwardSniClusterName: refused(
+                  'cluster names are internal to Sluice',
+                  'name the upstream in destination.single',
+                ),
               },
               ['single'],
             ),
@@ -94,8 +183,19 @@ const matchedGateway = object(
       sslConfig: sniSslConfig(
         "required for a matched httpGateway (its TLS: a VirtualService's own sslConfig is not used there, so VirtualServices with one are not served); not allowed on a matched tcpGateway (its TCP hosts have their own)",
       ),
-      sourcePrefixRanges: Type.Array(object({ addressPrefix: note(singleLine, 'an IP address'), prefixLen: note(Type.Integer({ minimum: 0, maximum: 128 }), 'default: the whole address') }, ['addressPrefix'])),
-      passthroughCipherSuites: refused('an Enterprise Gloo feature of its own Envoy build', 'terminate TLS or pass it through by SNI'),
+      sourcePrefixRanges: Type.Array(
+        object(
+          {
+            addressPrefix: note(singleLine, 'an IP address'),
+            prefixLen: note(Type.Integer({ minimum: 0, maximum: 128 }), 'default: the whole address'),
+          },
+          ['addressPrefix'],
+        ),
+      ),
+      passthroughCipherSuites: refused(
+        'an Enterprise Gloo feature of its own Envoy build',
+        'terminate TLS or pass it through by SNI',
+      ),
     }),
     httpGateway,
     tcpGateway,
@@ -110,8 +210,14 @@ const hybridGateway = object(
       Type.Array(matchedGateway, { minItems: 1 }),
       "one filter chain each (a matched tcpGateway: one per TCP host), matched by the matcher's SNI domains and source prefixes; each matched httpGateway has its own route configuration",
     ),
-    delegatedHttpGateways: refused('MatchableHttpGateway resources are not read', 'write the gateways in matchedGateways'),
-    delegatedTcpGateways: refused('MatchableTcpGateway resources are not read', 'write the gateways in matchedGateways'),
+    delegatedHttpGateways: refused(
+      'MatchableHttpGateway resources are not read',
+      'write the gateways in matchedGateways',
+    ),
+    delegatedTcpGateways: refused(
+      'MatchableTcpGateway resources are not read',
+      'write the gateways in matchedGateways',
+    ),
   },
   ['matchedGateways'],
 );
@@ -126,11 +232,17 @@ const accessLoggingService = object(
             {
               path: note(singleLine, 'a file on the proxy, or /dev/stdout'),
               stringFormat: note(string, "Envoy's command operators, e.g. %REQ(:PATH)%"),
-              jsonFormat: note(Type.Unsafe<Record<string, unknown>>({ type: 'object', minProperties: 1 }), "an object of Envoy's command operators"),
+              jsonFormat: note(
+                Type.Unsafe<Record<string, unknown>>({ type: 'object', minProperties: 1 }),
+                "an object of Envoy's command operators",
+              ),
             },
             ['path'],
           ),
-          grpcService: refused('Sluice runs no access log service', "write to a fileSink (e.g. /dev/stdout) and collect the proxy's output"),
+          grpcService: refused(
+            'Sluice runs no access log service',
+            "write to a fileSink (e.g. /dev/stdout) and collect the proxy's output",
+          ),
           openTelemetryService: refused('OpenTelemetry is not implemented', 'write to a fileSink'),
           filter: notYet(),
         },
@@ -144,19 +256,36 @@ const accessLoggingService = object(
 
 const gatewaySpec = object(
   {
-    ssl: note(boolean, 'true: TLS only, serving the VirtualServices with sslConfig (one filter chain per distinct sslConfig, matched by SNI)'),
+    ssl: note(
+      boolean,
+      'true: TLS only, serving the VirtualServices with sslConfig (one filter chain per distinct sslConfig, matched by SNI)',
+    ),
     // Resolve checks it is an IP address: Envoy binds to addresses, not names.
     bindAddress: note(singleLine, 'an IP address; defaults to "::" with IPv4 accepted too (ipv4_compat), as Gloo'),
     bindPort: port,
     proxyNames: note(
       Type.Array(resourceName, { minItems: 1, uniqueItems: true }),
-      "defaults to [\"gateway-proxy\"]; an Envoy names its proxy in node metadata `role` (`NAMESPACE~NAME` as Gloo's bootstrap writes it, or `NAME`; none: gateway-proxy) and is served only the Gateways that list it",
+      'defaults to ["gateway-proxy"]; an Envoy names its proxy in node metadata `role` (`NAMESPACE~NAME` as Gloo\'s bootstrap writes it, or `NAME`; none: gateway-proxy) and is served only the Gateways that list it',
     ),
-    useProxyProto: note(boolean, 'the proxy_protocol listener filter: every connection must start with a PROXY header (v1 or v2), whose source address Envoy then uses'),
+    useProxyProto: note(
+      boolean,
+      'the proxy_protocol listener filter: every connection must start with a PROXY header (v1 or v2), whose source address Envoy then uses',
+    ),
     options: note(
       object({
         accessLoggingService,
-        ...refuseEach(['extensions', 'perConnectionBufferLimitBytes', 'socketOptions', 'proxyProtocol', 'connectionBalanceConfig', 'listenerAccessLoggingService', 'tcpStats'], notYet),
+        ...refuseEach(
+          [
+            'extensions',
+            'perConnectionBufferLimitBytes',
+            'socketOptions',
+            'proxyProtocol',
+            'connectionBalanceConfig',
+            'listenerAccessLoggingService',
+            'tcpStats',
+          ],
+          notYet,
+        ),
       }),
       'only accessLoggingService',
     ),

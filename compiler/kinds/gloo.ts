@@ -48,12 +48,15 @@ export type Refused = TOptional<TNever>;
 
 /** A Gloo field Sluice does not implement: an error naming it, the reason and what to use instead. */
 export function refused(reason: string, instead?: string): Refused {
-  return Type.Optional(Type.Never({ [GLOO]: { support: 'refused', note: reason, ...(instead ? { instead } : {}) } satisfies GlooSupport }));
+  return Type.Optional(
+    Type.Never({ [GLOO]: { support: 'refused', note: reason, ...(instead ? { instead } : {}) } satisfies GlooSupport }),
+  );
 }
 
 export const notYet = (): Refused => refused(REASONS.notYet);
 export const glooEnvoy = (): Refused => refused(REASONS.glooEnvoy);
-export const rateLimit = (): Refused => refused(REASONS.rateLimit, 'rate-limit in front of the gateway or in the service');
+export const rateLimit = (): Refused =>
+  refused(REASONS.rateLimit, 'rate-limit in front of the gateway or in the service');
 export const extProc = (): Refused => refused(REASONS.extProc);
 export const consul = (): Refused => refused(REASONS.consul, 'use an Upstream with static hosts');
 
@@ -91,8 +94,10 @@ function fieldsOf(schema: Json): GlooField[] {
     const gloo = (f[GLOO] as GlooSupport | undefined) ?? { support: 'supported' };
     if (gloo.support === 'refused') return { name, gloo };
     if (isJson(f.properties)) return { name, gloo, message: f };
-    if (f.type === 'array' && isJson(f.items) && isJson(f.items.properties)) return { name, gloo, message: f.items, shape: 'list' as const };
-    if (isJson(f.additionalProperties) && isJson(f.additionalProperties.properties)) return { name, gloo, message: f.additionalProperties, shape: 'map' as const };
+    if (f.type === 'array' && isJson(f.items) && isJson(f.items.properties))
+      return { name, gloo, message: f.items, shape: 'list' as const };
+    if (isJson(f.additionalProperties) && isJson(f.additionalProperties.properties))
+      return { name, gloo, message: f.additionalProperties, shape: 'map' as const };
     return { name, gloo };
   });
 }

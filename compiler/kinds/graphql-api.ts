@@ -7,7 +7,19 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
-import { anyValue, boolean, duration, exactlyOne, mapOf, nonEmptyString, object, resourceName, string, stringMap, uint32 } from './schema.js';
+import {
+  anyValue,
+  boolean,
+  duration,
+  exactlyOne,
+  mapOf,
+  nonEmptyString,
+  object,
+  resourceName,
+  string,
+  stringMap,
+  uint32,
+} from './schema.js';
 
 const spanName = () => refused('sluice-graphql does not trace resolver calls');
 const statPrefix = () => refused('sluice-graphql labels its metrics with the API and resolution names');
@@ -46,12 +58,16 @@ const restResolver = object(
 const resolution = object({
   grpcResolver,
   restResolver,
-  mockResolver: refused('sluice-graphql only calls real upstreams', 'point a restResolver or grpcResolver at a test upstream'),
+  mockResolver: refused(
+    'sluice-graphql only calls real upstreams',
+    'point a restResolver or grpcResolver at a test upstream',
+  ),
   statPrefix: statPrefix(),
 });
 const resolutions = mapOf(resolution);
 
-const descriptorInline = 'inline the descriptor set as protoDescriptorBin: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`';
+const descriptorInline =
+  'inline the descriptor set as protoDescriptorBin: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`';
 
 // Both executors, or resolutions in both places, are reported by resolve with the reason.
 const executableSchema = object(
@@ -59,21 +75,37 @@ const executableSchema = object(
     schemaDefinition: nonEmptyString,
     executor: object({
       local: object({ resolutions, enableIntrospection: boolean, options: object({ maxDepth: uint32 }) }),
-      remote: object({ upstreamRef: resourceRef, headers: stringMap, queryParams: stringMap, spanName: string }, ['upstreamRef']),
+      remote: object({ upstreamRef: resourceRef, headers: stringMap, queryParams: stringMap, spanName: string }, [
+        'upstreamRef',
+      ]),
     }),
     resolutions: note(resolutions, 'also accepted beside executor.local'),
     grpcDescriptorRegistry: object({
       protoDescriptorBin: string,
-      protoDescriptor: refused('it names a file on the gateway, and sluice-graphql reads no files named by resources', descriptorInline),
+      protoDescriptor: refused(
+        'it names a file on the gateway, and sluice-graphql reads no files named by resources',
+        descriptorInline,
+      ),
       protoRefsList: refused('the compiler reads no ConfigMaps', descriptorInline),
     }),
   },
   ['schemaDefinition'],
 );
 
-const typeMerge = object({ selectionSet: nonEmptyString, queryName: nonEmptyString, args: stringMap }, ['selectionSet', 'queryName']);
+const typeMerge = object({ selectionSet: nonEmptyString, queryName: nonEmptyString, args: stringMap }, [
+  'selectionSet',
+  'queryName',
+]);
 
-const stitchedSchema = object({ subschemas: Type.Array(object({ name: resourceName, namespace: resourceName, typeMerge: mapOf(typeMerge) }, ['name']), { minItems: 1 }) }, ['subschemas']);
+const stitchedSchema = object(
+  {
+    subschemas: Type.Array(
+      object({ name: resourceName, namespace: resourceName, typeMerge: mapOf(typeMerge) }, ['name']),
+      { minItems: 1 },
+    ),
+  },
+  ['subschemas'],
+);
 
 const graphqlApiSpec = object(
   {
@@ -81,14 +113,24 @@ const graphqlApiSpec = object(
     stitchedSchema,
     options: object({ logSensitiveInfo: boolean }),
     statPrefix: statPrefix(),
-    persistedQueryCacheConfig: refused('sluice-graphql executes the query text each request carries (no persisted queries)'),
-    allowedQueryHashes: refused('sluice-graphql does not check query hashes', 'limit what clients may do with RBAC on the route'),
+    persistedQueryCacheConfig: refused(
+      'sluice-graphql executes the query text each request carries (no persisted queries)',
+    ),
+    allowedQueryHashes: refused(
+      'sluice-graphql does not check query hashes',
+      'limit what clients may do with RBAC on the route',
+    ),
   },
   [],
   exactlyOne('executableSchema', 'stitchedSchema'),
 );
 
-export const GRAPHQL_API = kind('graphql.gateway.example/v1beta1', 'GraphQLApi', graphqlApiSpec, 'graphql.gloo.solo.io/v1beta1');
+export const GRAPHQL_API = kind(
+  'graphql.gateway.example/v1beta1',
+  'GraphQLApi',
+  graphqlApiSpec,
+  'graphql.gloo.solo.io/v1beta1',
+);
 
 export type GraphQLApiSpec = Static<typeof graphqlApiSpec>;
 export type ExecutableSchemaSpec = Static<typeof executableSchema>;

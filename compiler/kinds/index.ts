@@ -36,8 +36,18 @@ export const KINDS: readonly KindDefinition[] = [
   REQUEST_TEST,
 ];
 
-const gateway = (kind: string, reason: string, instead: string): RefusedKind => ({ kind, apiVersion: 'gateway.gateway.example/v1', glooApiVersion: 'gateway.solo.io/v1', refused: { reason, instead } });
-const gloo = (kind: string, reason: string, instead: string): RefusedKind => ({ kind, apiVersion: 'gloo.gateway.example/v1', glooApiVersion: 'gloo.solo.io/v1', refused: { reason, instead } });
+const gateway = (kind: string, reason: string, instead: string): RefusedKind => ({
+  kind,
+  apiVersion: 'gateway.gateway.example/v1',
+  glooApiVersion: 'gateway.solo.io/v1',
+  refused: { reason, instead },
+});
+const gloo = (kind: string, reason: string, instead: string): RefusedKind => ({
+  kind,
+  apiVersion: 'gloo.gateway.example/v1',
+  glooApiVersion: 'gloo.solo.io/v1',
+  refused: { reason, instead },
+});
 const delegatedGateways = 'delegated hybrid gateways are not implemented yet';
 const listenerOptions = 'listener option resources are not read';
 
@@ -45,17 +55,32 @@ const listenerOptions = 'listener option resources are not read';
 export const REFUSED_KINDS: readonly RefusedKind[] = [
   gateway('RouteOption', REASONS.optionResources, "write the options inline in the route's options"),
   gateway('VirtualHostOption', REASONS.optionResources, 'write the options inline in virtualHost.options'),
-  gateway('MatchableHttpGateway', delegatedGateways, "write the gateway in the Gateway's hybridGateway.matchedGateways"),
+  gateway(
+    'MatchableHttpGateway',
+    delegatedGateways,
+    "write the gateway in the Gateway's hybridGateway.matchedGateways",
+  ),
   gateway('MatchableTcpGateway', delegatedGateways, "write the gateway in the Gateway's hybridGateway.matchedGateways"),
   gateway('HttpListenerOption', listenerOptions, "write the settings in the Gateway's httpGateway.options"),
   gateway('ListenerOption', listenerOptions, "write the settings in the Gateway's options"),
-  gloo('Proxy', "a Proxy is what Gloo's gateway controller writes from Gateways and VirtualServices, and Sluice compiles those itself", 'leave Proxy resources out of the inputs'),
-  gloo('Settings', "Gloo's control-plane settings have no counterpart in the resources", "use sluice serve's flags (sluice serve --help)"),
+  gloo(
+    'Proxy',
+    "a Proxy is what Gloo's gateway controller writes from Gateways and VirtualServices, and Sluice compiles those itself",
+    'leave Proxy resources out of the inputs',
+  ),
+  gloo(
+    'Settings',
+    "Gloo's control-plane settings have no counterpart in the resources",
+    "use sluice serve's flags (sluice serve --help)",
+  ),
   {
     kind: 'RateLimitConfig',
     apiVersion: 'ratelimit.gateway.example/v1alpha1',
     glooApiVersion: 'ratelimit.solo.io/v1alpha1',
-    refused: { reason: REASONS.rateLimit, instead: 'rate-limit in front of the gateway, or leave the RateLimitConfig out' },
+    refused: {
+      reason: REASONS.rateLimit,
+      instead: 'rate-limit in front of the gateway, or leave the RateLimitConfig out',
+    },
   },
 ];
 

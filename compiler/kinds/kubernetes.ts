@@ -47,8 +47,19 @@ const serviceSpec = object({
 export const SERVICE = kind('v1', 'Service', serviceSpec);
 
 /** A kind whose fields sit at the top level, beside metadata, not under a spec; `status` is accepted and ignored. */
-function topLevel(apiVersion: string, name: string, fields: Record<string, TSchema>, required: readonly string[] = []): KindDefinition {
-  const properties: Record<string, TSchema> = { apiVersion: constant(apiVersion), kind: constant(name), metadata, status: anyValue, ...fields };
+function topLevel(
+  apiVersion: string,
+  name: string,
+  fields: Record<string, TSchema>,
+  required: readonly string[] = [],
+): KindDefinition {
+  const properties: Record<string, TSchema> = {
+    apiVersion: constant(apiVersion),
+    kind: constant(name),
+    metadata,
+    status: anyValue,
+    ...fields,
+  };
   return { apiVersion, kind: name, document: object(properties, ['apiVersion', 'kind', 'metadata', ...required]) };
 }
 
@@ -65,7 +76,15 @@ export const POD = kind('v1', 'Pod', anyValue);
 
 const endpointConditions = object({ ready: boolean, serving: boolean, terminating: boolean });
 
-const objectReference = object({ kind: string, name: string, namespace: string, uid: anyValue, apiVersion: anyValue, resourceVersion: anyValue, fieldPath: anyValue });
+const objectReference = object({
+  kind: string,
+  name: string,
+  namespace: string,
+  uid: anyValue,
+  apiVersion: anyValue,
+  resourceVersion: anyValue,
+  fieldPath: anyValue,
+});
 
 const endpoint = object(
   {
@@ -81,7 +100,12 @@ const endpoint = object(
   ['addresses'],
 );
 
-const endpointPort = object({ name: string, port: Type.Integer({ minimum: 1, maximum: 65535 }), protocol: oneOfValues(['TCP', 'UDP', 'SCTP']), appProtocol: string });
+const endpointPort = object({
+  name: string,
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  protocol: oneOfValues(['TCP', 'UDP', 'SCTP']),
+  appProtocol: string,
+});
 
 /** The label that names an EndpointSlice's Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';

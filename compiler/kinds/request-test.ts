@@ -23,7 +23,9 @@ const request = object(
 
 const expectation = object(
   {
-    status: Type.Unsafe<number | 'upstream'>({ oneOf: [Type.Integer({ minimum: 100, maximum: 599 }), constant('upstream')] }),
+    status: Type.Unsafe<number | 'upstream'>({
+      oneOf: [Type.Integer({ minimum: 100, maximum: 599 }), constant('upstream')],
+    }),
     body: string,
     virtualHost: nonEmptyString,
     route: nonEmptyString,
@@ -33,7 +35,14 @@ const expectation = object(
   { minProperties: 1 },
 );
 
-const requestTestSpec = object({ cases: Type.Array(object({ name: nonEmptyString, request, expect: expectation }, ['request', 'expect']), { minItems: 1 }) }, ['cases']);
+const requestTestSpec = object(
+  {
+    cases: Type.Array(object({ name: nonEmptyString, request, expect: expectation }, ['request', 'expect']), {
+      minItems: 1,
+    }),
+  },
+  ['cases'],
+);
 
 export const REQUEST_TEST = kind('test.gateway.example/v1', 'RequestTest', requestTestSpec);
 

@@ -4,7 +4,13 @@ import { note } from './gloo.js';
 import { anyValue, constant, namespaceName, object, resourceName, stringMap } from './schema.js';
 
 /** `{name, namespace}`; namespace defaults to the referring resource's own. */
-export const resourceRef = object({ name: resourceName, namespace: note(namespaceName, 'defaults to the namespace of the resource that holds the reference') }, ['name']);
+export const resourceRef = object(
+  {
+    name: resourceName,
+    namespace: note(namespaceName, 'defaults to the namespace of the resource that holds the reference'),
+  },
+  ['name'],
+);
 export type Ref = Static<typeof resourceRef>;
 
 /** A map kubectl may write as an empty `labels:` (null). */
@@ -37,7 +43,12 @@ export const metadata = object(
 
 /** The envelope every kind with a spec shares; `status` is accepted and ignored. */
 function resource(apiVersion: string, kind: string, spec: TSchema) {
-  return object({ apiVersion: constant(apiVersion), kind: constant(kind), metadata, spec, status: anyValue }, ['apiVersion', 'kind', 'metadata', 'spec']);
+  return object({ apiVersion: constant(apiVersion), kind: constant(kind), metadata, spec, status: anyValue }, [
+    'apiVersion',
+    'kind',
+    'metadata',
+    'spec',
+  ]);
 }
 
 /** A kind Sluice reads: its apiVersion, the schema of a whole document, and the schema of its spec. */
@@ -54,7 +65,13 @@ export interface KindDefinition {
 
 /** A kind defined by its spec; with `glooApiVersion`, one of Gloo's, read under either group. */
 export function kind(apiVersion: string, name: string, spec: TSchema, glooApiVersion?: string): KindDefinition {
-  return { apiVersion, kind: name, document: resource(apiVersion, name, spec), spec, ...(glooApiVersion ? { glooApiVersion } : {}) };
+  return {
+    apiVersion,
+    kind: name,
+    document: resource(apiVersion, name, spec),
+    spec,
+    ...(glooApiVersion ? { glooApiVersion } : {}),
+  };
 }
 
 /** A Gloo kind Sluice refuses as a whole, with the reason: never "unknown kind". */

@@ -7,15 +7,33 @@ import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { boolean, constant, duration, exactlyOne, lineOrEmpty, object, percentage, positiveDuration, singleLine, string, uint32 } from './schema.js';
+import {
+  boolean,
+  constant,
+  duration,
+  exactlyOne,
+  lineOrEmpty,
+  object,
+  percentage,
+  positiveDuration,
+  singleLine,
+  string,
+  uint32,
+} from './schema.js';
 
 /** Gloo's RetryPolicy (retries.proto). */
 export const retries = object({
-  retryOn: note(lineOrEmpty, "Envoy's x-envoy-retry-on conditions; with retriableStatusCodes, retriable-status-codes is added"),
+  retryOn: note(
+    lineOrEmpty,
+    "Envoy's x-envoy-retry-on conditions; with retriableStatusCodes, retriable-status-codes is added",
+  ),
   numRetries: note(uint32, '0 or unset: 1, as Gloo'),
   perTryTimeout: duration,
   retriableStatusCodes: Type.Array(Type.Integer({ minimum: 100, maximum: 599 })),
-  retryBackOff: object({ baseInterval: note(duration, 'at least 1ms'), maxInterval: note(duration, 'not below baseInterval') }, ['baseInterval']),
+  retryBackOff: object(
+    { baseInterval: note(duration, 'at least 1ms'), maxInterval: note(duration, 'not below baseInterval') },
+    ['baseInterval'],
+  ),
   previousPriorities: refused('Upstream failover priorities are not implemented'),
   rateLimitedRetryBackOff: rateLimit(),
 });
@@ -24,7 +42,16 @@ export const retries = object({
 const headerValues = Type.Array(
   object(
     {
-      header: object({ key: note(singleLine, ':-prefixed names, host, x-user-id and x-sluice-graphql-api are refused (Envoy or Sluice owns them)'), value: lineOrEmpty }, ['key']),
+      header: object(
+        {
+          key: note(
+            singleLine,
+            ':-prefixed names, host, x-user-id and x-sluice-graphql-api are refused (Envoy or Sluice owns them)',
+          ),
+          value: lineOrEmpty,
+        },
+        ['key'],
+      ),
       append: note(boolean, 'unset or true: appended to a header already there; false: overwrites it'),
       headerSecretRef: refused('header values from Secrets are not implemented', 'write the value inline'),
     },
@@ -32,7 +59,12 @@ const headerValues = Type.Array(
   ),
 );
 const headerNames = Type.Array(singleLine);
-export const headerManipulation = object({ requestHeadersToAdd: headerValues, requestHeadersToRemove: headerNames, responseHeadersToAdd: headerValues, responseHeadersToRemove: headerNames });
+export const headerManipulation = object({
+  requestHeadersToAdd: headerValues,
+  requestHeadersToRemove: headerNames,
+  responseHeadersToAdd: headerValues,
+  responseHeadersToRemove: headerNames,
+});
 
 const corsFields = {
   allowOrigin: note(Type.Array(singleLine), 'exact origins'),
@@ -46,12 +78,18 @@ const corsFields = {
 
 /** Gloo's CorsPolicy (cors.proto) on a virtual host. */
 export const hostCors = note(
-  object({ ...corsFields, disableForRoute: refused("applies to a route's cors only", 'set cors with disableForRoute on the route') }),
+  object({
+    ...corsFields,
+    disableForRoute: refused("applies to a route's cors only", 'set cors with disableForRoute on the route'),
+  }),
   "every route without its own; Envoy's cors filter runs before the authentication filters, so preflights are answered without credentials",
 );
 
 /** Gloo's CorsPolicy on a route. */
-const routeCors = note(object({ ...corsFields, disableForRoute: boolean }), "replaces the virtual host's whole; routes with routeAction or graphqlApiRef");
+const routeCors = note(
+  object({ ...corsFields, disableForRoute: boolean }),
+  "replaces the virtual host's whole; routes with routeAction or graphqlApiRef",
+);
 
 const forwarding = 'routes with routeAction only';
 
@@ -72,15 +110,28 @@ const upgrades = note(
 );
 
 const hashPolicy = object(
-  { header: singleLine, cookie: object({ name: singleLine, ttl: positiveDuration, path: singleLine }, ['name']), sourceIp: constant(true), terminal: boolean },
+  {
+    header: singleLine,
+    cookie: object({ name: singleLine, ttl: positiveDuration, path: singleLine }, ['name']),
+    sourceIp: constant(true),
+    terminal: boolean,
+  },
   [],
   exactlyOne('header', 'cookie', 'sourceIp'),
 );
 
 const faults = note(
   object({
-    abort: object({ percentage: note(percentage, '0 to 100 (unset: 0)'), httpStatus: note(Type.Integer({ minimum: 200, maximum: 599 }), '200 to 599') }, ['httpStatus']),
-    delay: object({ percentage: note(percentage, '0 to 100 (unset: 0)'), fixedDelay: positiveDuration }, ['fixedDelay']),
+    abort: object(
+      {
+        percentage: note(percentage, '0 to 100 (unset: 0)'),
+        httpStatus: note(Type.Integer({ minimum: 200, maximum: 599 }), '200 to 599'),
+      },
+      ['httpStatus'],
+    ),
+    delay: object({ percentage: note(percentage, '0 to 100 (unset: 0)'), fixedDelay: positiveDuration }, [
+      'fixedDelay',
+    ]),
   }),
   `${forwarding}; requests cannot ask for faults with x-envoy-fault-* headers`,
 );
@@ -88,7 +139,18 @@ const faults = note(
 export const customAuth = () => refused('ext auth is served by sluice-extauth', 'use an AuthConfig with ldap');
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
 /** Gloo's rate limit and external processing options, refused on routes and virtual hosts alike. */
-export const rateLimitOptions = refuseEach(['ratelimitBasic', 'ratelimitEarly', 'rateLimitEarlyConfigs', 'ratelimit', 'rateLimitConfigs', 'ratelimitRegular', 'rateLimitRegularConfigs'], rateLimit);
+export const rateLimitOptions = refuseEach(
+  [
+    'ratelimitBasic',
+    'ratelimitEarly',
+    'rateLimitEarlyConfigs',
+    'ratelimit',
+    'rateLimitConfigs',
+    'ratelimitRegular',
+    'rateLimitRegularConfigs',
+  ],
+  rateLimit,
+);
 export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
 
 /** Gloo's RouteOptions: those Sluice implements, and why each other one is refused. */
@@ -97,7 +159,19 @@ export const routeOptions = object({
   stagedTransformations: glooEnvoy(),
   prefixRewrite: note(lineOrEmpty, `${forwarding}; replaces the matched prefix`),
   regexRewrite: note(
-    object({ pattern: object({ regex: note(singleLine, 'checked with RE2 at compile time'), googleRe2: refused('RE2 program size limits are not implemented') }, ['regex']), substitution: lineOrEmpty }, ['pattern', 'substitution']),
+    object(
+      {
+        pattern: object(
+          {
+            regex: note(singleLine, 'checked with RE2 at compile time'),
+            googleRe2: refused('RE2 program size limits are not implemented'),
+          },
+          ['regex'],
+        ),
+        substitution: lineOrEmpty,
+      },
+      ['pattern', 'substitution'],
+    ),
     `${forwarding}; not with prefixRewrite`,
   ),
   hostRewrite: note(singleLine, `${forwarding}: the Host header sent upstream`),
@@ -113,30 +187,50 @@ export const routeOptions = object({
   ...rateLimitOptions,
   waf: glooEnvoy(),
   // Per-route security (Gloo's RouteExtension, ExtensionSettings, ExtAuthExtension); resolve checks the combinations.
-  jwt: object({ disable: note(boolean, 'the route asks for no token (jwt_authn PerRouteConfig disabled)') }, ['disable']),
+  jwt: object({ disable: note(boolean, 'the route asks for no token (jwt_authn PerRouteConfig disabled)') }, [
+    'disable',
+  ]),
   jwtStaged: jwtStaged('use options.jwt on the virtual host'),
   jwtProvidersStaged: jwtStaged('use options.jwt on the virtual host'),
   rbac: object(
     {
       disable: note(boolean, 'no policy is checked on the route'),
-      policies: refused('route-level RBAC policies are not implemented', 'put the policies on the virtual host (a permission pathPrefix narrows one to a path)'),
+      policies: refused(
+        'route-level RBAC policies are not implemented',
+        'put the policies on the virtual host (a permission pathPrefix narrows one to a path)',
+      ),
     },
     ['disable'],
   ),
   extauth: object(
-    { disable: note(constant(true), 'no ext auth on the route'), configRef: note(resourceRef, "another AuthConfig than the virtual host's; only where the virtual host has extauth"), customAuth: customAuth() },
+    {
+      disable: note(constant(true), 'no ext auth on the route'),
+      configRef: note(
+        resourceRef,
+        "another AuthConfig than the virtual host's; only where the virtual host has extauth",
+      ),
+      customAuth: customAuth(),
+    },
     [],
     exactlyOne('disable', 'configRef'),
   ),
   faults,
   shadowing: note(
     object(
-      { upstream: resourceRef, percentage: note(percentage, '0 to 100 (unset: 0, nothing mirrored, as Gloo)'), disableShadowHostSuffixAppend: boolean, hostRewriteLiteral: singleLine },
+      {
+        upstream: resourceRef,
+        percentage: note(percentage, '0 to 100 (unset: 0, nothing mirrored, as Gloo)'),
+        disableShadowHostSuffixAppend: boolean,
+        hostRewriteLiteral: singleLine,
+      },
       ['upstream'],
     ),
     `${forwarding}; the shadow's answers are ignored`,
   ),
-  lbHash: note(object({ hashPolicies: Type.Array(hashPolicy, { minItems: 1 }) }, ['hashPolicies']), `${forwarding}; used by ringHash and maglev upstreams`),
+  lbHash: note(
+    object({ hashPolicies: Type.Array(hashPolicy, { minItems: 1 }) }, ['hashPolicies']),
+    `${forwarding}; used by ringHash and maglev upstreams`,
+  ),
   dlp: glooEnvoy(),
   bufferPerRoute: notYet(),
   csrf: routeCsrf,

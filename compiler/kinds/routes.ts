@@ -5,21 +5,58 @@ import { differs, note, REASONS, refused } from './gloo.js';
 import { matcher } from './matchers.js';
 import { resourceRef } from './resource.js';
 import { routeOptions } from './route-options.js';
-import { atMostOne, boolean, exactlyOne, lineOrEmpty, namespaceName, object, oneOfValues, pathPrefix, resourceName, singleLine, string, stringMap, constant } from './schema.js';
+import {
+  atMostOne,
+  boolean,
+  exactlyOne,
+  lineOrEmpty,
+  namespaceName,
+  object,
+  oneOfValues,
+  pathPrefix,
+  resourceName,
+  singleLine,
+  string,
+  stringMap,
+  constant,
+} from './schema.js';
 
 /** Gloo's RedirectAction.RedirectResponseCode, Envoy's names. */
-export const REDIRECT_CODES = ['MOVED_PERMANENTLY', 'FOUND', 'SEE_OTHER', 'TEMPORARY_REDIRECT', 'PERMANENT_REDIRECT'] as const;
+export const REDIRECT_CODES = [
+  'MOVED_PERMANENTLY',
+  'FOUND',
+  'SEE_OTHER',
+  'TEMPORARY_REDIRECT',
+  'PERMANENT_REDIRECT',
+] as const;
 
 /** Gloo's label selector operators (the proto enum's names); unset: Equals. */
-export const LABEL_OPERATORS = ['Equals', 'DoubleEquals', 'NotEquals', 'In', 'NotIn', 'Exists', 'DoesNotExist', 'GreaterThan', 'LessThan'] as const;
+export const LABEL_OPERATORS = [
+  'Equals',
+  'DoubleEquals',
+  'NotEquals',
+  'In',
+  'NotIn',
+  'Exists',
+  'DoesNotExist',
+  'GreaterThan',
+  'LessThan',
+] as const;
 
 // A Kubernetes label key: an optional DNS-subdomain prefix and "/", then a name of at most 63 characters.
-const labelKey = Type.String({ maxLength: 317, pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$' });
+const labelKey = Type.String({
+  maxLength: 317,
+  pattern:
+    '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$',
+});
 
 const labelExpression = object(
   {
     key: labelKey,
-    operator: note(oneOfValues(LABEL_OPERATORS), 'Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan, by name'),
+    operator: note(
+      oneOfValues(LABEL_OPERATORS),
+      'Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan, by name',
+    ),
     values: Type.Array(string),
   },
   ['key'],
@@ -28,9 +65,15 @@ const labelExpression = object(
 // Gloo refuses labels with expressions in one selector; values per operator: resolve.
 const selector = object(
   {
-    namespaces: note(Type.Array(Type.Union([namespaceName, constant('*')]), { uniqueItems: true }), '"*": every namespace; unset: the namespace of the delegating resource'),
+    namespaces: note(
+      Type.Array(Type.Union([namespaceName, constant('*')]), { uniqueItems: true }),
+      '"*": every namespace; unset: the namespace of the delegating resource',
+    ),
     labels: note(stringMap, 'every label must be on the RouteTable; none: every RouteTable of the namespaces'),
-    expressions: note(Type.Array(labelExpression, { minItems: 1 }), 'Kubernetes label requirements, all of which must hold; not with labels (Gloo would select nothing)'),
+    expressions: note(
+      Type.Array(labelExpression, { minItems: 1 }),
+      'Kubernetes label requirements, all of which must hold; not with labels (Gloo would select nothing)',
+    ),
   },
   [],
   atMostOne('labels', 'expressions'),
@@ -40,7 +83,10 @@ const selector = object(
 const delegateAction = note(
   object(
     {
-      name: differs(resourceName, 'deprecated, as in Gloo; not together with ref or selector (Gloo would silently ignore them)'),
+      name: differs(
+        resourceName,
+        'deprecated, as in Gloo; not together with ref or selector (Gloo would silently ignore them)',
+      ),
       namespace: note(namespaceName, 'deprecated, with name'),
       ref: resourceRef,
       selector,
@@ -57,7 +103,10 @@ const routeAction = object(
     multi: weightedDestinations,
     upstreamGroup: note(resourceRef, 'weighted as routeAction.multi, with the destinations in the UpstreamGroup'),
     clusterHeader: refused('cluster names are internal to Sluice', 'name the upstream in routeAction.single'),
-    dynamicForwardProxy: refused('Sluice sends requests only to upstreams its resources name', 'use an Upstream with static hosts'),
+    dynamicForwardProxy: refused(
+      'Sluice sends requests only to upstreams its resources name',
+      'use an Upstream with static hosts',
+    ),
   },
   [],
   exactlyOne('single', 'multi', 'upstreamGroup'),
@@ -68,23 +117,36 @@ const redirectAction = object({
   hostRedirect: singleLine,
   pathRedirect: note(pathPrefix, 'not with prefixRewrite'),
   prefixRewrite: note(lineOrEmpty, 'not with pathRedirect'),
-  responseCode: note(oneOfValues(REDIRECT_CODES), 'MOVED_PERMANENTLY (the default), FOUND, SEE_OTHER, TEMPORARY_REDIRECT, PERMANENT_REDIRECT'),
+  responseCode: note(
+    oneOfValues(REDIRECT_CODES),
+    'MOVED_PERMANENTLY (the default), FOUND, SEE_OTHER, TEMPORARY_REDIRECT, PERMANENT_REDIRECT',
+  ),
   httpsRedirect: boolean,
   stripQuery: boolean,
 });
 
 const directResponseAction = object(
-  { status: note(Type.Integer({ minimum: 200, maximum: 599 }), '200 to 599, as Envoy allows'), body: note(string, "at most 4096 bytes (Envoy's limit for a route configuration)") },
+  {
+    status: note(Type.Integer({ minimum: 200, maximum: 599 }), '200 to 599, as Envoy allows'),
+    body: note(string, "at most 4096 bytes (Envoy's limit for a route configuration)"),
+  },
   ['status'],
 );
 
-const inheritable = (what: string) => `on a delegating route or a RouteTable's route: the child routes ${what}; unset: the parent's setting (false at the VirtualService)`;
+const inheritable = (what: string) =>
+  `on a delegating route or a RouteTable's route: the child routes ${what}; unset: the parent's setting (false at the VirtualService)`;
 
 export const route = object(
   {
     matchers: note(Type.Array(matcher), 'none: the route matches every path (prefix "/")'),
-    inheritableMatchers: note(boolean, inheritable("add the parent matcher's headers, query parameters and methods to theirs")),
-    inheritablePathMatchers: note(boolean, inheritable("match the parent's prefix (and case sensitivity) instead of their own path")),
+    inheritableMatchers: note(
+      boolean,
+      inheritable("add the parent matcher's headers, query parameters and methods to theirs"),
+    ),
+    inheritablePathMatchers: note(
+      boolean,
+      inheritable("match the parent's prefix (and case sensitivity) instead of their own path"),
+    ),
     delegateAction,
     routeAction,
     graphqlApiRef: note(resourceRef, "Gloo Enterprise 1.x's field: the route is served by sluice-graphql"),

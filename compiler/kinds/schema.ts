@@ -7,26 +7,53 @@
  * out with `Type.Unsafe` and the static type given beside it, so ajv reports
  * the errors users know ("must be one of ...").
  */
-import { Type, type ObjectOptions, type SchemaOptions, type Static, type TObject, type TOptional, type TProperties, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import {
+  Type,
+  type ObjectOptions,
+  type SchemaOptions,
+  type Static,
+  type TObject,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  type TUnsafe,
+} from '@sinclair/typebox';
 
 /** A closed object whose properties not named in `R` are optional. */
-export type Closed<P extends TProperties, R extends keyof P> = TObject<{ [K in keyof P]: K extends R ? P[K] : TOptional<P[K]> }>;
+export type Closed<P extends TProperties, R extends keyof P> = TObject<{
+  [K in keyof P]: K extends R ? P[K] : TOptional<P[K]>;
+}>;
 
 /**
  * A closed object: `required` lists the properties that must be set, in the
  * order ajv reports them missing; every other property is optional.
  */
-export function object<P extends TProperties, R extends keyof P & string = never>(properties: P, required: readonly R[] = [], options: ObjectOptions = {}): Closed<P, R> {
+export function object<P extends TProperties, R extends keyof P & string = never>(
+  properties: P,
+  required: readonly R[] = [],
+  options: ObjectOptions = {},
+): Closed<P, R> {
   const names: readonly string[] = required;
-  const props = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, names.includes(name) ? schema : Type.Optional(schema)]));
+  const props = Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [name, names.includes(name) ? schema : Type.Optional(schema)]),
+  );
   const schema = Type.Object(props, { ...options, additionalProperties: false });
   if (names.length > 0) schema.required = [...names];
   return schema as unknown as Closed<P, R>;
 }
 
 /** A map from keys of the form `keys` to values of the form `values`. */
-export function mapOf<V extends TSchema>(values: V, keys: TSchema = nonEmptyString, options: SchemaOptions = {}): TUnsafe<Record<string, Static<V>>> {
-  return Type.Unsafe<Record<string, Static<V>>>({ ...options, type: 'object', propertyNames: keys, additionalProperties: values });
+export function mapOf<V extends TSchema>(
+  values: V,
+  keys: TSchema = nonEmptyString,
+  options: SchemaOptions = {},
+): TUnsafe<Record<string, Static<V>>> {
+  return Type.Unsafe<Record<string, Static<V>>>({
+    ...options,
+    type: 'object',
+    propertyNames: keys,
+    additionalProperties: values,
+  });
 }
 
 /** One of the listed values, spelled exactly. */

@@ -18,7 +18,11 @@ const verifySubjectAltName = note(
   Type.Array(singleLine, { uniqueItems: true }),
   "the peer's certificate must carry one of these subject alternative names (DNS, URI, email or IP, exactly); needs ca.crt in the Secret",
 );
-const sslFiles = () => refused('Sluice reads certificates from Secrets only (served over SDS), not from files on the proxy', 'put the certificate in a kubernetes.io/tls Secret and use secretRef');
+const sslFiles = () =>
+  refused(
+    'Sluice reads certificates from Secrets only (served over SDS), not from files on the proxy',
+    'put the certificate in a kubernetes.io/tls Secret and use secretRef',
+  );
 const sds = () => refused('Sluice serves the certificates over SDS itself', 'use secretRef');
 
 /** The fields of a downstream SslConfig, with what its secretRef means where it is used. */
@@ -27,7 +31,10 @@ function sslConfigFields<S extends TSchema>(secretRef: S) {
     secretRef,
     sslFiles: sslFiles(),
     sds: sds(),
-    sniDomains: note(Type.Array(domain, { uniqueItems: true }), 'one filter chain per distinct sslConfig, matched by SNI; empty: any SNI (and none). Two chains sharing an SNI domain on one Gateway are an error'),
+    sniDomains: note(
+      Type.Array(domain, { uniqueItems: true }),
+      'one filter chain per distinct sslConfig, matched by SNI; empty: any SNI (and none). Two chains sharing an SNI domain on one Gateway are an error',
+    ),
     parameters: sslParameters,
     alpnProtocols: note(alpnProtocols, 'default ["h2", "http/1.1"]'),
     oneWayTls: boolean,

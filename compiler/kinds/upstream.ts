@@ -3,7 +3,20 @@ import { Type, type Static } from '@sinclair/typebox';
 import { weightedDestinations } from './destinations.js';
 import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind } from './resource.js';
-import { atMostOne, boolean, exactlyOne, nonEmptyString, object, oneOfValues, port, positiveDuration, resourceName, singleLine, stringMap, uint32 } from './schema.js';
+import {
+  atMostOne,
+  boolean,
+  exactlyOne,
+  nonEmptyString,
+  object,
+  oneOfValues,
+  port,
+  positiveDuration,
+  resourceName,
+  singleLine,
+  stringMap,
+  uint32,
+} from './schema.js';
 import { upstreamSslConfig } from './tls.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
@@ -17,10 +30,21 @@ const loadBalancerConfig = object(
     healthyPanicThreshold: note(Type.Number({ minimum: 0, maximum: 100 }), 'a percentage, 0 to 100'),
     updateMergeWindow: positiveDuration,
     roundRobin: note(object({ slowStartConfig: slowStart() }), lbTypeNote),
-    leastRequest: note(object({ choiceCount: note(Type.Integer({ minimum: 2, maximum: 4294967295 }), 'at least 2'), slowStartConfig: slowStart() }), lbTypeNote),
+    leastRequest: note(
+      object({
+        choiceCount: note(Type.Integer({ minimum: 2, maximum: 4294967295 }), 'at least 2'),
+        slowStartConfig: slowStart(),
+      }),
+      lbTypeNote,
+    ),
     random: note(object({}), lbTypeNote),
     ringHash: note(
-      object({ ringHashConfig: object({ minimumRingSize: ringSize, maximumRingSize: note(ringSize, "at most 8388608 (Envoy's bound)") }) }),
+      object({
+        ringHashConfig: object({
+          minimumRingSize: ringSize,
+          maximumRingSize: note(ringSize, "at most 8388608 (Envoy's bound)"),
+        }),
+      }),
       `${lbTypeNote}; routes choose the hash with options.lbHash`,
     ),
     maglev: note(object({}), `${lbTypeNote}; routes choose the hash with options.lbHash`),
@@ -33,14 +57,24 @@ const loadBalancerConfig = object(
 );
 
 // Gloo's circuit_breaker.proto: one threshold at the default priority.
-const circuitBreakers = object({ maxConnections: uint32, maxPendingRequests: uint32, maxRequests: uint32, maxRetries: uint32, trackRemaining: boolean });
+const circuitBreakers = object({
+  maxConnections: uint32,
+  maxPendingRequests: uint32,
+  maxRequests: uint32,
+  maxRetries: uint32,
+  trackRemaining: boolean,
+});
 
 // Gloo's connection.proto.
 const wholeSeconds = "whole seconds (Envoy's unit), rounded up";
 const connectionConfig = object({
   maxRequestsPerConnection: uint32,
   connectTimeout: note(positiveDuration, 'default 5s'),
-  tcpKeepalive: object({ keepaliveProbes: uint32, keepaliveTime: note(positiveDuration, wholeSeconds), keepaliveInterval: note(positiveDuration, wholeSeconds) }),
+  tcpKeepalive: object({
+    keepaliveProbes: uint32,
+    keepaliveTime: note(positiveDuration, wholeSeconds),
+    keepaliveInterval: note(positiveDuration, wholeSeconds),
+  }),
   perConnectionBufferLimitBytes: uint32,
   commonHttpProtocolOptions: notYet(),
   http1ProtocolOptions: notYet(),
@@ -58,7 +92,15 @@ const outlierDetection = object({
   successRateStdevFactor: uint32,
   consecutiveGatewayFailure: uint32,
   enforcingConsecutiveGatewayFailure: share,
-  ...refuseEach(['splitExternalLocalOriginErrors', 'consecutiveLocalOriginFailure', 'enforcingConsecutiveLocalOriginFailure', 'enforcingLocalOriginSuccessRate'], notYet),
+  ...refuseEach(
+    [
+      'splitExternalLocalOriginErrors',
+      'consecutiveLocalOriginFailure',
+      'enforcingConsecutiveLocalOriginFailure',
+      'enforcingLocalOriginSuccessRate',
+    ],
+    notYet,
+  ),
 });
 
 const healthCheckKind = 'one of httpHealthCheck, tcpHealthCheck, grpcHealthCheck';
@@ -77,17 +119,35 @@ const healthCheck = object(
         {
           path: required(Type.String({ pattern: '^/', format: 'single-line' })),
           host: singleLine,
-          ...refuseEach(['serviceName', 'requestHeadersToAdd', 'requestHeadersToRemove', 'useHttp2', 'expectedStatuses'], notYet),
+          ...refuseEach(
+            ['serviceName', 'requestHeadersToAdd', 'requestHeadersToRemove', 'useHttp2', 'expectedStatuses'],
+            notYet,
+          ),
           responseAssertions: glooEnvoy(),
         },
         ['path'],
       ),
       healthCheckKind,
     ),
-    tcpHealthCheck: note(object({ send: notYet(), receive: notYet() }), 'without send/receive: healthy when a connection opens'),
+    tcpHealthCheck: note(
+      object({ send: notYet(), receive: notYet() }),
+      'without send/receive: healthy when a connection opens',
+    ),
     grpcHealthCheck: object({ serviceName: singleLine, authority: singleLine }),
     customHealthCheck: refused('custom health checkers are not implemented'),
-    ...refuseEach(['initialJitter', 'intervalJitter', 'intervalJitterPercent', 'altPort', 'reuseConnection', 'unhealthyInterval', 'unhealthyEdgeInterval', 'healthyEdgeInterval'], notYet),
+    ...refuseEach(
+      [
+        'initialJitter',
+        'intervalJitter',
+        'intervalJitterPercent',
+        'altPort',
+        'reuseConnection',
+        'unhealthyInterval',
+        'unhealthyEdgeInterval',
+        'healthyEdgeInterval',
+      ],
+      notYet,
+    ),
     eventLogPath: eventLogs(),
     alwaysLogHealthCheckFailures: eventLogs(),
     tlsOptions: notYet(),
@@ -102,7 +162,12 @@ export const SUBSET_FALLBACKS = ['ANY_ENDPOINT', 'DEFAULT_SUBSET', 'NO_FALLBACK'
 // Gloo's subset_spec.proto.
 const subsetSpec = object(
   {
-    selectors: Type.Array(object({ keys: Type.Array(nonEmptyString, { minItems: 1, uniqueItems: true }), singleHostPerSubset: boolean }, ['keys']), { minItems: 1 }),
+    selectors: Type.Array(
+      object({ keys: Type.Array(nonEmptyString, { minItems: 1, uniqueItems: true }), singleHostPerSubset: boolean }, [
+        'keys',
+      ]),
+      { minItems: 1 },
+    ),
     fallbackPolicy: note(oneOfValues(SUBSET_FALLBACKS), 'ANY_ENDPOINT (unset), DEFAULT_SUBSET, NO_FALLBACK, by name'),
     defaultSubset: note(object({ values: stringMap }, ['values']), 'with fallbackPolicy DEFAULT_SUBSET'),
   },
@@ -123,7 +188,10 @@ const upstreamSpec = object(
         serviceNamespace: note(resourceName, "defaults to the Upstream's namespace"),
         servicePort: port,
         serviceSpec: notYet(),
-        subsetSpec: note(subsetSpec, "Envoy's subset load balancer over the pods' labels; needs the Service's EndpointSlices and Pods among the inputs"),
+        subsetSpec: note(
+          subsetSpec,
+          "Envoy's subset load balancer over the pods' labels; needs the Service's EndpointSlices and Pods among the inputs",
+        ),
       },
       ['serviceName', 'servicePort'],
     ),
@@ -147,7 +215,10 @@ const upstreamSpec = object(
     useHttp2: boolean,
     sslConfig: upstreamSslConfig,
     // Labels Gloo's discovery adds; no routing meaning.
-    discoveryMetadata: differs(object({ labels: stringMap }), "accepted and not used: labels Gloo's discovery adds, with no routing meaning"),
+    discoveryMetadata: differs(
+      object({ labels: stringMap }),
+      "accepted and not used: labels Gloo's discovery adds, with no routing meaning",
+    ),
     loadBalancerConfig,
     circuitBreakers: note(circuitBreakers, 'one threshold at the default priority'),
     connectionConfig,
@@ -157,11 +228,24 @@ const upstreamSpec = object(
     ...refuseEach(['aws', 'azure'], glooEnvoy),
     consul: consul(),
     ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
-    ...refuseEach(['failover', 'protocolSelection', 'initialStreamWindowSize', 'initialConnectionWindowSize', 'maxConcurrentStreams', 'overrideStreamErrorOnInvalidHttpMessage'], notYet),
+    ...refuseEach(
+      [
+        'failover',
+        'protocolSelection',
+        'initialStreamWindowSize',
+        'initialConnectionWindowSize',
+        'maxConcurrentStreams',
+        'overrideStreamErrorOnInvalidHttpMessage',
+      ],
+      notYet,
+    ),
     httpProxyHostname: connectProxy(),
     httpConnectSslConfig: connectProxy(),
     httpConnectHeaders: connectProxy(),
-    ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'proxyProtocolVersion', 'preconnectPolicy'], notYet),
+    ...refuseEach(
+      ['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'proxyProtocolVersion', 'preconnectPolicy'],
+      notYet,
+    ),
     disableIstioAutoMtls: refused('Sluice has no Istio integration'),
   },
   [],

@@ -7,14 +7,42 @@ import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { customAuth, extProcOptions, headerManipulation, hostCors, jwtStaged, rateLimitOptions, retries } from './route-options.js';
-import { boolean, exactlyOne, httpMethod, lineOrEmpty, mapOf, nonEmptyString, object, pathPrefix, singleLine } from './schema.js';
+import {
+  customAuth,
+  extProcOptions,
+  headerManipulation,
+  hostCors,
+  jwtStaged,
+  rateLimitOptions,
+  retries,
+} from './route-options.js';
+import {
+  boolean,
+  exactlyOne,
+  httpMethod,
+  lineOrEmpty,
+  mapOf,
+  nonEmptyString,
+  object,
+  pathPrefix,
+  singleLine,
+} from './schema.js';
 
 const jwks = object(
   {
-    local: object({ key: note(nonEmptyString, 'a PEM public key or a JWK Set; checked and converted to a JWK Set at compile time') }, ['key']),
+    local: object(
+      {
+        key: note(nonEmptyString, 'a PEM public key or a JWK Set; checked and converted to a JWK Set at compile time'),
+      },
+      ['key'],
+    ),
     remote: object(
-      { url: Type.String({ pattern: '^https?://[^\\s/]+', format: 'single-line' }), upstreamRef: resourceRef, cacheDuration: notYet(), asyncFetch: notYet() },
+      {
+        url: Type.String({ pattern: '^https?://[^\\s/]+', format: 'single-line' }),
+        upstreamRef: resourceRef,
+        cacheDuration: notYet(),
+        asyncFetch: notYet(),
+      },
       ['url', 'upstreamRef'],
     ),
   },
@@ -24,18 +52,34 @@ const jwks = object(
 
 // Gloo's TokenSource; at least one place to look.
 const tokenSource = note(
-  object({ headers: Type.Array(object({ header: singleLine, prefix: note(lineOrEmpty, 'e.g. "Bearer "') }, ['header'])), queryParams: Type.Array(singleLine) }, [], {
-    anyOf: [{ required: ['headers'] }, { required: ['queryParams'] }],
-  }),
+  object(
+    {
+      headers: Type.Array(object({ header: singleLine, prefix: note(lineOrEmpty, 'e.g. "Bearer "') }, ['header'])),
+      queryParams: Type.Array(singleLine),
+    },
+    [],
+    {
+      anyOf: [{ required: ['headers'] }, { required: ['queryParams'] }],
+    },
+  ),
   'unset: Authorization: Bearer and ?access_token=',
 );
 
 // Gloo's ClaimToHeader.
 const claimToHeader = object(
   {
-    claim: note(singleLine, 'a path a.b.c reads a nested claim (Envoy splits the name at dots); strings, numbers and booleans are copied, lists and objects are not'),
-    header: note(singleLine, ":-prefixed names, host, x-user-id, x-sluice-graphql-api and the provider's own token headers are refused"),
-    append: differs(boolean, "false only: Envoy removes a client-sent copy of the header before it adds the claim, so true (trusting the client's value) is an error"),
+    claim: note(
+      singleLine,
+      'a path a.b.c reads a nested claim (Envoy splits the name at dots); strings, numbers and booleans are copied, lists and objects are not',
+    ),
+    header: note(
+      singleLine,
+      ":-prefixed names, host, x-user-id, x-sluice-graphql-api and the provider's own token headers are refused",
+    ),
+    append: differs(
+      boolean,
+      "false only: Envoy removes a client-sent copy of the header before it adds the claim, so true (trusting the client's value) is an error",
+    ),
   },
   ['claim', 'header'],
 );
@@ -58,8 +102,21 @@ export const jwtProvider = object(
 );
 
 const rbacPolicy = object({
-  permissions: note(object({ methods: Type.Array(httpMethod, { uniqueItems: true }), pathPrefix }), 'none: any request of a matching principal, as Gloo'),
-  principals: Type.Array(object({ jwtPrincipal: object({ claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }), provider: notYet(), matcher: notYet() }, ['claims']) }, ['jwtPrincipal'])),
+  permissions: note(
+    object({ methods: Type.Array(httpMethod, { uniqueItems: true }), pathPrefix }),
+    'none: any request of a matching principal, as Gloo',
+  ),
+  principals: Type.Array(
+    object(
+      {
+        jwtPrincipal: object(
+          { claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }), provider: notYet(), matcher: notYet() },
+          ['claims'],
+        ),
+      },
+      ['jwtPrincipal'],
+    ),
+  ),
   // Empty: claim names as written (Gloo's default).
   nestedClaimDelimiter: note(
     lineOrEmpty,
@@ -69,7 +126,14 @@ const rbacPolicy = object({
 
 export const virtualHostOptions = object({
   extensions: refused(REASONS.extensions),
-  jwt: object({ providers: note(mapOf(jwtProvider, singleLine, { minProperties: 1 }), 'at least one'), allowMissingOrFailedJwt: notYet(), validationPolicy: notYet() }, ['providers']),
+  jwt: object(
+    {
+      providers: note(mapOf(jwtProvider, singleLine, { minProperties: 1 }), 'at least one'),
+      allowMissingOrFailedJwt: notYet(),
+      validationPolicy: notYet(),
+    },
+    ['providers'],
+  ),
   rbac: object({ disable: notYet(), policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }) }, ['policies']),
   extauth: object({ configRef: resourceRef, disable: notYet(), customAuth: customAuth() }, ['configRef']),
   retries: note(retries, 'every route without retries of its own'),

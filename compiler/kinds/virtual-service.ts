@@ -19,7 +19,10 @@ const virtualServiceSpec = object(
       },
       ['domains'],
     ),
-    sslConfig: note(sslConfig, 'served only by Gateways with ssl: true (and one without sslConfig only by plain ones), as Gloo'),
+    sslConfig: note(
+      sslConfig,
+      'served only by Gateways with ssl: true (and one without sslConfig only by plain ones), as Gloo',
+    ),
   },
   ['virtualHost'],
 );
@@ -33,7 +36,12 @@ const routeTableSpec = object({
   ),
 });
 
-export const VIRTUAL_SERVICE = kind('gateway.gateway.example/v1', 'VirtualService', virtualServiceSpec, 'gateway.solo.io/v1');
+export const VIRTUAL_SERVICE = kind(
+  'gateway.gateway.example/v1',
+  'VirtualService',
+  virtualServiceSpec,
+  'gateway.solo.io/v1',
+);
 export const ROUTE_TABLE = kind('gateway.gateway.example/v1', 'RouteTable', routeTableSpec, 'gateway.solo.io/v1');
 
 export type VirtualServiceSpec = Static<typeof virtualServiceSpec>;

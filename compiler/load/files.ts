@@ -12,7 +12,13 @@ export const RESOURCE_FILE = /\.(ya?ml|json)$/i;
 /** The resource files under `paths`, each once, in load order. */
 export async function listInputFiles(paths: string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
-  if (paths.length === 0) return { files: [], diagnostics: [{ stage: 'load', message: 'no input given', hint: 'pass resource files or directories with -f PATH' }] };
+  if (paths.length === 0)
+    return {
+      files: [],
+      diagnostics: [
+        { stage: 'load', message: 'no input given', hint: 'pass resource files or directories with -f PATH' },
+      ],
+    };
   const files: string[] = [];
   for (const p of paths) files.push(...(await listResourceFiles(p, diagnostics)));
   const seen = new Set<string>();
@@ -37,13 +43,23 @@ export async function listResourceFiles(p: string, diagnostics: Diagnostic[]): P
   }
   if (stat.isFile()) return [p];
   if (!stat.isDirectory()) {
-    diagnostics.push({ stage: 'load', file: p, message: `${fileKind(stat)}, not a regular file or directory`, hint: 'pass resource files or directories with -f PATH' });
+    diagnostics.push({
+      stage: 'load',
+      file: p,
+      message: `${fileKind(stat)}, not a regular file or directory`,
+      hint: 'pass resource files or directories with -f PATH',
+    });
     return [];
   }
   const before = diagnostics.length;
   const found = await walk(p, diagnostics);
   if (found.length === 0 && diagnostics.length === before) {
-    diagnostics.push({ stage: 'load', file: p, message: 'directory holds no resource files', hint: 'resources are read from *.yaml, *.yml and *.json files' });
+    diagnostics.push({
+      stage: 'load',
+      file: p,
+      message: 'directory holds no resource files',
+      hint: 'resources are read from *.yaml, *.yml and *.json files',
+    });
   }
   return found;
 }
@@ -84,7 +100,13 @@ export async function walk(dir: string, diagnostics: Diagnostic[], visited = new
     if (target.isDirectory()) out.push(...(await walk(full, diagnostics, visited)));
     else if (!RESOURCE_FILE.test(entry.name)) continue;
     else if (target.isFile()) out.push(full);
-    else diagnostics.push({ stage: 'load', file: full, message: `${fileKind(target)}, not a regular file`, hint: 'resource files are regular files; remove it or rename it so it does not end in .yaml, .yml or .json' });
+    else
+      diagnostics.push({
+        stage: 'load',
+        file: full,
+        message: `${fileKind(target)}, not a regular file`,
+        hint: 'resource files are regular files; remove it or rename it so it does not end in .yaml, .yml or .json',
+      });
   }
   return out;
 }
@@ -98,12 +120,21 @@ export function fileKind(stat: Stats | Dirent): string {
 
 /** What a file-system error means for the user, by its code. */
 export const FS_ERRORS: Record<string, [message: string, hint: string]> = {
-  ENOENT: ['no such file or directory', 'check the path; a link must point at an existing file (or was it removed while loading?)'],
+  ENOENT: [
+    'no such file or directory',
+    'check the path; a link must point at an existing file (or was it removed while loading?)',
+  ],
   ENOTDIR: ['a path component is not a directory', 'check the path'],
   EACCES: ['permission denied', 'make it readable by this user, or leave it out of -f'],
   EPERM: ['permission denied', 'make it readable by this user, or leave it out of -f'],
-  ENAMETOOLONG: ['path is longer than the file system allows', 'shorten the directory or file names (each at most 255 bytes, the whole path at most 4096)'],
-  ELOOP: ['too many levels of symbolic links (a link loop)', 'make the link point at a file or directory, not back at itself'],
+  ENAMETOOLONG: [
+    'path is longer than the file system allows',
+    'shorten the directory or file names (each at most 255 bytes, the whole path at most 4096)',
+  ],
+  ELOOP: [
+    'too many levels of symbolic links (a link loop)',
+    'make the link point at a file or directory, not back at itself',
+  ],
   EISDIR: ['is a directory', 'pass the directory itself with -f'],
   EMFILE: ['too many open files', 'raise the open-file limit (ulimit -n)'],
   ENFILE: ['too many open files', 'raise the open-file limit (ulimit -n)'],
@@ -113,6 +144,9 @@ export const FS_ERRORS: Record<string, [message: string, hint: string]> = {
 export function fsError(file: string, err: unknown, doing?: string): Diagnostic {
   const code = (err as NodeJS.ErrnoException).code ?? '';
   // Node's own message names the path again, in full: only its first part (`EIO: i/o error`) is kept.
-  const [message, hint] = FS_ERRORS[code] ?? [(err as Error).message.split(',')[0], 'check that the path can be read by this user'];
+  const [message, hint] = FS_ERRORS[code] ?? [
+    (err as Error).message.split(',')[0],
+    'check that the path can be read by this user',
+  ];
   return { stage: 'load', file, message: doing ? `${doing}: ${message}` : message, hint };
 }

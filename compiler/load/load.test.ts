@@ -8,7 +8,26 @@ import { loadFile, loadPaths, MAX_FILE_BYTES, parseChunks, parseText } from './l
 import { tempDir } from '../../harness/temp-dir.js';
 
 test('multi-document YAML keeps the line of every field', () => {
-  const text = ['# comment', 'apiVersion: v1', 'kind: Service', 'metadata:', '  name: a', '---', '', 'apiVersion: v1', 'kind: Service', 'metadata:', '  name: b', '  namespace: x', 'spec:', '  ports:', '    - port: 80', '    - port: 81', '---', ''].join('\n');
+  const text = [
+    '# comment',
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata:',
+    '  name: a',
+    '---',
+    '',
+    'apiVersion: v1',
+    'kind: Service',
+    'metadata:',
+    '  name: b',
+    '  namespace: x',
+    'spec:',
+    '  ports:',
+    '    - port: 80',
+    '    - port: 81',
+    '---',
+    '',
+  ].join('\n');
   const { documents, diagnostics } = parseText('f.yaml', text);
   expect(diagnostics).toEqual([]);
   expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/a', 'Service x/b']);
@@ -19,7 +38,10 @@ test('multi-document YAML keeps the line of every field', () => {
 });
 
 test('JSON is read like YAML', () => {
-  const { documents } = parseText('f.json', '{\n  "apiVersion": "v1",\n  "kind": "Secret",\n  "metadata": {"name": "s"}\n}\n');
+  const { documents } = parseText(
+    'f.json',
+    '{\n  "apiVersion": "v1",\n  "kind": "Secret",\n  "metadata": {"name": "s"}\n}\n',
+  );
   expect(documents[0].value.kind).toBe('Secret');
   expect(documents[0].origin.lineOf(['metadata'])).toBe(4);
 });
@@ -51,7 +73,12 @@ test('directories are walked in sorted order; empty ones, missing paths, binary 
   expect(ok.diagnostics).toEqual([]);
   expect(ok.documents.map((d) => d.origin.resource)).toEqual(['Service default/b', 'Service default/a']);
 
-  const bad = await loadPaths([path.join(dir, 'empty'), path.join(dir, 'missing'), path.join(dir, 'bin.yaml'), path.join(dir, 'huge.yaml')]);
+  const bad = await loadPaths([
+    path.join(dir, 'empty'),
+    path.join(dir, 'missing'),
+    path.join(dir, 'bin.yaml'),
+    path.join(dir, 'huge.yaml'),
+  ]);
   expect(bad.documents).toEqual([]);
   expect(bad.diagnostics.map((d) => d.message)).toEqual([
     'directory holds no resource files',
@@ -65,7 +92,10 @@ test('symbolic links are followed (a ConfigMap volume), a link loop is read once
   const dir = tempDir('load');
   // The layout the kubelet writes: visible names link through the hidden ..data to a timestamped directory.
   mkdirSync(path.join(dir, 'cm', '..2026_11_22'), { recursive: true });
-  writeFileSync(path.join(dir, 'cm', '..2026_11_22', 'svc.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: linked}\n');
+  writeFileSync(
+    path.join(dir, 'cm', '..2026_11_22', 'svc.yaml'),
+    'apiVersion: v1\nkind: Service\nmetadata: {name: linked}\n',
+  );
   symlinkSync('..2026_11_22', path.join(dir, 'cm', '..data'));
   symlinkSync(path.join('..data', 'svc.yaml'), path.join(dir, 'cm', 'svc.yaml'));
   symlinkSync('..', path.join(dir, 'cm', 'loop'));
@@ -110,7 +140,11 @@ test('unreadable entries (dangling link, link loop, a path past PATH_MAX, a name
     expect(lines).toContain(`${dir}/self cannot follow link: too many levels of symbolic links (a link loop)`);
     expect(lines).toContain(`${dir}/pipe.yaml a named pipe, not a regular file`);
     expect(lines).toContain(`${dir}/sock.json a socket, not a regular file`);
-    expect(lines.some((l) => l.startsWith(`${dir}/d0/${long}/${long}/`) && l.endsWith(': path is longer than the file system allows'))).toBe(true);
+    expect(
+      lines.some(
+        (l) => l.startsWith(`${dir}/d0/${long}/${long}/`) && l.endsWith(': path is longer than the file system allows'),
+      ),
+    ).toBe(true);
     expect(lines).toContain(`${dir}/z-bad.yaml malformed YAML: unexpected end of the stream within a flow collection`);
     expect(diagnostics.every((d) => d.file && d.hint)).toBe(true);
   } finally {
@@ -122,10 +156,14 @@ test('a named pipe given as a file, or swapped in for one, never blocks the load
   const dir = tempDir('load');
   const pipe = path.join(dir, 'pipe.yaml');
   execFileSync('mkfifo', [pipe]);
-  expect(summary((await loadPaths([pipe])).diagnostics)).toEqual([`${pipe} a named pipe, not a regular file or directory`]);
+  expect(summary((await loadPaths([pipe])).diagnostics)).toEqual([
+    `${pipe} a named pipe, not a regular file or directory`,
+  ]);
   // loadFile is what reads a file the walk listed: the pipe may have taken its place since.
   expect(summary((await loadFile(pipe)).diagnostics)).toEqual([`${pipe} a named pipe, not a regular file`]);
-  expect(summary((await loadFile(path.join(dir, 'gone.yaml'))).diagnostics)).toEqual([`${dir}/gone.yaml cannot read file: no such file or directory`]);
+  expect(summary((await loadFile(path.join(dir, 'gone.yaml'))).diagnostics)).toEqual([
+    `${dir}/gone.yaml cannot read file: no such file or directory`,
+  ]);
 });
 
 test('permission denied on a directory and on a file is an error naming each (run as an unprivileged user, since root reads anything)', async () => {
@@ -150,7 +188,10 @@ test('permission denied on a directory and on a file is an error naming each (ru
 });
 
 test('a document nested deeper than the parser can go is a clear error, not a stack trace', () => {
-  const { documents, diagnostics } = parseText('deep.yaml', `apiVersion: v1\nkind: Service\n---\nspec: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`);
+  const { documents, diagnostics } = parseText(
+    'deep.yaml',
+    `apiVersion: v1\nkind: Service\n---\nspec: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`,
+  );
   expect(documents).toHaveLength(1);
   expect(diagnostics.map((d) => [d.line, d.message])).toEqual([[3, 'document is nested too deeply to read']]);
 });
@@ -181,7 +222,9 @@ test('a `kind: List` (kubectl get -o yaml of several) loads as its items, each w
   const { documents, diagnostics } = parseText('list.yaml', text);
   expect(documents.map((d) => d.origin.resource)).toEqual(['Service default/a', 'Upstream default/b']);
   expect(documents[1].origin.lineOf(['spec', 'kube'])).toBe(12);
-  expect(diagnostics.map((d) => `${d.line}: ${d.message}`)).toEqual(['13: items[2] of the List in document 1 is not a mapping']);
+  expect(diagnostics.map((d) => `${d.line}: ${d.message}`)).toEqual([
+    '13: items[2] of the List in document 1 is not a mapping',
+  ]);
 });
 
 test('documents kept for the next compile (compacted) are the same values: YAML aliases stay one node, a `__proto__` key stays a key', () => {

@@ -41,7 +41,10 @@ export async function loadFile(file: string): Promise<LoadResult> {
 
 /** A resource file's bytes, or why it cannot be read. */
 export async function readResourceFile(file: string): Promise<{ bytes: Buffer } | LoadResult> {
-  const fail = (message: string, hint: string): LoadResult => ({ documents: [], diagnostics: [{ stage: 'load', file, message, hint }] });
+  const fail = (message: string, hint: string): LoadResult => ({
+    documents: [],
+    diagnostics: [{ stage: 'load', file, message, hint }],
+  });
   let bytes: Buffer;
   let handle;
   try {
@@ -49,7 +52,11 @@ export async function readResourceFile(file: string): Promise<{ bytes: Buffer } 
     handle = await fs.open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     const stat = await handle.stat();
     if (!stat.isFile()) return fail(`${fileKind(stat)}, not a regular file`, 'resource files are regular files');
-    if (stat.size > MAX_FILE_BYTES) return fail(`file is ${stat.size} bytes, larger than the ${MAX_FILE_BYTES}-byte limit`, 'split the resources over several files');
+    if (stat.size > MAX_FILE_BYTES)
+      return fail(
+        `file is ${stat.size} bytes, larger than the ${MAX_FILE_BYTES}-byte limit`,
+        'split the resources over several files',
+      );
     bytes = await handle.readFile();
   } catch (err) {
     return { documents: [], diagnostics: [fsError(file, err, 'cannot read file')] };
@@ -66,7 +73,17 @@ export function parseBytes(file: string, bytes: Buffer): LoadResult {
 /** The error for a file that is no text, if it is one. */
 export function binaryFile(file: string, bytes: Buffer): LoadResult | undefined {
   if (!bytes.subarray(0, 8192).includes(0)) return undefined;
-  return { documents: [], diagnostics: [{ stage: 'load', file, message: 'binary file, not YAML or JSON', hint: 'remove it from the input or pass only resource files' }] };
+  return {
+    documents: [],
+    diagnostics: [
+      {
+        stage: 'load',
+        file,
+        message: 'binary file, not YAML or JSON',
+        hint: 'remove it from the input or pass only resource files',
+      },
+    ],
+  };
 }
 
 /** Parses multi-document YAML/JSON text; pure, so tests and the watcher can use it on strings. */
@@ -97,7 +114,11 @@ export interface ParsedChunk {
  * re-parses that resource only. The text alone is the lookup key: a key built
  * by concatenation would be flattened into a copy of the text when hashed.
  */
-export function parseChunks(file: string, text: string, previous?: (text: string) => ParsedChunk | undefined): ParsedChunk[] {
+export function parseChunks(
+  file: string,
+  text: string,
+  previous?: (text: string) => ParsedChunk | undefined,
+): ParsedChunk[] {
   const chunks: ParsedChunk[] = [];
   let index = 0;
   for (const chunk of splitDocuments(text)) {
@@ -106,7 +127,13 @@ export function parseChunks(file: string, text: string, previous?: (text: string
       const loaded: LoadResult = { documents: [], diagnostics: [] };
       // Only a chunk that may be kept for a next run (there is a `previous`) needs its own copy.
       const own = previous ? detached(chunk.text) : chunk.text;
-      parsed = { text: own, firstLine: chunk.firstLine, firstIndex: index, loaded, next: parseChunk(file, own, chunk.firstLine - 1, index, loaded, previous !== undefined) };
+      parsed = {
+        text: own,
+        firstLine: chunk.firstLine,
+        firstIndex: index,
+        loaded,
+        next: parseChunk(file, own, chunk.firstLine - 1, index, loaded, previous !== undefined),
+      };
     }
     chunks.push(parsed);
     index = parsed.next;
@@ -158,7 +185,14 @@ function countLines(text: string, from: number, to: number): number {
  * (fast); the positions of nodes, needed only to report an error, come from
  * the `yaml` parser on first use. Both use the YAML 1.2 core schema.
  */
-function parseChunk(file: string, text: string, lineOffset: number, firstIndex: number, out: LoadResult, kept: boolean): number {
+function parseChunk(
+  file: string,
+  text: string,
+  lineOffset: number,
+  firstIndex: number,
+  out: LoadResult,
+  kept: boolean,
+): number {
   let values: unknown[];
   try {
     values = loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
@@ -167,10 +201,22 @@ function parseChunk(file: string, text: string, lineOffset: number, firstIndex: 
     const e = err as YAMLException;
     // js-yaml recurses per nesting level; the engine's stack limit is its only bound.
     if (err instanceof RangeError) {
-      out.diagnostics.push({ stage: 'load', file, line: lineOffset + 1, message: 'document is nested too deeply to read', hint: 'no resource nests more than a few dozen levels; check for runaway brackets or indentation' });
+      out.diagnostics.push({
+        stage: 'load',
+        file,
+        line: lineOffset + 1,
+        message: 'document is nested too deeply to read',
+        hint: 'no resource nests more than a few dozen levels; check for runaway brackets or indentation',
+      });
       return firstIndex;
     }
-    out.diagnostics.push({ stage: 'load', file, line: lineOffset + (e.mark?.line ?? 0) + 1, message: `malformed YAML: ${e.reason ?? e.message}`, hint: 'fix the syntax; every document must be a mapping' });
+    out.diagnostics.push({
+      stage: 'load',
+      file,
+      line: lineOffset + (e.mark?.line ?? 0) + 1,
+      message: `malformed YAML: ${e.reason ?? e.message}`,
+      hint: 'fix the syntax; every document must be a mapping',
+    });
     return firstIndex;
   }
   const positions = lazyPositions(text, lineOffset);
@@ -181,7 +227,13 @@ function parseChunk(file: string, text: string, lineOffset: number, firstIndex: 
     const docIndex = index++;
     const lineOf = (path: FieldPath) => positions(inChunk, path);
     if (typeof value !== 'object' || Array.isArray(value)) {
-      out.diagnostics.push({ stage: 'load', file, line: lineOf([]), message: `document ${docIndex + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
+      out.diagnostics.push({
+        stage: 'load',
+        file,
+        line: lineOf([]),
+        message: `document ${docIndex + 1} is not a mapping`,
+        hint: 'a resource is a mapping with apiVersion, kind, metadata and spec',
+      });
       return;
     }
     const record = value as Record<string, unknown>;
@@ -189,7 +241,12 @@ function parseChunk(file: string, text: string, lineOffset: number, firstIndex: 
       pushListItems(file, docIndex, record.items, lineOf, out);
       return;
     }
-    out.documents.push({ file, index: docIndex, value: record, origin: { file, resource: describeResource(record), lineOf } });
+    out.documents.push({
+      file,
+      index: docIndex,
+      value: record,
+      origin: { file, resource: describeResource(record), lineOf },
+    });
   });
   return index;
 }
@@ -218,7 +275,8 @@ function compacted<T>(value: T, copies: Map<unknown, unknown>): T {
     const child = compacted(record[key], copies);
     if (child === record[key]) continue;
     // A key named `__proto__` is an own property (js-yaml defines it so); assigning would set the prototype.
-    if (key === '__proto__') Object.defineProperty(record, key, { value: child, writable: true, enumerable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(record, key, { value: child, writable: true, enumerable: true, configurable: true });
     else record[key] = child;
   }
   return value;
@@ -230,15 +288,32 @@ function isList(record: Record<string, unknown>): record is Record<string, unkno
 }
 
 /** Each item of a List is a document of its own; its lines are those of `items[i]`. */
-function pushListItems(file: string, docIndex: number, items: unknown[], lineOf: (path: FieldPath) => number, out: LoadResult): void {
+function pushListItems(
+  file: string,
+  docIndex: number,
+  items: unknown[],
+  lineOf: (path: FieldPath) => number,
+  out: LoadResult,
+): void {
   items.forEach((item, i) => {
     const itemLine = (path: FieldPath) => lineOf(['items', i, ...path]);
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      out.diagnostics.push({ stage: 'load', file, line: itemLine([]), message: `items[${i}] of the List in document ${docIndex + 1} is not a mapping`, hint: 'a resource is a mapping with apiVersion, kind, metadata and spec' });
+      out.diagnostics.push({
+        stage: 'load',
+        file,
+        line: itemLine([]),
+        message: `items[${i}] of the List in document ${docIndex + 1} is not a mapping`,
+        hint: 'a resource is a mapping with apiVersion, kind, metadata and spec',
+      });
       return;
     }
     const record = item as Record<string, unknown>;
-    out.documents.push({ file, index: docIndex, value: record, origin: { file, resource: describeResource(record), lineOf: itemLine } });
+    out.documents.push({
+      file,
+      index: docIndex,
+      value: record,
+      origin: { file, resource: describeResource(record), lineOf: itemLine },
+    });
   });
 }
 

@@ -18,7 +18,13 @@ import { resolvePassThrough } from './extauth/pass-through.js';
 type ConfigSpec = AuthConfigSpec['configs'][number];
 
 /** The kind a config sets, resolved; undefined after reporting why not. */
-function resolveKind(ac: Resource, index: number, spec: ConfigSpec, lookups: Lookups, diagnostics: Diagnostic[]): AuthKindIR | undefined {
+function resolveKind(
+  ac: Resource,
+  index: number,
+  spec: ConfigSpec,
+  lookups: Lookups,
+  diagnostics: Diagnostic[],
+): AuthKindIR | undefined {
   const path = ['spec', 'configs', index];
   if (spec.ldap) {
     const ldap = resolveLdap(ac, [...path, 'ldap'], spec.ldap, lookups, diagnostics);
@@ -51,7 +57,16 @@ export function resolveAuthConfig(ac: Resource, lookups: Lookups, diagnostics: D
   (spec.configs ?? []).forEach((c, i) => {
     const name = c.name ?? `config_${i}`;
     const first = names.get(name);
-    if (first !== undefined) diagnostics.push(fieldError('resolve', ac.origin, ['spec', 'configs', i, 'name'], `"${name}" is also the name of configs[${first}]`, 'give each config its own name; booleanExpr refers to configs by name'));
+    if (first !== undefined)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          ['spec', 'configs', i, 'name'],
+          `"${name}" is also the name of configs[${first}]`,
+          'give each config its own name; booleanExpr refers to configs by name',
+        ),
+      );
     else names.set(name, i);
     const kind = resolveKind(ac, i, c, lookups, diagnostics);
     if (kind) configs.push({ ...kind, ...(c.name !== undefined ? { name: c.name } : {}) });
@@ -61,11 +76,28 @@ export function resolveAuthConfig(ac: Resource, lookups: Lookups, diagnostics: D
     const at = ['spec', 'booleanExpr'];
     try {
       const unknown = boolExprNames(parseBoolExpr(spec.booleanExpr)).filter((n) => !names.has(n));
-      if (unknown.length) diagnostics.push(fieldError('resolve', ac.origin, at, `names no config: ${unknown.map((n) => `"${n}"`).join(', ')}`, `name the configs it combines (configs[].name); they are ${[...names.keys()].map((n) => `"${n}"`).join(', ')}`));
+      if (unknown.length)
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            ac.origin,
+            at,
+            `names no config: ${unknown.map((n) => `"${n}"`).join(', ')}`,
+            `name the configs it combines (configs[].name); they are ${[...names.keys()].map((n) => `"${n}"`).join(', ')}`,
+          ),
+        );
       else ir.booleanExpr = spec.booleanExpr;
     } catch (err) {
       if (!(err instanceof BoolExprError)) throw err;
-      diagnostics.push(fieldError('resolve', ac.origin, at, `is not a boolean expression: ${err.message}`, 'combine config names with &&, || and !, and parentheses, e.g. "(basic1 || basic2) && !blocked"'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          at,
+          `is not a boolean expression: ${err.message}`,
+          'combine config names with &&, || and !, and parentheses, e.g. "(basic1 || basic2) && !blocked"',
+        ),
+      );
     }
   }
   if (spec.failOnRedirect) ir.failOnRedirect = true;

@@ -15,7 +15,15 @@ import type { Lookups } from './lookups.js';
 export type UseUpstream = (path: FieldPath, from: Resource, upstream: UpstreamIR) => void;
 
 /** The cluster of a Gloo Destination (with its subset), or undefined after reporting why not. */
-export function destinationCluster(at: FieldPath, dest: DestinationSpec, from: Resource, lookups: Lookups, findUpstream: FindUpstream, use: UseUpstream, diagnostics: Diagnostic[]): ClusterRefIR | undefined {
+export function destinationCluster(
+  at: FieldPath,
+  dest: DestinationSpec,
+  from: Resource,
+  lookups: Lookups,
+  findUpstream: FindUpstream,
+  use: UseUpstream,
+  diagnostics: Diagnostic[],
+): ClusterRefIR | undefined {
   let upstream: UpstreamIR | undefined;
   if (dest.upstream) {
     upstream = findUpstream(from, [...at, 'upstream'], dest.upstream);
@@ -26,10 +34,24 @@ export function destinationCluster(at: FieldPath, dest: DestinationSpec, from: R
     const found = lookups.servicePort(ref, kube.port);
     upstream = found.upstream;
     if (upstream) use([...at, 'kube'], from, upstream);
-    else if (found.knownPorts) diagnostics.push(fieldError('resolve', from.origin, [...at, 'kube', 'port'], `Service ${showRef(ref)} has no port ${kube.port}`, `its ports are ${found.knownPorts.join(', ') || 'none'}`));
+    else if (found.knownPorts)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          from.origin,
+          [...at, 'kube', 'port'],
+          `Service ${showRef(ref)} has no port ${kube.port}`,
+          `its ports are ${found.knownPorts.join(', ') || 'none'}`,
+        ),
+      );
     else {
       const hint = `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`;
-      diagnostics.push(notFound(fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, hint), `Service ${showRef(ref)}`));
+      diagnostics.push(
+        notFound(
+          fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, hint),
+          `Service ${showRef(ref)}`,
+        ),
+      );
     }
   }
   if (!upstream) return undefined;
@@ -39,7 +61,9 @@ export function destinationCluster(at: FieldPath, dest: DestinationSpec, from: R
     diagnostics.push(fieldError('resolve', from.origin, [...at, 'subset', 'values'], problem[0], problem[1]));
     return undefined;
   }
-  return Object.keys(dest.subset.values).length > 0 ? { cluster: upstream.name, subset: dest.subset.values } : { cluster: upstream.name };
+  return Object.keys(dest.subset.values).length > 0
+    ? { cluster: upstream.name, subset: dest.subset.values }
+    : { cluster: upstream.name };
 }
 
 /** Why a route's subset cannot select endpoints of `upstream` (Gloo's check: its keys must be those of one of the upstream's subset selectors), and what to do. */
@@ -47,9 +71,16 @@ function subsetProblem(upstream: UpstreamIR, values: Record<string, string>): [s
   const keys = Object.keys(values);
   if (keys.length === 0) return undefined;
   const selectors = upstream.subsets?.selectors;
-  if (!selectors) return [`upstream ${upstream.namespace}/${upstream.name} has no subsets`, 'add kube.subsetSpec to the Upstream, with a selector of these keys, or remove subset'];
+  if (!selectors)
+    return [
+      `upstream ${upstream.namespace}/${upstream.name} has no subsets`,
+      'add kube.subsetSpec to the Upstream, with a selector of these keys, or remove subset',
+    ];
   if (selectors.some((s) => s.keys.length === keys.length && s.keys.every((k) => keys.includes(k)))) return undefined;
-  return [`subset keys [${keys.join(', ')}] are not the keys of any subset selector of upstream ${upstream.namespace}/${upstream.name} (${selectors.map((s) => `[${s.keys.join(', ')}]`).join(', ')})`, 'use the keys of one of its selectors, or add a selector of these keys to its kube.subsetSpec'];
+  return [
+    `subset keys [${keys.join(', ')}] are not the keys of any subset selector of upstream ${upstream.namespace}/${upstream.name} (${selectors.map((s) => `[${s.keys.join(', ')}]`).join(', ')})`,
+    'use the keys of one of its selectors, or add a selector of these keys to its kube.subsetSpec',
+  ];
 }
 
 /** Weighted destinations written at `at` of `owner`: their clusters, or undefined after reporting why not. */
@@ -60,10 +91,21 @@ export function weightedClusters(
   cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => ClusterRefIR | undefined,
   diagnostics: Diagnostic[],
 ): (ClusterRefIR & { weight: number })[] | undefined {
-  const clusters = destinations.map((d, j) => ({ ref: cluster([...at, j, 'destination'], d.destination, owner), weight: d.weight ?? 0 }));
+  const clusters = destinations.map((d, j) => ({
+    ref: cluster([...at, j, 'destination'], d.destination, owner),
+    weight: d.weight ?? 0,
+  }));
   // Envoy refuses weighted clusters whose weights add up to 0.
   if (clusters.every((c) => c.weight === 0)) {
-    diagnostics.push(fieldError('resolve', owner.origin, at, 'every destination has weight 0, so none would get a request', 'give the destinations weights (requests are split in proportion to them)'));
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        owner.origin,
+        at,
+        'every destination has weight 0, so none would get a request',
+        'give the destinations weights (requests are split in proportion to them)',
+      ),
+    );
     return undefined;
   }
   return clusters.every((c) => c.ref) ? clusters.map((c) => ({ ...c.ref!, weight: c.weight })) : undefined;
@@ -74,11 +116,22 @@ export function weightedClusters(
  * (a route's own check of a group reports the same diagnostics, which resolve
  * keeps once). Nothing here becomes a cluster.
  */
-export function checkUpstreamGroups(index: ResourceIndex, lookups: Lookups, options: { controlPlaneNamespace: string }, diagnostics: Diagnostic[]): void {
+export function checkUpstreamGroups(
+  index: ResourceIndex,
+  lookups: Lookups,
+  options: { controlPlaneNamespace: string },
+  diagnostics: Diagnostic[],
+): void {
   const findUpstream = lookups.findUpstream(options, diagnostics);
   const unused: UseUpstream = () => {};
   for (const group of index.all('UpstreamGroup')) {
     const destinations = (group.spec as { destinations: WeightedDestinationSpec[] }).destinations;
-    weightedClusters(group, ['spec', 'destinations'], destinations, (at, dest, from) => destinationCluster(at, dest, from, lookups, findUpstream, unused, diagnostics), diagnostics);
+    weightedClusters(
+      group,
+      ['spec', 'destinations'],
+      destinations,
+      (at, dest, from) => destinationCluster(at, dest, from, lookups, findUpstream, unused, diagnostics),
+      diagnostics,
+    );
   }
 }

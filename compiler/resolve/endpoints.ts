@@ -21,7 +21,10 @@ import type { ResourceIndex } from './index.js';
 export class EndpointMemo {
   /** The slices of each Service (`namespace/name`), made again when any EndpointSlice changed. */
   slices: Map<string, Resource[]> | undefined;
-  readonly sets = new WeakMap<UpstreamIR, { slices: Resource[]; pods: (Resource | undefined)[]; set: EndpointSetIR; warnings: Diagnostic[] }>();
+  readonly sets = new WeakMap<
+    UpstreamIR,
+    { slices: Resource[]; pods: (Resource | undefined)[]; set: EndpointSetIR; warnings: Diagnostic[] }
+  >();
 }
 
 /** `namespace/name` of the Services with EndpointSlices among the resources. */
@@ -40,7 +43,11 @@ export function slicesByService(index: ResourceIndex, memo: EndpointMemo): Map<s
 }
 
 /** The endpoint sets, and warnings for what leaves a set short: endpoints whose pod's labels are unknown, a set with no endpoint. */
-export function resolveEndpoints(index: ResourceIndex, upstreams: readonly UpstreamIR[], memo: EndpointMemo): { sets: EndpointSetIR[]; warnings: Diagnostic[] } {
+export function resolveEndpoints(
+  index: ResourceIndex,
+  upstreams: readonly UpstreamIR[],
+  memo: EndpointMemo,
+): { sets: EndpointSetIR[]; warnings: Diagnostic[] } {
   const byService = slicesByService(index, memo);
   const out: EndpointSetIR[] = [];
   const warnings: Diagnostic[] = [];
@@ -86,7 +93,11 @@ function podOf(index: ResourceIndex, slice: Resource, e: EndpointSpec): Resource
 }
 
 /** `pods`: per endpoint of the slices in order, its Pod (only read with a selector or subsets). */
-function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: readonly (Resource | undefined)[]): { set: EndpointSetIR; warnings: Diagnostic[] } {
+function endpointSet(
+  upstream: UpstreamIR,
+  slices: readonly Resource[],
+  pods: readonly (Resource | undefined)[],
+): { set: EndpointSetIR; warnings: Diagnostic[] } {
   const warnings: Diagnostic[] = [];
   const target = upstream.target as Extract<UpstreamIR['target'], { kind: 'service' }>;
   const keys = upstream.subsets ? [...new Set(upstream.subsets.selectors.flatMap((s) => s.keys))].sort() : undefined;
@@ -107,7 +118,8 @@ function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: re
       if (!ready && !serving) continue;
       const labels = pod ? labelsOf(pod) : undefined;
       if ((upstream.selector || upstream.subsets) && !pod) warnings.push(unknownPod(upstream, slice, k, e));
-      if (upstream.selector && !(labels && Object.entries(upstream.selector).every(([k, v]) => labels[k] === v))) continue;
+      if (upstream.selector && !(labels && Object.entries(upstream.selector).every(([k, v]) => labels[k] === v)))
+        continue;
       const zone = e.zone ?? '';
       let endpointsOfZone = byZone.get(zone);
       if (!endpointsOfZone) byZone.set(zone, (endpointsOfZone = new Map()));
@@ -129,7 +141,12 @@ function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: re
   const zones = [...byZone].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const set = {
     cluster: upstream.name,
-    zones: zones.map(([zone, endpoints]) => ({ zone, endpoints: [...endpoints.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port)) })),
+    zones: zones.map(([zone, endpoints]) => ({
+      zone,
+      endpoints: [...endpoints.values()].sort((a, b) =>
+        a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port,
+      ),
+    })),
   };
   if (set.zones.every((z) => z.endpoints.length === 0)) warnings.push(noEndpoint(upstream, slices));
   return { set, warnings };
@@ -137,8 +154,13 @@ function endpointSet(upstream: UpstreamIR, slices: readonly Resource[], pods: re
 
 /** An endpoint a selector or subsets must place, whose Pod is not among the inputs. */
 function unknownPod(upstream: UpstreamIR, slice: Resource, k: number, e: EndpointSpec): Diagnostic {
-  const ref = e.targetRef?.kind === 'Pod' && e.targetRef.name ? `Pod ${e.targetRef.namespace ?? slice.namespace}/${e.targetRef.name}` : undefined;
-  const what = upstream.selector ? 'kube.selector leaves this endpoint out' : 'this endpoint is in no subset (its subset keys are "")';
+  const ref =
+    e.targetRef?.kind === 'Pod' && e.targetRef.name
+      ? `Pod ${e.targetRef.namespace ?? slice.namespace}/${e.targetRef.name}`
+      : undefined;
+  const what = upstream.selector
+    ? 'kube.selector leaves this endpoint out'
+    : 'this endpoint is in no subset (its subset keys are "")';
   return asWarning(
     fieldError(
       'resolve',
@@ -154,14 +176,17 @@ function unknownPod(upstream: UpstreamIR, slice: Resource, k: number, e: Endpoin
 function noEndpoint(upstream: UpstreamIR, slices: readonly Resource[]): Diagnostic {
   const target = upstream.target as Extract<UpstreamIR['target'], { kind: 'service' }>;
   // A discovered upstream's origin is its Service, an explicit one's its Upstream.
-  const path = upstream.origin.resource.startsWith('Service ') ? ['spec', 'ports'] : ['spec', 'kube', upstream.selector ? 'selector' : 'servicePort'];
-  const port = target.portName !== undefined ? `the slice port named ${JSON.stringify(target.portName)}` : "the slices' only port";
+  const path = upstream.origin.resource.startsWith('Service ')
+    ? ['spec', 'ports']
+    : ['spec', 'kube', upstream.selector ? 'selector' : 'servicePort'];
+  const port =
+    target.portName !== undefined ? `the slice port named ${JSON.stringify(target.portName)}` : "the slices' only port";
   return asWarning(
     fieldError(
       'resolve',
       upstream.origin,
       path,
-      `no ready or serving endpoint of Service ${target.service.namespace}/${target.service.name} port ${target.port}${upstream.selector ? ' with the selector\'s labels' : ''} in its ${slices.length} EndpointSlice(s) among the inputs (${port}): Envoy answers 503 "no healthy upstream"`,
+      `no ready or serving endpoint of Service ${target.service.namespace}/${target.service.name} port ${target.port}${upstream.selector ? " with the selector's labels" : ''} in its ${slices.length} EndpointSlice(s) among the inputs (${port}): Envoy answers 503 "no healthy upstream"`,
       'expected while the Service has no ready pods; otherwise check the pods are ready, and that the slices have the port the Service port names',
     ),
   );

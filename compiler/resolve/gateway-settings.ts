@@ -9,16 +9,48 @@ import type { CidrIR, FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
 import type { GatewaySpec, HttpConnectionManagerSpec } from '../kinds/gateway.js';
 
 /** The connection manager settings that are durations (the schema types them as strings). */
-export const DURATIONS = ['idleTimeout', 'streamIdleTimeout', 'requestTimeout', 'requestHeadersTimeout', 'drainTimeout', 'delayedCloseTimeout', 'maxConnectionDuration', 'maxStreamDuration'] as const;
+export const DURATIONS = [
+  'idleTimeout',
+  'streamIdleTimeout',
+  'requestTimeout',
+  'requestHeadersTimeout',
+  'drainTimeout',
+  'delayedCloseTimeout',
+  'maxConnectionDuration',
+  'maxStreamDuration',
+] as const;
 
 /** Gloo's CidrRange: an IP address and a prefix length within its family's; undefined after reporting one that is not. */
-export function sourceRanges(specs: { addressPrefix: string; prefixLen?: number }[], origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): CidrIR[] | undefined {
+export function sourceRanges(
+  specs: { addressPrefix: string; prefixLen?: number }[],
+  origin: Origin,
+  path: FieldPath,
+  diagnostics: Diagnostic[],
+): CidrIR[] | undefined {
   const ranges = specs.flatMap((r, i) => {
     const family = isIP(r.addressPrefix);
     const max = family === 6 ? 128 : 32;
     const prefixLen = r.prefixLen ?? max;
-    if (family === 0) diagnostics.push(fieldError('resolve', origin, [...path, i, 'addressPrefix'], `${quote(r.addressPrefix)} is not an IP address`, 'write the network address, e.g. 10.0.0.0 with prefixLen 8'));
-    else if (prefixLen > max) diagnostics.push(fieldError('resolve', origin, [...path, i, 'prefixLen'], `prefixLen ${prefixLen} is longer than an IPv${family} address (${max} bits)`, `use 0 to ${max}`));
+    if (family === 0)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          [...path, i, 'addressPrefix'],
+          `${quote(r.addressPrefix)} is not an IP address`,
+          'write the network address, e.g. 10.0.0.0 with prefixLen 8',
+        ),
+      );
+    else if (prefixLen > max)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          [...path, i, 'prefixLen'],
+          `prefixLen ${prefixLen} is longer than an IPv${family} address (${max} bits)`,
+          `use 0 to ${max}`,
+        ),
+      );
     else return [{ address: r.addressPrefix, prefixLen }];
     return [];
   });
@@ -29,26 +61,55 @@ export function where(origin: Origin, path: FieldPath): string {
   return `${origin.file}:${origin.lineOf(path)}`;
 }
 
-export function httpSettings(spec: HttpConnectionManagerSpec | undefined, origin: Origin, path: FieldPath, diagnostics: Diagnostic[]): HttpSettingsIR {
+export function httpSettings(
+  spec: HttpConnectionManagerSpec | undefined,
+  origin: Origin,
+  path: FieldPath,
+  diagnostics: Diagnostic[],
+): HttpSettingsIR {
   for (const field of DURATIONS) {
     const text = spec?.[field];
     if (text === undefined) continue;
     const nanos = parseDuration(text);
     if (nanos === undefined || nanos < 0n) {
-      diagnostics.push(fieldError('resolve', origin, [...path, field], `${quote(text)} is not a duration`, 'write a number with a unit, e.g. "60s", "0.250s", "250ms" or "1m30s" ("0s": none)'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          [...path, field],
+          `${quote(text)} is not a duration`,
+          'write a number with a unit, e.g. "60s", "0.250s", "250ms" or "1m30s" ("0s": none)',
+        ),
+      );
     }
   }
   return { ...spec };
 }
 
-export function accessLogs(logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog'], origin: Origin, diagnostics: Diagnostic[]): FileAccessLogIR[] {
+export function accessLogs(
+  logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog'],
+  origin: Origin,
+  diagnostics: Diagnostic[],
+): FileAccessLogIR[] {
   return logs.map(({ fileSink: f }, i) => {
     if (f.stringFormat !== undefined && f.jsonFormat !== undefined) {
-      diagnostics.push(fieldError('resolve', origin, ['spec', 'options', 'accessLoggingService', 'accessLog', i, 'fileSink', 'jsonFormat'], 'stringFormat and jsonFormat are both set; a file sink has one format', 'keep one of them'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          ['spec', 'options', 'accessLoggingService', 'accessLog', i, 'fileSink', 'jsonFormat'],
+          'stringFormat and jsonFormat are both set; a file sink has one format',
+          'keep one of them',
+        ),
+      );
     }
     return {
       path: f.path,
-      ...(f.stringFormat !== undefined ? { format: { kind: 'text' as const, text: f.stringFormat } } : f.jsonFormat !== undefined ? { format: { kind: 'json' as const, json: f.jsonFormat } } : {}),
+      ...(f.stringFormat !== undefined
+        ? { format: { kind: 'text' as const, text: f.stringFormat } }
+        : f.jsonFormat !== undefined
+          ? { format: { kind: 'json' as const, json: f.jsonFormat } }
+          : {}),
     };
   });
 }

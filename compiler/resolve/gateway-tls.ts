@@ -16,18 +16,46 @@ import { where } from './gateway-settings.js';
 export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string | undefined;
 
 /** A tcpGateway's hosts: each proxied to its Upstream; with a secretRef TLS is terminated, otherwise passed through. */
-export function tcpHosts(resource: Resource, base: FieldPath, specs: TcpGatewaySpec['tcpHosts'], sourcePrefixRanges: CidrIR[], findCluster: FindCluster, diagnostics: Diagnostic[]): { hosts: TcpHostIR[]; claims: SniClaim[] } {
+export function tcpHosts(
+  resource: Resource,
+  base: FieldPath,
+  specs: TcpGatewaySpec['tcpHosts'],
+  sourcePrefixRanges: CidrIR[],
+  findCluster: FindCluster,
+  diagnostics: Diagnostic[],
+): { hosts: TcpHostIR[]; claims: SniClaim[] } {
   const hosts: TcpHostIR[] = [];
   const claims: SniClaim[] = [];
   specs.forEach((h, i) => {
     const path = [...base, 'tcpHosts', i];
-    const cluster = findCluster(resource, [...path, 'destination', 'single', 'upstream'], h.destination.single.upstream);
+    const cluster = findCluster(
+      resource,
+      [...path, 'destination', 'single', 'upstream'],
+      h.destination.single.upstream,
+    );
     const serverNames = h.sslConfig?.sniDomains ?? [];
-    claims.push({ names: serverNames, sources: sourcePrefixRanges, origin: resource.origin, path: [...path, 'sslConfig', 'sniDomains'], label: `TCP host ${quote(h.name)}` });
+    claims.push({
+      names: serverNames,
+      sources: sourcePrefixRanges,
+      origin: resource.origin,
+      path: [...path, 'sslConfig', 'sniDomains'],
+      label: `TCP host ${quote(h.name)}`,
+    });
     if (!cluster) return;
     // No ALPN unless asked for: the bytes inside are not HTTP's.
-    const tls = h.sslConfig?.secretRef ? { ...downstreamTls(h.sslConfig as SslConfigSpec, resource, [...path, 'sslConfig']), alpnProtocols: h.sslConfig.alpnProtocols ?? [] } : undefined;
-    hosts.push({ name: h.name, cluster, serverNames, ...(tls ? { tls } : {}), ...(sourcePrefixRanges.length > 0 ? { sourcePrefixRanges } : {}) });
+    const tls = h.sslConfig?.secretRef
+      ? {
+          ...downstreamTls(h.sslConfig as SslConfigSpec, resource, [...path, 'sslConfig']),
+          alpnProtocols: h.sslConfig.alpnProtocols ?? [],
+        }
+      : undefined;
+    hosts.push({
+      name: h.name,
+      cluster,
+      serverNames,
+      ...(tls ? { tls } : {}),
+      ...(sourcePrefixRanges.length > 0 ? { sourcePrefixRanges } : {}),
+    });
   });
   return { hosts, claims };
 }
@@ -49,15 +77,28 @@ export function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagno
   for (const claim of claims) {
     const names = claim.names.map((d) => d.toLowerCase());
     // Chains with other source prefixes are told apart by them.
-    const sources = claim.sources.map((r) => `${r.address}/${r.prefixLen}`).sort().join(',');
+    const sources = claim.sources
+      .map((r) => `${r.address}/${r.prefixLen}`)
+      .sort()
+      .join(',');
     for (const name of names.length > 0 ? names : ['']) {
       const owner = claimed.get(`${name}|${sources}`);
       if (!owner) {
         claimed.set(`${name}|${sources}`, claim);
         continue;
       }
-      const what = (name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`) + (sources ? ` and source prefixes ${sources}` : '');
-      diagnostics.push(fieldError('resolve', claim.origin, claim.path, `${claim.label} ${what}, as ${owner.label} (${where(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`, hint));
+      const what =
+        (name === '' ? 'has no sniDomains' : `names SNI domain ${quote(name)}`) +
+        (sources ? ` and source prefixes ${sources}` : '');
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          claim.origin,
+          claim.path,
+          `${claim.label} ${what}, as ${owner.label} (${where(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`,
+          hint,
+        ),
+      );
     }
   }
 }
@@ -68,17 +109,32 @@ export function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagno
  * chains matching one server name, so a shared SNI domain (or two chains
  * without sniDomains) is an error naming both VirtualServices.
  */
-export function tlsChains(listener: string, hosts: VirtualHostIR[], http: HttpSettingsIR, diagnostics: Diagnostic[]): GatewayChainIR[] {
+export function tlsChains(
+  listener: string,
+  hosts: VirtualHostIR[],
+  http: HttpSettingsIR,
+  diagnostics: Diagnostic[],
+): GatewayChainIR[] {
   const byConfig = new Map<string, { chain: GatewayChainIR; first: VirtualHostIR }>();
   for (const vh of hosts) {
     // The same settings (where they are written aside) share a chain.
     const key = JSON.stringify({ ...vh.tls, origin: undefined, path: undefined });
     const found = byConfig.get(key);
     if (found) found.chain.virtualHosts.push(vh.name);
-    else byConfig.set(key, { chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name], http }, first: vh });
+    else
+      byConfig.set(key, {
+        chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name], http },
+        first: vh,
+      });
   }
   sniClashes(
-    [...byConfig.values()].map(({ chain, first }) => ({ names: chain.tls!.sniDomains, sources: [], origin: first.origin, path: ['spec', 'sslConfig', 'sniDomains'], label: `the sslConfig of VirtualService ${first.namespace}/${first.name.slice(first.namespace.length + 1)}` })),
+    [...byConfig.values()].map(({ chain, first }) => ({
+      names: chain.tls!.sniDomains,
+      sources: [],
+      origin: first.origin,
+      path: ['spec', 'sslConfig', 'sniDomains'],
+      label: `the sslConfig of VirtualService ${first.namespace}/${first.name.slice(first.namespace.length + 1)}`,
+    })),
     'give each sslConfig its own sniDomains, or give both VirtualServices the same sslConfig',
     diagnostics,
   );
@@ -103,8 +159,19 @@ export function claimDomains(hosts: VirtualHostIR[], diagnostics: Diagnostic[], 
       const id = `${vh.name}|${i}|${owner.name}`;
       if (reported.has(id)) return;
       reported.add(id);
-      const by = owner === vh ? 'this VirtualService already lists it' : `VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)} (${where(owner.origin, ['spec', 'virtualHost', 'domains'])}) already claims it`;
-      diagnostics.push(fieldError('resolve', vh.origin, ['spec', 'virtualHost', 'domains', i], `domain ${quote(domain)} is claimed twice: ${by}`, 'a domain may belong to one virtual host only; Envoy rejects duplicates'));
+      const by =
+        owner === vh
+          ? 'this VirtualService already lists it'
+          : `VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)} (${where(owner.origin, ['spec', 'virtualHost', 'domains'])}) already claims it`;
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          vh.origin,
+          ['spec', 'virtualHost', 'domains', i],
+          `domain ${quote(domain)} is claimed twice: ${by}`,
+          'a domain may belong to one virtual host only; Envoy rejects duplicates',
+        ),
+      );
     });
   }
 }

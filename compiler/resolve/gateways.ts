@@ -23,11 +23,25 @@ export const DEFAULT_BIND_ADDRESS = '::';
 
 const WILDCARDS = new Set(['::', '0.0.0.0']);
 
-export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostIR[], findCluster: FindCluster, diagnostics: Diagnostic[]): GatewayIR[] {
+export function resolveGateways(
+  index: ResourceIndex,
+  virtualHosts: VirtualHostIR[],
+  findCluster: FindCluster,
+  diagnostics: Diagnostic[],
+): GatewayIR[] {
   const gateways = index.all('Gateway');
   if (gateways.length === 0) {
     for (const vh of virtualHosts) {
-      if (vh.tls) diagnostics.push(fieldError('resolve', vh.origin, ['spec', 'sslConfig'], 'this VirtualService has sslConfig, but there is no Gateway: the default gateway speaks plain HTTP', 'add a Gateway with ssl: true (and one without for the plain VirtualServices), or remove sslConfig'));
+      if (vh.tls)
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            vh.origin,
+            ['spec', 'sslConfig'],
+            'this VirtualService has sslConfig, but there is no Gateway: the default gateway speaks plain HTTP',
+            'add a Gateway with ssl: true (and one without for the plain VirtualServices), or remove sslConfig',
+          ),
+        );
     }
     return [];
   }
@@ -40,15 +54,41 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
     const resolved = resolveGateway(resource, index, hosts, findCluster, diagnostics);
     if (!resolved) continue;
     const gw = resolved.gw;
-    for (const scope of resolved.domainScopes) claimDomains(scope.map((name) => hosts.get(name)!), diagnostics, reportedDomains);
+    for (const scope of resolved.domainScopes)
+      claimDomains(
+        scope.map((name) => hosts.get(name)!),
+        diagnostics,
+        reportedDomains,
+      );
     for (const vh of gw.virtualHosts) served.add(vh);
-    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0) diagnostics.push(asWarning(fieldError('resolve', resource.origin, ['spec', (resource.spec as unknown as GatewaySpec).hybridGateway ? 'hybridGateway' : 'httpGateway'], 'this Gateway serves no VirtualService: its listener answers every request with 404', 'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector')));
+    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0)
+      diagnostics.push(
+        asWarning(
+          fieldError(
+            'resolve',
+            resource.origin,
+            ['spec', (resource.spec as unknown as GatewaySpec).hybridGateway ? 'hybridGateway' : 'httpGateway'],
+            'this Gateway serves no VirtualService: its listener answers every request with 404',
+            'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector',
+          ),
+        ),
+      );
     // Two listeners on one port of one Envoy: the second bind fails (a wildcard address covers the others). Envoys of other proxies bind their own.
     const samePort = (byPort.get(gw.port) ?? []).filter((o) => o.gw.proxyNames.some((p) => gw.proxyNames.includes(p)));
-    const clash = samePort.find((o) => o.gw.address === gw.address || WILDCARDS.has(o.gw.address) || WILDCARDS.has(gw.address));
+    const clash = samePort.find(
+      (o) => o.gw.address === gw.address || WILDCARDS.has(o.gw.address) || WILDCARDS.has(gw.address),
+    );
     if (clash) {
       const proxy = clash.gw.proxyNames.find((p) => gw.proxyNames.includes(p))!;
-      diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'bindPort'], `Gateway ${showRef(resource)} and Gateway ${showRef(clash.resource)} (${clash.resource.origin.file}:${clash.resource.origin.lineOf(['spec', 'bindPort'])}) both bind port ${gw.port} (${quote(gw.address)} and ${quote(clash.gw.address)}) on proxy ${quote(proxy)}`, 'give one of them another bindPort, or other proxyNames'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          resource.origin,
+          ['spec', 'bindPort'],
+          `Gateway ${showRef(resource)} and Gateway ${showRef(clash.resource)} (${clash.resource.origin.file}:${clash.resource.origin.lineOf(['spec', 'bindPort'])}) both bind port ${gw.port} (${quote(gw.address)} and ${quote(clash.gw.address)}) on proxy ${quote(proxy)}`,
+          'give one of them another bindPort, or other proxyNames',
+        ),
+      );
       continue;
     }
     byPort.set(gw.port, [...(byPort.get(gw.port) ?? []), { gw, resource }]);
@@ -56,7 +96,17 @@ export function resolveGateways(index: ResourceIndex, virtualHosts: VirtualHostI
   }
   for (const vs of index.all('VirtualService')) {
     if (served.has(`${vs.namespace}.${vs.name}`)) continue;
-    diagnostics.push(asWarning(fieldError('resolve', vs.origin, ['metadata', 'name'], `VirtualService ${showRef(vs)} is served by no Gateway: no Envoy routes its domains`, "name it in a Gateway's httpGateway.virtualServices, or give it labels a virtualServiceSelector matches")));
+    diagnostics.push(
+      asWarning(
+        fieldError(
+          'resolve',
+          vs.origin,
+          ['metadata', 'name'],
+          `VirtualService ${showRef(vs)} is served by no Gateway: no Envoy routes its domains`,
+          "name it in a Gateway's httpGateway.virtualServices, or give it labels a virtualServiceSelector matches",
+        ),
+      ),
+    );
   }
   return out;
 }
@@ -67,12 +117,26 @@ interface Resolved {
   domainScopes: string[][];
 }
 
-function resolveGateway(resource: Resource, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, findCluster: FindCluster, diagnostics: Diagnostic[]): Resolved | undefined {
+function resolveGateway(
+  resource: Resource,
+  index: ResourceIndex,
+  hosts: ReadonlyMap<string, VirtualHostIR>,
+  findCluster: FindCluster,
+  diagnostics: Diagnostic[],
+): Resolved | undefined {
   const spec = resource.spec as unknown as GatewaySpec;
   const ssl = spec.ssl ?? false;
   const address = spec.bindAddress ?? DEFAULT_BIND_ADDRESS;
   if (isIP(address) === 0) {
-    diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'bindAddress'], `${quote(address)} is not an IP address: Envoy binds a listener to an address, not a name`, 'write "::" (every address, IPv4 too), "0.0.0.0" (every IPv4 address) or one of the host\'s addresses'));
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        resource.origin,
+        ['spec', 'bindAddress'],
+        `${quote(address)} is not an IP address: Envoy binds a listener to an address, not a name`,
+        'write "::" (every address, IPv4 too), "0.0.0.0" (every IPv4 address) or one of the host\'s addresses',
+      ),
+    );
     return undefined;
   }
   const listener = `listener-${address}-${spec.bindPort}`;
@@ -86,20 +150,42 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
     proxyProtocol: spec.useProxyProto ?? false,
     accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
   };
-  if (ssl && !spec.httpGateway) diagnostics.push(fieldError('resolve', resource.origin, ['spec', 'ssl'], 'ssl applies to an httpGateway; TCP hosts and matched gateways terminate TLS with their own sslConfig', 'remove ssl and give the TCP hosts (or matchers) an sslConfig with secretRef'));
+  if (ssl && !spec.httpGateway)
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        resource.origin,
+        ['spec', 'ssl'],
+        'ssl applies to an httpGateway; TCP hosts and matched gateways terminate TLS with their own sslConfig',
+        'remove ssl and give the TCP hosts (or matchers) an sslConfig with secretRef',
+      ),
+    );
   if (spec.tcpGateway) {
     const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
     sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
     return { gw: { ...common, virtualHosts: [], chains: [], tcpHosts: tcp.hosts }, domainScopes: [] };
   }
-  if (spec.hybridGateway) return hybridGateway(resource, common, spec.hybridGateway.matchedGateways, index, hosts, findCluster, diagnostics);
+  if (spec.hybridGateway)
+    return hybridGateway(resource, common, spec.hybridGateway.matchedGateways, index, hosts, findCluster, diagnostics);
   const http = spec.httpGateway!;
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
   if (!virtualHosts) return undefined;
-  const settings = httpSettings(http.options?.httpConnectionManagerSettings, resource.origin, [...base, 'options', 'httpConnectionManagerSettings'], diagnostics);
+  const settings = httpSettings(
+    http.options?.httpConnectionManagerSettings,
+    resource.origin,
+    [...base, 'options', 'httpConnectionManagerSettings'],
+    diagnostics,
+  );
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
-  const chains = ssl ? tlsChains(listener, virtualHosts.map((name) => hosts.get(name)!), settings, diagnostics) : [{ routes: `${listener}-routes`, virtualHosts, http: settings }];
+  const chains = ssl
+    ? tlsChains(
+        listener,
+        virtualHosts.map((name) => hosts.get(name)!),
+        settings,
+        diagnostics,
+      )
+    : [{ routes: `${listener}-routes`, virtualHosts, http: settings }];
   return { gw: { ...common, virtualHosts, chains, tcpHosts: [] }, domainScopes: [virtualHosts] };
 }
 
@@ -108,9 +194,26 @@ function resolveGateway(resource: Resource, index: ResourceIndex, hosts: Readonl
  * once: those with sslConfig when `ssl`, those without otherwise. Undefined
  * after reporting a selection that cannot be made.
  */
-function selectVirtualServices(resource: Resource, http: HttpGatewaySpec, base: FieldPath, index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, ssl: boolean, diagnostics: Diagnostic[], hybrid = false): string[] | undefined {
+function selectVirtualServices(
+  resource: Resource,
+  http: HttpGatewaySpec,
+  base: FieldPath,
+  index: ResourceIndex,
+  hosts: ReadonlyMap<string, VirtualHostIR>,
+  ssl: boolean,
+  diagnostics: Diagnostic[],
+  hybrid = false,
+): string[] | undefined {
   if (http.virtualServices?.length && http.virtualServiceSelector) {
-    diagnostics.push(fieldError('resolve', resource.origin, [...base, 'virtualServiceSelector'], 'virtualServices and virtualServiceSelector are both set (Gloo would use the selector and ignore the list)', 'keep one of them'));
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        resource.origin,
+        [...base, 'virtualServiceSelector'],
+        'virtualServices and virtualServiceSelector are both set (Gloo would use the selector and ignore the list)',
+        'keep one of them',
+      ),
+    );
     return undefined;
   }
   let selected: Resource[];
@@ -121,11 +224,47 @@ function selectVirtualServices(resource: Resource, http: HttpGatewaySpec, base: 
     http.virtualServices.forEach((raw, i) => {
       const vs = index.get('VirtualService', refOf(raw, resource));
       const at = [...base, 'virtualServices', i];
-      if (!vs) diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(refOf(raw, resource))} does not exist`, 'define the VirtualService or fix the reference'));
+      if (!vs)
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            resource.origin,
+            at,
+            `VirtualService ${showRef(refOf(raw, resource))} does not exist`,
+            'define the VirtualService or fix the reference',
+          ),
+        );
       else if (hosts.has(`${vs.namespace}.${vs.name}`) && hasTls(vs) !== ssl) {
-        if (hybrid) diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(vs)} has sslConfig: a matched gateway takes its TLS from its matcher, and would not use it`, 'serve it from a Gateway with ssl: true, or remove its sslConfig and put the TLS settings on the matcher'));
-        else if (ssl) diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(vs)} has no sslConfig, and this Gateway has ssl: true (it serves TLS only)`, 'give the VirtualService an sslConfig, or list it in a Gateway without ssl'));
-        else diagnostics.push(fieldError('resolve', resource.origin, at, `VirtualService ${showRef(vs)} has sslConfig, and this Gateway speaks plain HTTP`, 'list it in a Gateway with ssl: true, or remove its sslConfig'));
+        if (hybrid)
+          diagnostics.push(
+            fieldError(
+              'resolve',
+              resource.origin,
+              at,
+              `VirtualService ${showRef(vs)} has sslConfig: a matched gateway takes its TLS from its matcher, and would not use it`,
+              'serve it from a Gateway with ssl: true, or remove its sslConfig and put the TLS settings on the matcher',
+            ),
+          );
+        else if (ssl)
+          diagnostics.push(
+            fieldError(
+              'resolve',
+              resource.origin,
+              at,
+              `VirtualService ${showRef(vs)} has no sslConfig, and this Gateway has ssl: true (it serves TLS only)`,
+              'give the VirtualService an sslConfig, or list it in a Gateway without ssl',
+            ),
+          );
+        else
+          diagnostics.push(
+            fieldError(
+              'resolve',
+              resource.origin,
+              at,
+              `VirtualService ${showRef(vs)} has sslConfig, and this Gateway speaks plain HTTP`,
+              'list it in a Gateway with ssl: true, or remove its sslConfig',
+            ),
+          );
       } else selected.push(vs);
     });
   } else {
@@ -134,12 +273,17 @@ function selectVirtualServices(resource: Resource, http: HttpGatewaySpec, base: 
     const selector = Object.entries(http.virtualServiceSelector ?? {});
     selected = index.all('VirtualService').filter((vs) => {
       if (!anyNamespace && !namespaces.includes(vs.namespace)) return false;
-      const labels = ((vs.value.metadata as { labels?: Record<string, string> | null } | undefined)?.labels ?? {}) as Record<string, string>;
+      const labels = ((vs.value.metadata as { labels?: Record<string, string> | null } | undefined)?.labels ??
+        {}) as Record<string, string>;
       return selector.every(([k, v]) => labels[k] === v) && hasTls(vs) === ssl;
     });
   }
   const chosen = new Set(selected);
-  return index.all('VirtualService').filter((vs) => chosen.has(vs)).map((vs) => `${vs.namespace}.${vs.name}`).filter((name) => hosts.has(name));
+  return index
+    .all('VirtualService')
+    .filter((vs) => chosen.has(vs))
+    .map((vs) => `${vs.namespace}.${vs.name}`)
+    .filter((name) => hosts.has(name));
 }
 
 /**
@@ -148,33 +292,93 @@ function selectVirtualServices(resource: Resource, http: HttpGatewaySpec, base: 
  * A matched httpGateway serves VirtualServices without sslConfig; the TLS is
  * its matcher's sslConfig (Gloo ignores a VirtualService's sslConfig there).
  */
-function hybridGateway(resource: Resource, common: Omit<GatewayIR, 'virtualHosts' | 'chains' | 'tcpHosts'>, matched: MatchedGatewaySpec[], index: ResourceIndex, hosts: ReadonlyMap<string, VirtualHostIR>, findCluster: FindCluster, diagnostics: Diagnostic[]): Resolved {
+function hybridGateway(
+  resource: Resource,
+  common: Omit<GatewayIR, 'virtualHosts' | 'chains' | 'tcpHosts'>,
+  matched: MatchedGatewaySpec[],
+  index: ResourceIndex,
+  hosts: ReadonlyMap<string, VirtualHostIR>,
+  findCluster: FindCluster,
+  diagnostics: Diagnostic[],
+): Resolved {
   const chains: GatewayChainIR[] = [];
   const tcp: TcpHostIR[] = [];
   const claims: SniClaim[] = [];
   const domainScopes: string[][] = [];
   matched.forEach((m, i) => {
     const base = ['spec', 'hybridGateway', 'matchedGateways', i];
-    const checked = sourceRanges(m.matcher?.sourcePrefixRanges ?? [], resource.origin, [...base, 'matcher', 'sourcePrefixRanges'], diagnostics);
+    const checked = sourceRanges(
+      m.matcher?.sourcePrefixRanges ?? [],
+      resource.origin,
+      [...base, 'matcher', 'sourcePrefixRanges'],
+      diagnostics,
+    );
     const ranges = checked ?? [];
     // Ranges in error would make false clashes: the chain is left out of the check.
     const claim = (c: SniClaim[]) => checked && claims.push(...c);
     const sslConfig = m.matcher?.sslConfig;
     if (m.tcpGateway) {
-      if (sslConfig) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'matcher', 'sslConfig'], "a matched tcpGateway's TLS and SNI are its TCP hosts' sslConfig", 'move the sslConfig to the tcpHosts'));
-      const hosts = tcpHosts(resource, [...base, 'tcpGateway'], m.tcpGateway.tcpHosts, ranges, findCluster, diagnostics);
+      if (sslConfig)
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            resource.origin,
+            [...base, 'matcher', 'sslConfig'],
+            "a matched tcpGateway's TLS and SNI are its TCP hosts' sslConfig",
+            'move the sslConfig to the tcpHosts',
+          ),
+        );
+      const hosts = tcpHosts(
+        resource,
+        [...base, 'tcpGateway'],
+        m.tcpGateway.tcpHosts,
+        ranges,
+        findCluster,
+        diagnostics,
+      );
       tcp.push(...hosts.hosts);
       claim(hosts.claims);
       return;
     }
     const http = m.httpGateway!;
-    const virtualHosts = selectVirtualServices(resource, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
+    const virtualHosts =
+      selectVirtualServices(resource, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
     domainScopes.push(virtualHosts);
-    if (sslConfig && !sslConfig.secretRef) diagnostics.push(fieldError('resolve', resource.origin, [...base, 'matcher', 'sslConfig'], 'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef to terminate it with', 'add a secretRef (a kubernetes.io/tls Secret), or remove sslConfig'));
-    const tls = sslConfig?.secretRef ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig']) : undefined;
-    const settings = httpSettings(http.options?.httpConnectionManagerSettings, resource.origin, [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'], diagnostics);
-    chains.push({ routes: `${common.listener}-${i}-routes`, virtualHosts, http: settings, ...(tls ? { tls } : {}), ...(ranges.length > 0 ? { sourcePrefixRanges: ranges } : {}) });
-    claim([{ names: sslConfig?.sniDomains ?? [], sources: ranges, origin: resource.origin, path: [...base, 'matcher'], label: `matched gateway ${i + 1}` }]);
+    if (sslConfig && !sslConfig.secretRef)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          resource.origin,
+          [...base, 'matcher', 'sslConfig'],
+          'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef to terminate it with',
+          'add a secretRef (a kubernetes.io/tls Secret), or remove sslConfig',
+        ),
+      );
+    const tls = sslConfig?.secretRef
+      ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
+      : undefined;
+    const settings = httpSettings(
+      http.options?.httpConnectionManagerSettings,
+      resource.origin,
+      [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'],
+      diagnostics,
+    );
+    chains.push({
+      routes: `${common.listener}-${i}-routes`,
+      virtualHosts,
+      http: settings,
+      ...(tls ? { tls } : {}),
+      ...(ranges.length > 0 ? { sourcePrefixRanges: ranges } : {}),
+    });
+    claim([
+      {
+        names: sslConfig?.sniDomains ?? [],
+        sources: ranges,
+        origin: resource.origin,
+        path: [...base, 'matcher'],
+        label: `matched gateway ${i + 1}`,
+      },
+    ]);
   });
   sniClashes(claims, 'give each matched gateway (or TCP host) its own sniDomains or sourcePrefixRanges', diagnostics);
   const virtualHosts = [...new Set(chains.flatMap((c) => c.virtualHosts))];

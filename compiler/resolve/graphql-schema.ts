@@ -64,8 +64,12 @@ export function parseSdl(text: string): { doc?: DocumentNode; problems: SdlProbl
 
 /** Builds and validates the schema of parsed text, declaring `@resolve` unless the text does. */
 export function buildSdl(doc: DocumentNode): { schema?: GraphQLSchema; problems: SdlProblem[] } {
-  const declared = doc.definitions.some((d) => d.kind === Kind.DIRECTIVE_DEFINITION && d.name.value === RESOLVE_DIRECTIVE);
-  const full: DocumentNode = declared ? doc : { ...doc, definitions: [...doc.definitions, ...parse(RESOLVE_DECLARATION, { noLocation: true }).definitions] };
+  const declared = doc.definitions.some(
+    (d) => d.kind === Kind.DIRECTIVE_DEFINITION && d.name.value === RESOLVE_DIRECTIVE,
+  );
+  const full: DocumentNode = declared
+    ? doc
+    : { ...doc, definitions: [...doc.definitions, ...parse(RESOLVE_DECLARATION, { noLocation: true }).definitions] };
   const sdlErrors = validateSDL(full);
   if (sdlErrors.length > 0) return { problems: problemsOf(sdlErrors) };
   const schema = buildASTSchema(full, { assumeValidSDL: true });
@@ -79,10 +83,14 @@ export function buildSdl(doc: DocumentNode): { schema?: GraphQLSchema; problems:
  * arguments: the first step names an argument, further steps fields of input
  * objects (list indexes are taken as they come). undefined: it fits.
  */
-export function argumentPathProblem(args: readonly GraphQLArgument[], path: readonly (string | number)[]): string | undefined {
+export function argumentPathProblem(
+  args: readonly GraphQLArgument[],
+  path: readonly (string | number)[],
+): string | undefined {
   const [first, ...rest] = path;
   const arg = args.find((a) => a.name === first);
-  if (!arg) return `no argument "${String(first)}" (${args.length ? `its arguments: ${args.map((a) => a.name).join(', ')}` : 'it takes none'})`;
+  if (!arg)
+    return `no argument "${String(first)}" (${args.length ? `its arguments: ${args.map((a) => a.name).join(', ')}` : 'it takes none'})`;
   let type: GraphQLInputType = arg.type;
   let where = arg.name;
   for (const step of rest) {
@@ -93,7 +101,8 @@ export function argumentPathProblem(args: readonly GraphQLArgument[], path: read
       where += `[${step}]`;
       continue;
     }
-    if (!isInputObjectType(nullable)) return `${where} is a ${String(getNamedType(type))}, which has no field "${String(step)}"`;
+    if (!isInputObjectType(nullable))
+      return `${where} is a ${String(getNamedType(type))}, which has no field "${String(step)}"`;
     const field = nullable.getFields()[String(step)];
     if (!field) return `${nullable.name} (${where}) has no field "${String(step)}"`;
     type = field.type;

@@ -42,9 +42,16 @@ const keyOf = (r: { name: string; namespace: string }) => `${r.namespace}.${r.na
 /** `<namespace>/<name>` of a `<namespace>.<name>` key, as diagnostics name resources (namespaces hold no dots). */
 const shown = (key: string) => key.replace('.', '/');
 
-export function resolveStitched(api: Resource, spec: StitchedSchemaSpec, index: ResourceIndex, schemas: ApiSchemas, diagnostics: Diagnostic[]): StitchedSchemaIR {
+export function resolveStitched(
+  api: Resource,
+  spec: StitchedSchemaSpec,
+  index: ResourceIndex,
+  schemas: ApiSchemas,
+  diagnostics: Diagnostic[],
+): StitchedSchemaIR {
   const self = keyOf(api);
-  const error = (path: FieldPath, message: string, hint?: string) => diagnostics.push(fieldError('resolve', api.origin, path, message, hint));
+  const error = (path: FieldPath, message: string, hint?: string) =>
+    diagnostics.push(fieldError('resolve', api.origin, path, message, hint));
   const base = ['spec', 'stitchedSchema', 'subschemas'];
   const ir: StitchedSchemaIR = { subschemas: [] };
   /** The subschemas whose schemas are known, for the checks across them. */
@@ -61,25 +68,36 @@ export function resolveStitched(api: Resource, spec: StitchedSchemaSpec, index: 
       return;
     }
     if (!index.get('GraphQLApi', ref)) {
-      error(path, `GraphQLApi ${showRef(ref)} not found`, 'each subschema names a GraphQLApi resource by name and namespace');
+      error(
+        path,
+        `GraphQLApi ${showRef(ref)} not found`,
+        'each subschema names a GraphQLApi resource by name and namespace',
+      );
       complete = false;
       return;
     }
     const cycle = pathBetween(name, self, schemas, new Set());
     if (cycle) {
-      error(path, `GraphQLApi ${showRef(ref)} stitches this API back (${[self, ...cycle].map(shown).join(' -> ')}): stitched APIs cannot form a cycle`, 'remove one of the subschemas on the cycle');
+      error(
+        path,
+        `GraphQLApi ${showRef(ref)} stitches this API back (${[self, ...cycle].map(shown).join(' -> ')}): stitched APIs cannot form a cycle`,
+        'remove one of the subschemas on the cycle',
+      );
       complete = false;
       return;
     }
     const typeMerge: Record<string, TypeMergeIR> = {};
-    for (const [typeName, m] of Object.entries(s.typeMerge ?? {})) typeMerge[typeName] = { selectionSet: m.selectionSet, queryName: m.queryName, args: m.args ?? {} };
+    for (const [typeName, m] of Object.entries(s.typeMerge ?? {}))
+      typeMerge[typeName] = { selectionSet: m.selectionSet, queryName: m.queryName, args: m.args ?? {} };
     ir.subschemas.push({ api: name, typeMerge });
     const schema = schemaOf(name, schemas);
     if (schema) known.push({ index: i, api: name, schema });
     else complete = false;
   });
 
-  conflicts(known, (i, message) => error([...base, i], message, 'make the subschemas agree on the type, or rename the field in one of them'));
+  conflicts(known, (i, message) =>
+    error([...base, i], message, 'make the subschemas agree on the type, or rename the field in one of them'),
+  );
   for (const k of known) {
     const s = spec.subschemas[k.index]!;
     for (const [typeName, m] of Object.entries(s.typeMerge ?? {})) {
@@ -90,7 +108,12 @@ export function resolveStitched(api: Resource, spec: StitchedSchemaSpec, index: 
   if (complete) {
     const merged = schemaOf(self, schemas);
     const reason = schemas.get(self)?.merged?.error;
-    if (!merged && reason) error(['spec', 'stitchedSchema'], `the subschemas cannot be stitched: ${reason}`, 'make the subschemas agree on their shared types');
+    if (!merged && reason)
+      error(
+        ['spec', 'stitchedSchema'],
+        `the subschemas cannot be stitched: ${reason}`,
+        'make the subschemas agree on their shared types',
+      );
   }
   return ir;
 }
@@ -121,7 +144,12 @@ function schemaOf(name: string, schemas: ApiSchemas, visiting = new Set<string>(
   if (parts.some((p) => !p)) return undefined;
   try {
     // Field consistency is checked (and reported with its place) by conflicts(); stitching would only print it.
-    entry.merged = { schema: stitchSchemas({ subschemas: parts as GraphQLSchema[], typeMergingOptions: { validationSettings: { validationLevel: ValidationLevel.Off } } }) };
+    entry.merged = {
+      schema: stitchSchemas({
+        subschemas: parts as GraphQLSchema[],
+        typeMergingOptions: { validationSettings: { validationLevel: ValidationLevel.Off } },
+      }),
+    };
   } catch (err) {
     entry.merged = { error: (err as Error).message };
   }
@@ -135,11 +163,20 @@ function shape(type: GraphQLType): string {
 }
 
 function kindOf(t: GraphQLNamedType): string {
-  return isObjectType(t) ? 'an object type' : isInterfaceType(t) ? 'an interface' : isInputObjectType(t) ? 'an input type' : `a ${t.astNode?.kind.replace(/TypeDefinition$/, '').toLowerCase() ?? 'scalar'}`;
+  return isObjectType(t)
+    ? 'an object type'
+    : isInterfaceType(t)
+      ? 'an interface'
+      : isInputObjectType(t)
+        ? 'an input type'
+        : `a ${t.astNode?.kind.replace(/TypeDefinition$/, '').toLowerCase() ?? 'scalar'}`;
 }
 
 /** Two subschemas that define one type, or one field of a type, differently: reported on the later subschema. */
-function conflicts(known: { index: number; api: string; schema: GraphQLSchema }[], report: (index: number, message: string) => void): void {
+function conflicts(
+  known: { index: number; api: string; schema: GraphQLSchema }[],
+  report: (index: number, message: string) => void,
+): void {
   known.forEach((later, j) => {
     for (const type of Object.values(later.schema.getTypeMap())) {
       if (type.name.startsWith('__')) continue;
@@ -153,9 +190,14 @@ function conflicts(known: { index: number; api: string; schema: GraphQLSchema }[
         }
         if (!(isObjectType(type) || isInterfaceType(type) || isInputObjectType(type))) continue;
         const otherFields = (other as typeof type).getFields();
-        const clash = Object.values(type.getFields()).find((f) => otherFields[f.name] && shape(f.type) !== shape(otherFields[f.name]!.type));
+        const clash = Object.values(type.getFields()).find(
+          (f) => otherFields[f.name] && shape(f.type) !== shape(otherFields[f.name]!.type),
+        );
         if (clash) {
-          report(later.index, `${type.name}.${clash.name} is ${String(clash.type)} here but ${String(otherFields[clash.name]!.type)} in ${where}`);
+          report(
+            later.index,
+            `${type.name}.${clash.name} is ${String(clash.type)} here but ${String(otherFields[clash.name]!.type)} in ${where}`,
+          );
           break;
         }
       }
@@ -172,7 +214,8 @@ function parseSelectionSet(text: string): SelectionSetNode | string {
     return `does not parse: ${(err as Error).message}`;
   }
   const op = doc.definitions[0];
-  if (!text.trim().startsWith('{') || doc.definitions.length !== 1 || op?.kind !== Kind.OPERATION_DEFINITION) return 'is not a selection set such as "{ id }"';
+  if (!text.trim().startsWith('{') || doc.definitions.length !== 1 || op?.kind !== Kind.OPERATION_DEFINITION)
+    return 'is not a selection set such as "{ id }"';
   return op.selectionSet;
 }
 
@@ -180,7 +223,9 @@ function parseSelectionSet(text: string): SelectionSetNode | string {
 function unselected(set: SelectionSetNode, path: string[]): boolean {
   let current: SelectionSetNode | undefined = set;
   for (const step of path) {
-    const field: SelectionNode | undefined = current?.selections.find((s) => s.kind === Kind.FIELD && (s.alias ?? s.name).value === step);
+    const field: SelectionNode | undefined = current?.selections.find(
+      (s) => s.kind === Kind.FIELD && (s.alias ?? s.name).value === step,
+    );
     if (!field || field.kind !== Kind.FIELD) return true;
     current = field.selectionSet;
   }
@@ -216,42 +261,77 @@ function checkTypeMerge(
   const where = `GraphQLApi ${shown(sub.api)}`;
   const type = sub.schema.getType(typeName);
   if (!isObjectType(type)) {
-    error(path, type ? `${typeName} is ${kindOf(type)} in ${where}, not an object type` : `${where} has no type ${typeName}`, 'merge a type this subschema defines (type names are case-sensitive)');
+    error(
+      path,
+      type ? `${typeName} is ${kindOf(type)} in ${where}, not an object type` : `${where} has no type ${typeName}`,
+      'merge a type this subschema defines (type names are case-sensitive)',
+    );
     return;
   }
 
   const selection = parseSelectionSet(m.selectionSet);
-  if (typeof selection === 'string') error([...path, 'selectionSet'], `"${m.selectionSet}" ${selection}`, 'write the key fields in braces, e.g. "{ id }"');
+  if (typeof selection === 'string')
+    error(
+      [...path, 'selectionSet'],
+      `"${m.selectionSet}" ${selection}`,
+      'write the key fields in braces, e.g. "{ id }"',
+    );
   else {
     const unknown = unknownSelections(selection, typeName, known);
-    if (unknown.length > 0) error([...path, 'selectionSet'], `selects ${unknown.join(', ')}, which no subschema defines`, `select fields ${typeName} has`);
+    if (unknown.length > 0)
+      error(
+        [...path, 'selectionSet'],
+        `selects ${unknown.join(', ')}, which no subschema defines`,
+        `select fields ${typeName} has`,
+      );
   }
 
   const query = sub.schema.getQueryType();
   const field = query?.getFields()[m.queryName];
   if (!field) {
-    error([...path, 'queryName'], `"${m.queryName}" is not a Query field of ${where}`, `Query fields: ${Object.keys(query?.getFields() ?? {}).join(', ') || 'none'}`);
+    error(
+      [...path, 'queryName'],
+      `"${m.queryName}" is not a Query field of ${where}`,
+      `Query fields: ${Object.keys(query?.getFields() ?? {}).join(', ') || 'none'}`,
+    );
     return;
   }
   // One object per call: args build one call's arguments, and a list result has no batching configured here.
   const returns = getNullableType(field.type);
   if (isListType(returns) || getNamedType(returns).name !== typeName) {
-    error([...path, 'queryName'], `Query.${m.queryName} of ${where} returns ${String(field.type)}, not ${typeName}`, `use a Query field that returns one ${typeName} (${typeName} or ${typeName}!)`);
+    error(
+      [...path, 'queryName'],
+      `Query.${m.queryName} of ${where} returns ${String(field.type)}, not ${typeName}`,
+      `use a Query field that returns one ${typeName} (${typeName} or ${typeName}!)`,
+    );
     return;
   }
 
   const args = m.args ?? {};
   for (const [setter, from] of Object.entries(args)) {
     const problem = argumentPathProblem(field.args, setter.split('.'));
-    if (problem) error([...path, 'args', setter], `Query.${m.queryName} of ${where}: ${problem}`, 'each key is an argument of queryName (a dotted key sets a field of an input argument)');
+    if (problem)
+      error(
+        [...path, 'args', setter],
+        `Query.${m.queryName} of ${where}: ${problem}`,
+        'each key is an argument of queryName (a dotted key sets a field of an input argument)',
+      );
     if (typeof selection !== 'string' && unselected(selection, from.split('.'))) {
-      error([...path, 'args', setter], `"${from}" is not in selectionSet ${m.selectionSet}`, `each value is a field of selectionSet; add ${from} to it`);
+      error(
+        [...path, 'args', setter],
+        `"${from}" is not in selectionSet ${m.selectionSet}`,
+        `each value is a field of selectionSet; add ${from} to it`,
+      );
     }
   }
   const given = new Set(Object.keys(args).map((k) => k.split('.')[0]));
   for (const a of field.args) {
     if (a.type.toString().endsWith('!') && a.defaultValue === undefined && !given.has(a.name)) {
-      error([...path, 'args'], `Query.${m.queryName} requires argument "${a.name}", which args does not fill`, `add ${a.name}: <field of selectionSet>`);
+      error(
+        [...path, 'args'],
+        `Query.${m.queryName} requires argument "${a.name}", which args does not fill`,
+        `add ${a.name}: <field of selectionSet>`,
+      );
     }
   }
 }

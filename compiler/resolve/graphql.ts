@@ -10,18 +10,42 @@ import { isObjectType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import protobuf from 'protobufjs';
 import { TemplateError, placeholdersIn, type TemplateSource } from '../../contract/graphql-templates.js';
 import { asWarning, fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
-import type { ExecutableSchemaSpec, GraphQLApiSpec, GrpcResolverSpec, ResolutionSpec, RestResolverSpec } from '../kinds/graphql-api.js';
+import type {
+  ExecutableSchemaSpec,
+  GraphQLApiSpec,
+  GrpcResolverSpec,
+  ResolutionSpec,
+  RestResolverSpec,
+} from '../kinds/graphql-api.js';
 import type { Resource } from '../validate/validate.js';
 import { resolveStitched, type ApiSchemas } from './graphql-stitched.js';
-import { RESOLVE_DIRECTIVE, argumentPathProblem, buildSdl, directiveUses, parseSdl, sdlMessage, withoutDirective } from './graphql-schema.js';
+import {
+  RESOLVE_DIRECTIVE,
+  argumentPathProblem,
+  buildSdl,
+  directiveUses,
+  parseSdl,
+  sdlMessage,
+  withoutDirective,
+} from './graphql-schema.js';
 import type { FindUpstream, ResourceIndex } from './index.js';
-import type { ExecutableSchemaIR, GraphQLApiIR, RemoteExecutorIR, ResolutionIR, TargetIR, UpstreamIR } from '../ir/model.js';
+import type {
+  ExecutableSchemaIR,
+  GraphQLApiIR,
+  RemoteExecutorIR,
+  ResolutionIR,
+  TargetIR,
+  UpstreamIR,
+} from '../ir/model.js';
 import { decodeDescriptorSet, methodProblem } from './grpc-descriptors.js';
 
 type RemoteSpec = NonNullable<NonNullable<ExecutableSchemaSpec['executor']>['remote']>;
 
 /** `@cacheControl` is a schema directive, so only resolve sees it (validate refuses Gloo's unsupported fields). */
-const CACHE_CONTROL_REFUSAL = ['@cacheControl is not supported: sluice-graphql sends no Cache-Control header', 'remove @cacheControl from the schema'] as const;
+const CACHE_CONTROL_REFUSAL = [
+  '@cacheControl is not supported: sluice-graphql sends no Cache-Control header',
+  'remove @cacheControl from the schema',
+] as const;
 
 /** Which template sources each kind of template may read. */
 const REQUEST_SOURCES: readonly TemplateSource[] = ['args', 'parent', 'headers'];
@@ -32,7 +56,10 @@ const MAX_TIMEOUT_MS = 0xffffffff;
 
 export function targetOf(upstream: UpstreamIR): TargetIR {
   // sluice-graphql dials a Service by its DNS name, whichever way Envoy reaches its endpoints.
-  const hosts = upstream.target.kind === 'static' ? upstream.target.hosts : [{ address: upstream.target.host, port: upstream.target.port }];
+  const hosts =
+    upstream.target.kind === 'static'
+      ? upstream.target.hosts
+      : [{ address: upstream.target.host, port: upstream.target.port }];
   return { cluster: upstream.name, hosts };
 }
 
@@ -60,14 +87,22 @@ class ApiReport {
   }
 }
 
-export function resolveGraphQLApis(index: ResourceIndex, findUpstream: FindUpstream, diagnostics: Diagnostic[]): GraphQLApiIR[] {
+export function resolveGraphQLApis(
+  index: ResourceIndex,
+  findUpstream: FindUpstream,
+  diagnostics: Diagnostic[],
+): GraphQLApiIR[] {
   const apis = index.all('GraphQLApi');
   const schemas: ApiSchemas = new Map();
   const out: GraphQLApiIR[] = [];
   for (const api of apis) {
     const spec = api.spec as GraphQLApiSpec;
     const report = new ApiReport(api, diagnostics);
-    const ir: GraphQLApiIR = { name: `${api.namespace}.${api.name}`, origin: api.origin, logSensitiveInfo: spec.options?.logSensitiveInfo ?? false };
+    const ir: GraphQLApiIR = {
+      name: `${api.namespace}.${api.name}`,
+      origin: api.origin,
+      logSensitiveInfo: spec.options?.logSensitiveInfo ?? false,
+    };
     if (spec.executableSchema) {
       const { executable, schema } = resolveExecutable(spec.executableSchema, report, findUpstream);
       ir.executable = executable;
@@ -84,7 +119,11 @@ export function resolveGraphQLApis(index: ResourceIndex, findUpstream: FindUpstr
   return out;
 }
 
-function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUpstream: FindUpstream): { executable: ExecutableSchemaIR; schema?: GraphQLSchema } {
+function resolveExecutable(
+  exe: ExecutableSchemaSpec,
+  report: ApiReport,
+  findUpstream: FindUpstream,
+): { executable: ExecutableSchemaIR; schema?: GraphQLSchema } {
   const base = ['spec', 'executableSchema'];
   const local = exe.executor?.local;
   const remote = exe.executor?.remote;
@@ -93,7 +132,12 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   let resolutionsPath: FieldPath = [...base, 'resolutions'];
   let resolutionSpecs = exe.resolutions;
   if (local?.resolutions) {
-    if (exe.resolutions) report.error([...base, 'executor', 'local', 'resolutions'], 'resolutions are written twice: under executableSchema and under executor.local', 'keep one list of resolutions; move every entry into one of the two places');
+    if (exe.resolutions)
+      report.error(
+        [...base, 'executor', 'local', 'resolutions'],
+        'resolutions are written twice: under executableSchema and under executor.local',
+        'keep one list of resolutions; move every entry into one of the two places',
+      );
     else {
       resolutionsPath = [...base, 'executor', 'local', 'resolutions'];
       resolutionSpecs = local.resolutions;
@@ -101,9 +145,17 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   }
   const isLocal = local !== undefined || exe.resolutions !== undefined;
   if (isLocal && remote) {
-    report.error([...base, 'executor', 'remote'], 'both a local executor (resolutions) and a remote executor are set', 'a remote executor sends the whole operation upstream; remove either executor.remote or the local executor and its resolutions');
+    report.error(
+      [...base, 'executor', 'remote'],
+      'both a local executor (resolutions) and a remote executor are set',
+      'a remote executor sends the whole operation upstream; remove either executor.remote or the local executor and its resolutions',
+    );
   } else if (!isLocal && !remote) {
-    report.error(base, 'no executor: neither resolutions (executor.local) nor executor.remote is set', 'add executor.local (with resolutions for the fields that call upstreams) or executor.remote with the upstreamRef of a GraphQL server');
+    report.error(
+      base,
+      'no executor: neither resolutions (executor.local) nor executor.remote is set',
+      'add executor.local (with resolutions for the fields that call upstreams) or executor.remote with the upstreamRef of a GraphQL server',
+    );
   }
 
   const executable: ExecutableSchemaIR = {
@@ -121,7 +173,12 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   let services: protobuf.Root | undefined;
   if (registry?.protoDescriptorBin !== undefined) {
     const decoded = decodeDescriptorSet(registry.protoDescriptorBin);
-    if ('problem' in decoded) report.error([...regPath, 'protoDescriptorBin'], decoded.problem, 'give the base64 of a FileDescriptorSet: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`');
+    if ('problem' in decoded)
+      report.error(
+        [...regPath, 'protoDescriptorBin'],
+        decoded.problem,
+        'give the base64 of a FileDescriptorSet: `protoc --include_imports --descriptor_set_out=/dev/stdout x.proto | base64 -w0`',
+      );
     else {
       executable.protoDescriptorBin = decoded.base64;
       services = decoded.root;
@@ -131,7 +188,12 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   if (remote) {
     executable.remote = resolveRemote(remote, [...base, 'executor', 'remote'], report, findUpstream);
     for (const b of schema ? bindings(schema).values() : []) {
-      for (const { typeName, field } of b) report.error(schemaPath, `${lineOf(field)}${typeName}.${field.name} has @resolve, but a remote executor resolves every field upstream`, 'remove @resolve from the schema, or use a local executor');
+      for (const { typeName, field } of b)
+        report.error(
+          schemaPath,
+          `${lineOf(field)}${typeName}.${field.name} has @resolve, but a remote executor resolves every field upstream`,
+          'remove @resolve from the schema, or use a local executor',
+        );
     }
     return { executable, schema };
   }
@@ -140,20 +202,33 @@ function resolveExecutable(exe: ExecutableSchemaSpec, report: ApiReport, findUps
   const names = Object.keys(resolutionSpecs ?? {});
   if (bound) {
     for (const { typeName, field } of bound.get(NOT_A_NAME) ?? []) {
-      report.error(schemaPath, `${lineOf(field)}${typeName}.${field.name}: @resolve(name:) takes a string`, 'write @resolve(name: "<resolution>")');
+      report.error(
+        schemaPath,
+        `${lineOf(field)}${typeName}.${field.name}: @resolve(name:) takes a string`,
+        'write @resolve(name: "<resolution>")',
+      );
     }
     for (const [name, fields] of bound) {
       if (name === NOT_A_NAME) continue;
       if (resolutionSpecs?.[name] !== undefined) continue;
       for (const { typeName, field } of fields) {
-        report.error(schemaPath, `${lineOf(field)}${typeName}.${field.name}: @resolve(name: "${name}") names no resolution of this API`, names.length ? `resolutions: ${names.join(', ')}` : 'add it under executor.local.resolutions');
+        report.error(
+          schemaPath,
+          `${lineOf(field)}${typeName}.${field.name}: @resolve(name: "${name}") names no resolution of this API`,
+          names.length ? `resolutions: ${names.join(', ')}` : 'add it under executor.local.resolutions',
+        );
       }
     }
   }
   for (const [name, r] of Object.entries(resolutionSpecs ?? {})) {
     const path = [...resolutionsPath, name];
     const fields = bound?.get(name);
-    if (bound && !fields) report.warning(path, `resolution "${name}" is not used: no field of the schema has @resolve(name: "${name}")`, `add @resolve(name: "${name}") to the field it resolves, or remove the resolution`);
+    if (bound && !fields)
+      report.warning(
+        path,
+        `resolution "${name}" is not used: no field of the schema has @resolve(name: "${name}")`,
+        `add @resolve(name: "${name}") to the field it resolves, or remove the resolution`,
+      );
     const resolution = resolveResolution(r, path, report, findUpstream, fields ?? [], services);
     if (resolution) executable.resolutions[name] = resolution;
   }
@@ -177,11 +252,23 @@ function schemaOf(text: string, path: FieldPath, report: ApiReport): GraphQLSche
   return built.schema;
 }
 
-function resolveRemote(remote: RemoteSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream): RemoteExecutorIR | undefined {
+function resolveRemote(
+  remote: RemoteSpec,
+  path: FieldPath,
+  report: ApiReport,
+  findUpstream: FindUpstream,
+): RemoteExecutorIR | undefined {
   checkTemplates(report, [...path, 'headers'], remote.headers, REMOTE_SOURCES, 'a remote executor');
   checkTemplates(report, [...path, 'queryParams'], remote.queryParams, REMOTE_SOURCES, 'a remote executor');
   const upstream = findUpstream(report.api, [...path, 'upstreamRef'], remote.upstreamRef);
-  return upstream && { target: targetOf(upstream), headers: remote.headers ?? {}, queryParams: remote.queryParams ?? {}, spanName: remote.spanName ?? '' };
+  return (
+    upstream && {
+      target: targetOf(upstream),
+      headers: remote.headers ?? {},
+      queryParams: remote.queryParams ?? {},
+      spanName: remote.spanName ?? '',
+    }
+  );
 }
 
 /** `line N: ` of a field in the schema text, when graphql kept its location. */
@@ -196,7 +283,9 @@ const NOT_A_NAME = Symbol('not a name');
 /** Resolution name -> the fields that carry `@resolve(name:)` with it. */
 function bindings(schema: GraphQLSchema): Map<string | typeof NOT_A_NAME, Binding[]> {
   const out = new Map<string | typeof NOT_A_NAME, Binding[]>();
-  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean).map((t) => t!.name));
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean).map((t) => t!.name),
+  );
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
@@ -212,34 +301,80 @@ function bindings(schema: GraphQLSchema): Map<string | typeof NOT_A_NAME, Bindin
   return out;
 }
 
-function resolveResolution(r: ResolutionSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream, fields: Binding[], services: protobuf.Root | undefined): ResolutionIR | undefined {
+function resolveResolution(
+  r: ResolutionSpec,
+  path: FieldPath,
+  report: ApiReport,
+  findUpstream: FindUpstream,
+  fields: Binding[],
+  services: protobuf.Root | undefined,
+): ResolutionIR | undefined {
   const written = (['grpcResolver', 'restResolver'] as const).filter((k) => r[k] !== undefined);
   if (written.length !== 1) {
-    report.error(path, written.length === 0 ? 'no resolver: set grpcResolver or restResolver' : 'both grpcResolver and restResolver are set', 'a resolution has exactly one resolver');
+    report.error(
+      path,
+      written.length === 0
+        ? 'no resolver: set grpcResolver or restResolver'
+        : 'both grpcResolver and restResolver are set',
+      'a resolution has exactly one resolver',
+    );
     return undefined;
   }
-  if (r.grpcResolver) return grpcResolution(r.grpcResolver, [...path, 'grpcResolver'], report, findUpstream, fields, services);
+  if (r.grpcResolver)
+    return grpcResolution(r.grpcResolver, [...path, 'grpcResolver'], report, findUpstream, fields, services);
   return restResolution(r.restResolver!, [...path, 'restResolver'], report, findUpstream, fields);
 }
 
-function grpcResolution(g: GrpcResolverSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream, fields: Binding[], services: protobuf.Root | undefined): ResolutionIR | undefined {
+function grpcResolution(
+  g: GrpcResolverSpec,
+  path: FieldPath,
+  report: ApiReport,
+  findUpstream: FindUpstream,
+  fields: Binding[],
+  services: protobuf.Root | undefined,
+): ResolutionIR | undefined {
   const t = g.requestTransform;
   const tPath = [...path, 'requestTransform'];
-  checkTemplates(report, [...tPath, 'outgoingMessageJson'], t.outgoingMessageJson, REQUEST_SOURCES, 'a request', fields);
+  checkTemplates(
+    report,
+    [...tPath, 'outgoingMessageJson'],
+    t.outgoingMessageJson,
+    REQUEST_SOURCES,
+    'a request',
+    fields,
+  );
   checkTemplates(report, [...tPath, 'requestMetadata'], t.requestMetadata, REQUEST_SOURCES, 'a request', fields);
   if (services) {
     const problem = methodProblem(services, t.serviceName, t.methodName);
-    if (problem) report.error(tPath, problem, 'name a service (package.Service) and one of its methods from the descriptor set, or regenerate protoDescriptorBin');
+    if (problem)
+      report.error(
+        tPath,
+        problem,
+        'name a service (package.Service) and one of its methods from the descriptor set, or regenerate protoDescriptorBin',
+      );
   }
   const timeoutMs = timeoutOf(g.timeout, [...path, 'timeout'], report);
   const upstream = findUpstream(report.api, [...path, 'upstreamRef'], g.upstreamRef);
   if (!upstream || timeoutMs === undefined) return undefined;
-  const out: ResolutionIR = { kind: 'grpc', serviceName: t.serviceName, methodName: t.methodName, requestMetadata: t.requestMetadata ?? {}, target: targetOf(upstream), timeoutMs };
+  const out: ResolutionIR = {
+    kind: 'grpc',
+    serviceName: t.serviceName,
+    methodName: t.methodName,
+    requestMetadata: t.requestMetadata ?? {},
+    target: targetOf(upstream),
+    timeoutMs,
+  };
   if (t.outgoingMessageJson !== undefined) out.outgoingMessageJson = t.outgoingMessageJson;
   return out;
 }
 
-function restResolution(rest: RestResolverSpec, path: FieldPath, report: ApiReport, findUpstream: FindUpstream, fields: Binding[]): ResolutionIR | undefined {
+function restResolution(
+  rest: RestResolverSpec,
+  path: FieldPath,
+  report: ApiReport,
+  findUpstream: FindUpstream,
+  fields: Binding[],
+): ResolutionIR | undefined {
   const req = rest.request ?? {};
   const res = rest.response ?? {};
   checkTemplates(report, [...path, 'request', 'headers'], req.headers, REQUEST_SOURCES, 'a request', fields);
@@ -247,11 +382,26 @@ function restResolution(rest: RestResolverSpec, path: FieldPath, report: ApiRepo
   checkTemplates(report, [...path, 'request', 'body'], req.body, REQUEST_SOURCES, 'a request', fields);
   checkTemplates(report, [...path, 'response', 'setters'], res.setters, RESPONSE_SOURCES, 'a response setter');
   // resultRoot is a path into the body, written without the template around it.
-  if (res.resultRoot) checkTemplates(report, [...path, 'response', 'resultRoot'], `{$body.${res.resultRoot}}`, RESPONSE_SOURCES, 'resultRoot');
+  if (res.resultRoot)
+    checkTemplates(
+      report,
+      [...path, 'response', 'resultRoot'],
+      `{$body.${res.resultRoot}}`,
+      RESPONSE_SOURCES,
+      'resultRoot',
+    );
   const timeoutMs = timeoutOf(rest.timeout, [...path, 'timeout'], report);
   const upstream = findUpstream(report.api, [...path, 'upstreamRef'], rest.upstreamRef);
   if (!upstream || timeoutMs === undefined) return undefined;
-  const out: ResolutionIR = { kind: 'rest', target: targetOf(upstream), headers: req.headers ?? {}, queryParams: req.queryParams ?? {}, resultRoot: res.resultRoot ?? '', setters: res.setters ?? {}, timeoutMs };
+  const out: ResolutionIR = {
+    kind: 'rest',
+    target: targetOf(upstream),
+    headers: req.headers ?? {},
+    queryParams: req.queryParams ?? {},
+    resultRoot: res.resultRoot ?? '',
+    setters: res.setters ?? {},
+    timeoutMs,
+  };
   if (req.body !== undefined) out.body = req.body;
   return out;
 }
@@ -260,11 +410,19 @@ function restResolution(rest: RestResolverSpec, path: FieldPath, report: ApiRepo
  * Every template in `value` parses, reads only `sources`, and each
  * `{$args.x}` names an argument of every field the resolution is bound to.
  */
-function checkTemplates(report: ApiReport, path: FieldPath, value: unknown, sources: readonly TemplateSource[], what: string, fields: Binding[] = []): void {
+function checkTemplates(
+  report: ApiReport,
+  path: FieldPath,
+  value: unknown,
+  sources: readonly TemplateSource[],
+  what: string,
+  fields: Binding[] = [],
+): void {
   if (value === undefined) return;
   // Each string on its own, so an error points at the key that holds it.
   if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) checkTemplates(report, [...path, Array.isArray(value) ? Number(k) : k], v, sources, what, fields);
+    for (const [k, v] of Object.entries(value))
+      checkTemplates(report, [...path, Array.isArray(value) ? Number(k) : k], v, sources, what, fields);
     return;
   }
   if (typeof value !== 'string') return;
@@ -273,20 +431,37 @@ function checkTemplates(report: ApiReport, path: FieldPath, value: unknown, sour
     placeholders = placeholdersIn(value);
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
-    report.error(path, `bad template: ${err.message}`, 'write {$args.<name>}, {$parent.<field>}, {$headers.<name>} or {$body.<path>}; a literal "{$" cannot be written');
+    report.error(
+      path,
+      `bad template: ${err.message}`,
+      'write {$args.<name>}, {$parent.<field>}, {$headers.<name>} or {$body.<path>}; a literal "{$" cannot be written',
+    );
     return;
   }
   for (const p of placeholders) {
     if (!sources.includes(p.source)) {
-      report.error(path, `${p.text}: ${what} cannot read $${p.source}`, `${what} may read ${sources.map((s) => `{$${s}.…}`).join(', ')}`);
+      report.error(
+        path,
+        `${p.text}: ${what} cannot read $${p.source}`,
+        `${what} may read ${sources.map((s) => `{$${s}.…}`).join(', ')}`,
+      );
       continue;
     }
     for (const b of fields) {
       if (p.source === 'parent' && b.root) {
-        report.error(path, `${p.text}: ${b.typeName}.${b.field.name} is a root field and has no parent object`, 'read {$args.…} or {$headers.…} instead');
+        report.error(
+          path,
+          `${p.text}: ${b.typeName}.${b.field.name} is a root field and has no parent object`,
+          'read {$args.…} or {$headers.…} instead',
+        );
       } else if (p.source === 'args') {
         const problem = argumentPathProblem(b.field.args, p.path);
-        if (problem) report.error(path, `${p.text}: ${b.typeName}.${b.field.name}: ${problem}`, 'name an argument the field declares in the schema');
+        if (problem)
+          report.error(
+            path,
+            `${p.text}: ${b.typeName}.${b.field.name}: ${problem}`,
+            'name an argument the field declares in the schema',
+          );
       }
     }
   }
@@ -297,14 +472,22 @@ function timeoutOf(text: string | undefined, path: FieldPath, report: ApiReport)
   if (text === undefined) return 0;
   const m = /^(\d+)(?:\.(\d{1,9}))?s$/.exec(text);
   if (!m) {
-    report.error(path, `"${text}" is not a duration`, 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"');
+    report.error(
+      path,
+      `"${text}" is not a duration`,
+      'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"',
+    );
     return undefined;
   }
   const nanos = BigInt(m[1]!) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'));
   // Round up: a sub-millisecond timeout stays a timeout, never 0 (the sidecar's default).
   const ms = (nanos + 999_999n) / 1_000_000n;
   if (ms === 0n || ms > BigInt(MAX_TIMEOUT_MS)) {
-    report.error(path, `timeout "${text}" is out of range`, `give more than 0s and at most ${MAX_TIMEOUT_MS / 1000}s; leave it out for the sidecar's default`);
+    report.error(
+      path,
+      `timeout "${text}" is out of range`,
+      `give more than 0s and at most ${MAX_TIMEOUT_MS / 1000}s; leave it out for the sidecar's default`,
+    );
     return undefined;
   }
   return Number(ms);

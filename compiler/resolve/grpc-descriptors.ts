@@ -30,6 +30,7 @@ export function methodProblem(root: protobuf.Root, serviceName: string, methodNa
   } catch {
     return `service "${serviceName}" is not in protoDescriptorBin`;
   }
-  if (!service.methods[methodName]) return `service "${serviceName}" has no method "${methodName}" (methods: ${Object.keys(service.methods).join(', ') || 'none'})`;
+  if (!service.methods[methodName])
+    return `service "${serviceName}" has no method "${methodName}" (methods: ${Object.keys(service.methods).join(', ') || 'none'})`;
   return undefined;
 }

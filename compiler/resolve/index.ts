@@ -35,7 +35,13 @@ export class ResourceIndex {
       const first = names.get(r.name);
       if (first) {
         diagnostics.push(
-          fieldError('resolve', r.origin, ['metadata', 'name'], `duplicate ${r.kind} "${r.name}" in namespace "${r.namespace}"; first defined at ${first.origin.file}:${first.origin.lineOf([])}`, 'rename one of them or remove the copy'),
+          fieldError(
+            'resolve',
+            r.origin,
+            ['metadata', 'name'],
+            `duplicate ${r.kind} "${r.name}" in namespace "${r.namespace}"; first defined at ${first.origin.file}:${first.origin.lineOf([])}`,
+            'rename one of them or remove the copy',
+          ),
         );
         continue;
       }
@@ -55,7 +61,14 @@ export class ResourceIndex {
     let list = this.sorted.get(kind);
     if (!list) {
       const members = this.byKind.get(kind) ?? [];
-      this.sorted.set(kind, (list = sortedLike(members, this.previous?.get(kind), (a, b) => compareText(a.namespace, b.namespace) || compareText(a.name, b.name))));
+      this.sorted.set(
+        kind,
+        (list = sortedLike(
+          members,
+          this.previous?.get(kind),
+          (a, b) => compareText(a.namespace, b.namespace) || compareText(a.name, b.name),
+        )),
+      );
     }
     return list;
   }

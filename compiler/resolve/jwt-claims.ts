@@ -23,11 +23,17 @@ export function claimPath(claim: string, delimiter: string): string[] | undefine
  * (translate/filters/claim-headers.ts), so none may be a header any of its
  * providers reads tokens from.
  */
-export function claimHeaders(providers: Record<string, ProviderSpec>, at: FieldPath, origin: Origin, diagnostics: Diagnostic[]): Map<string, { claim: string; header: string }[]> {
+export function claimHeaders(
+  providers: Record<string, ProviderSpec>,
+  at: FieldPath,
+  origin: Origin,
+  diagnostics: Diagnostic[],
+): Map<string, { claim: string; header: string }[]> {
   const tokenHeaders = new Map<string, string>();
   for (const [name, p] of Object.entries(providers)) {
     // Without tokenSource, Envoy reads `Authorization: Bearer` (and ?access_token=).
-    for (const h of p.tokenSource ? (p.tokenSource.headers ?? []) : [{ header: 'Authorization' }]) tokenHeaders.set(h.header.toLowerCase(), name);
+    for (const h of p.tokenSource ? (p.tokenSource.headers ?? []) : [{ header: 'Authorization' }])
+      tokenHeaders.set(h.header.toLowerCase(), name);
   }
   const out = new Map<string, { claim: string; header: string }[]>();
   for (const [name, p] of Object.entries(providers)) {
@@ -41,16 +47,28 @@ export function claimHeaders(providers: Record<string, ProviderSpec>, at: FieldP
         ok = false;
       };
       if (c.append) {
-        fail('append', "Envoy's jwt_authn removes a client-sent copy of the header before it adds the claim, so it cannot append to it (and appending would trust whatever the client sent)", 'remove append (or set it to false): the header then carries only the claim');
+        fail(
+          'append',
+          "Envoy's jwt_authn removes a client-sent copy of the header before it adds the claim, so it cannot append to it (and appending would trust whatever the client sent)",
+          'remove append (or set it to false): the header then carries only the claim',
+        );
       }
       const problem = headerProblem(c.header);
       if (problem) fail('header', problem, 'use another header name, e.g. x-jwt-sub');
       const reader = tokenHeaders.get(c.header.toLowerCase());
       if (!problem && reader !== undefined) {
-        fail('header', `"${c.header}" is where provider ${reader} reads tokens; it is removed from requests before tokens are looked for, so no token would ever be found`, 'use another header name, e.g. x-jwt-sub');
+        fail(
+          'header',
+          `"${c.header}" is where provider ${reader} reads tokens; it is removed from requests before tokens are looked for, so no token would ever be found`,
+          'use another header name, e.g. x-jwt-sub',
+        );
       }
       if (!claimPath(c.claim, '.')) {
-        fail('claim', `"${c.claim}" has an empty step between dots; Envoy reads the claim name as a path split at ".", so it would never name a claim`, 'write a claim name such as sub, or a path such as org.team');
+        fail(
+          'claim',
+          `"${c.claim}" has an empty step between dots; Envoy reads the claim name as a path split at ".", so it would never name a claim`,
+          'write a claim name such as sub, or a path such as org.team',
+        );
       }
       if (ok) list.push({ claim: c.claim, header: c.header });
     });
@@ -60,11 +78,25 @@ export function claimHeaders(providers: Record<string, ProviderSpec>, at: FieldP
 }
 
 /** A policy's claim names as paths: each must split into non-empty steps. */
-export function checkNestedClaims(principals: { jwtPrincipal: { claims: Record<string, string> } }[], delimiter: string, at: FieldPath, origin: Origin, diagnostics: Diagnostic[]): void {
+export function checkNestedClaims(
+  principals: { jwtPrincipal: { claims: Record<string, string> } }[],
+  delimiter: string,
+  at: FieldPath,
+  origin: Origin,
+  diagnostics: Diagnostic[],
+): void {
   principals.forEach((p, i) => {
     for (const claim of Object.keys(p.jwtPrincipal.claims)) {
       if (!claimPath(claim, delimiter)) {
-        diagnostics.push(fieldError('resolve', origin, [...at, 'principals', i, 'jwtPrincipal', 'claims', claim], `claim "${claim}" has an empty step when split at nestedClaimDelimiter "${delimiter}", so it would never name a claim`, `write names such as org${delimiter}team, or remove nestedClaimDelimiter to match the name as written`));
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            origin,
+            [...at, 'principals', i, 'jwtPrincipal', 'claims', claim],
+            `claim "${claim}" has an empty step when split at nestedClaimDelimiter "${delimiter}", so it would never name a claim`,
+            `write names such as org${delimiter}team, or remove nestedClaimDelimiter to match the name as written`,
+          ),
+        );
       }
     }
   });
@@ -84,9 +116,19 @@ export function claimHeaderRouteProblems(virtualHosts: VirtualHostIR[]): Diagnos
     for (const provider of vh.jwt.providers) {
       provider.claimsToHeaders?.forEach((c, i) => {
         const header = c.header.toLowerCase();
-        const route = vh.routes.find((r) => r.options?.jwtDisabled && r.match.headers.some((h) => h.name.toLowerCase() === header));
+        const route = vh.routes.find(
+          (r) => r.options?.jwtDisabled && r.match.headers.some((h) => h.name.toLowerCase() === header),
+        );
         if (!route) return;
-        out.push(fieldError('resolve', provider.origin, [...provider.path, 'claimsToHeaders', i, 'header'], `route ${route.name} (path ${route.match.path.value}) matches on ${header} but has jwt disabled: the route is chosen by the client's copy of the header, so any client could reach it`, 'remove jwt.disable from that route, or match it on something else'));
+        out.push(
+          fieldError(
+            'resolve',
+            provider.origin,
+            [...provider.path, 'claimsToHeaders', i, 'header'],
+            `route ${route.name} (path ${route.match.path.value}) matches on ${header} but has jwt disabled: the route is chosen by the client's copy of the header, so any client could reach it`,
+            'remove jwt.disable from that route, or match it on something else',
+          ),
+        );
       });
     }
   }

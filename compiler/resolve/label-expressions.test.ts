@@ -15,14 +15,19 @@ test("label expressions match as Kubernetes' requirements do: absent labels pass
     [{ key: 'size', operator: 'LessThan', values: ['-1'] }, false],
     [{ key: 'name', operator: 'GreaterThan', values: ['0'] }, false],
   ];
-  for (const [expression, expected] of cases) expect([expression, matchesExpression(expression, labels)]).toEqual([expression, expected]);
+  for (const [expression, expected] of cases)
+    expect([expression, matchesExpression(expression, labels)]).toEqual([expression, expected]);
 });
 
 test('expressions Kubernetes would refuse are problems, at the field to fix', () => {
   expect(expressionProblem({ key: 'a', operator: 'In' })?.message).toBe('In needs at least one value');
-  expect(expressionProblem({ key: 'a', values: ['b', 'c'] })?.message).toBe('Equals takes exactly one value, and this expression has 2');
+  expect(expressionProblem({ key: 'a', values: ['b', 'c'] })?.message).toBe(
+    'Equals takes exactly one value, and this expression has 2',
+  );
   expect(expressionProblem({ key: 'a', operator: 'Exists', values: ['b'] })?.message).toBe('Exists takes no values');
-  expect(expressionProblem({ key: 'a', operator: 'LessThan', values: ['1.5'] })?.message).toBe('LessThan takes exactly one integer value');
+  expect(expressionProblem({ key: 'a', operator: 'LessThan', values: ['1.5'] })?.message).toBe(
+    'LessThan takes exactly one integer value',
+  );
   expect(expressionProblem({ key: 'a', operator: 'In', values: ['-b'] })?.message).toBe('"-b" is not a label value');
   expect(expressionProblem({ key: 'a', operator: 'NotIn', values: ['', 'b.c_d'] })).toBeUndefined();
 });

@@ -9,18 +9,26 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const INTEGER = /^[+-]?[0-9]+$/;
 
 /** Why Kubernetes would refuse the requirement (and Gloo with it), or undefined. */
-export function expressionProblem(e: LabelExpressionSpec): { field: 'operator' | 'values'; message: string; hint: string } | undefined {
+export function expressionProblem(
+  e: LabelExpressionSpec,
+): { field: 'operator' | 'values'; message: string; hint: string } | undefined {
   const op = e.operator ?? 'Equals';
   const values = e.values ?? [];
   switch (op) {
     case 'In':
     case 'NotIn':
-      if (values.length === 0) return { field: 'values', message: `${op} needs at least one value`, hint: 'list the label values to match' };
+      if (values.length === 0)
+        return { field: 'values', message: `${op} needs at least one value`, hint: 'list the label values to match' };
       break;
     case 'Equals':
     case 'DoubleEquals':
     case 'NotEquals':
-      if (values.length !== 1) return { field: 'values', message: `${op} takes exactly one value, and this expression has ${values.length}`, hint: 'give one value, or use In / NotIn for several' };
+      if (values.length !== 1)
+        return {
+          field: 'values',
+          message: `${op} takes exactly one value, and this expression has ${values.length}`,
+          hint: 'give one value, or use In / NotIn for several',
+        };
       break;
     case 'Exists':
     case 'DoesNotExist':
@@ -28,11 +36,18 @@ export function expressionProblem(e: LabelExpressionSpec): { field: 'operator' |
       return undefined;
     case 'GreaterThan':
     case 'LessThan':
-      if (values.length !== 1 || !INTEGER.test(values[0]!) || !Number.isSafeInteger(Number(values[0]))) return { field: 'values', message: `${op} takes exactly one integer value`, hint: 'e.g. values: ["2"]' };
+      if (values.length !== 1 || !INTEGER.test(values[0]!) || !Number.isSafeInteger(Number(values[0])))
+        return { field: 'values', message: `${op} takes exactly one integer value`, hint: 'e.g. values: ["2"]' };
       return undefined;
   }
   const bad = values.find((v) => v.length > 63 || !LABEL_VALUE.test(v));
-  return bad === undefined ? undefined : { field: 'values', message: `${JSON.stringify(bad)} is not a label value`, hint: 'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit' };
+  return bad === undefined
+    ? undefined
+    : {
+        field: 'values',
+        message: `${JSON.stringify(bad)} is not a label value`,
+        hint: 'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit',
+      };
 }
 
 /** Whether labels satisfy a requirement expressionProblem accepted. */

@@ -36,7 +36,8 @@ export class Lookups {
 
   servicePort(ref: NamespacedName, port: number): ReturnType<UpstreamCatalog['servicePort']> {
     const answer = this.catalog.servicePort(ref, port);
-    if (this.first(`p|${ref.namespace}|${ref.name}|${port}`)) this.deps.push({ kind: 'servicePort', ref, port, answer });
+    if (this.first(`p|${ref.namespace}|${ref.name}|${port}`))
+      this.deps.push({ kind: 'servicePort', ref, port, answer });
     return answer;
   }
 
@@ -49,7 +50,8 @@ export class Lookups {
 
   resource(resourceKind: string, ref: NamespacedName): Resource | undefined {
     const answer = this.index.get(resourceKind, ref);
-    if (this.first(`r|${resourceKind}|${ref.namespace}|${ref.name}`)) this.deps.push({ kind: 'resource', resourceKind, ref, answer });
+    if (this.first(`r|${resourceKind}|${ref.namespace}|${ref.name}`))
+      this.deps.push({ kind: 'resource', resourceKind, ref, answer });
     return answer;
   }
 
@@ -73,7 +75,15 @@ export class Lookups {
       const upstream = this.upstream(ref);
       if (Array.isArray(upstream)) {
         const services = upstream.map((u) => (u.target.kind === 'static' ? u.name : u.target.host)).join(' and ');
-        diagnostics.push(fieldError('resolve', from.origin, path, `Upstream name "${ref.name}" is discovered from more than one Service (${services})`, `route to the Service with routeAction.single.kube, or define an Upstream named "${ref.name}" in namespace "${options.controlPlaneNamespace}"`));
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            from.origin,
+            path,
+            `Upstream name "${ref.name}" is discovered from more than one Service (${services})`,
+            `route to the Service with routeAction.single.kube, or define an Upstream named "${ref.name}" in namespace "${options.controlPlaneNamespace}"`,
+          ),
+        );
         return undefined;
       }
       if (!upstream) {
@@ -86,9 +96,24 @@ export class Lookups {
 }
 
 /** The error of a reference that finds no Upstream: when a Service gives the name, the namespace is what is wrong, and the hint says where discovered Upstreams live. */
-function notFound(ref: NamespacedName, sources: ServicePort[], controlPlaneNamespace: string, from: Resource, path: FieldPath): Diagnostic {
+function notFound(
+  ref: NamespacedName,
+  sources: ServicePort[],
+  controlPlaneNamespace: string,
+  from: Resource,
+  path: FieldPath,
+): Diagnostic {
   if (sources.length === 0) {
-    return notFoundError(fieldError('resolve', from.origin, path, `Upstream ${showRef(ref)} not found`, `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`), `Upstream ${showRef(ref)}`);
+    return notFoundError(
+      fieldError(
+        'resolve',
+        from.origin,
+        path,
+        `Upstream ${showRef(ref)} not found`,
+        `define an Upstream (gloo.gateway.example/v1) named "${ref.name}" in namespace "${ref.namespace}", or a v1 Service whose port gives that discovered name (<namespace>-<service>-<port>)`,
+      ),
+      `Upstream ${showRef(ref)}`,
+    );
   }
   const services = sources.map((s) => `Service ${showRef(s.service)} port ${s.port}`).join(' and ');
   const own = sources.length === 1 ? ` or "${sources[0].service.namespace}" (the Service's own)` : '';
@@ -108,7 +133,12 @@ export interface Changes {
 }
 
 /** Whether every recorded lookup answers the same now; lookups into what did not change are not made again. */
-export function stillValid(deps: readonly Dependency[], index: ResourceIndex, catalog: UpstreamCatalog, changes: Changes): boolean {
+export function stillValid(
+  deps: readonly Dependency[],
+  index: ResourceIndex,
+  catalog: UpstreamCatalog,
+  changes: Changes,
+): boolean {
   for (const d of deps) {
     if (d.kind === 'resource' || d.kind === 'all' ? !changes.kinds.has(d.resourceKind) : !changes.catalog) continue;
     const now = lookAgain(d, index, catalog);
@@ -138,5 +168,8 @@ function same(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
   if (!a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) || Array.isArray(b)) return false;
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === Object.keys(b).length &&
+    ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

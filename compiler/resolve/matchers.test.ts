@@ -6,7 +6,13 @@ const origin: Origin = { file: 'in.yaml', resource: 'VirtualService ns/vs', line
 
 function routes(...specs: MatcherSpec[][]) {
   const diagnostics: Diagnostic[] = [];
-  const placed = specs.map((s, i) => ({ path: ['routes', i], matches: resolveMatchers(s, ['routes', i, 'matchers'], origin, diagnostics)!.map((match, j) => ({ match, path: ['routes', i, 'matchers', j] })) }));
+  const placed = specs.map((s, i) => ({
+    path: ['routes', i],
+    matches: resolveMatchers(s, ['routes', i, 'matchers'], origin, diagnostics)!.map((match, j) => ({
+      match,
+      path: ['routes', i, 'matchers', j],
+    })),
+  }));
   expect(diagnostics).toEqual([]);
   return shadowWarnings(placed, origin).map((d) => `${d.field}: ${d.message}`);
 }
@@ -28,10 +34,14 @@ test("an RE2 error quotes the pattern as the user wrote it, not re2-wasm's rewri
 });
 
 test('a route is shadowed only when an earlier matcher covers every request of every one of its matchers', () => {
-  expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }])).toEqual(['routes[1]: this route is never used: routes[0].matchers[0], earlier on the same host, matches every request it matches']);
+  expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }])).toEqual([
+    'routes[1]: this route is never used: routes[0].matchers[0], earlier on the same host, matches every request it matches',
+  ]);
   expect(routes([{ prefix: '/a' }], [{ prefix: '/ab' }, { prefix: '/b' }])).toEqual([]);
   expect(routes([{ prefix: '/a', headers: [{ name: 'x' }] }], [{ prefix: '/ab' }])).toEqual([]);
-  expect(routes([{ prefix: '/a', headers: [{ name: 'x' }] }], [{ prefix: '/ab', headers: [{ name: 'x' }, { name: 'y' }] }])).toHaveLength(1);
+  expect(
+    routes([{ prefix: '/a', headers: [{ name: 'x' }] }], [{ prefix: '/ab', headers: [{ name: 'x' }, { name: 'y' }] }]),
+  ).toHaveLength(1);
   expect(routes([{ prefix: '/a', methods: ['GET', 'POST'] }], [{ exact: '/a/b', methods: ['GET'] }])).toHaveLength(1);
   expect(routes([{ prefix: '/a', methods: ['GET'] }], [{ exact: '/a/b' }])).toEqual([]);
   // Case: a sensitive prefix does not cover an insensitive one ("/A/x" reaches the second).

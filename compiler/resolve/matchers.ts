@@ -59,15 +59,33 @@ function re2Reason(message: string, pattern: string): string {
   return written === undefined ? reason.slice(0, colon) : `${reason.slice(0, colon)}: ${written}`;
 }
 
-const REGEX_HINT = 'write an RE2 regular expression (no lookaround or backreferences): https://github.com/google/re2/wiki/Syntax';
+const REGEX_HINT =
+  'write an RE2 regular expression (no lookaround or backreferences): https://github.com/google/re2/wiki/Syntax';
 
 /** One route's matchers (none: prefix "/"), or undefined after reporting what is wrong. */
-export function resolveMatchers(matchers: MatcherSpec[] | undefined, path: FieldPath, origin: Origin, diagnostics: Diagnostic[]): RouteMatchIR[] | undefined {
-  if (!matchers || matchers.length === 0) return [{ path: { kind: 'prefix', value: '/' }, caseSensitive: true, headers: [], queryParameters: [], methods: [] }];
+export function resolveMatchers(
+  matchers: MatcherSpec[] | undefined,
+  path: FieldPath,
+  origin: Origin,
+  diagnostics: Diagnostic[],
+): RouteMatchIR[] | undefined {
+  if (!matchers || matchers.length === 0)
+    return [
+      { path: { kind: 'prefix', value: '/' }, caseSensitive: true, headers: [], queryParameters: [], methods: [] },
+    ];
   const before = diagnostics.length;
   const regexOk = (at: FieldPath, pattern: string): boolean => {
     const problem = re2Problem(pattern);
-    if (problem) diagnostics.push(fieldError('resolve', origin, at, `${JSON.stringify(pattern)} is not a regular expression Envoy accepts: ${problem}`, REGEX_HINT));
+    if (problem)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          at,
+          `${JSON.stringify(pattern)} is not a regular expression Envoy accepts: ${problem}`,
+          REGEX_HINT,
+        ),
+      );
     return !problem;
   };
   const stringMatch = (at: FieldPath, value: string, regex: boolean | undefined): StringMatchIR => {
@@ -77,7 +95,16 @@ export function resolveMatchers(matchers: MatcherSpec[] | undefined, path: Field
   const out = matchers.map((m, i): RouteMatchIR => {
     const at = [...path, i];
     const given = (['prefix', 'exact', 'regex'] as const).filter((k) => m[k] !== undefined);
-    if (given.length > 1) diagnostics.push(fieldError('resolve', origin, [...at, given[1]!], `a matcher has one path condition, and this one has ${given.join(' and ')}`, 'keep one of them, or write a second matcher (any matcher of a route selects it)'));
+    if (given.length > 1)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          [...at, given[1]!],
+          `a matcher has one path condition, and this one has ${given.join(' and ')}`,
+          'keep one of them, or write a second matcher (any matcher of a route selects it)',
+        ),
+      );
     const kind = given[0] ?? 'prefix';
     const value = m[kind] ?? '/';
     if (kind === 'regex') regexOk([...at, 'regex'], value);
@@ -91,7 +118,13 @@ export function resolveMatchers(matchers: MatcherSpec[] | undefined, path: Field
       name: q.name,
       ...(q.value ? { value: stringMatch([...at, 'queryParameters', j, 'value'], q.value, q.regex) } : {}),
     }));
-    return { path: { kind, value }, caseSensitive: m.caseSensitive !== false, headers, queryParameters, methods: m.methods ?? [] };
+    return {
+      path: { kind, value },
+      caseSensitive: m.caseSensitive !== false,
+      headers,
+      queryParameters,
+      methods: m.methods ?? [],
+    };
   });
   return diagnostics.length === before ? out : undefined;
 }
@@ -107,19 +140,36 @@ export interface PlacedMatch {
  * covers: Envoy takes the first route that matches, so such a route is
  * never reached. Conservative: only shadowing that holds for every request.
  */
-export function shadowWarnings(routes: { path: FieldPath; matches: PlacedMatch[]; origin?: Origin }[], origin: Origin): Diagnostic[] {
+export function shadowWarnings(
+  routes: { path: FieldPath; matches: PlacedMatch[]; origin?: Origin }[],
+  origin: Origin,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   routes.forEach((route, i) => {
-    const by = route.matches.map((m) => routes.slice(0, i).flatMap((r) => r.matches).find((earlier) => covers(earlier.match, m.match)));
+    const by = route.matches.map((m) =>
+      routes
+        .slice(0, i)
+        .flatMap((r) => r.matches)
+        .find((earlier) => covers(earlier.match, m.match)),
+    );
     if (route.matches.length === 0 || by.some((b) => b === undefined)) return;
     const first = by[0]!;
     // Delegated routes come from RouteTables: name the other resource when it is not this one.
     const at = route.origin ?? origin;
     const firstOrigin = routes.find((r) => r.matches.includes(first))?.origin ?? origin;
-    const where = firstOrigin === at ? fieldName(at, first.path) : `${fieldName(firstOrigin, first.path)} of ${firstOrigin.resource} (${firstOrigin.file}:${firstOrigin.lineOf(first.path)})`;
+    const where =
+      firstOrigin === at
+        ? fieldName(at, first.path)
+        : `${fieldName(firstOrigin, first.path)} of ${firstOrigin.resource} (${firstOrigin.file}:${firstOrigin.lineOf(first.path)})`;
     out.push(
       asWarning(
-        fieldError('resolve', at, route.path, `this route is never used: ${where}, earlier on the same host, matches every request it matches`, 'move this route before the one that shadows it, or remove it'),
+        fieldError(
+          'resolve',
+          at,
+          route.path,
+          `this route is never used: ${where}, earlier on the same host, matches every request it matches`,
+          'move this route before the one that shadows it, or remove it',
+        ),
       ),
     );
   });
@@ -131,12 +181,15 @@ function covers(a: RouteMatchIR, b: RouteMatchIR): boolean {
   if (!pathCovers(a, b)) return false;
   if (a.methods.length > 0 && (b.methods.length === 0 || !b.methods.every((m) => a.methods.includes(m)))) return false;
   const same = (x: unknown) => (y: unknown) => JSON.stringify(x) === JSON.stringify(y);
-  return a.headers.every((h) => b.headers.some(same(h))) && a.queryParameters.every((q) => b.queryParameters.some(same(q)));
+  return (
+    a.headers.every((h) => b.headers.some(same(h))) && a.queryParameters.every((q) => b.queryParameters.some(same(q)))
+  );
 }
 
 function pathCovers(a: RouteMatchIR, b: RouteMatchIR): boolean {
   if (a.path.kind === 'prefix' && a.path.value === '/') return true;
-  if (a.path.kind === 'regex' || b.path.kind === 'regex') return a.path.kind === b.path.kind && a.path.value === b.path.value;
+  if (a.path.kind === 'regex' || b.path.kind === 'regex')
+    return a.path.kind === b.path.kind && a.path.value === b.path.value;
   // A case-sensitive `a` covers only a case-sensitive `b`: "/API" matches an insensitive "/api" but not a sensitive one.
   if (a.caseSensitive && !b.caseSensitive) return false;
   const fold = (s: string) => (a.caseSensitive ? s : s.toLowerCase());

@@ -90,7 +90,10 @@ describe('pemToJwks rejects what Envoy cannot use', () => {
   test('text that is not PEM', () => reject('not a key', /not a PEM public key/));
 
   test('a PEM block whose body is not a key', () =>
-    reject('-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----\n', /block 1 is not a valid public key/));
+    reject(
+      '-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----\n',
+      /block 1 is not a valid public key/,
+    ));
 
   test('a private key, without echoing it', () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -145,9 +148,15 @@ describe('a JWK Set or a single JWK in jwks.local.key (as Gloo accepts)', () => 
       ['ec-2026', 'ES256'],
     ]);
     const keySet = createLocalJWKSet(jwks);
-    await expect(jwtVerify(await sign(rsa.privateKey, 'PS384', 'rsa-2026'), keySet, { issuer: ISSUER })).resolves.toBeDefined();
-    await expect(jwtVerify(await sign(ec.privateKey, 'ES256', 'ec-2026'), keySet, { issuer: ISSUER })).resolves.toBeDefined();
-    await expect(jwtVerify(await sign(other.privateKey, 'ES256', 'ec-2026'), keySet, { issuer: ISSUER })).rejects.toThrow(/signature verification failed/);
+    await expect(
+      jwtVerify(await sign(rsa.privateKey, 'PS384', 'rsa-2026'), keySet, { issuer: ISSUER }),
+    ).resolves.toBeDefined();
+    await expect(
+      jwtVerify(await sign(ec.privateKey, 'ES256', 'ec-2026'), keySet, { issuer: ISSUER }),
+    ).resolves.toBeDefined();
+    await expect(
+      jwtVerify(await sign(other.privateKey, 'ES256', 'ec-2026'), keySet, { issuer: ISSUER }),
+    ).rejects.toThrow(/signature verification failed/);
   });
 
   test('one JWK without kid gets the same kid its PEM form gets', async () => {
@@ -176,8 +185,17 @@ describe('a JWK Set or a single JWK in jwks.local.key (as Gloo accepts)', () => 
     reject('{"keys": []}', /without keys/);
     reject('{"keys": [', /not JSON/);
     reject('{"kty": "RSA", "n": "AQAB"}', /not a valid public JWK/);
-    reject(JSON.stringify(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ format: 'jwk' })), /curve secp256k1/);
-    reject(JSON.stringify({ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), alg: 'RS256' }), /an OKP key with "alg" "RS256"/);
-    reject(JSON.stringify({ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), use: 'enc' }), /"use" "enc"/);
+    reject(
+      JSON.stringify(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ format: 'jwk' })),
+      /curve secp256k1/,
+    );
+    reject(
+      JSON.stringify({ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), alg: 'RS256' }),
+      /an OKP key with "alg" "RS256"/,
+    );
+    reject(
+      JSON.stringify({ ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }), use: 'enc' }),
+      /"use" "enc"/,
+    );
   });
 });

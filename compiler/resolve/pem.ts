@@ -26,7 +26,8 @@ const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
 
 const EC_ALG: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
 
-const PUBLIC_KEY_HINT = 'give a PEM public key ("-----BEGIN PUBLIC KEY-----"), a JWK or a JWK Set {"keys": [...]} of RSA, EC P-256/P-384/P-521 or Ed25519 keys';
+const PUBLIC_KEY_HINT =
+  'give a PEM public key ("-----BEGIN PUBLIC KEY-----"), a JWK or a JWK Set {"keys": [...]} of RSA, EC P-256/P-384/P-521 or Ed25519 keys';
 
 /** The `alg` values Envoy's JWT library accepts for each key type (envoy source/common/jwt/jwks.cc). */
 const ALGS: Record<Jwk['kty'], RegExp> = { RSA: /^(RS|PS)(256|384|512)$/, EC: /^ES(256|384|512)$/, OKP: /^EdDSA$/ };
@@ -54,12 +55,14 @@ function toJwk(key: KeyObject, index: number): Jwk | string {
   switch (key.asymmetricKeyType) {
     case 'rsa': {
       // Envoy rejects other exponents as non-standard (JwksRsaParseError).
-      if (jwk.e !== 'AQAB' && jwk.e !== 'Aw') return `number ${index + 1} is an RSA key with an exponent other than 3 or 65537, which Envoy rejects`;
+      if (jwk.e !== 'AQAB' && jwk.e !== 'Aw')
+        return `number ${index + 1} is an RSA key with an exponent other than 3 or 65537, which Envoy rejects`;
       return { kty: 'RSA', kid, alg: 'RS256', use: 'sig', n: jwk.n, e: jwk.e };
     }
     case 'ec': {
       const alg = jwk.crv ? EC_ALG[jwk.crv] : undefined;
-      if (!alg) return `number ${index + 1} is an EC key on curve ${key.asymmetricKeyDetails?.namedCurve ?? 'unknown'}; Envoy supports P-256, P-384 and P-521`;
+      if (!alg)
+        return `number ${index + 1} is an EC key on curve ${key.asymmetricKeyDetails?.namedCurve ?? 'unknown'}; Envoy supports P-256, P-384 and P-521`;
       return { kty: 'EC', kid, alg, use: 'sig', crv: jwk.crv, x: jwk.x, y: jwk.y };
     }
     case 'ed25519':
@@ -104,11 +107,16 @@ function convertJwks(text: string): PemConversion {
   if (!list || list.length === 0) return failure('is a JWK Set without keys: "keys" must be a non-empty list');
   const keys: Jwk[] = [];
   for (const [index, raw] of list.entries()) {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return failure(`number ${index + 1} of the JWK Set is not an object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      return failure(`number ${index + 1} of the JWK Set is not an object`);
     const given = raw as Record<string, unknown>;
     // Never echo the key: a private JWK is a secret that should not be in this resource at all.
     const secret = PRIVATE_MEMBERS.find((m) => m in given);
-    if (secret) return failure(`number ${index + 1} of the JWK Set is a private or symmetric key (it has "${secret}")`, 'put only public keys here, and treat the private key as leaked');
+    if (secret)
+      return failure(
+        `number ${index + 1} of the JWK Set is a private or symmetric key (it has "${secret}")`,
+        'put only public keys here, and treat the private key as leaked',
+      );
     let key: KeyObject;
     try {
       key = createPublicKey({ key: given as JsonWebKey, format: 'jwk' });
@@ -118,14 +126,21 @@ function convertJwks(text: string): PemConversion {
     const jwk = toJwk(key, index);
     if (typeof jwk === 'string') return failure(jwk);
     if (given.kid !== undefined) {
-      if (typeof given.kid !== 'string' || given.kid === '') return failure(`number ${index + 1} of the JWK Set has a "kid" that is not a non-empty string`);
+      if (typeof given.kid !== 'string' || given.kid === '')
+        return failure(`number ${index + 1} of the JWK Set has a "kid" that is not a non-empty string`);
       jwk.kid = given.kid;
     }
     if (given.alg !== undefined) {
-      if (typeof given.alg !== 'string' || !ALGS[jwk.kty].test(given.alg)) return failure(`number ${index + 1} of the JWK Set is ${jwk.kty === 'OKP' ? 'an' : 'a'} ${jwk.kty} key with "alg" ${JSON.stringify(given.alg)}, which Envoy does not use with it`);
+      if (typeof given.alg !== 'string' || !ALGS[jwk.kty].test(given.alg))
+        return failure(
+          `number ${index + 1} of the JWK Set is ${jwk.kty === 'OKP' ? 'an' : 'a'} ${jwk.kty} key with "alg" ${JSON.stringify(given.alg)}, which Envoy does not use with it`,
+        );
       jwk.alg = given.alg;
     }
-    if (given.use !== undefined && given.use !== 'sig') return failure(`number ${index + 1} of the JWK Set has "use" ${JSON.stringify(given.use)}; a key that verifies tokens has "use": "sig"`);
+    if (given.use !== undefined && given.use !== 'sig')
+      return failure(
+        `number ${index + 1} of the JWK Set has "use" ${JSON.stringify(given.use)}; a key that verifies tokens has "use": "sig"`,
+      );
     keys.push(jwk);
   }
   return { ok: true, keys };
@@ -133,7 +148,8 @@ function convertJwks(text: string): PemConversion {
 
 function convertPem(pem: string): PemConversion {
   const blocks = [...pem.matchAll(BLOCK)];
-  if (blocks.length === 0) return failure('is not a PEM public key (no "-----BEGIN ...-----" / "-----END ...-----" block)');
+  if (blocks.length === 0)
+    return failure('is not a PEM public key (no "-----BEGIN ...-----" / "-----END ...-----" block)');
   const leftover = pem.replace(BLOCK, '').trim();
   if (leftover) return failure('has text outside its PEM blocks');
   const keys: Jwk[] = [];
@@ -141,10 +157,16 @@ function convertPem(pem: string): PemConversion {
     const label = block[1]!;
     if (label.includes('PRIVATE KEY')) {
       // Never echo the key: it is a secret that should not be in this resource at all.
-      return failure(`block ${index + 1} is a private key (${label})`, 'put only the public key here, e.g. the output of `openssl pkey -pubout`, and treat the private key as leaked');
+      return failure(
+        `block ${index + 1} is a private key (${label})`,
+        'put only the public key here, e.g. the output of `openssl pkey -pubout`, and treat the private key as leaked',
+      );
     }
     if (label === 'CERTIFICATE') {
-      return failure(`block ${index + 1} is a certificate, not a public key`, 'extract its key with `openssl x509 -pubkey -noout`');
+      return failure(
+        `block ${index + 1} is a certificate, not a public key`,
+        'extract its key with `openssl x509 -pubkey -noout`',
+      );
     }
     if (label !== 'PUBLIC KEY' && label !== 'RSA PUBLIC KEY') {
       return failure(`block ${index + 1} is a "${label}", not a public key`);

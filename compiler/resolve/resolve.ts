@@ -5,7 +5,14 @@
 import { asWarning, fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { compareText, sameHostKeys, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
-import { SIDECAR_CLUSTERS, type AuthConfigIR, type GraphQLApiIR, type Model, type UpstreamIR, type VirtualHostIR } from '../ir/model.js';
+import {
+  SIDECAR_CLUSTERS,
+  type AuthConfigIR,
+  type GraphQLApiIR,
+  type Model,
+  type UpstreamIR,
+  type VirtualHostIR,
+} from '../ir/model.js';
 import { claimDomains } from './gateway-tls.js';
 import { resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
@@ -52,7 +59,11 @@ interface Memo<T> {
   deps: Dependency[];
 }
 
-export function resolve(resources: Resource[], options: ResolveOptions, memo = new ResolveMemo()): { model: Model; diagnostics: Diagnostic[] } {
+export function resolve(
+  resources: Resource[],
+  options: ResolveOptions,
+  memo = new ResolveMemo(),
+): { model: Model; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const index = new ResourceIndex(resources, diagnostics, memo.sorted);
   const sliced = new Set(slicesByService(index, memo.endpoints).keys());
@@ -61,16 +72,37 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
   diagnostics.push(...ringSizeProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
-  const kinds = ['Upstream', 'UpstreamGroup', 'Service', 'VirtualService', 'RouteTable', 'AuthConfig', 'Secret', 'GraphQLApi', 'EndpointSlice', 'Pod'];
-  const sameSliced = memo.sliced !== undefined && memo.sliced.size === sliced.size && [...sliced].every((s) => memo.sliced!.has(s));
-  const changes: Changes = { catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service') && sameSliced), kinds: new Set(kinds.filter((k) => !index.unchanged(k))) };
-  const catalog = changes.catalog ? buildUpstreamCatalog(index, targets, options.controlPlaneNamespace, memo.upstreams) : memo.catalog!;
+  const kinds = [
+    'Upstream',
+    'UpstreamGroup',
+    'Service',
+    'VirtualService',
+    'RouteTable',
+    'AuthConfig',
+    'Secret',
+    'GraphQLApi',
+    'EndpointSlice',
+    'Pod',
+  ];
+  const sameSliced =
+    memo.sliced !== undefined && memo.sliced.size === sliced.size && [...sliced].every((s) => memo.sliced!.has(s));
+  const changes: Changes = {
+    catalog: !(memo.catalog && index.unchanged('Upstream') && index.unchanged('Service') && sameSliced),
+    kinds: new Set(kinds.filter((k) => !index.unchanged(k))),
+  };
+  const catalog = changes.catalog
+    ? buildUpstreamCatalog(index, targets, options.controlPlaneNamespace, memo.upstreams)
+    : memo.catalog!;
   memo.catalog = catalog;
   memo.sliced = sliced;
   checkUpstreamGroups(index, new Lookups(index, catalog), options, diagnostics);
 
   /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */
-  const cached = <T>(map: WeakMap<Resource, Memo<T>>, resource: Resource, compute: (lookups: Lookups, diagnostics: Diagnostic[]) => T): T => {
+  const cached = <T>(
+    map: WeakMap<Resource, Memo<T>>,
+    resource: Resource,
+    compute: (lookups: Lookups, diagnostics: Diagnostic[]) => T,
+  ): T => {
     let entry = map.get(resource);
     if (!entry || !stillValid(entry.deps, index, catalog, changes)) {
       const lookups = new Lookups(index, catalog);
@@ -87,7 +119,16 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
   const use = (upstream: UpstreamIR, origin: Origin, path: FieldPath) => {
     const clash = used.get(upstream.name);
     if (clash === upstream) return;
-    if (clash) diagnostics.push(fieldError('resolve', origin, path, `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`, 'give one of the Upstreams another name'));
+    if (clash)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          origin,
+          path,
+          `upstream ${upstream.namespace}/${upstream.name} and ${clash.namespace}/${clash.name} would both become cluster "${upstream.name}"`,
+          'give one of the Upstreams another name',
+        ),
+      );
     used.set(upstream.name, upstream);
   };
   // Envoy's jwt_authn holds the providers of all virtual hosts in one map.
@@ -111,41 +152,80 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     });
     if (!clashes(result.upstreams)) for (const upstream of result.upstreams) used.set(upstream.name, upstream);
     // The fields of its uses, for the errors: resolved again (its own diagnostics were reported with the result).
-    else for (const { path, origin, upstream } of resolveVirtualService(vs, new Lookups(index, catalog), options, []).uses) use(upstream, origin, path);
+    else
+      for (const { path, origin, upstream } of resolveVirtualService(vs, new Lookups(index, catalog), options, []).uses)
+        use(upstream, origin, path);
     for (const table of result.reached) reached.add(table);
     for (const { name, path } of result.providers) {
       // Names may contain dots: VirtualService `a` with provider `b.c` and VirtualService `a.b` with
       // provider `c` would share one entry, and one host would verify tokens with the other's keys.
       const owner = providerOwners.get(name);
-      if (owner) diagnostics.push(fieldError('resolve', vs.origin, path, `JWT provider name "${name}" is also produced by VirtualService ${owner.namespace}/${owner.name}`, 'rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique'));
+      if (owner)
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            vs.origin,
+            path,
+            `JWT provider name "${name}" is also produced by VirtualService ${owner.namespace}/${owner.name}`,
+            'rename this provider (or the VirtualService) so that <namespace>.<virtualservice>.<provider> is unique',
+          ),
+        );
       else providerOwners.set(name, vs);
     }
     virtualHosts.push(result.vh);
   }
   for (const table of index.all('RouteTable')) {
-    if (!reached.has(table)) diagnostics.push(asWarning(fieldError('resolve', table.origin, ['metadata', 'name'], 'no VirtualService delegates to this RouteTable, so its routes are served nowhere', 'delegate to it from a route (delegateAction.ref or delegateAction.selector), or remove it')));
+    if (!reached.has(table))
+      diagnostics.push(
+        asWarning(
+          fieldError(
+            'resolve',
+            table.origin,
+            ['metadata', 'name'],
+            'no VirtualService delegates to this RouteTable, so its routes are served nowhere',
+            'delegate to it from a route (delegateAction.ref or delegateAction.selector), or remove it',
+          ),
+        ),
+      );
   }
 
-  const authConfigs: AuthConfigIR[] = index.all('AuthConfig').map((ac) => cached(memo.authConfigs, ac, (lookups, own) => resolveAuthConfig(ac, lookups, own)));
+  const authConfigs: AuthConfigIR[] = index
+    .all('AuthConfig')
+    .map((ac) => cached(memo.authConfigs, ac, (lookups, own) => resolveAuthConfig(ac, lookups, own)));
 
   // sluice-graphql dials its upstreams itself: they are looked up, but are no Envoy clusters. Stitched
   // APIs read the others' schemas, so the APIs are resolved together, again when any of them changes.
   const apis = index.all('GraphQLApi');
   let gql = memo.graphqlApis;
-  if (!gql || gql.apis.length !== apis.length || gql.apis.some((a, i) => a !== apis[i]) || !stillValid(gql.deps, index, catalog, changes)) {
+  if (
+    !gql ||
+    gql.apis.length !== apis.length ||
+    gql.apis.some((a, i) => a !== apis[i]) ||
+    !stillValid(gql.deps, index, catalog, changes)
+  ) {
     const lookups = new Lookups(index, catalog);
     const own: Diagnostic[] = [];
-    gql = memo.graphqlApis = { apis, value: resolveGraphQLApis(index, lookups.findUpstream(options, own), own), diagnostics: own, deps: lookups.deps };
+    gql = memo.graphqlApis = {
+      apis,
+      value: resolveGraphQLApis(index, lookups.findUpstream(options, own), own),
+      diagnostics: own,
+      deps: lookups.deps,
+    };
   }
   diagnostics.push(...gql.diagnostics);
 
   // A TCP host's Upstream is a cluster too (Gateways are few: resolved every run).
   const findUpstream = new Lookups(index, catalog).findUpstream(options, diagnostics);
-  const gateways = resolveGateways(index, virtualHosts, (from, path, ref) => {
-    const upstream = findUpstream(from, path, ref);
-    if (upstream) use(upstream, from.origin, path);
-    return upstream?.name;
-  }, diagnostics);
+  const gateways = resolveGateways(
+    index,
+    virtualHosts,
+    (from, path, ref) => {
+      const upstream = findUpstream(from, path, ref);
+      if (upstream) use(upstream, from.origin, path);
+      return upstream?.name;
+    },
+    diagnostics,
+  );
   // The default gateway serves every virtual host on one listener; a Gateway checks its own (resolveGateways).
   if (index.all('Gateway').length === 0) {
     // Hosts whose names and domains are those last found unique claim nothing twice: no need to index them all again.
@@ -156,7 +236,9 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     }
   }
 
-  const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) => compareText(a.name, b.name)));
+  const upstreams = (memo.usedUpstreams = sortedLike([...used.values()], memo.usedUpstreams, (a, b) =>
+    compareText(a.name, b.name),
+  ));
   diagnostics.push(...hashPolicyWarnings(virtualHosts, upstreams));
   diagnostics.push(...claimHeaderRouteProblems(virtualHosts));
   memo.sorted = index.sortedKinds();
@@ -170,17 +252,40 @@ export function resolve(resources: Resource[], options: ResolveOptions, memo = n
     const key = JSON.stringify(d);
     return !seen.has(key) && !!seen.add(key);
   });
-  return { model: { virtualHosts, gateways, upstreams, authConfigs, graphqlApis: gql.value, ...(secrets.length > 0 ? { secrets } : {}), ...(endpoints.length > 0 ? { endpoints } : {}) }, diagnostics: unique };
+  return {
+    model: {
+      virtualHosts,
+      gateways,
+      upstreams,
+      authConfigs,
+      graphqlApis: gql.value,
+      ...(secrets.length > 0 ? { secrets } : {}),
+      ...(endpoints.length > 0 ? { endpoints } : {}),
+    },
+    diagnostics: unique,
+  };
 }
 
 /** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */
 function sidecarNameClashes(virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], diagnostics: Diagnostic[]): void {
   const sidecars = [
     { name: SIDECAR_CLUSTERS.extauth, used: virtualHosts.some((vh) => vh.extauth) },
-    { name: SIDECAR_CLUSTERS.graphql, used: virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql')) },
+    {
+      name: SIDECAR_CLUSTERS.graphql,
+      used: virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql')),
+    },
   ];
   for (const sidecar of sidecars) {
     const taken = sidecar.used && upstreams.find((u) => u.name === sidecar.name);
-    if (taken) diagnostics.push(fieldError('resolve', taken.origin, ['metadata', 'name'], `"${taken.name}" is the name of a sidecar cluster in this output`, 'rename the Upstream (and the references to it)'));
+    if (taken)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          taken.origin,
+          ['metadata', 'name'],
+          `"${taken.name}" is the name of a sidecar cluster in this output`,
+          'rename the Upstream (and the references to it)',
+        ),
+      );
   }
 }

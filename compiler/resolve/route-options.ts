@@ -10,7 +10,15 @@ import { parseDuration } from '../../contract/proto3-json.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { USER_ID_HEADER } from '../../contract/extauth.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { CorsIR, CsrfIR, ExtauthRefIR, FractionIR, HeaderManipulationIR, RetriesIR, RouteOptionsIR } from '../ir/model.js';
+import type {
+  CorsIR,
+  CsrfIR,
+  ExtauthRefIR,
+  FractionIR,
+  HeaderManipulationIR,
+  RetriesIR,
+  RouteOptionsIR,
+} from '../ir/model.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
 import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
@@ -20,7 +28,18 @@ import { re2Problem } from './matchers.js';
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
-const FORWARDING: readonly (keyof RouteOptionsSpec)[] = ['prefixRewrite', 'regexRewrite', 'hostRewrite', 'autoHostRewrite', 'timeout', 'retries', 'upgrades', 'lbHash', 'shadowing', 'faults'];
+const FORWARDING: readonly (keyof RouteOptionsSpec)[] = [
+  'prefixRewrite',
+  'regexRewrite',
+  'hostRewrite',
+  'autoHostRewrite',
+  'timeout',
+  'retries',
+  'upgrades',
+  'lbHash',
+  'shadowing',
+  'faults',
+];
 
 /** Whether an option can act on a route with `action` (routeOptions reports the others as errors): what a delegated route may inherit. */
 export function optionApplies(key: keyof RouteOptionsSpec, action: RouteActionField): boolean {
@@ -54,10 +73,21 @@ class OptionReport {
   }
 
   /** A duration as proto3 JSON writes it, at least `min` nanoseconds; undefined after an error. */
-  duration(value: string, path: FieldPath, min = 0n, hint = 'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s"'): string | undefined {
+  duration(
+    value: string,
+    path: FieldPath,
+    min = 0n,
+    hint = 'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s"',
+  ): string | undefined {
     const nanos = parseDuration(value);
     if (nanos === undefined || nanos < min) {
-      this.error(path, nanos === undefined ? `"${value}" is not a duration` : `"${value}" is too short (${min === 1n ? 'it must be more than 0s' : `at least ${Number(min) / 1e6} ms`})`, hint);
+      this.error(
+        path,
+        nanos === undefined
+          ? `"${value}" is not a duration`
+          : `"${value}" is too short (${min === 1n ? 'it must be more than 0s' : `at least ${Number(min) / 1e6} ms`})`,
+        hint,
+      );
       return undefined;
     }
     return value;
@@ -68,7 +98,8 @@ class OptionReport {
 const MAX_HEADER_BYTES = 16384;
 
 export function headerProblem(name: string): string | undefined {
-  if (Buffer.byteLength(name) > MAX_HEADER_BYTES) return `the header name is ${Buffer.byteLength(name)} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`;
+  if (Buffer.byteLength(name) > MAX_HEADER_BYTES)
+    return `the header name is ${Buffer.byteLength(name)} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`;
   const lower = name.toLowerCase();
   if (lower.startsWith(':')) return `"${name}" is a pseudo-header, which Envoy does not let header lists change`;
   const why = RESERVED_HEADERS.get(lower);
@@ -81,7 +112,12 @@ function headerManipulation(spec: HeaderManipulationSpec, path: FieldPath, repor
       const problem = headerProblem(h.header.key);
       if (problem) report.error([...path, field, i, 'header', 'key'], problem, 'use another header name');
       const valueBytes = Buffer.byteLength(h.header.value ?? '');
-      if (valueBytes > MAX_HEADER_BYTES) report.error([...path, field, i, 'header', 'value'], `the value is ${valueBytes} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`, 'shorten it');
+      if (valueBytes > MAX_HEADER_BYTES)
+        report.error(
+          [...path, field, i, 'header', 'value'],
+          `the value is ${valueBytes} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`,
+          'shorten it',
+        );
       if (problem || valueBytes > MAX_HEADER_BYTES) return [];
       // Gloo's default: append to a header the request already has (append: false overwrites it).
       return [{ key: h.header.key, value: h.header.value ?? '', append: h.append ?? true }];
@@ -108,15 +144,28 @@ function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): Retr
     retriableStatusCodes: spec.retriableStatusCodes ?? [],
   };
   if (out.retryOn === '' && out.retriableStatusCodes.length === 0) {
-    report.error(path, 'retries without retryOn or retriableStatusCodes would never retry', 'set retryOn, e.g. "5xx,reset,connect-failure"');
+    report.error(
+      path,
+      'retries without retryOn or retriableStatusCodes would never retry',
+      'set retryOn, e.g. "5xx,reset,connect-failure"',
+    );
   }
-  if (spec.perTryTimeout !== undefined) out.perTryTimeout = report.duration(spec.perTryTimeout, [...path, 'perTryTimeout'], 1n);
+  if (spec.perTryTimeout !== undefined)
+    out.perTryTimeout = report.duration(spec.perTryTimeout, [...path, 'perTryTimeout'], 1n);
   const backOff = spec.retryBackOff;
   if (backOff) {
     // Gloo's and Envoy's rules: a base of at least 1 ms, a maximum not below it.
     const base = report.duration(backOff.baseInterval, [...path, 'retryBackOff', 'baseInterval'], 1_000_000n);
-    const max = backOff.maxInterval === undefined ? undefined : report.duration(backOff.maxInterval, [...path, 'retryBackOff', 'maxInterval'], 1n);
-    if (base && max && parseDuration(max)! < parseDuration(base)!) report.error([...path, 'retryBackOff', 'maxInterval'], `maxInterval ${max} is below baseInterval ${base}`, 'make maxInterval at least baseInterval');
+    const max =
+      backOff.maxInterval === undefined
+        ? undefined
+        : report.duration(backOff.maxInterval, [...path, 'retryBackOff', 'maxInterval'], 1n);
+    if (base && max && parseDuration(max)! < parseDuration(base)!)
+      report.error(
+        [...path, 'retryBackOff', 'maxInterval'],
+        `maxInterval ${max} is below baseInterval ${base}`,
+        'make maxInterval at least baseInterval',
+      );
     if (base) out.backOff = { baseInterval: base, ...(max ? { maxInterval: max } : {}) };
   }
   return out;
@@ -126,14 +175,26 @@ function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): Retr
 function cors(spec: CorsSpec, path: FieldPath, report: OptionReport): CorsIR {
   const disabled = spec.disableForRoute ?? false;
   if (!disabled && (spec.allowOrigin ?? []).length === 0 && (spec.allowOriginRegex ?? []).length === 0) {
-    report.error(path, 'cors without allowOrigin or allowOriginRegex would allow no origin', 'list the origins, e.g. allowOrigin: ["https://app.example.com"]');
+    report.error(
+      path,
+      'cors without allowOrigin or allowOriginRegex would allow no origin',
+      'list the origins, e.g. allowOrigin: ["https://app.example.com"]',
+    );
   }
   (spec.allowOriginRegex ?? []).forEach((pattern, i) => {
     const problem = re2Problem(pattern);
-    if (problem) report.error([...path, 'allowOriginRegex', i], `RE2 refuses the pattern: ${problem}`, 'write an RE2 regular expression (no lookaround or backreferences)');
+    if (problem)
+      report.error(
+        [...path, 'allowOriginRegex', i],
+        `RE2 refuses the pattern: ${problem}`,
+        'write an RE2 regular expression (no lookaround or backreferences)',
+      );
   });
   return {
-    allowOrigins: [...(spec.allowOrigin ?? []).map((value) => ({ kind: 'exact' as const, value })), ...(spec.allowOriginRegex ?? []).map((value) => ({ kind: 'regex' as const, value }))],
+    allowOrigins: [
+      ...(spec.allowOrigin ?? []).map((value) => ({ kind: 'exact' as const, value })),
+      ...(spec.allowOriginRegex ?? []).map((value) => ({ kind: 'regex' as const, value })),
+    ],
     allowMethods: spec.allowMethods ?? [],
     allowHeaders: spec.allowHeaders ?? [],
     exposeHeaders: spec.exposeHeaders ?? [],
@@ -147,24 +208,51 @@ type Share = NonNullable<CsrfSpec['filterEnabled']>;
 
 /** Gloo's CsrfPolicy: an unset filterEnabled is 0% (Gloo's translation, not Envoy's 100%); origins are checked against what Envoy compares them with. */
 function csrf(spec: CsrfSpec, path: FieldPath, report: OptionReport): CsrfIR {
-  const fraction = (s: Share): FractionIR => ({ numerator: s.defaultValue.numerator ?? 0, denominator: s.defaultValue.denominator ?? 'HUNDRED' });
+  const fraction = (s: Share): FractionIR => ({
+    numerator: s.defaultValue.numerator ?? 0,
+    denominator: s.defaultValue.denominator ?? 'HUNDRED',
+  });
   const additionalOrigins = (spec.additionalOrigins ?? []).map((o, i): CsrfIR['additionalOrigins'][number] => {
     const at = [...path, 'additionalOrigins', i];
     if (o.safeRegex) {
       const problem = re2Problem(o.safeRegex.regex);
-      if (problem) report.error([...at, 'safeRegex', 'regex'], `RE2 refuses the pattern: ${problem}`, 'write an RE2 regular expression (no lookaround or backreferences)');
-      if (o.ignoreCase) report.error([...at, 'ignoreCase'], 'ignoreCase does not apply to safeRegex: Envoy ignores it there', 'remove ignoreCase; for a regex that ignores case, start it with (?i)');
+      if (problem)
+        report.error(
+          [...at, 'safeRegex', 'regex'],
+          `RE2 refuses the pattern: ${problem}`,
+          'write an RE2 regular expression (no lookaround or backreferences)',
+        );
+      if (o.ignoreCase)
+        report.error(
+          [...at, 'ignoreCase'],
+          'ignoreCase does not apply to safeRegex: Envoy ignores it there',
+          'remove ignoreCase; for a regex that ignores case, start it with (?i)',
+        );
       return { kind: 'regex', value: o.safeRegex.regex, ignoreCase: false };
     }
     const kind = o.exact !== undefined ? 'exact' : o.prefix !== undefined ? 'prefix' : 'suffix';
     const value = o[kind]!;
     const ignoreCase = o.ignoreCase ?? false;
     // Envoy compares with the Origin's host and port as a URL parser gives them: no scheme, host in lower case.
-    if (kind !== 'suffix' && value.includes('://')) report.error([...at, kind], `${quote(value)} can never match: Envoy compares additional origins with the host and port of the Origin, without its scheme`, `write ${quote(hostOf(value))}`);
-    else if (!ignoreCase && value !== value.toLowerCase()) report.error([...at, kind], `${quote(value)} can never match: Envoy compares additional origins with the Origin's host in lower case`, `write ${quote(value.toLowerCase())}, or set ignoreCase`);
+    if (kind !== 'suffix' && value.includes('://'))
+      report.error(
+        [...at, kind],
+        `${quote(value)} can never match: Envoy compares additional origins with the host and port of the Origin, without its scheme`,
+        `write ${quote(hostOf(value))}`,
+      );
+    else if (!ignoreCase && value !== value.toLowerCase())
+      report.error(
+        [...at, kind],
+        `${quote(value)} can never match: Envoy compares additional origins with the Origin's host in lower case`,
+        `write ${quote(value.toLowerCase())}, or set ignoreCase`,
+      );
     return { kind, value, ignoreCase };
   });
-  return { enabled: spec.filterEnabled ? fraction(spec.filterEnabled) : { numerator: 0, denominator: 'HUNDRED' }, ...(spec.shadowEnabled ? { shadow: fraction(spec.shadowEnabled) } : {}), additionalOrigins };
+  return {
+    enabled: spec.filterEnabled ? fraction(spec.filterEnabled) : { numerator: 0, denominator: 'HUNDRED' },
+    ...(spec.shadowEnabled ? { shadow: fraction(spec.shadowEnabled) } : {}),
+    additionalOrigins,
+  };
 }
 
 /** The host and port of an origin written as a URL, as Envoy would compare it. */
@@ -186,7 +274,9 @@ export function virtualHostOptions(
   const report = new OptionReport(origin, diagnostics);
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
-    ...(spec.headerManipulation ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) } : {}),
+    ...(spec.headerManipulation
+      ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) }
+      : {}),
     ...(spec.cors ? { cors: cors(spec.cors, [...path, 'cors'], report) } : {}),
     ...(spec.csrf ? { csrf: csrf(spec.csrf, [...path, 'csrf'], report) } : {}),
   };
@@ -205,7 +295,15 @@ export interface OptionRefs {
 /** The action a route has, by its Gloo field. */
 export type RouteActionField = 'routeAction' | 'graphqlApiRef' | 'redirectAction' | 'directResponseAction';
 
-export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteActionField, path: FieldPath, origin: Origin, diagnostics: Diagnostic[], refs: OptionRefs, hostHasExtauth: boolean): { ok: boolean; options?: RouteOptionsIR } {
+export function routeOptions(
+  spec: RouteOptionsSpec | undefined,
+  action: RouteActionField,
+  path: FieldPath,
+  origin: Origin,
+  diagnostics: Diagnostic[],
+  refs: OptionRefs,
+  hostHasExtauth: boolean,
+): { ok: boolean; options?: RouteOptionsIR } {
   const set = (Object.keys(spec ?? {}) as (keyof RouteOptionsSpec)[]).filter((k) => spec![k] !== undefined);
   if (set.length === 0) return { ok: true };
   const report = new OptionReport(origin, diagnostics);
@@ -213,35 +311,69 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
   // A redirect, direct response or GraphQL route forwards no request of its own.
   const forwarding = set.find((k) => FORWARDING.includes(k));
   if (!forwards && forwarding) {
-    report.error([...path, forwarding], `${forwarding} applies only to a route with routeAction (it changes the request forwarded to the upstream)`, `remove ${forwarding}`);
+    report.error(
+      [...path, forwarding],
+      `${forwarding} applies only to a route with routeAction (it changes the request forwarded to the upstream)`,
+      `remove ${forwarding}`,
+    );
     return { ok: false };
   }
   const s = spec!;
   const options: RouteOptionsIR = {};
   if (s.prefixRewrite !== undefined) options.prefixRewrite = s.prefixRewrite;
   if (s.regexRewrite !== undefined) {
-    if (s.prefixRewrite !== undefined) report.error([...path, 'regexRewrite'], 'regexRewrite and prefixRewrite are both set; Envoy takes one path rewrite', 'keep one of them');
+    if (s.prefixRewrite !== undefined)
+      report.error(
+        [...path, 'regexRewrite'],
+        'regexRewrite and prefixRewrite are both set; Envoy takes one path rewrite',
+        'keep one of them',
+      );
     const problem = re2Problem(s.regexRewrite.pattern.regex);
-    if (problem) report.error([...path, 'regexRewrite', 'pattern', 'regex'], `RE2 refuses the pattern: ${problem}`, 'write an RE2 regular expression (no lookaround or backreferences)');
+    if (problem)
+      report.error(
+        [...path, 'regexRewrite', 'pattern', 'regex'],
+        `RE2 refuses the pattern: ${problem}`,
+        'write an RE2 regular expression (no lookaround or backreferences)',
+      );
     options.regexRewrite = { pattern: s.regexRewrite.pattern.regex, substitution: s.regexRewrite.substitution };
   }
   if (s.hostRewrite !== undefined) options.hostRewrite = s.hostRewrite;
   if (s.autoHostRewrite !== undefined) {
-    if (s.hostRewrite !== undefined) report.error([...path, 'autoHostRewrite'], 'autoHostRewrite and hostRewrite are both set; Envoy takes one host rewrite', 'keep one of them');
+    if (s.hostRewrite !== undefined)
+      report.error(
+        [...path, 'autoHostRewrite'],
+        'autoHostRewrite and hostRewrite are both set; Envoy takes one host rewrite',
+        'keep one of them',
+      );
     options.autoHostRewrite = s.autoHostRewrite;
   }
   if (s.timeout !== undefined) {
-    const timeout = report.duration(s.timeout, [...path, 'timeout'], 0n, 'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s" ("0s": no timeout)');
+    const timeout = report.duration(
+      s.timeout,
+      [...path, 'timeout'],
+      0n,
+      'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s" ("0s": no timeout)',
+    );
     if (timeout !== undefined) options.timeout = timeout;
   }
   if (s.retries !== undefined) options.retries = retries(s.retries, [...path, 'retries'], report);
   if (s.upgrades !== undefined) {
-    options.upgrades = s.upgrades.map((u) => (u.websocket ? { type: 'websocket' as const, enabled: u.websocket.enabled ?? true } : { type: 'CONNECT' as const, enabled: u.connect!.enabled ?? true }));
+    options.upgrades = s.upgrades.map((u) =>
+      u.websocket
+        ? { type: 'websocket' as const, enabled: u.websocket.enabled ?? true }
+        : { type: 'CONNECT' as const, enabled: u.connect!.enabled ?? true },
+    );
   }
-  if (s.headerManipulation !== undefined) options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+  if (s.headerManipulation !== undefined)
+    options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
   if (s.cors !== undefined) {
     // The cors filter acts on the route's request (a preflight is answered before any upstream): not on a redirect or direct response.
-    if (action === 'redirectAction' || action === 'directResponseAction') report.error([...path, 'cors'], 'cors applies only to a route with routeAction or graphqlApiRef', 'remove cors from this route');
+    if (action === 'redirectAction' || action === 'directResponseAction')
+      report.error(
+        [...path, 'cors'],
+        'cors applies only to a route with routeAction or graphqlApiRef',
+        'remove cors from this route',
+      );
     options.cors = cors(s.cors, [...path, 'cors'], report);
   }
   if (s.csrf !== undefined) options.csrf = csrf(s.csrf, [...path, 'csrf'], report);
@@ -251,7 +383,12 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
   if (s.extauth?.disable) options.extauth = { disabled: true };
   else if (s.extauth?.configRef) {
     // On a host without extauth, Sluice strips x-user-id from every request it forwards, which would drop the user the sidecar vouched for.
-    if (!hostHasExtauth) report.error([...path, 'extauth', 'configRef'], "a route's extauth configRef overrides its virtual host's, and this virtual host has no extauth", 'set options.extauth on the virtual host (routes that need none can set extauth: {disable: true})');
+    if (!hostHasExtauth)
+      report.error(
+        [...path, 'extauth', 'configRef'],
+        "a route's extauth configRef overrides its virtual host's, and this virtual host has no extauth",
+        'set options.extauth on the virtual host (routes that need none can set extauth: {disable: true})',
+      );
     const extauth = refs.authConfig([...path, 'extauth', 'configRef'], s.extauth.configRef);
     if (extauth === undefined) report.ok = false;
     else options.extauth = extauth;
@@ -281,7 +418,14 @@ export function routeOptions(spec: RouteOptionsSpec | undefined, action: RouteAc
     options.hashPolicies = s.lbHash.hashPolicies.map((h) => {
       const terminal = h.terminal ?? false;
       if (h.header !== undefined) return { kind: 'header' as const, name: h.header, terminal };
-      if (h.cookie) return { kind: 'cookie' as const, name: h.cookie.name, ...(h.cookie.ttl !== undefined ? { ttl: h.cookie.ttl } : {}), ...(h.cookie.path !== undefined ? { path: h.cookie.path } : {}), terminal };
+      if (h.cookie)
+        return {
+          kind: 'cookie' as const,
+          name: h.cookie.name,
+          ...(h.cookie.ttl !== undefined ? { ttl: h.cookie.ttl } : {}),
+          ...(h.cookie.path !== undefined ? { path: h.cookie.path } : {}),
+          terminal,
+        };
       return { kind: 'sourceIp' as const, terminal };
     });
     options.lbHashAt = { origin, path: [...path, 'lbHash'] };

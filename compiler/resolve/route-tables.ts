@@ -27,7 +27,10 @@ export const MAX_DELEGATION_DEPTH = 8;
 export const MAX_DELEGATED_ROUTES = 10_000;
 
 /** What delegation reads of a route (VirtualService's or RouteTable's). */
-export type DelegatingRouteSpec = Pick<RouteSpec, 'matchers' | 'inheritableMatchers' | 'inheritablePathMatchers' | 'delegateAction' | 'options' | 'name'>;
+export type DelegatingRouteSpec = Pick<
+  RouteSpec,
+  'matchers' | 'inheritableMatchers' | 'inheritablePathMatchers' | 'delegateAction' | 'options' | 'name'
+>;
 
 /** One option of a delegating route that a delegated route takes, with where it is written. */
 export interface InheritedOption {
@@ -69,11 +72,23 @@ interface Parent {
  * A virtual host's routes with every delegation inlined, and the RouteTables
  * reached. Errors and warnings go to `diagnostics`, at the field that causes them.
  */
-export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, routes: R[], base: FieldPath, lookups: Lookups, diagnostics: Diagnostic[]): { routes: PlacedRoute<R>[]; reached: Resource[] } {
+export function expandDelegation<R extends DelegatingRouteSpec>(
+  root: Resource,
+  routes: R[],
+  base: FieldPath,
+  lookups: Lookups,
+  diagnostics: Diagnostic[],
+): { routes: PlacedRoute<R>[]; reached: Resource[] } {
   const reached = new Set<Resource>();
   let inlined = 0;
   let tooMany = false;
-  const visit = (owner: Resource, list: R[], at: FieldPath, parent: Parent | undefined, chain: Resource[]): PlacedRoute<R>[] => {
+  const visit = (
+    owner: Resource,
+    list: R[],
+    at: FieldPath,
+    parent: Parent | undefined,
+    chain: Resource[],
+  ): PlacedRoute<R>[] => {
     const out: PlacedRoute<R>[] = [];
     list.forEach((route, i) => {
       const path = [...at, i];
@@ -81,11 +96,23 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
       const inheritablePathMatchers = route.inheritablePathMatchers ?? parent?.inheritablePathMatchers ?? false;
       if (!parent && !route.delegateAction) {
         for (const field of ['inheritableMatchers', 'inheritablePathMatchers'] as const) {
-          if (route[field] !== undefined) diagnostics.push(fieldError('resolve', owner.origin, [...path, field], `${field} applies to the routes a delegateAction inlines, and this route has none`, `remove ${field}, or set it on a route with delegateAction`));
+          if (route[field] !== undefined)
+            diagnostics.push(
+              fieldError(
+                'resolve',
+                owner.origin,
+                [...path, field],
+                `${field} applies to the routes a delegateAction inlines, and this route has none`,
+                `remove ${field}, or set it on a route with delegateAction`,
+              ),
+            );
         }
       }
       const own = resolveMatchers(route.matchers, [...path, 'matchers'], owner.origin, diagnostics);
-      const matches = own && parent ? inherit(own, (route.matchers ?? []).length > 0, parent, inheritableMatchers, inheritablePathMatchers) : own;
+      const matches =
+        own && parent
+          ? inherit(own, (route.matchers ?? []).length > 0, parent, inheritableMatchers, inheritablePathMatchers)
+          : own;
       if (matches && parent) checkAgainstParent(matches, route, owner, path, parent, diagnostics);
       const inherited = parent ? parent.options.filter((o) => !sets(route.options, o.key)) : [];
       const names = [...(parent?.names ?? []), ...(route.name ? [route.name] : [])];
@@ -120,27 +147,67 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
           const cycle = chain.indexOf(table);
           if (cycle !== -1) {
             const names = [...chain.slice(cycle), table].map((t) => `RouteTable ${t.namespace}/${t.name}`).join(' -> ');
-            diagnostics.push(fieldError('resolve', owner.origin, actionPath, `delegation cycle: ${names}`, 'remove the delegateAction that closes the cycle'));
+            diagnostics.push(
+              fieldError(
+                'resolve',
+                owner.origin,
+                actionPath,
+                `delegation cycle: ${names}`,
+                'remove the delegateAction that closes the cycle',
+              ),
+            );
             continue;
           }
           if (inlined > MAX_DELEGATED_ROUTES) {
-            if (!tooMany) diagnostics.push(fieldError('resolve', owner.origin, actionPath, `delegation inlines more than ${MAX_DELEGATED_ROUTES} routes into VirtualService ${root.namespace}/${root.name}`, 'narrow the selectors: tables whose routes select each other multiply their routes at every level'));
+            if (!tooMany)
+              diagnostics.push(
+                fieldError(
+                  'resolve',
+                  owner.origin,
+                  actionPath,
+                  `delegation inlines more than ${MAX_DELEGATED_ROUTES} routes into VirtualService ${root.namespace}/${root.name}`,
+                  'narrow the selectors: tables whose routes select each other multiply their routes at every level',
+                ),
+              );
             tooMany = true;
             continue;
           }
           if (chain.length >= MAX_DELEGATION_DEPTH) {
             const names = [root, ...chain, table].map((t) => `${t.kind} ${t.namespace}/${t.name}`).join(' -> ');
-            diagnostics.push(fieldError('resolve', owner.origin, actionPath, `delegation nests more than ${MAX_DELEGATION_DEPTH} RouteTables deep: ${names}`, `write the routes in fewer levels (at most ${MAX_DELEGATION_DEPTH} RouteTables under a VirtualService)`));
+            diagnostics.push(
+              fieldError(
+                'resolve',
+                owner.origin,
+                actionPath,
+                `delegation nests more than ${MAX_DELEGATION_DEPTH} RouteTables deep: ${names}`,
+                `write the routes in fewer levels (at most ${MAX_DELEGATION_DEPTH} RouteTables under a VirtualService)`,
+              ),
+            );
             continue;
           }
-          group.push(...visit(table, ((table.spec as { routes?: R[] }).routes ?? []) as R[], ['spec', 'routes'], next, [...chain, table]));
+          group.push(
+            ...visit(table, ((table.spec as { routes?: R[] }).routes ?? []) as R[], ['spec', 'routes'], next, [
+              ...chain,
+              table,
+            ]),
+          );
         }
         const tied = byWeight.get(weight)!;
         if (tied.length > 1) {
           // Gloo sorts the routes of equally weighted tables so that a broad route does not hide a narrower one.
           group.sort((a, b) => compareSpecificity(smallest(a.matches), smallest(b.matches)));
           const names = tied.map((t) => `${t.namespace}/${t.name}`).join(', ');
-          diagnostics.push(asWarning(fieldError('resolve', owner.origin, actionPath, `RouteTables ${names} have the same weight (${weight}), so their routes are sorted by path specificity (as Gloo does), not kept in the order written`, 'give each RouteTable a distinct spec.weight (lower comes first)')));
+          diagnostics.push(
+            asWarning(
+              fieldError(
+                'resolve',
+                owner.origin,
+                actionPath,
+                `RouteTables ${names} have the same weight (${weight}), so their routes are sorted by path specificity (as Gloo does), not kept in the order written`,
+                'give each RouteTable a distinct spec.weight (lower comes first)',
+              ),
+            ),
+          );
         }
         out.push(...group);
       }
@@ -153,7 +220,13 @@ export function expandDelegation<R extends DelegatingRouteSpec>(root: Resource, 
 }
 
 /** Gloo's inheritance: the parent's path (and case sensitivity), then its headers, query parameters and methods before the child's. */
-function inherit(own: RouteMatchIR[], written: boolean, parent: Parent, matchers: boolean, path: boolean): RouteMatchIR[] {
+function inherit(
+  own: RouteMatchIR[],
+  written: boolean,
+  parent: Parent,
+  matchers: boolean,
+  path: boolean,
+): RouteMatchIR[] {
   let out = own;
   if (path) {
     const from = { path: parent.match.path, caseSensitive: parent.match.caseSensitive };
@@ -171,84 +244,190 @@ function inherit(own: RouteMatchIR[], written: boolean, parent: Parent, matchers
 }
 
 /** Gloo's check that a delegated route matches only requests its parent's matcher matches; an error per matcher that does not. */
-function checkAgainstParent(matches: RouteMatchIR[], route: DelegatingRouteSpec, owner: Resource, path: FieldPath, parent: Parent, diagnostics: Diagnostic[]): void {
+function checkAgainstParent(
+  matches: RouteMatchIR[],
+  route: DelegatingRouteSpec,
+  owner: Resource,
+  path: FieldPath,
+  parent: Parent,
+  diagnostics: Diagnostic[],
+): void {
   const prefix = parent.match.path.value;
   matches.forEach((m, j) => {
     // Only when there is a problem to report: finding a line parses the document again (and keeps its positions).
-    const parentAt = () => `${parent.owner.origin.resource} at ${parent.owner.origin.file}:${parent.owner.origin.lineOf(parent.matcherPath)}`;
+    const parentAt = () =>
+      `${parent.owner.origin.resource} at ${parent.owner.origin.file}:${parent.owner.origin.lineOf(parent.matcherPath)}`;
     const at = (route.matchers ?? []).length > 0 ? [...path, 'matchers', j] : path;
     const problem = !m.path.value.startsWith(prefix)
-      ? [`path ${quote(m.path.value)} does not start with ${quote(prefix)}, the prefix delegated by ${parentAt()}`, `start the path with ${quote(prefix)} (a RouteTable serves only what it is delegated), or set inheritablePathMatchers`]
+      ? [
+          `path ${quote(m.path.value)} does not start with ${quote(prefix)}, the prefix delegated by ${parentAt()}`,
+          `start the path with ${quote(prefix)} (a RouteTable serves only what it is delegated), or set inheritablePathMatchers`,
+        ]
       : m.caseSensitive !== parent.match.caseSensitive
-        ? [`caseSensitive is ${m.caseSensitive}, and the delegating matcher (${parentAt()}) has ${parent.match.caseSensitive}`, 'set the same caseSensitive as the delegating matcher']
+        ? [
+            `caseSensitive is ${m.caseSensitive}, and the delegating matcher (${parentAt()}) has ${parent.match.caseSensitive}`,
+            'set the same caseSensitive as the delegating matcher',
+          ]
         : !parent.match.headers.every((h) => m.headers.some((c) => same(c, h)))
-          ? [`the matcher lacks headers the delegating matcher (${parentAt()}) requires`, 'repeat the delegating matcher\'s headers here, or set inheritableMatchers on the delegating route']
+          ? [
+              `the matcher lacks headers the delegating matcher (${parentAt()}) requires`,
+              "repeat the delegating matcher's headers here, or set inheritableMatchers on the delegating route",
+            ]
           : !parent.match.queryParameters.every((q) => m.queryParameters.some((c) => same(c, q)))
-            ? [`the matcher lacks query parameters the delegating matcher (${parentAt()}) requires`, 'repeat the delegating matcher\'s queryParameters here, or set inheritableMatchers on the delegating route']
+            ? [
+                `the matcher lacks query parameters the delegating matcher (${parentAt()}) requires`,
+                "repeat the delegating matcher's queryParameters here, or set inheritableMatchers on the delegating route",
+              ]
             : !parent.match.methods.every((x) => m.methods.includes(x))
-              ? [`the matcher lacks methods the delegating matcher (${parentAt()}) requires (${parent.match.methods.join(', ')})`, 'repeat the delegating matcher\'s methods here, or set inheritableMatchers on the delegating route']
+              ? [
+                  `the matcher lacks methods the delegating matcher (${parentAt()}) requires (${parent.match.methods.join(', ')})`,
+                  "repeat the delegating matcher's methods here, or set inheritableMatchers on the delegating route",
+                ]
               : undefined;
     if (problem) diagnostics.push(fieldError('resolve', owner.origin, at, problem[0]!, problem[1]));
   });
 }
 
 /** The matcher a delegating route hands down: Gloo's rule is one prefix matcher (none: "/"). */
-function delegatedMatch(matches: RouteMatchIR[], route: DelegatingRouteSpec, owner: Resource, path: FieldPath, diagnostics: Diagnostic[]): RouteMatchIR | undefined {
+function delegatedMatch(
+  matches: RouteMatchIR[],
+  route: DelegatingRouteSpec,
+  owner: Resource,
+  path: FieldPath,
+  diagnostics: Diagnostic[],
+): RouteMatchIR | undefined {
   if (matches.length > 1) {
-    diagnostics.push(fieldError('resolve', owner.origin, [...path, 'matchers', 1], `a route with delegateAction has one matcher (or none), and this one has ${matches.length}`, 'write one delegating route per prefix'));
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        owner.origin,
+        [...path, 'matchers', 1],
+        `a route with delegateAction has one matcher (or none), and this one has ${matches.length}`,
+        'write one delegating route per prefix',
+      ),
+    );
     return undefined;
   }
   const match = matches[0]!;
   if (match.path.kind !== 'prefix') {
     const written = (route.matchers ?? []).length > 0 && route.matchers![0]![match.path.kind] !== undefined;
-    diagnostics.push(fieldError('resolve', owner.origin, written ? [...path, 'matchers', 0, match.path.kind] : path, `a route with delegateAction must match a path prefix, and this one matches ${match.path.kind} ${quote(match.path.value)}`, 'delegate a prefix (the RouteTable\'s routes may then match exact paths or regexes under it)'));
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        owner.origin,
+        written ? [...path, 'matchers', 0, match.path.kind] : path,
+        `a route with delegateAction must match a path prefix, and this one matches ${match.path.kind} ${quote(match.path.value)}`,
+        "delegate a prefix (the RouteTable's routes may then match exact paths or regexes under it)",
+      ),
+    );
     return undefined;
   }
   return match;
 }
 
 /** The RouteTables a delegateAction names, in namespace/name order; undefined after reporting there are none. */
-function select(action: DelegateActionSpec, owner: Resource, at: FieldPath, lookups: Lookups, diagnostics: Diagnostic[]): Resource[] | undefined {
+function select(
+  action: DelegateActionSpec,
+  owner: Resource,
+  at: FieldPath,
+  lookups: Lookups,
+  diagnostics: Diagnostic[],
+): Resource[] | undefined {
   if (action.name !== undefined || action.ref) {
-    const raw = action.ref ?? { name: action.name!, ...(action.namespace !== undefined ? { namespace: action.namespace } : {}) };
+    const raw = action.ref ?? {
+      name: action.name!,
+      ...(action.namespace !== undefined ? { namespace: action.namespace } : {}),
+    };
     const ref = refOf(raw, owner);
     const table = lookups.resource('RouteTable', ref);
     if (table) return [table];
-    diagnostics.push(notFound(fieldError('resolve', owner.origin, [...at, action.ref ? 'ref' : 'name'], `RouteTable ${showRef(ref)} not found`, 'define the RouteTable (gateway.gateway.example/v1) or fix the reference'), `RouteTable ${showRef(ref)}`));
+    diagnostics.push(
+      notFound(
+        fieldError(
+          'resolve',
+          owner.origin,
+          [...at, action.ref ? 'ref' : 'name'],
+          `RouteTable ${showRef(ref)} not found`,
+          'define the RouteTable (gateway.gateway.example/v1) or fix the reference',
+        ),
+        `RouteTable ${showRef(ref)}`,
+      ),
+    );
     return undefined;
   }
   const selector = action.selector!;
   const namespaces = selector.namespaces ?? [];
-  const inNamespace = namespaces.includes('*') ? () => true : (ns: string) => (namespaces.length > 0 ? namespaces : [owner.namespace]).includes(ns);
+  const inNamespace = namespaces.includes('*')
+    ? () => true
+    : (ns: string) => (namespaces.length > 0 ? namespaces : [owner.namespace]).includes(ns);
   const labels = Object.entries(selector.labels ?? {});
   const expressions = selector.expressions ?? [];
   let valid = true;
   expressions.forEach((e, j) => {
     const problem = expressionProblem(e);
-    if (problem) diagnostics.push(fieldError('resolve', owner.origin, [...at, 'selector', 'expressions', j, problem.field], problem.message, problem.hint));
+    if (problem)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          owner.origin,
+          [...at, 'selector', 'expressions', j, problem.field],
+          problem.message,
+          problem.hint,
+        ),
+      );
     valid &&= !problem;
   });
   if (!valid) return undefined;
   const tables = lookups.all('RouteTable').filter((t) => {
-    const own = ((t.value.metadata as { labels?: Record<string, string> | null }).labels ?? {}) as Record<string, string>;
-    return inNamespace(t.namespace) && labels.every(([k, v]) => own[k] === v) && expressions.every((e) => matchesExpression(e, own));
+    const own = ((t.value.metadata as { labels?: Record<string, string> | null }).labels ?? {}) as Record<
+      string,
+      string
+    >;
+    return (
+      inNamespace(t.namespace) &&
+      labels.every(([k, v]) => own[k] === v) &&
+      expressions.every((e) => matchesExpression(e, own))
+    );
   });
   if (tables.length > 0) return tables;
-  const where = namespaces.includes('*') ? 'any namespace' : `namespace ${(namespaces.length > 0 ? namespaces : [owner.namespace]).join(', ')}`;
-  diagnostics.push(asWarning(fieldError('resolve', owner.origin, [...at, 'selector'], `the selector matches no RouteTable in ${where}, so this route adds no routes`, labels.length > 0 ? `label a RouteTable ${labels.map(([k, v]) => `${k}: ${v}`).join(', ')}, or fix the selector` : expressions.length > 0 ? 'label a RouteTable to satisfy the expressions, or fix them' : 'define a RouteTable there, or fix the selector')));
+  const where = namespaces.includes('*')
+    ? 'any namespace'
+    : `namespace ${(namespaces.length > 0 ? namespaces : [owner.namespace]).join(', ')}`;
+  diagnostics.push(
+    asWarning(
+      fieldError(
+        'resolve',
+        owner.origin,
+        [...at, 'selector'],
+        `the selector matches no RouteTable in ${where}, so this route adds no routes`,
+        labels.length > 0
+          ? `label a RouteTable ${labels.map(([k, v]) => `${k}: ${v}`).join(', ')}, or fix the selector`
+          : expressions.length > 0
+            ? 'label a RouteTable to satisfy the expressions, or fix them'
+            : 'define a RouteTable there, or fix the selector',
+      ),
+    ),
+  );
   return undefined;
 }
 
 /** Gloo's oneofs among route options: setting one member replaces an inherited other. */
-const OPTION_GROUP: Partial<Record<keyof RouteOptionsSpec, string>> = { autoHostRewrite: 'hostRewrite', regexRewrite: 'prefixRewrite' };
+const OPTION_GROUP: Partial<Record<keyof RouteOptionsSpec, string>> = {
+  autoHostRewrite: 'hostRewrite',
+  regexRewrite: 'prefixRewrite',
+};
 const groupOf = (key: keyof RouteOptionsSpec): string => OPTION_GROUP[key] ?? key;
 
 function sets(options: RouteOptionsSpec | undefined, key: keyof RouteOptionsSpec): boolean {
-  return (Object.keys(options ?? {}) as (keyof RouteOptionsSpec)[]).some((k) => options![k] !== undefined && groupOf(k) === groupOf(key));
+  return (Object.keys(options ?? {}) as (keyof RouteOptionsSpec)[]).some(
+    (k) => options![k] !== undefined && groupOf(k) === groupOf(key),
+  );
 }
 
 function ownOptions(route: DelegatingRouteSpec, owner: Resource, path: FieldPath): InheritedOption[] {
-  return (Object.keys(route.options ?? {}) as (keyof RouteOptionsSpec)[]).filter((key) => route.options![key] !== undefined).map((key) => ({ key, value: route.options![key], owner, path: [...path, 'options'] }));
+  return (Object.keys(route.options ?? {}) as (keyof RouteOptionsSpec)[])
+    .filter((key) => route.options![key] !== undefined)
+    .map((key) => ({ key, value: route.options![key], owner, path: [...path, 'options'] }));
 }
 
 /**
@@ -284,7 +463,16 @@ export function withInherited(
 /** The matcher Gloo sorts a route by: its most specific one. */
 function smallest(matches: RouteMatchIR[] | undefined): RouteMatchIR {
   const all = matches ?? [];
-  return all.reduce((a, b) => (compareSpecificity(b, a) < 0 ? b : a), all[0] ?? { path: { kind: 'prefix', value: '/' }, caseSensitive: true, headers: [], queryParameters: [], methods: [] });
+  return all.reduce(
+    (a, b) => (compareSpecificity(b, a) < 0 ? b : a),
+    all[0] ?? {
+      path: { kind: 'prefix', value: '/' },
+      caseSensitive: true,
+      headers: [],
+      queryParameters: [],
+      methods: [],
+    },
+  );
 }
 
 const PATH_PRIORITY = { exact: 1, regex: 2, prefix: 3 } as const;

@@ -18,8 +18,33 @@ const dir = mkdtempSync(path.join(tmpdir(), 'sluice-tls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function certificate(name: string, san: string): { crt: string; key: string } {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`], { cwd: dir, stdio: 'ignore' });
-  return { crt: readFileSync(path.join(dir, `${name}.crt`), 'utf8'), key: readFileSync(path.join(dir, `${name}.key`), 'utf8') };
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      `subjectAltName=${san}`,
+    ],
+    { cwd: dir, stdio: 'ignore' },
+  );
+  return {
+    crt: readFileSync(path.join(dir, `${name}.crt`), 'utf8'),
+    key: readFileSync(path.join(dir, `${name}.key`), 'utf8'),
+  };
 }
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
@@ -58,7 +83,10 @@ const keyLines = (pem: string) => pem.split('\n').filter((l) => l && !l.startsWi
 
 test('a Secret in base64 data: compiled, the key redacted in --dump-ir, the bootstrap written for its owner only', async () => {
   const good = certificate('good', 'DNS:*.example.com,IP:10.0.0.1');
-  const result = await compileFiles([input('good', good, ['shop.example.com', '*.example.com', '10.0.0.1'])], DEFAULT_OPTIONS);
+  const result = await compileFiles(
+    [input('good', good, ['shop.example.com', '*.example.com', '10.0.0.1'])],
+    DEFAULT_OPTIONS,
+  );
   // IP and wildcard domains are covered: no warning.
   expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
   const ir = dumpIr(result.ir!);
@@ -77,7 +105,9 @@ test("a key of another certificate in base64 data: an error at the data key's li
   const file = input('mismatch', { crt: good.crt, key: other.key }, ['shop.example.com']);
   const result = await compileFiles([file], DEFAULT_OPTIONS);
   const errors = result.diagnostics.map(formatDiagnostic);
-  expect(errors).toEqual([`${file}:12: error[resolve]: Secret t/tls: data["tls.key"]: tls.key does not match the certificate in tls.crt (the first one, the server's own) — put the private key of that certificate in tls.key, or its certificate first in tls.crt`]);
+  expect(errors).toEqual([
+    `${file}:12: error[resolve]: Secret t/tls: data["tls.key"]: tls.key does not match the certificate in tls.crt (the first one, the server's own) — put the private key of that certificate in tls.key, or its certificate first in tls.crt`,
+  ]);
 });
 
 test('a certificate not covering a domain is a warning naming it', async () => {

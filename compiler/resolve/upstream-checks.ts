@@ -21,9 +21,23 @@ export function ringSizeProblems(index: ResourceIndex): Diagnostic[] {
     const min = ring.minimumRingSize ?? RING_DEFAULTS.minimumRingSize;
     const max = ring.maximumRingSize ?? RING_DEFAULTS.maximumRingSize;
     if (min <= max) continue;
-    const path = ['spec', 'loadBalancerConfig', 'ringHash', 'ringHashConfig', ring.minimumRingSize !== undefined ? 'minimumRingSize' : 'maximumRingSize'];
+    const path = [
+      'spec',
+      'loadBalancerConfig',
+      'ringHash',
+      'ringHashConfig',
+      ring.minimumRingSize !== undefined ? 'minimumRingSize' : 'maximumRingSize',
+    ];
     const sizes = `minimumRingSize ${min}${ring.minimumRingSize === undefined ? " (Envoy's default)" : ''} is larger than maximumRingSize ${max}${ring.maximumRingSize === undefined ? " (Envoy's default)" : ''}`;
-    out.push(fieldError('resolve', upstream.origin, path, `${sizes}; Envoy refuses the cluster`, 'lower minimumRingSize or raise maximumRingSize'));
+    out.push(
+      fieldError(
+        'resolve',
+        upstream.origin,
+        path,
+        `${sizes}; Envoy refuses the cluster`,
+        'lower minimumRingSize or raise maximumRingSize',
+      ),
+    );
   }
   return out;
 }
@@ -51,10 +65,22 @@ export function hashPolicyWarnings(virtualHosts: VirtualHostIR[], upstreams: Ups
         const upstream = found.get(name);
         const kind = upstream?.policy?.loadBalancer?.kind;
         // The origin names what the user wrote: an Upstream, or the Service a discovered one comes from.
-        return upstream && kind !== 'ringHash' && kind !== 'maglev' ? [`${upstream.origin.resource} (${kind ?? 'roundRobin, the default'})`] : [];
+        return upstream && kind !== 'ringHash' && kind !== 'maglev'
+          ? [`${upstream.origin.resource} (${kind ?? 'roundRobin, the default'})`]
+          : [];
       });
       if (ignoring.length === 0) continue;
-      out.push(asWarning(fieldError('resolve', at.origin, at.path, `Envoy ignores hash policies for ${ignoring.join(', ')}: only ringHash and maglev load balancers hash requests`, 'set loadBalancerConfig.ringHash or maglev on the Upstream (for a Service, route to an Upstream of it that sets one), or remove lbHash')));
+      out.push(
+        asWarning(
+          fieldError(
+            'resolve',
+            at.origin,
+            at.path,
+            `Envoy ignores hash policies for ${ignoring.join(', ')}: only ringHash and maglev load balancers hash requests`,
+            'set loadBalancerConfig.ringHash or maglev on the Upstream (for a Service, route to an Upstream of it that sets one), or remove lbHash',
+          ),
+        ),
+      );
     }
   return out;
 }

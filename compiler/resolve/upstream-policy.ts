@@ -10,7 +10,10 @@ import type { UpstreamSpec } from '../kinds/upstream.js';
 type LoadBalancer = NonNullable<UpstreamPolicyIR['loadBalancer']>;
 
 /** What of an Upstream becomes Cluster settings. */
-export type UpstreamPolicySpec = Pick<UpstreamSpec, 'loadBalancerConfig' | 'circuitBreakers' | 'connectionConfig' | 'outlierDetection' | 'healthChecks'>;
+export type UpstreamPolicySpec = Pick<
+  UpstreamSpec,
+  'loadBalancerConfig' | 'circuitBreakers' | 'connectionConfig' | 'outlierDetection' | 'healthChecks'
+>;
 
 const LB_KINDS = ['roundRobin', 'leastRequest', 'random', 'ringHash', 'maglev'] as const;
 
@@ -25,13 +28,18 @@ function loadBalancer(spec: NonNullable<UpstreamPolicySpec['loadBalancerConfig']
   if (spec.healthyPanicThreshold !== undefined) out.healthyPanicThreshold = spec.healthyPanicThreshold;
   if (spec.updateMergeWindow !== undefined) out.updateMergeWindow = spec.updateMergeWindow;
   if (spec.useHostnameForHashing !== undefined) out.useHostnameForHashing = spec.useHostnameForHashing;
-  if (spec.closeConnectionsOnHostSetChange !== undefined) out.closeConnectionsOnHostSetChange = spec.closeConnectionsOnHostSetChange;
+  if (spec.closeConnectionsOnHostSetChange !== undefined)
+    out.closeConnectionsOnHostSetChange = spec.closeConnectionsOnHostSetChange;
   return out;
 }
 
 function healthCheck(h: NonNullable<UpstreamPolicySpec['healthChecks']>[number]): HealthCheckIR {
   const check: HealthCheckIR['check'] = h.httpHealthCheck
-    ? { kind: 'http', path: h.httpHealthCheck.path, ...(h.httpHealthCheck.host !== undefined ? { host: h.httpHealthCheck.host } : {}) }
+    ? {
+        kind: 'http',
+        path: h.httpHealthCheck.path,
+        ...(h.httpHealthCheck.host !== undefined ? { host: h.httpHealthCheck.host } : {}),
+      }
     : h.grpcHealthCheck
       ? { kind: 'grpc', ...h.grpcHealthCheck }
       : { kind: 'tcp' };

@@ -17,7 +17,10 @@ const WHY = "without the Service's EndpointSlices among the inputs, Sluice route
 const KNOWN = "add the Service's EndpointSlices and Pods (kubectl get -o yaml) to the inputs";
 
 /** `reachesPods`: whether the Service's cluster reaches its pods (EDS); `spec` is the Service's, when it is among the inputs. */
-export function selectorProblems(index: ResourceIndex, reachesPods: (service: NamespacedName, spec: ServiceSpec | undefined) => boolean): Diagnostic[] {
+export function selectorProblems(
+  index: ResourceIndex,
+  reachesPods: (service: NamespacedName, spec: ServiceSpec | undefined) => boolean,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const upstream of index.all('Upstream')) {
     const kube = (upstream.spec as UpstreamSpec).kube;
@@ -28,17 +31,42 @@ export function selectorProblems(index: ResourceIndex, reachesPods: (service: Na
     if (reachesPods(ref, spec)) continue;
     if (spec?.type === 'ExternalName') {
       for (const field of ['selector', 'subsetSpec'] as const) {
-        if (kube[field]) out.push(fieldError('resolve', upstream.origin, ['spec', 'kube', field], `Service ${showRef(ref)} is an ExternalName Service: Envoy reaches its external name, which has no pods to choose among`, `remove kube.${field}, or point the Upstream at a Service with pods`));
+        if (kube[field])
+          out.push(
+            fieldError(
+              'resolve',
+              upstream.origin,
+              ['spec', 'kube', field],
+              `Service ${showRef(ref)} is an ExternalName Service: Envoy reaches its external name, which has no pods to choose among`,
+              `remove kube.${field}, or point the Upstream at a Service with pods`,
+            ),
+          );
       }
       continue;
     }
     if (kube.subsetSpec) {
-      out.push(fieldError('resolve', upstream.origin, ['spec', 'kube', 'subsetSpec'], `subsets choose among the pods of Service ${showRef(ref)}, whose endpoints Sluice does not know: Envoy would reach it by its DNS name`, `${KNOWN}; or give each subset its own Service`));
+      out.push(
+        fieldError(
+          'resolve',
+          upstream.origin,
+          ['spec', 'kube', 'subsetSpec'],
+          `subsets choose among the pods of Service ${showRef(ref)}, whose endpoints Sluice does not know: Envoy would reach it by its DNS name`,
+          `${KNOWN}; or give each subset its own Service`,
+        ),
+      );
     }
     if (!kube.selector) continue;
     const path = ['spec', 'kube', 'selector'];
     if (!service) {
-      out.push(fieldError('resolve', upstream.origin, path, `kube.selector cannot be checked: Service ${showRef(ref)} is not among the inputs (${WHY}, so the selector must be the Service's own)`, `add the Service to the input (the selector must equal its spec.selector), or remove kube.selector`));
+      out.push(
+        fieldError(
+          'resolve',
+          upstream.origin,
+          path,
+          `kube.selector cannot be checked: Service ${showRef(ref)} is not among the inputs (${WHY}, so the selector must be the Service's own)`,
+          `add the Service to the input (the selector must equal its spec.selector), or remove kube.selector`,
+        ),
+      );
       continue;
     }
     const own = (service.spec as ServiceSpec).selector ?? {};
@@ -64,5 +92,9 @@ function sameLabels(a: Record<string, string>, b: Record<string, string>): boole
 
 /** `"app=users,version=v2"`, quoted and cut like every user value in a message. */
 function showLabels(labels: Record<string, string>): string {
-  return quote(Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','));
+  return quote(
+    Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+  );
 }

@@ -68,7 +68,12 @@ export function reachesPods(targets: ServiceTargets, service: NamespacedName, sp
   return spec?.type !== 'ExternalName' && targets.sliced.has(`${service.namespace}/${service.name}`);
 }
 
-export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTargets, controlPlaneNamespace: string, memo = new UpstreamMemo()): UpstreamCatalog {
+export function buildUpstreamCatalog(
+  index: ResourceIndex,
+  targets: ServiceTargets,
+  controlPlaneNamespace: string,
+  memo = new UpstreamMemo(),
+): UpstreamCatalog {
   const dnsName = (service: NamespacedName) => `${service.name}.${service.namespace}.svc.${targets.clusterDomain}`;
   /** How a Service port is reached; `spec` is the Service's, when it is among the inputs. */
   const target = (service: NamespacedName, port: number, spec: ServiceSpec | undefined): UpstreamIR['target'] => {
@@ -81,10 +86,16 @@ export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTarge
   const explicit = new Map<string, UpstreamIR>();
   for (const r of index.all('Upstream')) {
     const spec = r.spec as UpstreamSpec;
-    const serviceRef = spec.kube && { name: spec.kube.serviceName, namespace: spec.kube.serviceNamespace ?? r.namespace };
-    const kubeTarget = serviceRef && target(serviceRef, spec.kube!.servicePort, index.get('Service', serviceRef)?.spec as ServiceSpec | undefined);
+    const serviceRef = spec.kube && {
+      name: spec.kube.serviceName,
+      namespace: spec.kube.serviceNamespace ?? r.namespace,
+    };
+    const kubeTarget =
+      serviceRef &&
+      target(serviceRef, spec.kube!.servicePort, index.get('Service', serviceRef)?.spec as ServiceSpec | undefined);
     let upstream = memo.explicit.get(r);
-    if (!upstream || (kubeTarget && !keptFor(upstream, kubeTarget))) memo.explicit.set(r, (upstream = explicitUpstream(r, kubeTarget)));
+    if (!upstream || (kubeTarget && !keptFor(upstream, kubeTarget)))
+      memo.explicit.set(r, (upstream = explicitUpstream(r, kubeTarget)));
     explicit.set(`${r.namespace}/${r.name}`, upstream);
   }
 
@@ -107,17 +118,27 @@ export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTarge
       const name = discoveredUpstreamName(svc.namespace, svc.name, port);
       const portTarget = target({ name: svc.name, namespace: svc.namespace }, port, spec);
       let upstream = keptFor(built.get(port), portTarget);
-      if (!upstream) built.set(port, (upstream = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: portTarget }));
+      if (!upstream)
+        built.set(
+          port,
+          (upstream = { name, namespace: controlPlaneNamespace, origin: svc.origin, target: portTarget }),
+        );
       byServicePort.set(`${svc.namespace}/${svc.name}/${port}`, upstream);
-      discovered.set(name, [...(discovered.get(name) ?? []), { upstream, from: { service: { namespace: svc.namespace, name: svc.name }, port } }]);
+      discovered.set(name, [
+        ...(discovered.get(name) ?? []),
+        { upstream, from: { service: { namespace: svc.namespace, name: svc.name }, port } },
+      ]);
     }
   }
 
   const lookup = (ref: NamespacedName): UpstreamIR | UpstreamIR[] | undefined => {
     const own = explicit.get(`${ref.namespace}/${ref.name}`);
     if (own) return own;
-    if (ref.namespace === GLOO_DISCOVERY_NAMESPACE && ref.namespace !== controlPlaneNamespace) return lookup({ name: ref.name, namespace: controlPlaneNamespace });
-    const found = (discovered.get(ref.name) ?? []).filter((d) => ref.namespace === controlPlaneNamespace || ref.namespace === d.from.service.namespace).map((d) => d.upstream);
+    if (ref.namespace === GLOO_DISCOVERY_NAMESPACE && ref.namespace !== controlPlaneNamespace)
+      return lookup({ name: ref.name, namespace: controlPlaneNamespace });
+    const found = (discovered.get(ref.name) ?? [])
+      .filter((d) => ref.namespace === controlPlaneNamespace || ref.namespace === d.from.service.namespace)
+      .map((d) => d.upstream);
     return found.length > 1 ? found : found[0];
   };
 
@@ -129,7 +150,12 @@ export function buildUpstreamCatalog(index: ResourceIndex, targets: ServiceTarge
       if (!ports.includes(port)) return { knownPorts: ports };
       const name = discoveredUpstreamName(ref.namespace, ref.name, port);
       // An explicit Upstream of the discovered name (in the control plane namespace) overrides discovery.
-      return { upstream: explicit.get(`${controlPlaneNamespace}/${name}`) ?? byServicePort.get(`${ref.namespace}/${ref.name}/${port}`)!, knownPorts: ports };
+      return {
+        upstream:
+          explicit.get(`${controlPlaneNamespace}/${name}`) ??
+          byServicePort.get(`${ref.namespace}/${ref.name}/${port}`)!,
+        knownPorts: ports,
+      };
     },
     discoveredFrom: (name) => (discovered.get(name) ?? []).map((d) => d.from),
   };
@@ -140,20 +166,41 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
   const spec = r.spec as UpstreamSpec;
   const origin: Origin = r.origin;
   const policy = upstreamPolicy(spec);
-  const transport = { ...(spec.useHttp2 ? { http2: true } : {}), ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}), ...(policy ? { policy } : {}) };
+  const transport = {
+    ...(spec.useHttp2 ? { http2: true } : {}),
+    ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}),
+    ...(policy ? { policy } : {}),
+  };
   if (spec.static) {
-    return { name: r.name, namespace: r.namespace, origin, ...transport, target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) } };
+    return {
+      name: r.name,
+      namespace: r.namespace,
+      origin,
+      ...transport,
+      target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) },
+    };
   }
   const kube = spec.kube!;
   const target = kubeTarget!;
   // A selector and subsets choose among pods: they mean something only where the pods' endpoints are known (upstream-selector.ts reports the rest).
   if (target.kind !== 'service') return { name: r.name, namespace: r.namespace, origin, ...transport, target };
-  return { name: r.name, namespace: r.namespace, origin, ...transport, target, ...(kube.selector && Object.keys(kube.selector).length > 0 ? { selector: kube.selector } : {}), ...(kube.subsetSpec ? { subsets: subsetsOf(kube.subsetSpec) } : {}) };
+  return {
+    name: r.name,
+    namespace: r.namespace,
+    origin,
+    ...transport,
+    target,
+    ...(kube.selector && Object.keys(kube.selector).length > 0 ? { selector: kube.selector } : {}),
+    ...(kube.subsetSpec ? { subsets: subsetsOf(kube.subsetSpec) } : {}),
+  };
 }
 
 function subsetsOf(spec: NonNullable<NonNullable<UpstreamSpec['kube']>['subsetSpec']>): SubsetsIR {
   return {
-    selectors: spec.selectors.map((s) => ({ keys: s.keys, ...(s.singleHostPerSubset ? { singleHostPerSubset: true } : {}) })),
+    selectors: spec.selectors.map((s) => ({
+      keys: s.keys,
+      ...(s.singleHostPerSubset ? { singleHostPerSubset: true } : {}),
+    })),
     ...(spec.fallbackPolicy && spec.fallbackPolicy !== 'ANY_ENDPOINT' ? { fallbackPolicy: spec.fallbackPolicy } : {}),
     ...(spec.defaultSubset ? { defaultSubset: spec.defaultSubset.values } : {}),
   };

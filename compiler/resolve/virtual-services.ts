@@ -5,7 +5,16 @@
  */
 import { fieldError, notFound, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
-import type { ClusterRefIR, ExtauthRefIR, JwtProviderIR, NamespacedName, RbacPolicyIR, RouteIR, UpstreamIR, VirtualHostIR } from '../ir/model.js';
+import type {
+  ClusterRefIR,
+  ExtauthRefIR,
+  JwtProviderIR,
+  NamespacedName,
+  RbacPolicyIR,
+  RouteIR,
+  UpstreamIR,
+  VirtualHostIR,
+} from '../ir/model.js';
 import { refOf, showRef, type Ref } from './index.js';
 import { Lookups } from './lookups.js';
 import type { AuthConfigSpec } from '../kinds/auth-config.js';
@@ -40,7 +49,12 @@ export interface UpstreamUse {
   upstream: UpstreamIR;
 }
 
-export function resolveVirtualService(vs: Resource, lookups: Lookups, options: ResolveOptions, diagnostics: Diagnostic[]): Omit<VirtualServiceResult, 'upstreams'> & { uses: UpstreamUse[] } {
+export function resolveVirtualService(
+  vs: Resource,
+  lookups: Lookups,
+  options: ResolveOptions,
+  diagnostics: Diagnostic[],
+): Omit<VirtualServiceResult, 'upstreams'> & { uses: UpstreamUse[] } {
   const spec = vs.spec as unknown as VirtualServiceSpec;
   const host = spec.virtualHost;
   const base = ['spec', 'virtualHost'];
@@ -54,16 +68,33 @@ export function resolveVirtualService(vs: Resource, lookups: Lookups, options: R
     uses.push({ path, origin: from.origin, upstream });
     return upstream.name;
   };
-  const requireRef = (path: FieldPath, kind: string, raw: Ref, hint: string, from: Resource = vs): NamespacedName | undefined => {
+  const requireRef = (
+    path: FieldPath,
+    kind: string,
+    raw: Ref,
+    hint: string,
+    from: Resource = vs,
+  ): NamespacedName | undefined => {
     const ref = refOf(raw, from);
     if (lookups.resource(kind, ref)) return ref;
-    diagnostics.push(notFound(fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint), `${kind} ${showRef(ref)}`));
+    diagnostics.push(
+      notFound(
+        fieldError('resolve', from.origin, path, `${kind} ${showRef(ref)} not found`, hint),
+        `${kind} ${showRef(ref)}`,
+      ),
+    );
     return undefined;
   };
 
   /** The AuthConfig a reference names, and whether it needs the request body; undefined after reporting why not. */
   const authConfigRef = (path: FieldPath, raw: Ref, from: Resource): ExtauthRefIR | undefined => {
-    const ref = requireRef(path, 'AuthConfig', raw, 'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference', from);
+    const ref = requireRef(
+      path,
+      'AuthConfig',
+      raw,
+      'define the AuthConfig (enterprise.gateway.example/v1) or fix the reference',
+      from,
+    );
     if (!ref) return undefined;
     const spec = lookups.resource('AuthConfig', ref)!.spec as unknown as AuthConfigSpec;
     const withBody = (spec.configs ?? []).some((c) => c.passThroughAuth?.http?.request?.passThroughBody);
@@ -72,7 +103,15 @@ export function resolveVirtualService(vs: Resource, lookups: Lookups, options: R
 
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
   const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): ClusterRefIR | undefined =>
-    clusterOf(at, dest, from, lookups, findUpstream, (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }), diagnostics);
+    clusterOf(
+      at,
+      dest,
+      from,
+      lookups,
+      findUpstream,
+      (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }),
+      diagnostics,
+    );
 
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
@@ -81,7 +120,13 @@ export function resolveVirtualService(vs: Resource, lookups: Lookups, options: R
   expanded.routes.forEach(({ route, owner: from, path, matches, inherited, names }) => {
     let action: RouteIR['action'] | undefined;
     if (route.graphqlApiRef) {
-      const ref = requireRef([...path, 'graphqlApiRef'], 'GraphQLApi', route.graphqlApiRef, 'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference', from);
+      const ref = requireRef(
+        [...path, 'graphqlApiRef'],
+        'GraphQLApi',
+        route.graphqlApiRef,
+        'define the GraphQLApi (graphql.gateway.example/v1beta1) or fix the reference',
+        from,
+      );
       if (ref) action = { kind: 'graphql', api: `${ref.namespace}.${ref.name}` };
     } else if (route.redirectAction) {
       action = redirectAction(route.redirectAction, [...path, 'redirectAction'], from.origin, diagnostics);
@@ -97,29 +142,65 @@ export function resolveVirtualService(vs: Resource, lookups: Lookups, options: R
       let destinations = route.routeAction!.multi?.destinations ?? [];
       if (route.routeAction!.upstreamGroup) {
         const groupPath = [...path, 'routeAction', 'upstreamGroup'];
-        const ref = requireRef(groupPath, 'UpstreamGroup', route.routeAction!.upstreamGroup, 'define the UpstreamGroup (gloo.gateway.example/v1) or fix the reference', from);
+        const ref = requireRef(
+          groupPath,
+          'UpstreamGroup',
+          route.routeAction!.upstreamGroup,
+          'define the UpstreamGroup (gloo.gateway.example/v1) or fix the reference',
+          from,
+        );
         const group = ref && lookups.resource('UpstreamGroup', ref);
         if (!group) return;
-        [owner, at, destinations] = [group, ['spec', 'destinations'], (group.spec as { destinations: typeof destinations }).destinations];
+        [owner, at, destinations] = [
+          group,
+          ['spec', 'destinations'],
+          (group.spec as { destinations: typeof destinations }).destinations,
+        ];
       }
       const clusters = weightedClusters(owner, at, destinations, destinationCluster, diagnostics);
       if (clusters) action = { kind: 'weighted', clusters };
     }
-    if (matches) placed.push({ path, origin: from.origin, matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })) });
+    if (matches)
+      placed.push({
+        path,
+        origin: from.origin,
+        matches: matches.map((match, j) => ({ match, path: route.matchers?.length ? [...path, 'matchers', j] : path })),
+      });
     // Several matchers: any of them, as one Envoy route each with the same action, in the order written.
-    const actionField = route.routeAction ? 'routeAction' : route.graphqlApiRef ? 'graphqlApiRef' : route.redirectAction ? 'redirectAction' : 'directResponseAction';
+    const actionField = route.routeAction
+      ? 'routeAction'
+      : route.graphqlApiRef
+        ? 'graphqlApiRef'
+        : route.redirectAction
+          ? 'redirectAction'
+          : 'directResponseAction';
     /** Options written in `owner` (this route's resource, or one that delegates to it). */
     const optionsIn = (spec: RouteOptionsSpec | undefined, at: FieldPath, owner: Resource) =>
-      routeOptions(spec, actionField, at, owner.origin, diagnostics, {
-        upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
-        authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
-      }, host.options?.extauth !== undefined);
+      routeOptions(
+        spec,
+        actionField,
+        at,
+        owner.origin,
+        diagnostics,
+        {
+          upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
+          authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
+        },
+        host.options?.extauth !== undefined,
+      );
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
     // Envoy's route name: the position keeps it unique; Gloo's route `name`s on the branch (outermost first) and a
     // delegated route's RouteTable let explain, access logs (%ROUTE_NAME%) and Envoy's admin say which route it is.
     const label = names.length > 0 ? `:${names.join('/')}` : '';
     const source = from === vs ? '' : ` (RouteTable ${from.namespace}/${from.name})`;
-    if (action && matches && opts.ok) for (const match of matches) routes.push({ name: `${name}/${routes.length}${label}${source}`, match, action, ...(opts.options ? { options: opts.options } : {}) });
+    if (action && matches && opts.ok)
+      for (const match of matches)
+        routes.push({
+          name: `${name}/${routes.length}${label}${source}`,
+          match,
+          action,
+          ...(opts.options ? { options: opts.options } : {}),
+        });
   });
   diagnostics.push(...shadowWarnings(placed, vs.origin));
 
@@ -143,19 +224,47 @@ export function resolveVirtualService(vs: Resource, lookups: Lookups, options: R
         issuer: p.issuer,
         origin: vs.origin,
         path,
-        ...(p.tokenSource ? { tokenSource: { headers: (p.tokenSource.headers ?? []).map((h) => ({ name: h.header, ...(h.prefix !== undefined ? { prefix: h.prefix } : {}) })), queryParams: p.tokenSource.queryParams ?? [] } } : {}),
+        ...(p.tokenSource
+          ? {
+              tokenSource: {
+                headers: (p.tokenSource.headers ?? []).map((h) => ({
+                  name: h.header,
+                  ...(h.prefix !== undefined ? { prefix: h.prefix } : {}),
+                })),
+                queryParams: p.tokenSource.queryParams ?? [],
+              },
+            }
+          : {}),
         ...(p.keepToken ? { keepToken: true } : {}),
         ...(claims.get(pname)?.length ? { claimsToHeaders: claims.get(pname)! } : {}),
       };
       providerNames.push({ name: common.name, path });
       if (p.jwks.local) {
         const converted = pemToJwks(p.jwks.local.key);
-        if (converted.ok) providers.push({ ...common, jwks: { kind: 'local', keys: JSON.stringify({ keys: converted.keys }) } });
-        else diagnostics.push(fieldError('resolve', vs.origin, [...path, 'jwks', 'local', 'key'], `key ${converted.message}`, converted.hint));
+        if (converted.ok)
+          providers.push({ ...common, jwks: { kind: 'local', keys: JSON.stringify({ keys: converted.keys }) } });
+        else
+          diagnostics.push(
+            fieldError(
+              'resolve',
+              vs.origin,
+              [...path, 'jwks', 'local', 'key'],
+              `key ${converted.message}`,
+              converted.hint,
+            ),
+          );
       } else {
         const remote = p.jwks.remote!;
         if (!isHttpUrl(remote.url)) {
-          diagnostics.push(fieldError('resolve', vs.origin, [...path, 'jwks', 'remote', 'url'], `"${remote.url}" is not an http or https URL`, 'give the URL of the key set document, e.g. http://jwks.example/keys.json'));
+          diagnostics.push(
+            fieldError(
+              'resolve',
+              vs.origin,
+              [...path, 'jwks', 'remote', 'url'],
+              `"${remote.url}" is not an http or https URL`,
+              'give the URL of the key set document, e.g. http://jwks.example/keys.json',
+            ),
+          );
         }
         const cluster = upstreamRef([...path, 'jwks', 'remote', 'upstreamRef'], remote.upstreamRef);
         if (cluster) providers.push({ ...common, jwks: { kind: 'remote', url: remote.url, cluster } });
@@ -175,7 +284,15 @@ export function resolveVirtualService(vs: Resource, lookups: Lookups, options: R
       path: [...base, 'options', 'rbac', 'policies', pname],
     }));
     checkRbac(vs, policies, opts.jwt !== undefined && Object.keys(opts.jwt.providers).length > 0, diagnostics);
-    for (const [pname, p] of Object.entries(opts.rbac.policies)) if (p.nestedClaimDelimiter) checkNestedClaims(p.principals ?? [], p.nestedClaimDelimiter, [...base, 'options', 'rbac', 'policies', pname], vs.origin, diagnostics);
+    for (const [pname, p] of Object.entries(opts.rbac.policies))
+      if (p.nestedClaimDelimiter)
+        checkNestedClaims(
+          p.principals ?? [],
+          p.nestedClaimDelimiter,
+          [...base, 'options', 'rbac', 'policies', pname],
+          vs.origin,
+          diagnostics,
+        );
     vh.rbac = { policies };
   }
   if (opts.extauth) {
@@ -200,10 +317,26 @@ export function checkRbac(vs: Resource, policies: RbacPolicyIR[], hasJwt: boolea
   for (const policy of policies) {
     if (policy.principals.length === 0) {
       // "carries every claim of one of the principals" can never hold with no principals.
-      diagnostics.push(fieldError('resolve', vs.origin, [...policy.path, 'principals'], 'policy has no principals, so it would match no request', 'add a principal with the claims to require; to admit every token of a provider, require its issuer: `claims: {iss: <issuer>}`'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          vs.origin,
+          [...policy.path, 'principals'],
+          'policy has no principals, so it would match no request',
+          'add a principal with the claims to require; to admit every token of a provider, require its issuer: `claims: {iss: <issuer>}`',
+        ),
+      );
     }
   }
   if (!hasJwt) {
-    diagnostics.push(fieldError('resolve', vs.origin, ['spec', 'virtualHost', 'options', 'rbac'], 'RBAC matches JWT claims, but this virtual host has no options.jwt, so no request could ever pass', 'add options.jwt with the provider whose tokens carry these claims'));
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        vs.origin,
+        ['spec', 'virtualHost', 'options', 'rbac'],
+        'RBAC matches JWT claims, but this virtual host has no options.jwt, so no request could ever pass',
+        'add options.jwt with the provider whose tokens carry these claims',
+      ),
+    );
   }
 }

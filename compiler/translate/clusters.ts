@@ -5,7 +5,14 @@
  * EDS push that does not re-warm the cluster; DNS clusters (STRICT_DNS)
  * carry their assignment, since Envoy resolves them itself.
  */
-import type { EndpointSetIR, HealthCheckIR, SubsetsIR, TlsSecretIR, UpstreamIR, UpstreamPolicyIR } from '../ir/model.js';
+import type {
+  EndpointSetIR,
+  HealthCheckIR,
+  SubsetsIR,
+  TlsSecretIR,
+  UpstreamIR,
+  UpstreamPolicyIR,
+} from '../ir/model.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
 
@@ -28,11 +35,33 @@ export interface ClusterPair {
   endpoints?: Json;
 }
 
-function cluster(name: string, type: 'STRICT_DNS' | 'EDS', hosts: { address: string; port: number }[], http2: boolean, transportSocket?: Json): ClusterPair {
-  const assignment = { cluster_name: name, endpoints: [{ lb_endpoints: hosts.map((h) => endpoint(h.address, h.port)) }] };
-  const protocol = { ...(http2 ? { typed_extension_protocol_options: HTTP2_OPTIONS } : {}), ...(transportSocket ? { transport_socket: transportSocket } : {}) };
-  if (type === 'STRICT_DNS') return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, load_assignment: assignment, ...protocol } };
-  return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, ...protocol, eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE } }, endpoints: assignment };
+function cluster(
+  name: string,
+  type: 'STRICT_DNS' | 'EDS',
+  hosts: { address: string; port: number }[],
+  http2: boolean,
+  transportSocket?: Json,
+): ClusterPair {
+  const assignment = {
+    cluster_name: name,
+    endpoints: [{ lb_endpoints: hosts.map((h) => endpoint(h.address, h.port)) }],
+  };
+  const protocol = {
+    ...(http2 ? { typed_extension_protocol_options: HTTP2_OPTIONS } : {}),
+    ...(transportSocket ? { transport_socket: transportSocket } : {}),
+  };
+  if (type === 'STRICT_DNS')
+    return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, load_assignment: assignment, ...protocol } };
+  return {
+    cluster: {
+      name,
+      type,
+      connect_timeout: CONNECT_TIMEOUT,
+      ...protocol,
+      eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE },
+    },
+    endpoints: assignment,
+  };
 }
 
 /**
@@ -51,7 +80,13 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
     if (upstream.subsets) pair.cluster = { ...pair.cluster, lb_subset_config: subsetConfig(upstream.subsets) };
   } else {
     const hosts = target.kind === 'dns' ? [{ address: target.host, port: target.port }] : target.hosts;
-    pair = cluster(upstream.name, target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS', hosts, http2, tls);
+    pair = cluster(
+      upstream.name,
+      target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
+      hosts,
+      http2,
+      tls,
+    );
   }
   return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy, http2) } : pair;
 }
@@ -61,7 +96,10 @@ function subsetConfig(subsets: SubsetsIR): Json {
   return {
     fallback_policy: subsets.fallbackPolicy ?? 'ANY_ENDPOINT',
     ...(subsets.defaultSubset ? { default_subset: subsets.defaultSubset } : {}),
-    subset_selectors: subsets.selectors.map((s) => ({ keys: s.keys, ...(s.singleHostPerSubset ? { single_host_per_subset: true } : {}) })),
+    subset_selectors: subsets.selectors.map((s) => ({
+      keys: s.keys,
+      ...(s.singleHostPerSubset ? { single_host_per_subset: true } : {}),
+    })),
   };
 }
 
@@ -88,7 +126,13 @@ export function loadAssignment(set: EndpointSetIR): Json {
   };
 }
 
-const LB_POLICY = { roundRobin: 'ROUND_ROBIN', leastRequest: 'LEAST_REQUEST', random: 'RANDOM', ringHash: 'RING_HASH', maglev: 'MAGLEV' } as const;
+const LB_POLICY = {
+  roundRobin: 'ROUND_ROBIN',
+  leastRequest: 'LEAST_REQUEST',
+  random: 'RANDOM',
+  ringHash: 'RING_HASH',
+  maglev: 'MAGLEV',
+} as const;
 
 /** Gloo's OutlierDetection names -> Envoy's (the same fields, snake_case with the digits apart). */
 const OUTLIER_FIELDS: Record<string, string> = {
@@ -115,7 +159,12 @@ function healthCheck(h: HealthCheckIR): Json {
     h.check.kind === 'http'
       ? { http_health_check: { path: h.check.path, ...(h.check.host !== undefined ? { host: h.check.host } : {}) } }
       : h.check.kind === 'grpc'
-        ? { grpc_health_check: { ...(h.check.serviceName !== undefined ? { service_name: h.check.serviceName } : {}), ...(h.check.authority !== undefined ? { authority: h.check.authority } : {}) } }
+        ? {
+            grpc_health_check: {
+              ...(h.check.serviceName !== undefined ? { service_name: h.check.serviceName } : {}),
+              ...(h.check.authority !== undefined ? { authority: h.check.authority } : {}),
+            },
+          }
         : // No payload: the check is that a connection opens.
           { tcp_health_check: {} };
   return {
@@ -136,13 +185,22 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
     out.lb_policy = LB_POLICY[lb.kind];
     if (lb.choiceCount !== undefined) out.least_request_lb_config = { choice_count: lb.choiceCount };
     if (lb.minimumRingSize !== undefined || lb.maximumRingSize !== undefined) {
-      out.ring_hash_lb_config = { ...(lb.minimumRingSize !== undefined ? { minimum_ring_size: lb.minimumRingSize } : {}), ...(lb.maximumRingSize !== undefined ? { maximum_ring_size: lb.maximumRingSize } : {}) };
+      out.ring_hash_lb_config = {
+        ...(lb.minimumRingSize !== undefined ? { minimum_ring_size: lb.minimumRingSize } : {}),
+        ...(lb.maximumRingSize !== undefined ? { maximum_ring_size: lb.maximumRingSize } : {}),
+      };
     }
     const common = {
-      ...(lb.healthyPanicThreshold !== undefined ? { healthy_panic_threshold: { value: lb.healthyPanicThreshold } } : {}),
+      ...(lb.healthyPanicThreshold !== undefined
+        ? { healthy_panic_threshold: { value: lb.healthyPanicThreshold } }
+        : {}),
       ...(lb.updateMergeWindow !== undefined ? { update_merge_window: lb.updateMergeWindow } : {}),
-      ...(lb.closeConnectionsOnHostSetChange !== undefined ? { close_connections_on_host_set_change: lb.closeConnectionsOnHostSetChange } : {}),
-      ...(lb.useHostnameForHashing !== undefined ? { consistent_hashing_lb_config: { use_hostname_for_hashing: lb.useHostnameForHashing } } : {}),
+      ...(lb.closeConnectionsOnHostSetChange !== undefined
+        ? { close_connections_on_host_set_change: lb.closeConnectionsOnHostSetChange }
+        : {}),
+      ...(lb.useHostnameForHashing !== undefined
+        ? { consistent_hashing_lb_config: { use_hostname_for_hashing: lb.useHostnameForHashing } }
+        : {}),
     };
     if (Object.keys(common).length > 0) out.common_lb_config = common;
   }
@@ -163,7 +221,8 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
   const conn = p.connection;
   if (conn) {
     if (conn.connectTimeout !== undefined) out.connect_timeout = conn.connectTimeout;
-    if (conn.perConnectionBufferLimitBytes !== undefined) out.per_connection_buffer_limit_bytes = conn.perConnectionBufferLimitBytes;
+    if (conn.perConnectionBufferLimitBytes !== undefined)
+      out.per_connection_buffer_limit_bytes = conn.perConnectionBufferLimitBytes;
     const k = conn.tcpKeepalive;
     if (k) {
       out.upstream_connection_options = {
@@ -184,14 +243,22 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
       };
     }
   }
-  if (p.outlierDetection) out.outlier_detection = Object.fromEntries(Object.entries(p.outlierDetection).map(([k, v]) => [OUTLIER_FIELDS[k]!, v]));
+  if (p.outlierDetection)
+    out.outlier_detection = Object.fromEntries(
+      Object.entries(p.outlierDetection).map(([k, v]) => [OUTLIER_FIELDS[k]!, v]),
+    );
   if (p.healthChecks) out.health_checks = p.healthChecks.map(healthCheck);
   return out;
 }
 
 /** A sidecar (ext_authz, graphql) reached by DNS name; gRPC sidecars need HTTP/2. */
 export function sidecarCluster(name: string, address: { host: string; port: number }, http2: boolean): ClusterPair {
-  return cluster(name, isIpAddress(address.host) ? 'EDS' : 'STRICT_DNS', [{ address: address.host, port: address.port }], http2);
+  return cluster(
+    name,
+    isIpAddress(address.host) ? 'EDS' : 'STRICT_DNS',
+    [{ address: address.host, port: address.port }],
+    http2,
+  );
 }
 
 function isIpAddress(host: string): boolean {

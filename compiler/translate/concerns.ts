@@ -9,4 +9,13 @@ import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
 import { rbacConcern } from './filters/rbac.js';
 
-export const CONCERNS: readonly HttpFilterConcern[] = [faultConcern, corsConcern, claimHeadersConcern, jwtConcern, rbacConcern, extauthConcern, csrfConcern, graphqlConcern];
+export const CONCERNS: readonly HttpFilterConcern[] = [
+  faultConcern,
+  corsConcern,
+  claimHeadersConcern,
+  jwtConcern,
+  rbacConcern,
+  extauthConcern,
+  csrfConcern,
+  graphqlConcern,
+];

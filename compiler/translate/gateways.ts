@@ -26,7 +26,14 @@ export function gatewayListeners(set: XdsSet, model: Model, virtualHosts: Json[]
   const secrets = new Map((model.secrets ?? []).map((s) => [s.name, s]));
   for (const gw of model.gateways) {
     set.listeners.set(gw.listener, gatewayListener(gw, httpFilters, secrets));
-    for (const chain of gw.chains) set.routes.set(chain.routes, routeConfiguration(chain.routes, chain.virtualHosts.map((name) => byName.get(name)!)));
+    for (const chain of gw.chains)
+      set.routes.set(
+        chain.routes,
+        routeConfiguration(
+          chain.routes,
+          chain.virtualHosts.map((name) => byName.get(name)!),
+        ),
+      );
   }
 }
 
@@ -44,7 +51,9 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
     address: listenerAddress(gw.address, gw.port),
     ...(listenerFilters.length > 0 ? { listener_filters: listenerFilters } : {}),
     // A server-first protocol (the client sends nothing until the server speaks) would otherwise be closed when tls_inspector gives up.
-    ...(sni && gw.tcpHosts.some((h) => h.serverNames.length === 0) ? { continue_on_listener_filters_timeout: true } : {}),
+    ...(sni && gw.tcpHosts.some((h) => h.serverNames.length === 0)
+      ? { continue_on_listener_filters_timeout: true }
+      : {}),
     filter_chains: [...httpChains, ...gw.tcpHosts.map((h) => tcpChain(gw, h, secrets))],
   };
 }
@@ -53,7 +62,9 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
 function chainMatch(serverNames: string[], sources: CidrIR[]): Json {
   const match = {
     ...(serverNames.length > 0 ? { server_names: serverNames } : {}),
-    ...(sources.length > 0 ? { source_prefix_ranges: sources.map((r) => ({ address_prefix: r.address, prefix_len: r.prefixLen })) } : {}),
+    ...(sources.length > 0
+      ? { source_prefix_ranges: sources.map((r) => ({ address_prefix: r.address, prefix_len: r.prefixLen })) }
+      : {}),
   };
   return Object.keys(match).length > 0 ? { filter_chain_match: match } : {};
 }

@@ -2,7 +2,8 @@
 import type { FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 
-export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+export const HCM_TYPE =
+  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 export const ROUTER_FILTER: Json = {
   name: 'envoy.filters.http.router',
   typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' },
@@ -20,7 +21,13 @@ export function listenerAddress(address: string, port: number): Json {
 /**
  * The listener; its connection manager gets the route configuration named `routeConfigName` over RDS (emit inlines it for a static bootstrap).
  */
-export function httpListener(address: string, port: number, httpFilters: Json[], routeConfigName: string, name = listenerName(port)): Json {
+export function httpListener(
+  address: string,
+  port: number,
+  httpFilters: Json[],
+  routeConfigName: string,
+  name = listenerName(port),
+): Json {
   return {
     name,
     address: listenerAddress(address, port),
@@ -29,7 +36,13 @@ export function httpListener(address: string, port: number, httpFilters: Json[],
 }
 
 /** A Gateway's settings, on top of Sluice's defaults (the ones kept fixed say why). */
-export function connectionManager(statPrefix: string, httpFilters: Json[], routeConfigName: string, settings: HttpSettingsIR = {}, accessLogs: FileAccessLogIR[] = []): Json {
+export function connectionManager(
+  statPrefix: string,
+  httpFilters: Json[],
+  routeConfigName: string,
+  settings: HttpSettingsIR = {},
+  accessLogs: FileAccessLogIR[] = [],
+): Json {
   const s = settings;
   const optional = (value: unknown, key: string) => (value === undefined ? {} : { [key]: value });
   return {
@@ -71,9 +84,18 @@ export function connectionManager(statPrefix: string, httpFilters: Json[], route
 }
 
 export function fileAccessLog(log: FileAccessLogIR): Json {
-  const format = log.format?.kind === 'text' ? { log_format: { text_format_source: { inline_string: log.format.text } } } : log.format?.kind === 'json' ? { log_format: { json_format: log.format.json } } : {};
+  const format =
+    log.format?.kind === 'text'
+      ? { log_format: { text_format_source: { inline_string: log.format.text } } }
+      : log.format?.kind === 'json'
+        ? { log_format: { json_format: log.format.json } }
+        : {};
   return {
     name: 'envoy.access_loggers.file',
-    typed_config: { '@type': 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog', path: log.path, ...format },
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog',
+      path: log.path,
+      ...format,
+    },
   };
 }

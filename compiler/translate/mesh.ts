@@ -28,7 +28,14 @@ export function meshXdsCluster(mesh: MeshOptions): string {
  * for its own control plane).
  */
 export function meshConfigSource(mesh: MeshOptions): Json {
-  return { api_config_source: { api_type: 'GRPC', transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: meshXdsCluster(mesh) } }] }, resource_api_version: 'V3' };
+  return {
+    api_config_source: {
+      api_type: 'GRPC',
+      transport_api_version: 'V3',
+      grpc_services: [{ envoy_grpc: { cluster_name: meshXdsCluster(mesh) } }],
+    },
+    resource_api_version: 'V3',
+  };
 }
 
 /** Every filter mesh mode serves, in chain order: the concerns that have an idle form. */
@@ -51,7 +58,9 @@ export function meshSet(set: XdsSet, options: CompileOptions, mesh: MeshOptions,
   const out = emptyXdsSet();
   const name = listenerName(options.listenerPort);
   const listener = set.listeners.get(name);
-  const hcm = ((listener?.filter_chains as Json[] | undefined)?.[0]?.filters as Json[] | undefined)?.find((f) => f.name === HCM)?.typed_config as Json | undefined;
+  const hcm = ((listener?.filter_chains as Json[] | undefined)?.[0]?.filters as Json[] | undefined)?.find(
+    (f) => f.name === HCM,
+  )?.typed_config as Json | undefined;
   const inUse = new Map(((hcm?.http_filters as Json[] | undefined) ?? []).map((f) => [f.name as string, f]));
 
   const clusters = new Map(set.clusters);
@@ -72,10 +81,16 @@ export function meshSet(set: XdsSet, options: CompileOptions, mesh: MeshOptions,
   const routes = set.routes.get(name);
   if (routes) {
     const virtualHosts = ((routes.virtual_hosts as Json[] | undefined) ?? []).map(renamed);
-    out.routes.set(mesh.routeConfigName, { ...renamer.json({ ...routes, virtual_hosts: [] }) as Json, name: mesh.routeConfigName, virtual_hosts: virtualHosts });
+    out.routes.set(mesh.routeConfigName, {
+      ...(renamer.json({ ...routes, virtual_hosts: [] }) as Json),
+      name: mesh.routeConfigName,
+      virtual_hosts: virtualHosts,
+    });
   }
-  for (const [key, json] of [...clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.clusters.set(`${prefix}${key}`, renamed(json));
-  for (const [key, json] of [...endpoints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.endpoints.set(`${prefix}${key}`, renamed(json));
+  for (const [key, json] of [...clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    out.clusters.set(`${prefix}${key}`, renamed(json));
+  for (const [key, json] of [...endpoints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    out.endpoints.set(`${prefix}${key}`, renamed(json));
   for (const [key, json] of set.secrets) out.secrets.set(`${prefix}${key}`, renamed(json));
   out.authConfigs = set.authConfigs;
   out.graphqlApis = set.graphqlApis;
@@ -102,15 +117,27 @@ class Renamer {
     const o = node as Json;
     const out: Json = {};
     // A message that is a cluster, a Secret, a weighted cluster or an SdsSecretConfig: its `name` is one of those names.
-    const named = 'connect_timeout' in o || 'tls_certificate' in o || 'validation_context' in o || 'sds_config' in o || parentKey === 'clusters';
+    const named =
+      'connect_timeout' in o ||
+      'tls_certificate' in o ||
+      'validation_context' in o ||
+      'sds_config' in o ||
+      parentKey === 'clusters';
     for (const [key, value] of Object.entries(o)) {
       // Labels (subsets' endpoint metadata and metadata_match) are data: a label named `cluster` is no cluster.
       if (key === 'filter_metadata') out[key] = value;
-      else if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) out[key] = this.prefix + value;
-      else if ((key === 'eds_config' || key === 'sds_config') && value && typeof value === 'object' && 'ads' in value) out[key] = this.source;
+      else if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value)
+        out[key] = this.prefix + value;
+      else if ((key === 'eds_config' || key === 'sds_config') && value && typeof value === 'object' && 'ads' in value)
+        out[key] = this.source;
       else if (key === 'name' && named && typeof value === 'string') out[key] = this.prefix + value;
       else if (key === 'typed_per_filter_config' && value && typeof value === 'object')
-        out[key] = Object.fromEntries(Object.entries(value as Json).map(([filter, config]) => [this.filters.has(filter) ? this.prefix + filter : filter, this.json(config, filter)]));
+        out[key] = Object.fromEntries(
+          Object.entries(value as Json).map(([filter, config]) => [
+            this.filters.has(filter) ? this.prefix + filter : filter,
+            this.json(config, filter),
+          ]),
+        );
       else out[key] = this.json(value, key);
     }
     return out;

@@ -85,5 +85,15 @@ export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageT
 export const ADS_CONFIG_SOURCE: Json = { ads: {}, resource_api_version: 'V3' };
 
 export function emptyXdsSet(): XdsSet {
-  return { clusters: new Map(), endpoints: new Map(), secrets: new Map(), extensionConfigs: new Map(), listeners: new Map(), routes: new Map(), virtualHosts: new Map(), authConfigs: new Map(), graphqlApis: new Map() };
+  return {
+    clusters: new Map(),
+    endpoints: new Map(),
+    secrets: new Map(),
+    extensionConfigs: new Map(),
+    listeners: new Map(),
+    routes: new Map(),
+    virtualHosts: new Map(),
+    authConfigs: new Map(),
+    graphqlApis: new Map(),
+  };
 }

@@ -26,6 +26,12 @@ export function withoutUnused(set: XdsSet): XdsSet {
   const secrets = new Set<string>();
   for (const json of set.listeners.values()) namedSecrets(json, secrets);
   for (const name of clusters) namedSecrets(set.clusters.get(name), secrets);
-  const keep = <T>(map: Map<string, T>, names: ReadonlySet<string>) => new Map([...map].filter(([name]) => names.has(name)));
-  return { ...set, clusters: keep(set.clusters, clusters), endpoints: keep(set.endpoints, clusters), secrets: keep(set.secrets, secrets) };
+  const keep = <T>(map: Map<string, T>, names: ReadonlySet<string>) =>
+    new Map([...map].filter(([name]) => names.has(name)));
+  return {
+    ...set,
+    clusters: keep(set.clusters, clusters),
+    endpoints: keep(set.endpoints, clusters),
+    secrets: keep(set.secrets, secrets),
+  };
 }

@@ -8,7 +8,8 @@ export function namedClusters(node: unknown, into: Set<string> = new Set()): Set
     for (const [key, value] of Object.entries(node)) {
       if ((key === 'cluster' || key === 'cluster_name') && typeof value === 'string' && value) into.add(value);
       else if (key === 'weighted_clusters' && value && typeof value === 'object') {
-        for (const c of (value as { clusters?: Array<{ name?: unknown }> }).clusters ?? []) if (typeof c.name === 'string' && c.name) into.add(c.name);
+        for (const c of (value as { clusters?: Array<{ name?: unknown }> }).clusters ?? [])
+          if (typeof c.name === 'string' && c.name) into.add(c.name);
       } else namedClusters(value, into);
     }
   }

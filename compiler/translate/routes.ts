@@ -1,5 +1,16 @@
 /** Virtual hosts and routes -> one Envoy RouteConfiguration. */
-import { SIDECAR_CLUSTERS, type RedirectIR, type RouteIR, type RouteMatchIR, type RouteOptionsIR, type RetriesIR, type HeaderManipulationIR, type HashPolicyIR, type StringMatchIR, type VirtualHostIR } from '../ir/model.js';
+import {
+  SIDECAR_CLUSTERS,
+  type RedirectIR,
+  type RouteIR,
+  type RouteMatchIR,
+  type RouteOptionsIR,
+  type RetriesIR,
+  type HeaderManipulationIR,
+  type HashPolicyIR,
+  type StringMatchIR,
+  type VirtualHostIR,
+} from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { LB_METADATA } from './clusters.js';
 import type { Json } from './output.js';
@@ -12,14 +23,23 @@ function stringMatcher(m: StringMatchIR): Json {
 
 /** envoy.config.route.v3.RouteMatch, as Gloo writes it (methods: one `:method` regex header, as Gloo does). */
 function routeMatch(m: RouteMatchIR): Json {
-  const path = m.path.kind === 'prefix' ? { prefix: m.path.value } : m.path.kind === 'exact' ? { path: m.path.value } : { safe_regex: { regex: m.path.value } };
+  const path =
+    m.path.kind === 'prefix'
+      ? { prefix: m.path.value }
+      : m.path.kind === 'exact'
+        ? { path: m.path.value }
+        : { safe_regex: { regex: m.path.value } };
   const headers: Json[] = m.headers.map((h) => ({
     name: h.name,
     ...(h.value ? { string_match: stringMatcher(h.value) } : { present_match: true }),
     ...(h.invert ? { invert_match: true } : {}),
   }));
-  if (m.methods.length > 0) headers.push({ name: ':method', string_match: { safe_regex: { regex: m.methods.join('|') } } });
-  const query = m.queryParameters.map((q) => ({ name: q.name, ...(q.value ? { string_match: stringMatcher(q.value) } : { present_match: true }) }));
+  if (m.methods.length > 0)
+    headers.push({ name: ':method', string_match: { safe_regex: { regex: m.methods.join('|') } } });
+  const query = m.queryParameters.map((q) => ({
+    name: q.name,
+    ...(q.value ? { string_match: stringMatcher(q.value) } : { present_match: true }),
+  }));
   return {
     ...path,
     ...(m.caseSensitive ? {} : { case_sensitive: false }),
@@ -41,15 +61,35 @@ function redirect(r: RedirectIR): Json {
 }
 
 function routeAction(route: RouteIR): Json {
-  if (route.action.kind === 'cluster') return { route: { cluster: route.action.cluster, ...metadataMatch(route.action.subset) } };
+  if (route.action.kind === 'cluster')
+    return { route: { cluster: route.action.cluster, ...metadataMatch(route.action.subset) } };
   if (route.action.kind === 'redirect') return redirect(route.action);
-  if (route.action.kind === 'weighted') return { route: { weighted_clusters: { clusters: route.action.clusters.map((c) => ({ name: c.cluster, weight: c.weight, ...metadataMatch(c.subset) })) } } };
-  if (route.action.kind === 'direct') return { direct_response: { status: route.action.status, ...(route.action.body !== undefined ? { body: { inline_string: route.action.body } } : {}) } };
+  if (route.action.kind === 'weighted')
+    return {
+      route: {
+        weighted_clusters: {
+          clusters: route.action.clusters.map((c) => ({
+            name: c.cluster,
+            weight: c.weight,
+            ...metadataMatch(c.subset),
+          })),
+        },
+      },
+    };
+  if (route.action.kind === 'direct')
+    return {
+      direct_response: {
+        status: route.action.status,
+        ...(route.action.body !== undefined ? { body: { inline_string: route.action.body } } : {}),
+      },
+    };
   return {
     route: { cluster: GRAPHQL_CLUSTER },
     // A client-sent copy must never pick the API: Envoy removes before it adds at one level.
     request_headers_to_remove: [GRAPHQL_API_HEADER],
-    request_headers_to_add: [{ header: { key: GRAPHQL_API_HEADER, value: route.action.api }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+    request_headers_to_add: [
+      { header: { key: GRAPHQL_API_HEADER, value: route.action.api }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+    ],
   };
 }
 
@@ -60,14 +100,24 @@ function metadataMatch(subset: Record<string, string> | undefined): Json {
 
 /** envoy.config.route.v3.RetryPolicy. Codes alone retry only with `retriable-status-codes` in retry_on, so it is added with them. */
 function retryPolicy(r: RetriesIR): Json {
-  const on = r.retryOn.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const on = r.retryOn
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   if (r.retriableStatusCodes.length > 0 && !on.includes('retriable-status-codes')) on.push('retriable-status-codes');
   return {
     retry_on: on.join(','),
     num_retries: r.numRetries,
     ...(r.perTryTimeout !== undefined ? { per_try_timeout: r.perTryTimeout } : {}),
     ...(r.retriableStatusCodes.length > 0 ? { retriable_status_codes: r.retriableStatusCodes } : {}),
-    ...(r.backOff ? { retry_back_off: { base_interval: r.backOff.baseInterval, ...(r.backOff.maxInterval ? { max_interval: r.backOff.maxInterval } : {}) } } : {}),
+    ...(r.backOff
+      ? {
+          retry_back_off: {
+            base_interval: r.backOff.baseInterval,
+            ...(r.backOff.maxInterval ? { max_interval: r.backOff.maxInterval } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -87,7 +137,13 @@ function hashPolicy(h: HashPolicyIR): Json {
     h.kind === 'header'
       ? { header: { header_name: h.name } }
       : h.kind === 'cookie'
-        ? { cookie: { name: h.name, ...(h.ttl !== undefined ? { ttl: h.ttl } : {}), ...(h.path !== undefined ? { path: h.path } : {}) } }
+        ? {
+            cookie: {
+              name: h.name,
+              ...(h.ttl !== undefined ? { ttl: h.ttl } : {}),
+              ...(h.path !== undefined ? { path: h.path } : {}),
+            },
+          }
         : { connection_properties: { source_ip: true } };
   return { ...key, ...(h.terminal ? { terminal: true } : {}) };
 }
@@ -95,7 +151,11 @@ function hashPolicy(h: HashPolicyIR): Json {
 /** Request and response header lists of a route or virtual host (Gloo's headerManipulation; append false overwrites). */
 function headerLists(h: HeaderManipulationIR | undefined): Json {
   if (!h) return {};
-  const add = (list: HeaderManipulationIR['requestAdd']) => list.map((x) => ({ header: { key: x.key, value: x.value }, append_action: x.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD' }));
+  const add = (list: HeaderManipulationIR['requestAdd']) =>
+    list.map((x) => ({
+      header: { key: x.key, value: x.value },
+      append_action: x.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD',
+    }));
   return {
     ...(h.requestAdd.length > 0 ? { request_headers_to_add: add(h.requestAdd) } : {}),
     ...(h.requestRemove.length > 0 ? { request_headers_to_remove: h.requestRemove } : {}),
@@ -109,26 +169,46 @@ function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
   if (!options) return action;
   const extra = {
     ...(options.prefixRewrite !== undefined ? { prefix_rewrite: options.prefixRewrite } : {}),
-    ...(options.regexRewrite ? { regex_rewrite: { pattern: { regex: options.regexRewrite.pattern }, substitution: options.regexRewrite.substitution } } : {}),
+    ...(options.regexRewrite
+      ? {
+          regex_rewrite: {
+            pattern: { regex: options.regexRewrite.pattern },
+            substitution: options.regexRewrite.substitution,
+          },
+        }
+      : {}),
     ...(options.hostRewrite !== undefined ? { host_rewrite_literal: options.hostRewrite } : {}),
     ...(options.autoHostRewrite !== undefined ? { auto_host_rewrite: options.autoHostRewrite } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.retries ? { retry_policy: retryPolicy(options.retries) } : {}),
-    ...(options.upgrades ? { upgrade_configs: options.upgrades.map((u) => ({ upgrade_type: u.type, enabled: u.enabled })) } : {}),
+    ...(options.upgrades
+      ? { upgrade_configs: options.upgrades.map((u) => ({ upgrade_type: u.type, enabled: u.enabled })) }
+      : {}),
     ...(options.hashPolicies ? { hash_policy: options.hashPolicies.map(hashPolicy) } : {}),
     ...(options.shadow ? { request_mirror_policies: [mirrorPolicy(options.shadow)] } : {}),
   };
   const out: Json = action.route ? { ...action, route: { ...(action.route as Json), ...extra } } : { ...action };
-  for (const [field, values] of Object.entries(headerLists(options.headers))) out[field] = [...(values as unknown[]), ...((action[field] as unknown[] | undefined) ?? [])];
+  for (const [field, values] of Object.entries(headerLists(options.headers)))
+    out[field] = [...(values as unknown[]), ...((action[field] as unknown[] | undefined) ?? [])];
   return out;
 }
 
 /** `perRoute`: a route's own per-filter configs, by filter name, in chain order. */
-export function virtualHost(vh: VirtualHostIR, perFilter: Map<string, Json>, headersToRemove: string[], perRoute: (route: RouteIR) => Json): Json {
+export function virtualHost(
+  vh: VirtualHostIR,
+  perFilter: Map<string, Json>,
+  headersToRemove: string[],
+  perRoute: (route: RouteIR) => Json,
+): Json {
   return {
     name: vh.name,
     domains: vh.domains,
-    routes: vh.routes.map((r) => ({ name: r.name, match: routeMatch(r.match), ...withOptions(routeAction(r), r.options), ...routeFilterConfigs(perRoute(r)) })),
+    routes: vh.routes.map((r) => ({
+      name: r.name,
+      match: routeMatch(r.match),
+      ...withOptions(routeAction(r), r.options),
+      ...routeFilterConfigs(perRoute(r)),
+    })),
     ...withHostHeaders(headerLists(vh.headers), headersToRemove),
     ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),

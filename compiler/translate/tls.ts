@@ -23,8 +23,16 @@ export const TLS_INSPECTOR: Json = {
 /** The Secret's SDS resources: its certificate and key, and its CA (`<name>/ca.crt`). */
 export function secretResources(secret: TlsSecretIR): Json[] {
   const out: Json[] = [];
-  if (secret.certificate) out.push({ name: secret.name, tls_certificate: { certificate_chain: { inline_string: secret.certificate.chain }, private_key: { inline_string: secret.certificate.privateKey } } });
-  if (secret.ca) out.push({ name: caSecretName(secret.name), validation_context: { trusted_ca: { inline_string: secret.ca } } });
+  if (secret.certificate)
+    out.push({
+      name: secret.name,
+      tls_certificate: {
+        certificate_chain: { inline_string: secret.certificate.chain },
+        private_key: { inline_string: secret.certificate.privateKey },
+      },
+    });
+  if (secret.ca)
+    out.push({ name: caSecretName(secret.name), validation_context: { trusted_ca: { inline_string: secret.ca } } });
   return out;
 }
 
@@ -41,7 +49,12 @@ function sds(name: string): Json {
 function validation(secret: string, names: string[]): Json {
   if (names.length === 0) return { validation_context_sds_secret_config: sds(caSecretName(secret)) };
   const matchers = names.flatMap((name) => SAN_TYPES.map((san_type) => ({ san_type, matcher: { exact: name } })));
-  return { combined_validation_context: { default_validation_context: { match_typed_subject_alt_names: matchers }, validation_context_sds_secret_config: sds(caSecretName(secret)) } };
+  return {
+    combined_validation_context: {
+      default_validation_context: { match_typed_subject_alt_names: matchers },
+      validation_context_sds_secret_config: sds(caSecretName(secret)),
+    },
+  };
 }
 
 /** Gloo's protocol version names are Envoy's. */

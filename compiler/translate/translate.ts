@@ -12,7 +12,15 @@
  * their own caches on.
  */
 import { compareText, sortedLike } from '../order.js';
-import type { AuthConfigIR, EndpointSetIR, GraphQLApiIR, Model, RouteIR, UpstreamIR, VirtualHostIR } from '../ir/model.js';
+import type {
+  AuthConfigIR,
+  EndpointSetIR,
+  GraphQLApiIR,
+  Model,
+  RouteIR,
+  UpstreamIR,
+  VirtualHostIR,
+} from '../ir/model.js';
 import { loadAssignment, upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
 import { CONCERNS } from './concerns.js';
@@ -62,40 +70,78 @@ export class TranslateMemo {
   clusterOrder: ClusterPair[] | undefined;
 }
 
-export function translate(model: Model, options: CompileOptions, memo = new TranslateMemo(), concerns: readonly HttpFilterConcern[] = CONCERNS): XdsSet {
+export function translate(
+  model: Model,
+  options: CompileOptions,
+  memo = new TranslateMemo(),
+  concerns: readonly HttpFilterConcern[] = CONCERNS,
+): XdsSet {
   const inUse = concernsInUse(model, concerns, memo);
   const usage = inUse.map((c) => c.filterName).join(',');
   const jwtInUse = inUse.some((c) => c.filterName === JWT_FILTER_NAME);
 
   const entries = model.virtualHosts.map((vh) => {
     let entry = memo.virtualHosts.get(vh);
-    if (entry?.usage !== usage) memo.virtualHosts.set(vh, (entry = virtualHostEntry(vh, usage, inUse, concerns, jwtInUse)));
+    if (entry?.usage !== usage)
+      memo.virtualHosts.set(vh, (entry = virtualHostEntry(vh, usage, inUse, concerns, jwtInUse)));
     return entry;
   });
 
   const set = emptyXdsSet();
   const jwtTexts = entries.flatMap((e) => (e.jwt ? [e.jwt.text] : []));
   let listener = memo.listener;
-  if (!listener || listener.usage !== usage || listener.jwt.length !== jwtTexts.length || listener.jwt.some((t, i) => t !== jwtTexts[i])) {
+  if (
+    !listener ||
+    listener.usage !== usage ||
+    listener.jwt.length !== jwtTexts.length ||
+    listener.jwt.some((t, i) => t !== jwtTexts[i])
+  ) {
     const filters = inUse.flatMap((c) => {
-      if (c.filterName === JWT_FILTER_NAME) return [jwtFilter(model.virtualHosts.map((vh, i) => ({ name: vh.name, providers: entries[i]!.jwt?.providers ?? [], requirement: entries[i]!.jwt?.requirement })))];
+      if (c.filterName === JWT_FILTER_NAME)
+        return [
+          jwtFilter(
+            model.virtualHosts.map((vh, i) => ({
+              name: vh.name,
+              providers: entries[i]!.jwt?.providers ?? [],
+              requirement: entries[i]!.jwt?.requirement,
+            })),
+          ),
+        ];
       return c.httpFilter ? [c.httpFilter()] : [];
     });
-    listener = memo.listener = { usage, jwt: jwtTexts, filters, json: httpListener(options.listenerAddress, options.listenerPort, filters, listenerName(options.listenerPort)) };
+    listener = memo.listener = {
+      usage,
+      jwt: jwtTexts,
+      filters,
+      json: httpListener(options.listenerAddress, options.listenerPort, filters, listenerName(options.listenerPort)),
+    };
   }
   if (model.gateways.length > 0) {
-    gatewayListeners(set, model, entries.map((e) => e.json), listener.filters);
+    gatewayListeners(
+      set,
+      model,
+      entries.map((e) => e.json),
+      listener.filters,
+    );
   } else {
     set.listeners.set(listenerName(options.listenerPort), listener.json);
-    set.routes.set(listenerName(options.listenerPort), routeConfiguration(listenerName(options.listenerPort), entries.map((e) => e.json)));
+    set.routes.set(
+      listenerName(options.listenerPort),
+      routeConfiguration(
+        listenerName(options.listenerPort),
+        entries.map((e) => e.json),
+      ),
+    );
   }
 
   const secrets = new Map((model.secrets ?? []).map((s) => [s.name, s]));
-  for (const secret of secrets.values()) for (const json of secretResources(secret)) set.secrets.set(json.name as string, json);
+  for (const secret of secrets.values())
+    for (const json of secretResources(secret)) set.secrets.set(json.name as string, json);
   const clusters: ClusterPair[] = model.upstreams.map((u) => {
     let pair = memo.clusters.get(u);
     // A TLS cluster names what its Secret holds, which can change while the Upstream does not.
-    if (!pair || u.tls) memo.clusters.set(u, (pair = upstreamCluster(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
+    if (!pair || u.tls)
+      memo.clusters.set(u, (pair = upstreamCluster(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
     return pair;
   });
   for (const c of inUse) {
@@ -104,17 +150,22 @@ export function translate(model: Model, options: CompileOptions, memo = new Tran
     if (!pair) memo.sidecars.set(c.filterName, (pair = c.sidecarCluster(options)));
     clusters.push(pair);
   }
-  memo.clusterOrder = sortedLike(clusters, memo.clusterOrder, (a, b) => compareText(a.cluster.name as string, b.cluster.name as string));
+  memo.clusterOrder = sortedLike(clusters, memo.clusterOrder, (a, b) =>
+    compareText(a.cluster.name as string, b.cluster.name as string),
+  );
   for (const pair of memo.clusterOrder) {
     const name = pair.cluster.name as string;
     set.clusters.set(name, pair.cluster);
     if (pair.endpoints) set.endpoints.set(name, pair.endpoints);
   }
   // A Service's endpoints: their own assignment, made anew only when its endpoint set is new (an endpoint changed).
-  for (const endpoints of model.endpoints ?? []) set.endpoints.set(endpoints.cluster, kept(memo.endpoints, endpoints, loadAssignment));
+  for (const endpoints of model.endpoints ?? [])
+    set.endpoints.set(endpoints.cluster, kept(memo.endpoints, endpoints, loadAssignment));
   if (model.endpoints?.length) set.endpoints = new Map([...set.endpoints].sort(([a], [b]) => compareText(a, b)));
-  for (const ac of [...model.authConfigs].sort(byName)) set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
-  for (const api of [...model.graphqlApis].sort(byName)) set.graphqlApis.set(api.name, kept(memo.graphqlApis, api, compileApi));
+  for (const ac of [...model.authConfigs].sort(byName))
+    set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
+  for (const api of [...model.graphqlApis].sort(byName))
+    set.graphqlApis.set(api.name, kept(memo.graphqlApis, api, compileApi));
   return set;
 }
 
@@ -128,7 +179,13 @@ function kept<K extends object>(map: WeakMap<K, Json>, key: K, make: (k: K) => J
   return json;
 }
 
-function virtualHostEntry(vh: VirtualHostIR, usage: string, inUse: readonly HttpFilterConcern[], concerns: readonly HttpFilterConcern[], jwtInUse: boolean): VirtualHostEntry {
+function virtualHostEntry(
+  vh: VirtualHostIR,
+  usage: string,
+  inUse: readonly HttpFilterConcern[],
+  concerns: readonly HttpFilterConcern[],
+  jwtInUse: boolean,
+): VirtualHostEntry {
   const perFilter = new Map<string, Json>();
   for (const c of inUse) {
     const config = c.perVirtualHost?.(vh);

@@ -36,7 +36,11 @@ export function vhdsSet(set: XdsSet, memo = new VhdsMemo()): XdsSet {
     routes.set(name, split);
     for (const vh of (rc.virtual_hosts as Json[] | undefined) ?? []) {
       let renamed = memo.virtualHosts.get(vh);
-      if (renamed?.routeConfig !== name) memo.virtualHosts.set(vh, (renamed = { routeConfig: name, out: { ...vh, name: vhdsName(name, vh.name as string) } }));
+      if (renamed?.routeConfig !== name)
+        memo.virtualHosts.set(
+          vh,
+          (renamed = { routeConfig: name, out: { ...vh, name: vhdsName(name, vh.name as string) } }),
+        );
       virtualHosts.set(renamed.out.name as string, renamed.out);
     }
   }

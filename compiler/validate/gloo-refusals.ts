@@ -11,7 +11,13 @@ import type { LoadedDocument } from '../load/load.js';
 
 /** The error for a kind Sluice refuses as a whole. */
 export function kindRefusal(doc: LoadedDocument, refused: RefusedKind): Diagnostic {
-  return fieldError('validate', doc.origin, ['kind'], `kind ${refused.kind} is not supported: ${refused.refused.reason}`, refused.refused.instead ?? `remove the ${refused.kind}`);
+  return fieldError(
+    'validate',
+    doc.origin,
+    ['kind'],
+    `kind ${refused.kind} is not supported: ${refused.refused.reason}`,
+    refused.refused.instead ?? `remove the ${refused.kind}`,
+  );
 }
 
 /** One error per refused field present in the document's spec, in document order. */
@@ -21,7 +27,15 @@ export function glooRefusals(doc: LoadedDocument, kind: KindDefinition): Diagnos
   walk(doc.value.spec, kind.spec, ['spec'], (path, key, reason, instead) => {
     // Named as written (`rate_limit_configs` stays so), not as the canonical spelling walked.
     const written = String((doc.origin.written?.(path) ?? path).at(-1) ?? key);
-    out.push(fieldError('validate', doc.origin, path, `${JSON.stringify(written)} is not supported: ${reason}`, instead ?? `remove ${written}`));
+    out.push(
+      fieldError(
+        'validate',
+        doc.origin,
+        path,
+        `${JSON.stringify(written)} is not supported: ${reason}`,
+        instead ?? `remove ${written}`,
+      ),
+    );
   });
   return out;
 }
@@ -44,7 +58,8 @@ function walk(value: unknown, schema: object, path: FieldPath, report: Report): 
     if (field.shape === 'list') {
       if (Array.isArray(child)) child.forEach((item, i) => walk(item, field.message!, [...at, i], report));
     } else if (field.shape === 'map') {
-      if (isRecord(child)) for (const [name, item] of Object.entries(child)) walk(item, field.message, [...at, name], report);
+      if (isRecord(child))
+        for (const [name, item] of Object.entries(child)) walk(item, field.message, [...at, name], report);
     } else {
       walk(child, field.message, at, report);
     }

@@ -8,7 +8,8 @@ function validate(text: string) {
   return validateDocuments(loaded.documents);
 }
 
-const vs = (group: string, virtualHost: string) => `apiVersion: ${group}\nkind: VirtualService\nmetadata:\n  name: vs\n  namespace: ns\nspec:\n  virtualHost:\n    domains: [a]\n${virtualHost}`;
+const vs = (group: string, virtualHost: string) =>
+  `apiVersion: ${group}\nkind: VirtualService\nmetadata:\n  name: vs\n  namespace: ns\nspec:\n  virtualHost:\n    domains: [a]\n${virtualHost}`;
 const route = (body: string) => `    routes:\n      - ${body}\n`;
 
 test("Gloo's API groups are aliases: the resource is the same as under Sluice's", () => {
@@ -20,18 +21,35 @@ test("Gloo's API groups are aliases: the resource is the same as under Sluice's"
   expect(gloo.resources[0].spec).toEqual(ours.resources[0].spec);
   for (const [group, kind, spec] of [
     ['gloo.solo.io/v1', 'Upstream', 'kube: {serviceName: s, servicePort: 80}'],
-    ['enterprise.gloo.solo.io/v1', 'AuthConfig', 'configs: [{ldap: {address: "ldap://l:389", userDnTemplate: "uid=%s", allowedGroups: []}}]'],
+    [
+      'enterprise.gloo.solo.io/v1',
+      'AuthConfig',
+      'configs: [{ldap: {address: "ldap://l:389", userDnTemplate: "uid=%s", allowedGroups: []}}]',
+    ],
     ['graphql.gloo.solo.io/v1beta1', 'GraphQLApi', 'stitchedSchema: {subschemas: [{name: a}]}'],
   ]) {
-    expect(validate(`apiVersion: ${group}\nkind: ${kind}\nmetadata: {name: x}\nspec:\n  ${spec}\n`).diagnostics).toEqual([]);
+    expect(
+      validate(`apiVersion: ${group}\nkind: ${kind}\nmetadata: {name: x}\nspec:\n  ${spec}\n`).diagnostics,
+    ).toEqual([]);
   }
 });
 
 test('an unsupported field is reported, with the reason, instead of a misleading schema hint', () => {
   const cases: [string, string][] = [
-    [route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'), 'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher'],
-    [route('optionsConfigRefs: {delegateOptions: [{name: o}]}\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}'), 'spec.virtualHost.routes[0].optionsConfigRefs: "optionsConfigRefs" is not supported: RouteOption and VirtualHostOption resources are not read — write the options inline in the route\'s options'],
-    [route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'), 'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options: "options" is not supported: not implemented yet — remove options'],
+    [
+      route('matchers: [{connectMatcher: {}}]\n        routeAction: {single: {upstream: {name: u}}}'),
+      'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher',
+    ],
+    [
+      route(
+        'optionsConfigRefs: {delegateOptions: [{name: o}]}\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}',
+      ),
+      'spec.virtualHost.routes[0].optionsConfigRefs: "optionsConfigRefs" is not supported: RouteOption and VirtualHostOption resources are not read — write the options inline in the route\'s options',
+    ],
+    [
+      route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'),
+      'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options: "options" is not supported: not implemented yet — remove options',
+    ],
   ];
   for (const [body, expected] of cases) {
     const { resources, diagnostics } = validate(vs('gateway.solo.io/v1', body));
@@ -41,39 +59,67 @@ test('an unsupported field is reported, with the reason, instead of a misleading
 });
 
 test("fields that need Gloo's Envoy build and rate limiting say so", () => {
-  const { diagnostics } = validate(vs('gateway.solo.io/v1', `    options:\n      stagedTransformations: {}\n      ratelimit: {}\n`));
+  const { diagnostics } = validate(
+    vs('gateway.solo.io/v1', `    options:\n      stagedTransformations: {}\n      ratelimit: {}\n`),
+  );
   expect(diagnostics.map(formatDiagnostic)).toEqual([
     `in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.stagedTransformations: "stagedTransformations" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove stagedTransformations`,
     'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimit: "ratelimit" is not supported: rate limiting is out of scope for Sluice — rate-limit in front of the gateway or in the service',
   ]);
-  const aws = validate('apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  aws: {region: us-east-1}\n');
-  expect(aws.diagnostics.map((d) => d.message)).toEqual([`"aws" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy`]);
+  const aws = validate(
+    'apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  aws: {region: us-east-1}\n',
+  );
+  expect(aws.diagnostics.map((d) => d.message)).toEqual([
+    `"aws" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy`,
+  ]);
 });
 
 test('an oauth2 AuthConfig is refused as such, not asked for ldap', () => {
-  const { diagnostics } = validate('apiVersion: enterprise.gloo.solo.io/v1\nkind: AuthConfig\nmetadata: {name: a}\nspec:\n  configs:\n    - oauth2: {oidcAuthorizationCode: {}}\n');
+  const { diagnostics } = validate(
+    'apiVersion: enterprise.gloo.solo.io/v1\nkind: AuthConfig\nmetadata: {name: a}\nspec:\n  configs:\n    - oauth2: {oidcAuthorizationCode: {}}\n',
+  );
   expect(diagnostics.map((d) => `${d.field}: ${d.message} — ${d.hint}`)).toEqual([
     'spec.configs[0].oauth2: "oauth2" is not supported: OAuth and OpenID Connect are not implemented yet — use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued',
   ]);
 });
 
 test('schema hints come back once nothing unsupported is left', () => {
-  const { diagnostics } = validate(vs('gateway.solo.io/v1', route('matchers: [{prefix: /, typo: 1}]\n        routeAction: {single: {upstream: {name: u}}}')));
+  const { diagnostics } = validate(
+    vs(
+      'gateway.solo.io/v1',
+      route('matchers: [{prefix: /, typo: 1}]\n        routeAction: {single: {upstream: {name: u}}}'),
+    ),
+  );
   expect(diagnostics.map((d) => d.message)).toEqual(['unknown field "typo"']);
 });
 
 test("a RouteTable is read under Gloo's group; a delegateAction names its tables one way only", () => {
-  const table = validate('apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  weight: 10\n  routes:\n    - matchers: [{prefix: /a/b}]\n      delegateAction: {selector: {namespaces: ["*"], labels: {team: a}}}\n');
+  const table = validate(
+    'apiVersion: gateway.solo.io/v1\nkind: RouteTable\nmetadata: {name: r}\nspec:\n  weight: 10\n  routes:\n    - matchers: [{prefix: /a/b}]\n      delegateAction: {selector: {namespaces: ["*"], labels: {team: a}}}\n',
+  );
   expect(table.diagnostics).toEqual([]);
   expect(table.resources[0]).toMatchObject({ apiVersion: 'gateway.gateway.example/v1', kind: 'RouteTable' });
   // Gloo would silently ignore ref when the deprecated name is set.
-  const both = validate(vs('gateway.solo.io/v1', route('matchers: [{prefix: /}]\n        delegateAction: {name: a, ref: {name: b}}')));
-  expect(both.diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual(['spec.virtualHost.routes[0].delegateAction: exactly one of "ref", "selector", "name" must be set']);
+  const both = validate(
+    vs('gateway.solo.io/v1', route('matchers: [{prefix: /}]\n        delegateAction: {name: a, ref: {name: b}}')),
+  );
+  expect(both.diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual([
+    'spec.virtualHost.routes[0].delegateAction: exactly one of "ref", "selector", "name" must be set',
+  ]);
   // Gloo would select nothing with both.
-  const mixed = validate(vs('gateway.solo.io/v1', route('delegateAction: {selector: {labels: {a: b}, expressions: [{key: a, operator: In, values: [b]}]}}')));
+  const mixed = validate(
+    vs(
+      'gateway.solo.io/v1',
+      route('delegateAction: {selector: {labels: {a: b}, expressions: [{key: a, operator: In, values: [b]}]}}'),
+    ),
+  );
   expect(mixed.diagnostics.map((d) => d.field)).toEqual(['spec.virtualHost.routes[0].delegateAction.selector']);
-  const badKey = validate(vs('gateway.solo.io/v1', route('delegateAction: {selector: {expressions: [{key: "-a", operator: Exists}]}}')));
-  expect(badKey.diagnostics.map((d) => d.field)).toEqual(['spec.virtualHost.routes[0].delegateAction.selector.expressions[0].key']);
+  const badKey = validate(
+    vs('gateway.solo.io/v1', route('delegateAction: {selector: {expressions: [{key: "-a", operator: Exists}]}}')),
+  );
+  expect(badKey.diagnostics.map((d) => d.field)).toEqual([
+    'spec.virtualHost.routes[0].delegateAction.selector.expressions[0].key',
+  ]);
 });
 
 test('a wrong apiVersion names both groups the kind is accepted under', () => {

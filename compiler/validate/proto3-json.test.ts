@@ -14,22 +14,33 @@ function validate(text: string) {
   return validateDocuments(loaded.documents);
 }
 
-const upstream = (spec: string) => `apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: fares, namespace: rail}\nspec:\n${spec}`;
-const vs = (virtualHost: string) => `apiVersion: gateway.solo.io/v1\nkind: VirtualService\nmetadata: {name: vs, namespace: rail}\nspec:\n${virtualHost}`;
+const upstream = (spec: string) =>
+  `apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: fares, namespace: rail}\nspec:\n${spec}`;
+const vs = (virtualHost: string) =>
+  `apiVersion: gateway.solo.io/v1\nkind: VirtualService\nmetadata: {name: vs, namespace: rail}\nspec:\n${virtualHost}`;
 
 test('64-bit and other integers given as strings are read as numbers, as Gloo reads proto3 JSON', () => {
   const { resources, diagnostics } = validate(
-    upstream('  static: {hosts: [{addr: 10.0.0.1, port: "8080"}]}\n  loadBalancerConfig:\n    healthyPanicThreshold: "12.5"\n    ringHash: {ringHashConfig: {minimumRingSize: "1024", maximumRingSize: 2048}}\n'),
+    upstream(
+      '  static: {hosts: [{addr: 10.0.0.1, port: "8080"}]}\n  loadBalancerConfig:\n    healthyPanicThreshold: "12.5"\n    ringHash: {ringHashConfig: {minimumRingSize: "1024", maximumRingSize: 2048}}\n',
+    ),
   );
   expect(diagnostics).toEqual([]);
-  const spec = resources[0]!.spec as { static: { hosts: { port: unknown }[] }; loadBalancerConfig: { healthyPanicThreshold: unknown; ringHash: { ringHashConfig: unknown } } };
+  const spec = resources[0]!.spec as {
+    static: { hosts: { port: unknown }[] };
+    loadBalancerConfig: { healthyPanicThreshold: unknown; ringHash: { ringHashConfig: unknown } };
+  };
   expect(spec.static.hosts[0]!.port).toBe(8080);
   expect(spec.loadBalancerConfig.healthyPanicThreshold).toBe(12.5);
   expect(spec.loadBalancerConfig.ringHash.ringHashConfig).toEqual({ minimumRingSize: 1024, maximumRingSize: 2048 });
 });
 
 test('a string that is not a JSON number, or not whole for an integer field, is still refused with its range or type', () => {
-  const { diagnostics } = validate(upstream('  static: {hosts: [{addr: 10.0.0.1, port: " 80"}, {addr: 10.0.0.2, port: "80.5"}, {addr: 10.0.0.3, port: "99999999"}]}\n'));
+  const { diagnostics } = validate(
+    upstream(
+      '  static: {hosts: [{addr: 10.0.0.1, port: " 80"}, {addr: 10.0.0.2, port: "80.5"}, {addr: 10.0.0.3, port: "99999999"}]}\n',
+    ),
+  );
   expect(diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual([
     'spec.static.hosts[0].port: must be of type integer',
     'spec.static.hosts[1].port: must be of type integer',
@@ -39,37 +50,64 @@ test('a string that is not a JSON number, or not whole for an integer field, is 
 
 test('snake_case proto names are read beside lowerCamelCase, at every depth', () => {
   const { resources, diagnostics } = validate(
-    vs('  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_action: {single: {upstream: {name: fares}}}\n        options: {prefix_rewrite: /v2/}\n'),
+    vs(
+      '  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_action: {single: {upstream: {name: fares}}}\n        options: {prefix_rewrite: /v2/}\n',
+    ),
   );
   expect(diagnostics).toEqual([]);
   expect(resources[0]!.spec).toEqual({
-    virtualHost: { domains: ['rail.example'], routes: [{ matchers: [{ prefix: '/' }], routeAction: { single: { upstream: { name: 'fares' } } }, options: { prefixRewrite: '/v2/' } }] },
+    virtualHost: {
+      domains: ['rail.example'],
+      routes: [
+        {
+          matchers: [{ prefix: '/' }],
+          routeAction: { single: { upstream: { name: 'fares' } } },
+          options: { prefixRewrite: '/v2/' },
+        },
+      ],
+    },
   });
 });
 
 test('map keys (header names, labels) are never renamed', () => {
-  const { resources, diagnostics } = validate(upstream('  kube: {service_name: fares, service_port: 80, selector: {app_name: fares}}\n'));
+  const { resources, diagnostics } = validate(
+    upstream('  kube: {service_name: fares, service_port: 80, selector: {app_name: fares}}\n'),
+  );
   expect(diagnostics).toEqual([]);
-  expect(resources[0]!.spec).toEqual({ kube: { serviceName: 'fares', servicePort: 80, selector: { app_name: 'fares' } } });
+  expect(resources[0]!.spec).toEqual({
+    kube: { serviceName: 'fares', servicePort: 80, selector: { app_name: 'fares' } },
+  });
 });
 
 test('errors name the field as written, with its line, in validate and in resolve', () => {
-  const schema = validate(vs('  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_action: {single: {upstream: {}}}\n'));
+  const schema = validate(
+    vs(
+      '  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_action: {single: {upstream: {}}}\n',
+    ),
+  );
   expect(schema.diagnostics.map(formatDiagnostic)).toEqual([
     'in.yaml:9: error[validate]: VirtualService rail/vs: spec.virtual_host.routes[0].route_action.single.upstream: missing required field "name" — add name',
   ]);
-  const refused = validate(vs('  virtual_host:\n    domains: [rail.example]\n    options:\n      rate_limit_configs: {}\n'));
-  expect(refused.diagnostics.map((d) => `${d.line} ${d.field}`)).toEqual(['8 spec.virtual_host.options.rate_limit_configs']);
+  const refused = validate(
+    vs('  virtual_host:\n    domains: [rail.example]\n    options:\n      rate_limit_configs: {}\n'),
+  );
+  expect(refused.diagnostics.map((d) => `${d.line} ${d.field}`)).toEqual([
+    '8 spec.virtual_host.options.rate_limit_configs',
+  ]);
   const later = validate(
     `${vs('  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_action: {single: {upstream: {name: fares}}}\n        options: {retries: {per_try_timeout: "-1s"}}\n')}---\n${upstream('  static: {hosts: [{addr: 10.0.0.1, port: 80}]}\n')}`,
   );
   expect(later.diagnostics).toEqual([]);
   const resolved = resolve(later.resources, DEFAULT_OPTIONS);
-  expect(resolved.diagnostics.map((d) => `${d.line} ${d.field}`)).toContain('10 spec.virtual_host.routes[0].options.retries.per_try_timeout');
+  expect(resolved.diagnostics.map((d) => `${d.line} ${d.field}`)).toContain(
+    '10 spec.virtual_host.routes[0].options.retries.per_try_timeout',
+  );
 });
 
 test('one field written in both spellings is an error naming both', () => {
-  const { resources, diagnostics } = validate(upstream('  kube: {serviceName: fares, service_name: fare, servicePort: 80}\n'));
+  const { resources, diagnostics } = validate(
+    upstream('  kube: {serviceName: fares, service_name: fare, servicePort: 80}\n'),
+  );
   expect(resources).toEqual([]);
   expect(diagnostics.map(formatDiagnostic)).toEqual([
     'in.yaml:5: error[validate]: Upstream rail/fares: spec.kube.service_name: "service_name" and "serviceName" are one field written twice (proto3 JSON takes either name) — keep one of serviceName and service_name',
@@ -78,11 +116,17 @@ test('one field written in both spellings is an error naming both', () => {
 
 test('durations are read in the forms Gloo reads (Go durations and proto3 JSON) and kept in proto3 JSON form', () => {
   const { resources, diagnostics } = validate(
-    vs('  virtualHost:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: {upstream: {name: fares}}}\n        options:\n          timeout: 1m30s\n          retries: {perTryTimeout: 250ms, retryBackOff: {baseInterval: .5s, maxInterval: 1h}}\n'),
+    vs(
+      '  virtualHost:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: {upstream: {name: fares}}}\n        options:\n          timeout: 1m30s\n          retries: {perTryTimeout: 250ms, retryBackOff: {baseInterval: .5s, maxInterval: 1h}}\n',
+    ),
   );
   expect(diagnostics).toEqual([]);
-  const options = (resources[0]!.spec as { virtualHost: { routes: { options: unknown }[] } }).virtualHost.routes[0]!.options;
-  expect(options).toEqual({ timeout: '90s', retries: { perTryTimeout: '0.25s', retryBackOff: { baseInterval: '0.5s', maxInterval: '3600s' } } });
+  const options = (resources[0]!.spec as { virtualHost: { routes: { options: unknown }[] } }).virtualHost.routes[0]!
+    .options;
+  expect(options).toEqual({
+    timeout: '90s',
+    retries: { perTryTimeout: '0.25s', retryBackOff: { baseInterval: '0.5s', maxInterval: '3600s' } },
+  });
 });
 
 test('goDuration takes what Go time.ParseDuration takes and nothing else', () => {
@@ -96,11 +140,17 @@ test('goDuration takes what Go time.ParseDuration takes and nothing else', () =>
 });
 
 test('a misspelt snake_case name gets the name meant', () => {
-  const { diagnostics } = validate(vs('  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_acton: {single: {upstream: {name: fares}}}\n'));
-  expect(diagnostics.map((d) => `${d.field}: ${d.hint?.split('?')[0]}`)).toEqual(['spec.virtual_host.routes[0].route_acton: did you mean routeAction']);
+  const { diagnostics } = validate(
+    vs(
+      '  virtual_host:\n    domains: [rail.example]\n    routes:\n      - matchers: [{prefix: /}]\n        route_acton: {single: {upstream: {name: fares}}}\n',
+    ),
+  );
+  expect(diagnostics.map((d) => `${d.field}: ${d.hint?.split('?')[0]}`)).toEqual([
+    'spec.virtual_host.routes[0].route_acton: did you mean routeAction',
+  ]);
 });
 
-test('the golden written in proto3 JSON\'s other spellings resolves to the IR of its canonical spelling', () => {
+test("the golden written in proto3 JSON's other spellings resolves to the IR of its canonical spelling", () => {
   const written = readFileSync('golden/gloo-proto3-json/input/fares.yaml', 'utf8');
   const canonical = written
     .replace(/^#.*\n/gm, '')

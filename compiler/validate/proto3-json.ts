@@ -106,7 +106,15 @@ function walk(value: unknown, schema: Json, path: FieldPath, origin: Origin, out
     if (!Object.hasOwn(properties, key) && key.includes('_') && Object.hasOwn(properties, lowerCamel(key))) {
       name = lowerCamel(key);
       if (Object.hasOwn(value, name)) {
-        out.diagnostics.push(fieldError('validate', origin, [...path, key], `${quote(key)} and ${quote(name)} are one field written twice (proto3 JSON takes either name)`, `keep one of ${name} and ${key}`));
+        out.diagnostics.push(
+          fieldError(
+            'validate',
+            origin,
+            [...path, key],
+            `${quote(key)} and ${quote(name)} are one field written twice (proto3 JSON takes either name)`,
+            `keep one of ${name} and ${key}`,
+          ),
+        );
         copy ??= copied(entries, i);
         return;
       }
@@ -153,7 +161,16 @@ function scalar(value: string, shape: Shape): unknown {
   return n;
 }
 
-const UNIT_NANOS: Record<string, bigint> = { ns: 1n, us: 1_000n, µs: 1_000n, μs: 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+const UNIT_NANOS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
 const COMPONENT = /(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/y;
 
 /**
@@ -190,7 +207,10 @@ export function goDuration(text: string): bigint | undefined {
  * A Gloo kind's document with its spec in the canonical spelling; when names
  * were renamed, its origin maps canonical paths back to the written ones.
  */
-export function normaliseDocument(doc: LoadedDocument, spec: object): { doc: LoadedDocument; diagnostics: Diagnostic[] } {
+export function normaliseDocument(
+  doc: LoadedDocument,
+  spec: object,
+): { doc: LoadedDocument; diagnostics: Diagnostic[] } {
   const normalised = normaliseProto3Json(doc.value.spec, spec, ['spec'], doc.origin);
   if (normalised.value === doc.value.spec) return { doc, diagnostics: normalised.diagnostics };
   const value = { ...doc.value, spec: normalised.value };

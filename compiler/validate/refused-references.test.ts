@@ -1,7 +1,14 @@
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
 import { explainRefusedReferences } from './refused-references.js';
 
-const refusedUpstream: Diagnostic = { stage: 'validate', file: 'a.yaml', line: 9, resource: 'Upstream rail/fares', field: 'spec.awsEc2', message: '"awsEc2" is not supported' };
+const refusedUpstream: Diagnostic = {
+  stage: 'validate',
+  file: 'a.yaml',
+  line: 9,
+  resource: 'Upstream rail/fares',
+  field: 'spec.awsEc2',
+  message: '"awsEc2" is not supported',
+};
 const reference = (line: number, name: string): Diagnostic => ({
   stage: 'resolve',
   file: 'b.yaml',

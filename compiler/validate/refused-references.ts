@@ -22,11 +22,18 @@ export function explainRefusedReferences(diagnostics: Diagnostic[]): Diagnostic[
     const error = refused.get(reference);
     if (!error) return plain;
     const where = `${error.file}${error.line ? `:${error.line}` : ''}`;
-    return { ...plain, message: `${reference} was refused: see the error ${before(error, d) ? 'above' : 'below'}`, hint: `fix ${reference} (${where}); this reference then finds it` };
+    return {
+      ...plain,
+      message: `${reference} was refused: see the error ${before(error, d) ? 'above' : 'below'}`,
+      hint: `fix ${reference} (${where}); this reference then finds it`,
+    };
   });
 }
 
 /** Whether `a` is printed before `b` (the order of sortDiagnostics). */
 function before(a: Diagnostic, b: Diagnostic): boolean {
-  return (a.file ?? '').localeCompare(b.file ?? '') < 0 || ((a.file ?? '') === (b.file ?? '') && (a.line ?? 0) < (b.line ?? 0));
+  return (
+    (a.file ?? '').localeCompare(b.file ?? '') < 0 ||
+    ((a.file ?? '') === (b.file ?? '') && (a.line ?? 0) < (b.line ?? 0))
+  );
 }

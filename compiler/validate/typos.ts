@@ -36,7 +36,9 @@ export function allowedFields(err: ErrorObject): string[] {
 /** The names the branches of a oneOf/anyOf of `required` lists ask for (none when a branch asks for more than that). */
 function choiceNames(err: ErrorObject): string[] {
   const branches = Array.isArray(err.schema) ? (err.schema as { required?: string[] }[]) : [];
-  return branches.every((b) => b.required?.length === 1 && Object.keys(b).length === 1) ? branches.map((b) => b.required![0]!) : [];
+  return branches.every((b) => b.required?.length === 1 && Object.keys(b).length === 1)
+    ? branches.map((b) => b.required![0]!)
+    : [];
 }
 
 /** The schema paths of the errors that follow only from a misspelt field of the same object; errors under them go too. */
@@ -44,14 +46,18 @@ export function consequencesOfTypos(errors: ErrorObject[]): Set<string> {
   const meant = new Map<string, Set<string>>();
   for (const err of errors) {
     if (err.keyword !== 'additionalProperties') continue;
-    const name = closestName(String((err.params as { additionalProperty: string }).additionalProperty), allowedFields(err));
+    const name = closestName(
+      String((err.params as { additionalProperty: string }).additionalProperty),
+      allowedFields(err),
+    );
     if (name) meant.set(err.instancePath, (meant.get(err.instancePath) ?? new Set()).add(name));
   }
   const out = new Set<string>();
   for (const err of errors) {
     const names = meant.get(err.instancePath);
     if (!names) continue;
-    if (err.keyword === 'required' && names.has(String((err.params as { missingProperty: string }).missingProperty))) out.add(err.schemaPath);
+    if (err.keyword === 'required' && names.has(String((err.params as { missingProperty: string }).missingProperty)))
+      out.add(err.schemaPath);
     if (err.keyword === 'oneOf' || err.keyword === 'anyOf') {
       // Only a choice none of whose names is written: two set at once is a mistake of its own.
       const choices = choiceNames(err);

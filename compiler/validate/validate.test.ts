@@ -9,10 +9,15 @@ function validate(text: string) {
   return validateDocuments(loaded.documents);
 }
 
-const vs = (virtualHost: string) => `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata:\n  name: vs\n  namespace: ns\nspec:\n  virtualHost:\n${virtualHost}`;
+const vs = (virtualHost: string) =>
+  `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata:\n  name: vs\n  namespace: ns\nspec:\n  virtualHost:\n${virtualHost}`;
 
 test('a valid VirtualService passes and gets its envelope typed', () => {
-  const { resources, diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: {upstream: {name: u}}}\n'));
+  const { resources, diagnostics } = validate(
+    vs(
+      '    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: {upstream: {name: u}}}\n',
+    ),
+  );
   expect(diagnostics).toEqual([]);
   expect(resources[0]).toMatchObject({ kind: 'VirtualService', name: 'vs', namespace: 'ns' });
 });
@@ -25,10 +30,15 @@ test('an unknown field under options is an error naming the field, its line and 
   ]);
 });
 
-const ROUTE_FIELDS = 'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options, name';
+const ROUTE_FIELDS =
+  'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options, name';
 
 test('a misspelt field is reported with the name meant, and not as the choice it leaves unmade', () => {
-  const { diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routAction: {single: {upstream: {name: u}}}\n'));
+  const { diagnostics } = validate(
+    vs(
+      '    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        routAction: {single: {upstream: {name: u}}}\n',
+    ),
+  );
   expect(diagnostics.map(formatDiagnostic)).toEqual([
     `in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.routes[0].routAction: unknown field "routAction" — did you mean routeAction? Allowed fields here: ${ROUTE_FIELDS}`,
   ]);
@@ -42,7 +52,9 @@ test('a misspelt required field is reported once, as the unknown field', () => {
 });
 
 test('an unknown field that is no near miss leaves the other errors of its object, and gets no suggestion', () => {
-  const { diagnostics } = validate(vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        colour: red\n'));
+  const { diagnostics } = validate(
+    vs('    domains: [a]\n    routes:\n      - matchers: [{prefix: /}]\n        colour: red\n'),
+  );
   expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message} — ${d.hint}`)).toEqual([
     '10 spec.virtualHost.routes[0]: exactly one of "routeAction", "graphqlApiRef", "redirectAction", "directResponseAction", "delegateAction" must be set — add one of them',
     `11 spec.virtualHost.routes[0].colour: unknown field "colour" — allowed fields here: ${ROUTE_FIELDS}`,
@@ -50,7 +62,11 @@ test('an unknown field that is no near miss leaves the other errors of its objec
 });
 
 test('every error of a document is reported, not just the first', () => {
-  const { diagnostics } = validate(vs('    domains: a\n    routes:\n      - matchers: [{prefix: x}]\n        routeAction: {single: {kube: {ref: {name: s}, port: 0}}}\n'));
+  const { diagnostics } = validate(
+    vs(
+      '    domains: a\n    routes:\n      - matchers: [{prefix: x}]\n        routeAction: {single: {kube: {ref: {name: s}, port: 0}}}\n',
+    ),
+  );
   expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
     '8 spec.virtualHost.domains: must be of type array',
     '10 spec.virtualHost.routes[0].matchers[0].prefix: does not match the required form ^/',
@@ -62,15 +78,21 @@ test('exactly-one choices are reported once, in words', () => {
   const { diagnostics } = validate(
     'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: u}\nspec:\n  kube: {serviceName: a, servicePort: 80}\n  static: {hosts: [{addr: 1.2.3.4, port: 80}]}\n',
   );
-  expect(diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual(['spec: exactly one of "kube", "static" must be set']);
+  expect(diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual([
+    'spec: exactly one of "kube", "static" must be set',
+  ]);
 });
 
 test('every validation error says what to do', () => {
-  const both = validate('apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: u}\nspec:\n  kube: {serviceName: a, servicePort: "80", selector: {app: true}}\n  static: {hosts: [{addr: 1.2.3.4, port: 80}]}\n');
+  const both = validate(
+    'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: u}\nspec:\n  kube: {serviceName: a, servicePort: "80", selector: {app: true}}\n  static: {hosts: [{addr: 1.2.3.4, port: 80}]}\n',
+  );
   const neither = validate(vs('    domains: []\n    routes:\n      - matchers: [{prefix: /}]\n'));
   // A Kubernetes kind is not proto3 JSON: a quoted port is refused there (a Gloo kind takes it, see proto3-json.test.ts).
   const service = validate('apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: "80"}]\n');
-  expect([...both.diagnostics, ...neither.diagnostics, ...service.diagnostics].map((d) => `${d.field}: ${d.hint}`)).toEqual([
+  expect(
+    [...both.diagnostics, ...neither.diagnostics, ...service.diagnostics].map((d) => `${d.field}: ${d.hint}`),
+  ).toEqual([
     'spec: keep one of kube, static and remove the others',
     'spec.kube.selector.app: quote the value (unquoted, YAML reads it as a number or boolean)',
     'spec.virtualHost.domains: list at least 1 item',
@@ -80,7 +102,9 @@ test('every validation error says what to do', () => {
 });
 
 test('a Secret value of the wrong type is reported without echoing it', () => {
-  const { diagnostics } = validate('apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {username: cn=a, password: 987654321}\n');
+  const { diagnostics } = validate(
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {username: cn=a, password: 987654321}\n',
+  );
   expect(diagnostics).toHaveLength(1);
   expect(formatDiagnostic(diagnostics[0])).not.toContain('987654321');
 });
@@ -101,7 +125,9 @@ test('unknown apiVersion or kind names the known kinds', () => {
 
 test('a non-string RBAC claim value is a type error on the claim', () => {
   const { diagnostics } = validate(
-    vs('    domains: [a]\n    options:\n      rbac:\n        policies:\n          p:\n            permissions: {methods: [GET]}\n            principals:\n              - jwtPrincipal: {claims: {admin: true}}\n'),
+    vs(
+      '    domains: [a]\n    options:\n      rbac:\n        policies:\n          p:\n            permissions: {methods: [GET]}\n            principals:\n              - jwtPrincipal: {claims: {admin: true}}\n',
+    ),
   );
   expect(diagnostics.map((d) => `${d.line} ${d.field}: ${d.message}`)).toEqual([
     '15 spec.virtualHost.options.rbac.policies.p.principals[0].jwtPrincipal.claims.admin: must be of type string',
@@ -109,14 +135,18 @@ test('a non-string RBAC claim value is a type error on the claim', () => {
 });
 
 test('Secret data must be base64', () => {
-  const { diagnostics } = validate('apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  password: "not base64!"\n');
+  const { diagnostics } = validate(
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  password: "not base64!"\n',
+  );
   expect(diagnostics[0].field).toBe('data.password');
   expect(diagnostics[0].hint).toMatch(/stringData/);
 });
 
 test('every kind of every apiVersion has a schema that compiles (each is compiled when first used, so this asks for all)', () => {
   for (const { apiVersion, kind } of KINDS) {
-    const { resources, diagnostics } = validate(`apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: {name: x, namespace: ns}\nspec: {}\n`);
+    const { resources, diagnostics } = validate(
+      `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: {name: x, namespace: ns}\nspec: {}\n`,
+    );
     // An empty spec is valid for some kinds and not for others; either way a schema ran and answered.
     expect(resources.length + diagnostics.length).toBeGreaterThan(0);
   }

@@ -37,7 +37,8 @@ function validatorFor(apiVersion: string, kind: string): ValidateFunction | unde
   if (!ajv) {
     // strictRequired off: exactly-one choices name their members in `oneOf` branches.
     ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
+    for (const [name, format] of Object.entries(FORMATS))
+      ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
   }
   validators.set(key, (validate = ajv.compile(accepted(definition.document))));
   return validate;
@@ -75,16 +76,22 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
     const definition = definitionOf(canonical as string, kind as string)!;
     // A Gloo kind's spec is read as Gloo reads it (proto3 JSON's other spellings), then checked in one spelling.
     let spellings: Diagnostic[] = [];
-    if (definition.glooApiVersion && definition.spec) ({ doc, diagnostics: spellings } = normaliseDocument(doc, definition.spec));
+    if (definition.glooApiVersion && definition.spec)
+      ({ doc, diagnostics: spellings } = normaliseDocument(doc, definition.spec));
     const refusals = [...spellings, ...(definition.glooApiVersion ? glooRefusals(doc, definition) : [])];
     const valid = validate(canonical === apiVersion ? doc.value : { ...doc.value, apiVersion: canonical });
     const errors = valid ? [] : toDiagnostics(validate.errors ?? [], doc);
     // What Sluice does not implement is said first; schema hints only once nothing unsupported is left.
     diagnostics.push(...(refusals.length > 0 ? refusals : errors));
     const meta = doc.value.metadata as { name?: unknown; namespace?: unknown } | undefined;
-    const named = typeof meta?.name === 'string' && (meta.namespace === undefined || typeof meta.namespace === 'string');
+    const named =
+      typeof meta?.name === 'string' && (meta.namespace === undefined || typeof meta.namespace === 'string');
     const ok = valid && refusals.length === 0;
-    if (!ok && (!named || errors.some((e) => e.field === '' || e.field === 'metadata' || e.field?.startsWith('metadata.')))) continue;
+    if (
+      !ok &&
+      (!named || errors.some((e) => e.field === '' || e.field === 'metadata' || e.field?.startsWith('metadata.')))
+    )
+      continue;
     const resource: Resource = {
       apiVersion: canonical as string,
       kind: kind as string,
@@ -103,14 +110,39 @@ export function validateDocuments(documents: LoadedDocument[]): Validated {
 function unknownKind(doc: LoadedDocument): Diagnostic {
   const { apiVersion, kind } = doc.value;
   const known = KINDS.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
-  if (typeof apiVersion !== 'string') return fieldError('validate', doc.origin, ['apiVersion'], 'missing or non-string apiVersion', `known kinds: ${known}`);
-  if (typeof kind !== 'string') return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
+  if (typeof apiVersion !== 'string')
+    return fieldError(
+      'validate',
+      doc.origin,
+      ['apiVersion'],
+      'missing or non-string apiVersion',
+      `known kinds: ${known}`,
+    );
+  if (typeof kind !== 'string')
+    return fieldError('validate', doc.origin, ['kind'], 'missing or non-string kind', `known kinds: ${known}`);
   const own = KINDS.filter((k) => k.kind === kind).map((k) => k.apiVersion);
-  const versions = [...own, ...Object.entries(GLOO_API_ALIASES).filter(([, v]) => own.includes(v)).map(([alias]) => alias)];
+  const versions = [
+    ...own,
+    ...Object.entries(GLOO_API_ALIASES)
+      .filter(([, v]) => own.includes(v))
+      .map(([alias]) => alias),
+  ];
   if (versions.length > 0) {
-    return fieldError('validate', doc.origin, ['apiVersion'], `apiVersion ${quote(apiVersion)} is not supported for ${kind}`, `use ${versions.map((v) => `"${v}"`).join(' or ')}`);
+    return fieldError(
+      'validate',
+      doc.origin,
+      ['apiVersion'],
+      `apiVersion ${quote(apiVersion)} is not supported for ${kind}`,
+      `use ${versions.map((v) => `"${v}"`).join(' or ')}`,
+    );
   }
-  return fieldError('validate', doc.origin, ['kind'], `unknown kind ${quote(kind)} in apiVersion ${quote(apiVersion)}`, `known kinds: ${known}`);
+  return fieldError(
+    'validate',
+    doc.origin,
+    ['kind'],
+    `unknown kind ${quote(kind)} in apiVersion ${quote(apiVersion)}`,
+    `known kinds: ${known}`,
+  );
 }
 
 function pointerToPath(pointer: string): (string | number)[] {
@@ -155,14 +187,26 @@ function toDiagnostics(errors: ErrorObject[], doc: LoadedDocument): Diagnostic[]
   return [...out.values()];
 }
 
-const TYPE_NAMES: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', integer: 'a whole number', number: 'a number', boolean: 'true or false' };
+const TYPE_NAMES: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+};
 
 /** Never echoes the value: it may be a Secret's password. */
 function typeHint(expected: string, data: unknown): string {
   // `admin: true` or `port: "80"`: YAML read a scalar as another type than meant.
-  if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) return 'quote the value (unquoted, YAML reads it as a number or boolean)';
-  if (expected === 'integer' && typeof data === 'string' && /^\d+$/.test(data)) return 'remove the quotes around the number';
-  return `give ${expected.split(',').map((t) => TYPE_NAMES[t] ?? t).join(' or ')}`;
+  if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean'))
+    return 'quote the value (unquoted, YAML reads it as a number or boolean)';
+  if (expected === 'integer' && typeof data === 'string' && /^\d+$/.test(data))
+    return 'remove the quotes around the number';
+  return `give ${expected
+    .split(',')
+    .map((t) => TYPE_NAMES[t] ?? t)
+    .join(' or ')}`;
 }
 
 function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string | undefined] {
@@ -173,7 +217,11 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       const allowed = allowedFields(err);
       const meant = closestName(name, allowed);
       const list = allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it';
-      return [[...path, name], `unknown field ${quote(name)}`, meant ? `did you mean ${meant}? ${list[0]!.toUpperCase()}${list.slice(1)}` : list];
+      return [
+        [...path, name],
+        `unknown field ${quote(name)}`,
+        meant ? `did you mean ${meant}? ${list[0]!.toUpperCase()}${list.slice(1)}` : list,
+      ];
     }
     case 'required':
       return [path, `missing required field "${p.missingProperty}"`, `add ${p.missingProperty}`];
@@ -181,21 +229,35 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       const branches = ((err.schema as { required: string[] }[]) ?? []).map((s) => s.required?.[0]).filter(Boolean);
       const data = err.data as Record<string, unknown> | null;
       const present = branches.filter((b) => data && typeof data === 'object' && b in data);
-      return [path, `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`, present.length === 0 ? 'add one of them' : `keep one of ${present.join(', ')} and remove the others`];
+      return [
+        path,
+        `exactly one of ${branches.map((b) => `"${b}"`).join(', ')} must be set`,
+        present.length === 0 ? 'add one of them' : `keep one of ${present.join(', ')} and remove the others`,
+      ];
     }
     case 'not': {
       // Only atMostOne (../kinds/schema.ts) uses `not`: pairs of fields that may not both be set.
-      const names = [...new Set(((err.schema as { anyOf?: { required: string[] }[] }).anyOf ?? []).flatMap((s) => s.required))];
+      const names = [
+        ...new Set(((err.schema as { anyOf?: { required: string[] }[] }).anyOf ?? []).flatMap((s) => s.required)),
+      ];
       const data = err.data as Record<string, unknown>;
       const present = names.filter((n) => n in data);
-      return [path, `at most one of ${names.map((n) => `"${n}"`).join(', ')} may be set`, `keep one of ${present.join(', ')} and remove the others`];
+      return [
+        path,
+        `at most one of ${names.map((n) => `"${n}"`).join(', ')} may be set`,
+        `keep one of ${present.join(', ')} and remove the others`,
+      ];
     }
     case 'type':
       return [path, `must be of type ${p.type}`, typeHint(String(p.type), err.data)];
     case 'const':
       return [path, `must be "${p.allowedValue}"`, `set it to ${p.allowedValue}`];
     case 'enum':
-      return [path, `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, 'use one of these values, spelled exactly so'];
+      return [
+        path,
+        `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        'use one of these values, spelled exactly so',
+      ];
     case 'pattern':
       return [path, `does not match the required form ${p.pattern}`, patternHint(String(p.pattern))];
     case 'propertyNames':
@@ -204,7 +266,11 @@ function describe(err: ErrorObject, path: FieldPath): [FieldPath, string, string
       // Only FORMATS are registered; the value is shown, cut: these fields hold names and addresses, not secrets.
       const format = FORMATS[String(p.format)];
       const value = String(err.data);
-      return [path, `${err.propertyName !== undefined ? 'key ' : ''}${quote(value)} ${format.problem(value)}`, format.hint(value)];
+      return [
+        path,
+        `${err.propertyName !== undefined ? 'key ' : ''}${quote(value)} ${format.problem(value)}`,
+        format.hint(value),
+      ];
     }
     default:
       return [path, err.message ?? `fails ${err.keyword}`, limitHint(err)];
@@ -218,7 +284,9 @@ function limitHint(err: ErrorObject): string | undefined {
   switch (err.keyword) {
     case 'minimum':
     case 'maximum':
-      return schema?.minimum !== undefined && schema.maximum !== undefined ? `use a value from ${schema.minimum} to ${schema.maximum}` : undefined;
+      return schema?.minimum !== undefined && schema.maximum !== undefined
+        ? `use a value from ${schema.minimum} to ${schema.maximum}`
+        : undefined;
     case 'minLength':
       return limit === 1 ? 'give a non-empty value' : `give at least ${limit} characters`;
     case 'maxLength':
@@ -235,7 +303,8 @@ function limitHint(err: ErrorObject): string | undefined {
 }
 
 function patternHint(pattern: string): string | undefined {
-  if (pattern.startsWith('^[a-z0-9]')) return 'use lower-case letters, digits, "-" and "."; start and end with a letter or digit';
+  if (pattern.startsWith('^[a-z0-9]'))
+    return 'use lower-case letters, digits, "-" and "."; start and end with a letter or digit';
   if (pattern === '^/') return 'a path prefix starts with "/"';
   if (pattern.startsWith('^https?://')) return 'give an http:// or https:// URL';
   if (pattern.startsWith('^[A-Za-z0-9+/]')) return 'Secret data values are base64; use stringData for plain text';

@@ -10,7 +10,11 @@ const JWT = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.';
 const RBAC = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.';
 const EXTAUTHZ = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.';
 
-export function strictDnsCluster(name = 'default-petstore-8080', host = 'petstore.default.svc.cluster.local', port = 8080): Json {
+export function strictDnsCluster(
+  name = 'default-petstore-8080',
+  host = 'petstore.default.svc.cluster.local',
+  port = 8080,
+): Json {
   return {
     name,
     type: 'STRICT_DNS',
@@ -19,7 +23,9 @@ export function strictDnsCluster(name = 'default-petstore-8080', host = 'petstor
     dns_lookup_family: 'V4_ONLY',
     load_assignment: {
       cluster_name: name,
-      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: port } } } }] }],
+      endpoints: [
+        { lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: port } } } }] },
+      ],
     },
   };
 }
@@ -40,7 +46,11 @@ export function routeConfig(name = 'http-8080'): Json {
           },
         ],
       },
-      { name: 'default.catchall', domains: ['*'], routes: [{ match: { prefix: '/' }, direct_response: { status: 404 } }] },
+      {
+        name: 'default.catchall',
+        domains: ['*'],
+        routes: [{ match: { prefix: '/' }, direct_response: { status: 404 } }],
+      },
     ],
   };
 }
@@ -108,7 +118,11 @@ export function securedHcm(): Json {
             },
           },
           requirement_map: {
-            'default.petstore': { requires_any: { requirements: [{ provider_name: 'default.petstore.okta' }, { provider_name: 'default.petstore.local' }] } },
+            'default.petstore': {
+              requires_any: {
+                requirements: [{ provider_name: 'default.petstore.okta' }, { provider_name: 'default.petstore.local' }],
+              },
+            },
           },
         },
       },
@@ -177,7 +191,9 @@ export function securedListener(): Json {
   return {
     name: 'http-8080',
     address: { socket_address: { address: '0.0.0.0', port_value: 8080 } },
-    filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: securedHcm() }] }],
+    filter_chains: [
+      { filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: securedHcm() }] },
+    ],
   };
 }
 

@@ -72,16 +72,33 @@ export class LoadChecks {
       [T.route, (v, p) => this.routeConfiguration(v, p)],
       [T.routeAction, (v, p) => this.routeAction(v, p)],
       [T.hcm, (v, p) => this.hcm(v, p)],
-      [T.grpcService, (v, p) => this.clusterRef((v.envoy_grpc as Json | undefined)?.cluster_name, p, 'envoy_grpc.cluster_name')],
+      [
+        T.grpcService,
+        (v, p) => this.clusterRef((v.envoy_grpc as Json | undefined)?.cluster_name, p, 'envoy_grpc.cluster_name'),
+      ],
       [T.httpUri, (v, p) => this.clusterRef(v.cluster, p, 'cluster')],
       // A listener or cluster waits for an SDS secret it names until it comes: it must be in the output.
-      [T.sdsSecretConfig, (v, p) => typeof v.name === 'string' && v.name !== '' && this.references.push({ kind: 'secret', name: v.name, path: join(p(), 'name') })],
-      [T.jwtAuthn, (v) => Object.keys((v.requirement_map as Json | undefined) ?? {}).forEach((k) => this.jwtRequirements.add(k))],
+      [
+        T.sdsSecretConfig,
+        (v, p) =>
+          typeof v.name === 'string' &&
+          v.name !== '' &&
+          this.references.push({ kind: 'secret', name: v.name, path: join(p(), 'name') }),
+      ],
+      [
+        T.jwtAuthn,
+        (v) => Object.keys((v.requirement_map as Json | undefined) ?? {}).forEach((k) => this.jwtRequirements.add(k)),
+      ],
       [
         T.jwtPerRoute,
         (v, p) => {
           // An empty name is reported by its min_len rule.
-          if (typeof v.requirement_name === 'string' && v.requirement_name !== '') this.references.push({ kind: 'jwt_requirement', name: v.requirement_name, path: join(p(), 'requirement_name') });
+          if (typeof v.requirement_name === 'string' && v.requirement_name !== '')
+            this.references.push({
+              kind: 'jwt_requirement',
+              name: v.requirement_name,
+              path: join(p(), 'requirement_name'),
+            });
         },
       ],
     ]);
@@ -100,7 +117,12 @@ export class LoadChecks {
     const endpoints = asArray((c.load_assignment as Json | undefined)?.endpoints);
     endpoints.forEach((e, i) =>
       asArray((e as Json)?.lb_endpoints).forEach((lb, j) =>
-        this.ipAddress(((lb as Json)?.endpoint as Json | undefined)?.address, path, `load_assignment.endpoints[${i}].lb_endpoints[${j}].endpoint.address.socket_address.address`, 'a STATIC cluster'),
+        this.ipAddress(
+          ((lb as Json)?.endpoint as Json | undefined)?.address,
+          path,
+          `load_assignment.endpoints[${i}].lb_endpoints[${j}].endpoint.address.socket_address.address`,
+          'a STATIC cluster',
+        ),
       ),
     );
   }
@@ -110,11 +132,16 @@ export class LoadChecks {
   }
 
   private clusterRef(name: unknown, path: () => string, field: string): void {
-    if (typeof name === 'string' && name !== '') this.references.push({ kind: 'cluster', name, path: join(path(), field) });
+    if (typeof name === 'string' && name !== '')
+      this.references.push({ kind: 'cluster', name, path: join(path(), field) });
   }
 
   /** Virtual host names and domains across a route configuration; `domainsOf(i)` gives host i's domains lowercased (a caller may keep them). */
-  routeConfiguration(rc: Json, path: () => string, domainsOf: (i: number) => readonly (string | undefined)[] = (i) => lowercased((rc.virtual_hosts as Json[])[i])): void {
+  routeConfiguration(
+    rc: Json,
+    path: () => string,
+    domainsOf: (i: number) => readonly (string | undefined)[] = (i) => lowercased((rc.virtual_hosts as Json[])[i]),
+  ): void {
     const vhosts = rc.virtual_hosts;
     if (!Array.isArray(vhosts)) return;
     const names = new Set<string>();
@@ -125,7 +152,12 @@ export class LoadChecks {
       if (!vh || typeof vh !== 'object') continue;
       const name = vh.name;
       if (typeof name === 'string') {
-        if (names.has(name)) this.add(join(path(), `virtual_hosts[${i}].name`), 'envoy.duplicate_virtual_host', `virtual host name "${name}" is used twice in route configuration "${nameOf(rc)}"`);
+        if (names.has(name))
+          this.add(
+            join(path(), `virtual_hosts[${i}].name`),
+            'envoy.duplicate_virtual_host',
+            `virtual host name "${name}" is used twice in route configuration "${nameOf(rc)}"`,
+          );
         names.add(name);
       }
       const list = domainsOf(i);
@@ -149,24 +181,45 @@ export class LoadChecks {
   private routeAction(ra: Json, path: () => string): void {
     this.clusterRef(ra.cluster, path, 'cluster');
     const weighted = (ra.weighted_clusters as Json | undefined)?.clusters;
-    if (Array.isArray(weighted)) weighted.forEach((c, i) => this.clusterRef((c as Json)?.name, path, `weighted_clusters.clusters[${i}].name`));
+    if (Array.isArray(weighted))
+      weighted.forEach((c, i) => this.clusterRef((c as Json)?.name, path, `weighted_clusters.clusters[${i}].name`));
     const mirrors = ra.request_mirror_policies;
-    if (Array.isArray(mirrors)) mirrors.forEach((m, i) => this.clusterRef((m as Json)?.cluster, path, `request_mirror_policies[${i}].cluster`));
+    if (Array.isArray(mirrors))
+      mirrors.forEach((m, i) => this.clusterRef((m as Json)?.cluster, path, `request_mirror_policies[${i}].cluster`));
   }
 
   private hcm(hcm: Json, path: () => string): void {
     const rds = hcm.rds as Json | undefined;
-    if (rds && typeof rds.route_config_name === 'string') this.references.push({ kind: 'route_config', name: rds.route_config_name, path: join(path(), 'rds.route_config_name') });
+    if (rds && typeof rds.route_config_name === 'string')
+      this.references.push({
+        kind: 'route_config',
+        name: rds.route_config_name,
+        path: join(path(), 'rds.route_config_name'),
+      });
     const filters = Array.isArray(hcm.http_filters) ? (hcm.http_filters as Json[]) : [];
     if (filters.length === 0) {
-      this.add(join(path(), 'http_filters'), 'envoy.http_filters', 'the HTTP filter chain is empty; it must end with the router filter');
+      this.add(
+        join(path(), 'http_filters'),
+        'envoy.http_filters',
+        'the HTTP filter chain is empty; it must end with the router filter',
+      );
       return;
     }
     filters.forEach((f, i) => {
       const isRouter = (f?.typed_config as Json | undefined)?.['@type'] === ROUTER_TYPE;
       const last = i === filters.length - 1;
-      if (isRouter && !last) this.add(join(path(), `http_filters[${i}]`), 'envoy.http_filters', `the router filter (a terminal filter) must be the last HTTP filter, but ${filters.length - 1 - i} follow it`);
-      if (!isRouter && last) this.add(join(path(), `http_filters[${i}]`), 'envoy.http_filters', `the HTTP filter chain ends with "${nameOf(f)}"; it must end with the router filter`);
+      if (isRouter && !last)
+        this.add(
+          join(path(), `http_filters[${i}]`),
+          'envoy.http_filters',
+          `the router filter (a terminal filter) must be the last HTTP filter, but ${filters.length - 1 - i} follow it`,
+        );
+      if (!isRouter && last)
+        this.add(
+          join(path(), `http_filters[${i}]`),
+          'envoy.http_filters',
+          `the HTTP filter chain ends with "${nameOf(f)}"; it must end with the router filter`,
+        );
     });
   }
 }

@@ -18,7 +18,8 @@ const HEADER_NAME_RE = /^:?[0-9a-zA-Z!#$%&'*+\-.^_|~`]+$/;
 const HEADER_VALUE_RE = /^[^\u0000-\u0008\u000A-\u001F\u007F]*$/;
 // eslint-disable-next-line no-control-regex
 const HEADER_LOOSE_RE = /^[^\u0000\u000A\u000D]*$/;
-const HOSTNAME_RE = /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
+const HOSTNAME_RE =
+  /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
 const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const patternCache = new Map<string, RegExp | null>();
@@ -83,12 +84,23 @@ function numberRules(report: Report, kind: string, r: Rules, n: number): void {
   const lt = r.lt !== undefined ? Number(r.lt) : undefined;
   const lte = r.lte !== undefined ? Number(r.lte) : undefined;
   range(report, kind, n, gt, gte, lt, lte, String);
-  if (r.in !== undefined && !asList(r.in).some((x) => Number(x) === n)) report(`${kind}.in`, `must be one of ${asList(r.in).join(', ')}, got ${n}`);
-  if (r.not_in !== undefined && asList(r.not_in).some((x) => Number(x) === n)) report(`${kind}.not_in`, `must not be ${n}`);
+  if (r.in !== undefined && !asList(r.in).some((x) => Number(x) === n))
+    report(`${kind}.in`, `must be one of ${asList(r.in).join(', ')}, got ${n}`);
+  if (r.not_in !== undefined && asList(r.not_in).some((x) => Number(x) === n))
+    report(`${kind}.not_in`, `must not be ${n}`);
 }
 
 /** PGV range semantics, including the exclusive form (lt < gt: value must be outside). */
-function range<T extends number | bigint>(report: Report, kind: string, n: T, gt: T | undefined, gte: T | undefined, lt: T | undefined, lte: T | undefined, show: (x: T) => string): void {
+function range<T extends number | bigint>(
+  report: Report,
+  kind: string,
+  n: T,
+  gt: T | undefined,
+  gte: T | undefined,
+  lt: T | undefined,
+  lte: T | undefined,
+  show: (x: T) => string,
+): void {
   const low = gt ?? gte;
   const high = lt ?? lte;
   const aboveLow = gt !== undefined ? n > gt : gte !== undefined ? n >= gte : true;
@@ -103,30 +115,57 @@ function range<T extends number | bigint>(report: Report, kind: string, n: T, gt
     report(rule, `must be ${outside ? 'outside' : 'in'} range ${lo}, ${hi}, got ${show(n)}`);
     return;
   }
-  if (!aboveLow) report(`${kind}.${gt !== undefined ? 'gt' : 'gte'}`, `must be ${gt !== undefined ? 'greater than' : 'at least'} ${show(low!)}, got ${show(n)}`);
-  if (!belowHigh) report(`${kind}.${lt !== undefined ? 'lt' : 'lte'}`, `must be ${lt !== undefined ? 'less than' : 'at most'} ${show(high!)}, got ${show(n)}`);
+  if (!aboveLow)
+    report(
+      `${kind}.${gt !== undefined ? 'gt' : 'gte'}`,
+      `must be ${gt !== undefined ? 'greater than' : 'at least'} ${show(low!)}, got ${show(n)}`,
+    );
+  if (!belowHigh)
+    report(
+      `${kind}.${lt !== undefined ? 'lt' : 'lte'}`,
+      `must be ${lt !== undefined ? 'less than' : 'at most'} ${show(high!)}, got ${show(n)}`,
+    );
 }
 
 function stringRules(report: Report, r: Rules, s: string): void {
   if (r.ignore_empty && s === '') return;
   if (r.const !== undefined && s !== r.const) report('string.const', `must be ${JSON.stringify(r.const)}`);
-  if (r.len !== undefined && codePoints(s) !== Number(r.len)) report('string.len', `must be exactly ${r.len} characters`);
+  if (r.len !== undefined && codePoints(s) !== Number(r.len))
+    report('string.len', `must be exactly ${r.len} characters`);
   if (r.min_len !== undefined && codePoints(s) < Number(r.min_len)) {
-    report('string.min_len', Number(r.min_len) === 1 ? 'must not be empty' : `must be at least ${r.min_len} characters, got ${codePoints(s)}`);
+    report(
+      'string.min_len',
+      Number(r.min_len) === 1 ? 'must not be empty' : `must be at least ${r.min_len} characters, got ${codePoints(s)}`,
+    );
   }
-  if (r.max_len !== undefined && codePoints(s) > Number(r.max_len)) report('string.max_len', `must be at most ${r.max_len} characters, got ${codePoints(s)}`);
+  if (r.max_len !== undefined && codePoints(s) > Number(r.max_len))
+    report('string.max_len', `must be at most ${r.max_len} characters, got ${codePoints(s)}`);
   if (r.min_bytes !== undefined || r.max_bytes !== undefined || r.len_bytes !== undefined) {
     const bytes = Buffer.byteLength(s, 'utf8');
-    if (r.min_bytes !== undefined && bytes < Number(r.min_bytes)) report('string.min_bytes', `must be at least ${r.min_bytes} bytes, got ${bytes}`);
-    if (r.max_bytes !== undefined && bytes > Number(r.max_bytes)) report('string.max_bytes', `must be at most ${r.max_bytes} bytes, got ${bytes}`);
-    if (r.len_bytes !== undefined && bytes !== Number(r.len_bytes)) report('string.len_bytes', `must be exactly ${r.len_bytes} bytes`);
+    if (r.min_bytes !== undefined && bytes < Number(r.min_bytes))
+      report('string.min_bytes', `must be at least ${r.min_bytes} bytes, got ${bytes}`);
+    if (r.max_bytes !== undefined && bytes > Number(r.max_bytes))
+      report('string.max_bytes', `must be at most ${r.max_bytes} bytes, got ${bytes}`);
+    if (r.len_bytes !== undefined && bytes !== Number(r.len_bytes))
+      report('string.len_bytes', `must be exactly ${r.len_bytes} bytes`);
   }
-  if (r.prefix !== undefined && !s.startsWith(r.prefix)) report('string.prefix', `must start with ${JSON.stringify(r.prefix)}`);
-  if (r.suffix !== undefined && !s.endsWith(r.suffix)) report('string.suffix', `must end with ${JSON.stringify(r.suffix)}`);
-  if (r.contains !== undefined && !s.includes(r.contains)) report('string.contains', `must contain ${JSON.stringify(r.contains)}`);
-  if (r.not_contains !== undefined && s.includes(r.not_contains)) report('string.not_contains', `must not contain ${JSON.stringify(r.not_contains)}`);
-  if (r.in !== undefined && !asList(r.in).includes(s)) report('string.in', `must be one of ${asList(r.in).map((x) => JSON.stringify(x)).join(', ')}, got ${JSON.stringify(s)}`);
-  if (r.not_in !== undefined && asList(r.not_in).includes(s)) report('string.not_in', `must not be ${JSON.stringify(s)}`);
+  if (r.prefix !== undefined && !s.startsWith(r.prefix))
+    report('string.prefix', `must start with ${JSON.stringify(r.prefix)}`);
+  if (r.suffix !== undefined && !s.endsWith(r.suffix))
+    report('string.suffix', `must end with ${JSON.stringify(r.suffix)}`);
+  if (r.contains !== undefined && !s.includes(r.contains))
+    report('string.contains', `must contain ${JSON.stringify(r.contains)}`);
+  if (r.not_contains !== undefined && s.includes(r.not_contains))
+    report('string.not_contains', `must not contain ${JSON.stringify(r.not_contains)}`);
+  if (r.in !== undefined && !asList(r.in).includes(s))
+    report(
+      'string.in',
+      `must be one of ${asList(r.in)
+        .map((x) => JSON.stringify(x))
+        .join(', ')}, got ${JSON.stringify(s)}`,
+    );
+  if (r.not_in !== undefined && asList(r.not_in).includes(s))
+    report('string.not_in', `must not be ${JSON.stringify(s)}`);
   if (r.pattern !== undefined) {
     const re = compiledPattern(r.pattern);
     if (re && !re.test(s)) report('string.pattern', `must match /${r.pattern}/, got ${JSON.stringify(s)}`);
@@ -134,8 +173,18 @@ function stringRules(report: Report, r: Rules, s: string): void {
   if (r.well_known_regex !== undefined) {
     const strict = r.strict !== false;
     const which = r.well_known_regex as string;
-    const re = !strict ? HEADER_LOOSE_RE : which === 'HTTP_HEADER_NAME' ? HEADER_NAME_RE : which === 'HTTP_HEADER_VALUE' ? HEADER_VALUE_RE : undefined;
-    if (re && !re.test(s)) report('string.well_known_regex', `must be a valid ${which === 'HTTP_HEADER_NAME' ? 'HTTP header name' : 'HTTP header value'}, got ${JSON.stringify(s)}`);
+    const re = !strict
+      ? HEADER_LOOSE_RE
+      : which === 'HTTP_HEADER_NAME'
+        ? HEADER_NAME_RE
+        : which === 'HTTP_HEADER_VALUE'
+          ? HEADER_VALUE_RE
+          : undefined;
+    if (re && !re.test(s))
+      report(
+        'string.well_known_regex',
+        `must be a valid ${which === 'HTTP_HEADER_NAME' ? 'HTTP header name' : 'HTTP header value'}, got ${JSON.stringify(s)}`,
+      );
   }
   if (s !== '' || !r.ignore_empty) wellKnownFormat(report, r, s);
 }
@@ -155,26 +204,41 @@ function wellKnownFormat(report: Report, r: Rules, s: string): void {
 function bytesRules(report: Report, r: Rules, b64: string): void {
   if (r.ignore_empty && b64 === '') return;
   const n = Buffer.from(b64, 'base64').length;
-  if (r.min_len !== undefined && n < Number(r.min_len)) report('bytes.min_len', `must be at least ${r.min_len} bytes, got ${n}`);
-  if (r.max_len !== undefined && n > Number(r.max_len)) report('bytes.max_len', `must be at most ${r.max_len} bytes, got ${n}`);
+  if (r.min_len !== undefined && n < Number(r.min_len))
+    report('bytes.min_len', `must be at least ${r.min_len} bytes, got ${n}`);
+  if (r.max_len !== undefined && n > Number(r.max_len))
+    report('bytes.max_len', `must be at most ${r.max_len} bytes, got ${n}`);
   if (r.len !== undefined && n !== Number(r.len)) report('bytes.len', `must be exactly ${r.len} bytes, got ${n}`);
 }
 
 export function enumRules(report: Report, r: Rules | undefined, n: number, e: protobuf.Enum): void {
   if (!r) return;
   const name = e.valuesById[n] ?? String(n);
-  if (r.defined_only && e.valuesById[n] === undefined) report('enum.defined_only', `${n} is not a defined value of ${fullNameOf(e)}`);
-  if (r.const !== undefined && n !== Number(r.const)) report('enum.const', `must be ${e.valuesById[Number(r.const)] ?? r.const}, got ${name}`);
-  if (r.in !== undefined && !asList(r.in).some((x) => Number(x) === n)) report('enum.in', `must be one of ${asList(r.in).map((x) => e.valuesById[Number(x)] ?? x).join(', ')}, got ${name}`);
-  if (r.not_in !== undefined && asList(r.not_in).some((x) => Number(x) === n)) report('enum.not_in', `must not be ${name}`);
+  if (r.defined_only && e.valuesById[n] === undefined)
+    report('enum.defined_only', `${n} is not a defined value of ${fullNameOf(e)}`);
+  if (r.const !== undefined && n !== Number(r.const))
+    report('enum.const', `must be ${e.valuesById[Number(r.const)] ?? r.const}, got ${name}`);
+  if (r.in !== undefined && !asList(r.in).some((x) => Number(x) === n))
+    report(
+      'enum.in',
+      `must be one of ${asList(r.in)
+        .map((x) => e.valuesById[Number(x)] ?? x)
+        .join(', ')}, got ${name}`,
+    );
+  if (r.not_in !== undefined && asList(r.not_in).some((x) => Number(x) === n))
+    report('enum.not_in', `must not be ${name}`);
 }
 
 export function repeatedRules(report: Report, r: Rules, list: unknown[], fp: FieldPlan): void {
   if (r.ignore_empty && list.length === 0) return;
   if (r.min_items !== undefined && list.length < Number(r.min_items)) {
-    report('repeated.min_items', `needs at least ${r.min_items} item${Number(r.min_items) === 1 ? '' : 's'}, got ${list.length}`);
+    report(
+      'repeated.min_items',
+      `needs at least ${r.min_items} item${Number(r.min_items) === 1 ? '' : 's'}, got ${list.length}`,
+    );
   }
-  if (r.max_items !== undefined && list.length > Number(r.max_items)) report('repeated.max_items', `allows at most ${r.max_items} items, got ${list.length}`);
+  if (r.max_items !== undefined && list.length > Number(r.max_items))
+    report('repeated.max_items', `allows at most ${r.max_items} items, got ${list.length}`);
   if (r.unique && list.length > 1) {
     const seen = new Set<unknown>();
     for (let i = 0; i < list.length; i++) {
@@ -187,23 +251,46 @@ export function repeatedRules(report: Report, r: Rules, list: unknown[], fp: Fie
 
 export function mapRules(report: Report, r: Rules, pairs: number): void {
   if (r.ignore_empty && pairs === 0) return;
-  if (r.min_pairs !== undefined && pairs < Number(r.min_pairs)) report('map.min_pairs', `needs at least ${r.min_pairs} entr${Number(r.min_pairs) === 1 ? 'y' : 'ies'}, got ${pairs}`);
-  if (r.max_pairs !== undefined && pairs > Number(r.max_pairs)) report('map.max_pairs', `allows at most ${r.max_pairs} entries, got ${pairs}`);
+  if (r.min_pairs !== undefined && pairs < Number(r.min_pairs))
+    report(
+      'map.min_pairs',
+      `needs at least ${r.min_pairs} entr${Number(r.min_pairs) === 1 ? 'y' : 'ies'}, got ${pairs}`,
+    );
+  if (r.max_pairs !== undefined && pairs > Number(r.max_pairs))
+    report('map.max_pairs', `allows at most ${r.max_pairs} entries, got ${pairs}`);
 }
 
 /** A duration field's rules (its JSON form already checked). */
 export function durationRules(report: Report, d: Rules, v: string): void {
   const n = parseDuration(v);
   if (n === undefined) return;
-  if (d.const !== undefined && n !== ruleDurationNanos(d.const)) report('duration.const', `must be ${formatDuration(ruleDurationNanos(d.const)!)}`);
-  range(report, 'duration', n, ruleDurationNanos(d.gt), ruleDurationNanos(d.gte), ruleDurationNanos(d.lt), ruleDurationNanos(d.lte), formatDuration);
-  if (d.in !== undefined && !asList(d.in).some((x) => ruleDurationNanos(x as never) === n)) report('duration.in', `must be one of ${asList(d.in).map((x) => formatDuration(ruleDurationNanos(x as never)!)).join(', ')}`);
-  if (d.not_in !== undefined && asList(d.not_in).some((x) => ruleDurationNanos(x as never) === n)) report('duration.not_in', `must not be ${v}`);
+  if (d.const !== undefined && n !== ruleDurationNanos(d.const))
+    report('duration.const', `must be ${formatDuration(ruleDurationNanos(d.const)!)}`);
+  range(
+    report,
+    'duration',
+    n,
+    ruleDurationNanos(d.gt),
+    ruleDurationNanos(d.gte),
+    ruleDurationNanos(d.lt),
+    ruleDurationNanos(d.lte),
+    formatDuration,
+  );
+  if (d.in !== undefined && !asList(d.in).some((x) => ruleDurationNanos(x as never) === n))
+    report(
+      'duration.in',
+      `must be one of ${asList(d.in)
+        .map((x) => formatDuration(ruleDurationNanos(x as never)!))
+        .join(', ')}`,
+    );
+  if (d.not_in !== undefined && asList(d.not_in).some((x) => ruleDurationNanos(x as never) === n))
+    report('duration.not_in', `must not be ${v}`);
 }
 
 /** An Any field's rules on its `@type`. */
 export function anyRules(report: Report, r: Rules, url: unknown): void {
   if (typeof url !== 'string') return;
-  if (r.in !== undefined && !asList(r.in).includes(url)) report('any.in', `type must be one of ${asList(r.in).join(', ')}, got ${url}`);
+  if (r.in !== undefined && !asList(r.in).includes(url))
+    report('any.in', `type must be one of ${asList(r.in).join(', ')}, got ${url}`);
   if (r.not_in !== undefined && asList(r.not_in).includes(url)) report('any.not_in', `type must not be ${url}`);
 }

@@ -50,7 +50,9 @@ describe('contract/envoy.ts', () => {
     for (const file of skipped) {
       const source = fs.readFileSync(path.join(INCLUDE_DIRS[0], file), 'utf8');
       const imports = [...source.matchAll(/^import (?:public )?"([^"]+)"/gm)].map((m) => m[1]);
-      const thirdParty = imports.filter((i) => /^(opencensus|opentelemetry|io\/prometheus)\//.test(i) || skippedSet.has(i));
+      const thirdParty = imports.filter(
+        (i) => /^(opencensus|opentelemetry|io\/prometheus)\//.test(i) || skippedSet.has(i),
+      );
       expect({ file, thirdParty: thirdParty.length > 0 }).toEqual({ file, thirdParty: true });
     }
   });
@@ -79,7 +81,9 @@ describe('checkMessage: valid messages', () => {
     cluster.connectTimeout = cluster.connect_timeout;
     delete cluster.connect_timeout;
     cluster.per_connection_buffer_limit_bytes = 32768; // UInt32Value as a plain number
-    cluster.metadata = { filter_metadata: { sluice: { owner: 'default', n: 1, tags: ['a', null], nested: { ok: true } } } };
+    cluster.metadata = {
+      filter_metadata: { sluice: { owner: 'default', n: 1, tags: ['a', null], nested: { ok: true } } },
+    };
     expect(checkMessage(CLUSTER, cluster)).toEqual([]);
     const budget = { budget_percent: { value: 20.5 }, min_retry_concurrency: 3 };
     expect(checkMessage('envoy.config.cluster.v3.CircuitBreakers.Thresholds.RetryBudget', budget)).toEqual([]);
@@ -89,20 +93,27 @@ describe('checkMessage: valid messages', () => {
     expect(checkMessage('envoy.type.v3.Int64Range', { start: '-5', end: 10 })).toEqual([]);
     expect(checkMessage('envoy.config.core.v3.DataSource', { inline_bytes: 'aGVsbG8=' })).toEqual([]);
     // …but not both spellings of one field
-    expect(rules(checkMessage(CLUSTER, { ...strictDnsCluster(), connectTimeout: '1s' }))).toEqual(['duplicate_field @ connectTimeout']);
+    expect(rules(checkMessage(CLUSTER, { ...strictDnsCluster(), connectTimeout: '1s' }))).toEqual([
+      'duplicate_field @ connectTimeout',
+    ]);
   });
 
   test('an Any of a well-known type carries its JSON form under "value"', () => {
-    expect(checkMessage('google.protobuf.Any', { '@type': 'type.googleapis.com/google.protobuf.Duration', value: '1.5s' })).toEqual([]);
-    expect(rules(checkMessage('google.protobuf.Any', { '@type': 'type.googleapis.com/google.protobuf.Duration', value: 5 }))).toEqual([
-      'json_type @ value',
-    ]);
+    expect(
+      checkMessage('google.protobuf.Any', { '@type': 'type.googleapis.com/google.protobuf.Duration', value: '1.5s' }),
+    ).toEqual([]);
+    expect(
+      rules(checkMessage('google.protobuf.Any', { '@type': 'type.googleapis.com/google.protobuf.Duration', value: 5 })),
+    ).toEqual(['json_type @ value']);
   });
 });
 
 describe('checkMessage: each rule class is reported at its path', () => {
   test('unknown field', () => {
-    const issues = checkMessage(BOOTSTRAP, broken((b) => (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoint = [])));
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoint = [])),
+    );
     expect(issues).toEqual([
       {
         path: 'static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoint',
@@ -118,7 +129,10 @@ describe('checkMessage: each rule class is reported at its path', () => {
       broken((b) => {
         hcmOf(b).http_filters[0].typed_config.dynamic_stat = true;
         hcmOf(b).route_config.virtual_hosts[0].typed_per_filter_config = {
-          'envoy.filters.http.ext_authz': { '@type': 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute', disable: true },
+          'envoy.filters.http.ext_authz': {
+            '@type': 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute',
+            disable: true,
+          },
         };
       }),
     );
@@ -152,7 +166,9 @@ describe('checkMessage: each rule class is reported at its path', () => {
   test('bad enum name', () => {
     const issues = checkMessage(CLUSTER, { ...strictDnsCluster(), type: 'STRICT_DSN' });
     expect(rules(issues)).toEqual(['enum @ type']);
-    expect(issues[0].message).toMatch(/unknown envoy.config.cluster.v3.Cluster.DiscoveryType value "STRICT_DSN"; one of STATIC, STRICT_DNS/);
+    expect(issues[0].message).toMatch(
+      /unknown envoy.config.cluster.v3.Cluster.DiscoveryType value "STRICT_DSN"; one of STATIC, STRICT_DNS/,
+    );
   });
 
   test('enum defined_only on a number', () => {
@@ -160,7 +176,14 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('unresolvable @type', () => {
-    const issues = checkMessage(BOOTSTRAP, broken((b) => (hcmOf(b).http_filters[0].typed_config['@type'] = 'type.googleapis.com/envoy.extensions.filters.http.routr.v3.Router')));
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken(
+        (b) =>
+          (hcmOf(b).http_filters[0].typed_config['@type'] =
+            'type.googleapis.com/envoy.extensions.filters.http.routr.v3.Router'),
+      ),
+    );
     expect(issues).toEqual([
       {
         path: `${HCM_PATH}.http_filters[0].typed_config["@type"]`,
@@ -171,15 +194,24 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('missing required message', () => {
-    const issues = checkMessage(BOOTSTRAP, broken((b) => delete hcmOf(b).route_config.virtual_hosts[0].routes[1].match));
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken((b) => delete hcmOf(b).route_config.virtual_hosts[0].routes[1].match),
+    );
     expect(issues).toEqual([
-      { path: `${HCM_PATH}.route_config.virtual_hosts[0].routes[1].match`, rule: 'message.required', message: 'match is required' },
+      {
+        path: `${HCM_PATH}.route_config.virtual_hosts[0].routes[1].match`,
+        rule: 'message.required',
+        message: 'match is required',
+      },
     ]);
   });
 
   test('missing required duration', () => {
     const uri = { uri: 'https://keys.example.com/jwks.json', cluster: 'jwks' };
-    expect(checkMessage('envoy.config.core.v3.HttpUri', uri)).toEqual([{ path: 'timeout', rule: 'duration.required', message: 'timeout is required' }]);
+    expect(checkMessage('envoy.config.core.v3.HttpUri', uri)).toEqual([
+      { path: 'timeout', rule: 'duration.required', message: 'timeout is required' },
+    ]);
   });
 
   test('string too short, also when the field is absent (PGV checks the default)', () => {
@@ -190,17 +222,26 @@ describe('checkMessage: each rule class is reported at its path', () => {
         delete hcmOf(b).stat_prefix;
       }),
     );
-    expect(rules(issues)).toEqual([`string.min_len @ ${HCM_PATH}.route_config.virtual_hosts[1].name`, `string.min_len @ ${HCM_PATH}.stat_prefix`]);
+    expect(rules(issues)).toEqual([
+      `string.min_len @ ${HCM_PATH}.route_config.virtual_hosts[1].name`,
+      `string.min_len @ ${HCM_PATH}.stat_prefix`,
+    ]);
   });
 
   test('string well_known_regex, pattern and in', () => {
     // HeaderMatcher.name is HTTP_HEADER_NAME with strict: false: only NUL, CR and LF are refused.
     const header = { name: 'bad\nheader', string_match: { exact: 'x' } };
-    expect(rules(checkMessage('envoy.config.route.v3.HeaderMatcher', header))).toEqual(['string.well_known_regex @ name']);
+    expect(rules(checkMessage('envoy.config.route.v3.HeaderMatcher', header))).toEqual([
+      'string.well_known_regex @ name',
+    ]);
     const value = { header: { key: 'x-a', value: 'line\nbreak' } };
-    expect(rules(checkMessage('envoy.config.core.v3.HeaderValueOption', value))).toEqual(['string.well_known_regex @ header.value']);
+    expect(rules(checkMessage('envoy.config.core.v3.HeaderValueOption', value))).toEqual([
+      'string.well_known_regex @ header.value',
+    ]);
     const prefix = { path_separated_prefix: '/api/' };
-    expect(rules(checkMessage('envoy.config.route.v3.RouteMatch', prefix))).toEqual(['string.pattern @ path_separated_prefix']);
+    expect(rules(checkMessage('envoy.config.route.v3.RouteMatch', prefix))).toEqual([
+      'string.pattern @ path_separated_prefix',
+    ]);
     expect(checkMessage('envoy.config.route.v3.RouteMatch', { path_separated_prefix: '/api' })).toEqual([]);
     const scheme = { scheme_to_overwrite: 'ftp' };
     expect(checkMessage('envoy.config.core.v3.SchemeHeaderTransformation', scheme)).toEqual([
@@ -210,7 +251,9 @@ describe('checkMessage: each rule class is reported at its path', () => {
 
   test('repeated unique', () => {
     const policy = { response_headers_to_copy: ['x-a', 'x-b', 'x-a'] };
-    expect(rules(checkMessage('envoy.config.route.v3.InternalRedirectPolicy', policy))).toEqual(['repeated.unique @ response_headers_to_copy[2]']);
+    expect(rules(checkMessage('envoy.config.route.v3.InternalRedirectPolicy', policy))).toEqual([
+      'repeated.unique @ response_headers_to_copy[2]',
+    ]);
   });
 
   test('repeated min_items, absent or empty', () => {
@@ -229,7 +272,10 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('repeated items rules apply to each item', () => {
-    const issues = checkMessage(ROUTE_CONFIG, { ...securedRouteConfig(), request_headers_to_remove: ['ok', 'not\rok'] });
+    const issues = checkMessage(ROUTE_CONFIG, {
+      ...securedRouteConfig(),
+      request_headers_to_remove: ['ok', 'not\rok'],
+    });
     expect(rules(issues)).toEqual(['string.well_known_regex @ request_headers_to_remove[1]']);
   });
 
@@ -273,7 +319,13 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('numeric range: port 70000 in a SocketAddress', () => {
-    const issues = checkMessage(BOOTSTRAP, broken((b) => (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value = 70000)));
+    const issues = checkMessage(
+      BOOTSTRAP,
+      broken(
+        (b) =>
+          (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value = 70000),
+      ),
+    );
     expect(issues).toEqual([
       {
         path: 'static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value',
@@ -284,9 +336,15 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('numeric types: out of range for the type, fractions, and rules on wrappers', () => {
-    expect(rules(checkMessage('envoy.config.core.v3.SocketAddress', { address: 'a', port_value: -1 }))).toEqual(['json_type @ port_value']);
-    expect(rules(checkMessage('envoy.config.core.v3.SocketAddress', { address: 'a', port_value: 1.5 }))).toEqual(['json_type @ port_value']);
-    expect(rules(checkMessage('envoy.type.v3.Int64Range', { start: '9223372036854775808' }))).toEqual(['json_type @ start']);
+    expect(rules(checkMessage('envoy.config.core.v3.SocketAddress', { address: 'a', port_value: -1 }))).toEqual([
+      'json_type @ port_value',
+    ]);
+    expect(rules(checkMessage('envoy.config.core.v3.SocketAddress', { address: 'a', port_value: 1.5 }))).toEqual([
+      'json_type @ port_value',
+    ]);
+    expect(rules(checkMessage('envoy.type.v3.Int64Range', { start: '9223372036854775808' }))).toEqual([
+      'json_type @ start',
+    ]);
     const rateLimit = { stage: 11, actions: [{ remote_address: {} }] };
     expect(rules(checkMessage('envoy.config.route.v3.RateLimit', rateLimit))).toEqual(['uint32.lte @ stage']);
     const status = { status: 700 };
@@ -294,16 +352,35 @@ describe('checkMessage: each rule class is reported at its path', () => {
   });
 
   test('map rules: min_pairs and key rules', () => {
-    expect(rules(checkMessage('envoy.config.core.v3.Metadata', { filter_metadata: { '': {}, ok: {} } }))).toEqual(['string.min_len @ filter_metadata[""]']);
-    expect(rules(checkMessage('envoy.service.rate_limit_quota.v3.BucketId', { bucket: { a: '' } }))).toEqual(['string.min_len @ bucket.a']);
+    expect(rules(checkMessage('envoy.config.core.v3.Metadata', { filter_metadata: { '': {}, ok: {} } }))).toEqual([
+      'string.min_len @ filter_metadata[""]',
+    ]);
+    expect(rules(checkMessage('envoy.service.rate_limit_quota.v3.BucketId', { bucket: { a: '' } }))).toEqual([
+      'string.min_len @ bucket.a',
+    ]);
     expect(rules(checkMessage('envoy.service.rate_limit_quota.v3.BucketId', {}))).toEqual(['map.min_pairs @ bucket']);
-    const matcher = { input: { name: 'i', typed_config: { '@type': 'type.googleapis.com/envoy.type.matcher.v3.HttpRequestHeaderMatchInput', header_name: 'x' } }, exact_match_map: { map: {} } };
-    expect(rules(checkMessage('envoy.config.common.matcher.v3.Matcher.MatcherTree', matcher))).toEqual(['map.min_pairs @ exact_match_map.map']);
+    const matcher = {
+      input: {
+        name: 'i',
+        typed_config: {
+          '@type': 'type.googleapis.com/envoy.type.matcher.v3.HttpRequestHeaderMatchInput',
+          header_name: 'x',
+        },
+      },
+      exact_match_map: { map: {} },
+    };
+    expect(rules(checkMessage('envoy.config.common.matcher.v3.Matcher.MatcherTree', matcher))).toEqual([
+      'map.min_pairs @ exact_match_map.map',
+    ]);
   });
 
   test('deprecated fields', () => {
     expect(checkMessage(CLUSTER, { ...strictDnsCluster(), http2_protocol_options: {} })).toEqual([
-      { path: 'http2_protocol_options', rule: 'deprecated', message: 'http2_protocol_options is deprecated in envoy.config.cluster.v3.Cluster; use its replacement' },
+      {
+        path: 'http2_protocol_options',
+        rule: 'deprecated',
+        message: 'http2_protocol_options is deprecated in envoy.config.cluster.v3.Cluster; use its replacement',
+      },
     ]);
   });
 
@@ -314,16 +391,26 @@ describe('checkMessage: each rule class is reported at its path', () => {
       value,
     });
     expect(checkMessage('google.protobuf.Any', typed({ suppress_envoy_headers: true }))).toEqual([]);
-    expect(rules(checkMessage('google.protobuf.Any', typed({ suppress_envoy_header: true })))).toEqual(['unknown_field @ value.suppress_envoy_header']);
+    expect(rules(checkMessage('google.protobuf.Any', typed({ suppress_envoy_header: true })))).toEqual([
+      'unknown_field @ value.suppress_envoy_header',
+    ]);
   });
 
   test('any rules: required', () => {
-    expect(rules(checkMessage('envoy.config.core.v3.TypedExtensionConfig', { name: 'x' }))).toEqual(['any.required @ typed_config']);
+    expect(rules(checkMessage('envoy.config.core.v3.TypedExtensionConfig', { name: 'x' }))).toEqual([
+      'any.required @ typed_config',
+    ]);
   });
 
   test('sidecar messages: unknown fields and types in AuthConfig', () => {
-    const cfg = { name: 'default.ldap', configs: [{ ldap: { address: 'ldap://127.0.0.1:389', pool: { max_size: 'five' }, groups: [] } }] };
-    expect(rules(checkMessage('sluice.extauth.v1.AuthConfig', cfg))).toEqual(['json_type @ configs[0].ldap.pool.max_size', 'unknown_field @ configs[0].ldap.groups']);
+    const cfg = {
+      name: 'default.ldap',
+      configs: [{ ldap: { address: 'ldap://127.0.0.1:389', pool: { max_size: 'five' }, groups: [] } }],
+    };
+    expect(rules(checkMessage('sluice.extauth.v1.AuthConfig', cfg))).toEqual([
+      'json_type @ configs[0].ldap.pool.max_size',
+      'unknown_field @ configs[0].ldap.groups',
+    ]);
   });
 });
 
@@ -340,9 +427,13 @@ describe('encodeMessage / decodeMessage', () => {
 
   test('default values are written when they set a oneof', () => {
     const sa = { address: '0.0.0.0', port_value: 0 };
-    expect(decodeMessage('envoy.config.core.v3.SocketAddress', encodeMessage('envoy.config.core.v3.SocketAddress', sa))).toEqual(sa);
+    expect(
+      decodeMessage('envoy.config.core.v3.SocketAddress', encodeMessage('envoy.config.core.v3.SocketAddress', sa)),
+    ).toEqual(sa);
     const ra = { cluster: 'c', timeout: '0s' };
-    expect(decodeMessage('envoy.config.route.v3.RouteAction', encodeMessage('envoy.config.route.v3.RouteAction', ra))).toEqual(ra);
+    expect(
+      decodeMessage('envoy.config.route.v3.RouteAction', encodeMessage('envoy.config.route.v3.RouteAction', ra)),
+    ).toEqual(ra);
   });
 
   test('WKTs take their message form on the wire (protobufjs decode)', () => {
@@ -365,7 +456,9 @@ describe('encodeMessage / decodeMessage', () => {
 
   test('nested Anys are encoded as their own message (HCM with jwt, rbac, ext_authz)', () => {
     const any = toAny(securedHcm());
-    expect(any.type_url).toBe('type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager');
+    expect(any.type_url).toBe(
+      'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+    );
     const hcm = lookupType(any.type_url).decode(any.value) as any;
     const jwtAny = hcm.http_filters[0].typed_config;
     expect(jwtAny.type_url).toBe('type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication');
@@ -384,32 +477,56 @@ describe('encodeMessage / decodeMessage', () => {
     // [type, proto3 JSON, the same as protobufjs' fromObject wants it (WKTs in message form)]
     const cases: Array<[string, Json, Json]> = [
       ['envoy.type.v3.Int32Range', { start: -5, end: 10 }, { start: -5, end: 10 }],
-      ['envoy.type.v3.Int64Range', { start: '-9007199254740993', end: '9223372036854775807' }, { start: '-9007199254740993', end: '9223372036854775807' }],
+      [
+        'envoy.type.v3.Int64Range',
+        { start: '-9007199254740993', end: '9223372036854775807' },
+        { start: '-9007199254740993', end: '9223372036854775807' },
+      ],
       ['envoy.type.v3.DoubleRange', { start: -1.5, end: 2.25 }, { start: -1.5, end: 2.25 }],
       // varint length boundaries: 2^28 (5 bytes), 2^49 (8 bytes), 2^53 - 1
       ['envoy.type.v3.Int64Range', { start: 2 ** 28, end: 2 ** 49 }, { start: 2 ** 28, end: 2 ** 49 }],
-      ['envoy.type.v3.Int64Range', { start: 2 ** 49 - 1, end: Number.MAX_SAFE_INTEGER }, { start: 2 ** 49 - 1, end: Number.MAX_SAFE_INTEGER }],
+      [
+        'envoy.type.v3.Int64Range',
+        { start: 2 ** 49 - 1, end: Number.MAX_SAFE_INTEGER },
+        { start: 2 ** 49 - 1, end: Number.MAX_SAFE_INTEGER },
+      ],
       [
         'envoy.config.route.v3.RetryPolicy',
         { retry_on: '5xx', num_retries: 3, per_try_timeout: '0.25s', retriable_status_codes: [503, 504, 70000] },
-        { retry_on: '5xx', num_retries: { value: 3 }, per_try_timeout: { nanos: 250_000_000 }, retriable_status_codes: [503, 504, 70000] },
+        {
+          retry_on: '5xx',
+          num_retries: { value: 3 },
+          per_try_timeout: { nanos: 250_000_000 },
+          retriable_status_codes: [503, 504, 70000],
+        },
       ],
       ['envoy.config.core.v3.Metadata', { filter_metadata: { a: {} } }, { filter_metadata: { a: { fields: {} } } }],
-      ['envoy.config.core.v3.HeaderValue', { key: 'x-ünïcödé', value: 'v'.repeat(300) }, { key: 'x-ünïcödé', value: 'v'.repeat(300) }],
+      [
+        'envoy.config.core.v3.HeaderValue',
+        { key: 'x-ünïcödé', value: 'v'.repeat(300) },
+        { key: 'x-ünïcödé', value: 'v'.repeat(300) },
+      ],
     ];
     for (const [name, json, object] of cases) {
       const type = lookupType(name);
       const theirs = type.encode(type.fromObject(object)).finish();
       expect(Buffer.from(encodeMessage(name, json)).toString('hex')).toBe(Buffer.from(theirs).toString('hex'));
     }
-    const range = lookupType('envoy.type.v3.Int32Range').decode(encodeMessage('envoy.type.v3.Int32Range', { start: -5 })) as any;
+    const range = lookupType('envoy.type.v3.Int32Range').decode(
+      encodeMessage('envoy.type.v3.Int32Range', { start: -5 }),
+    ) as any;
     expect(range.start).toBe(-5);
   });
 
   test('int64 strings, bytes, enums by number and lowerCamel names', () => {
-    const range = lookupType('envoy.type.v3.Int64Range').decode(encodeMessage('envoy.type.v3.Int64Range', { start: '-5', end: 9007199254740993 })) as any;
+    const range = lookupType('envoy.type.v3.Int64Range').decode(
+      encodeMessage('envoy.type.v3.Int64Range', { start: '-5', end: 9007199254740993 }),
+    ) as any;
     expect(range.start.toString()).toBe('-5');
-    const ds = decodeMessage('envoy.config.core.v3.DataSource', encodeMessage('envoy.config.core.v3.DataSource', { inlineBytes: 'aGVsbG8' }));
+    const ds = decodeMessage(
+      'envoy.config.core.v3.DataSource',
+      encodeMessage('envoy.config.core.v3.DataSource', { inlineBytes: 'aGVsbG8' }),
+    );
     expect(Buffer.from(ds.inline_bytes as string, 'base64').toString()).toBe('hello');
     expect(decodeMessage(CLUSTER, encodeMessage(CLUSTER, { name: 'c', type: 1 })).type).toBe('STRICT_DNS');
   });

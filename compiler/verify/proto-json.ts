@@ -8,7 +8,14 @@
  */
 import type protobuf from 'protobufjs';
 import { findType } from '../../contract/envoy.js';
-import { fullNameOf, planOf, WRAPPERS, type FieldPlan, type Rules, type TypePlan } from '../../contract/message-plan.js';
+import {
+  fullNameOf,
+  planOf,
+  WRAPPERS,
+  type FieldPlan,
+  type Rules,
+  type TypePlan,
+} from '../../contract/message-plan.js';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { formatPath } from '../diagnostics.js';
 import type { Json } from '../translate/output.js';
@@ -89,7 +96,8 @@ function failWhenAbsent(plan: TypePlan): AbsentIssues {
     if (!fp.rules || fp.oneof || fp.optional) continue;
     const scratch = new Checker({});
     scratch.absent(fp);
-    if (scratch.issues.length > 0) found.push({ field: fp, issues: scratch.issues.map(({ rule, message }) => ({ rule, message })) });
+    if (scratch.issues.length > 0)
+      found.push({ field: fp, issues: scratch.issues.map(({ rule, message }) => ({ rule, message })) });
   }
   return found;
 }
@@ -145,7 +153,8 @@ class Checker {
       }
       const value = obj[key];
       if (value === null && !fp.isValue) continue; // proto3 JSON: null is the default value
-      if (fp.deprecated) this.report('deprecated', `${fp.name} is deprecated in ${plan.fullName}; use its replacement`, key);
+      if (fp.deprecated)
+        this.report('deprecated', `${fp.name} is deprecated in ${plan.fullName}; use its replacement`, key);
       if (fp.oneof) {
         oneofSet ??= new Array(plan.oneofs.length);
         const prev = oneofSet[fp.oneof.index];
@@ -163,7 +172,10 @@ class Checker {
     }
     for (const op of plan.requiredOneofs) {
       if (oneofSet?.[op.index] === undefined) {
-        this.report('oneof.required', `one of ${op.fields.map((f) => f.name).join(', ')} is required (oneof ${op.name})`);
+        this.report(
+          'oneof.required',
+          `one of ${op.fields.map((f) => f.name).join(', ')} is required (oneof ${op.name})`,
+        );
       }
     }
     for (const { field, issues } of failWhenAbsent(plan)) {
@@ -182,12 +194,20 @@ class Checker {
       if (r.repeated) repeatedRules(this.report, r.repeated, [], fp);
     } else if (fp.kind === 'message') {
       if (r.message?.required || r.duration?.required || r.any?.required || r.timestamp?.required) {
-        this.report(`${r.duration ? 'duration' : r.any ? 'any' : r.timestamp ? 'timestamp' : 'message'}.required`, `${fp.name} is required`);
+        this.report(
+          `${r.duration ? 'duration' : r.any ? 'any' : r.timestamp ? 'timestamp' : 'message'}.required`,
+          `${fp.name} is required`,
+        );
       }
     } else if (fp.kind === 'enum') {
       enumRules(this.report, r.enum, 0, fp.enumType!);
     } else {
-      scalarRules(this.report, fp.kind, r, fp.kind === 'string' ? '' : fp.kind === 'bool' ? false : fp.kind === 'bytes' ? '' : 0);
+      scalarRules(
+        this.report,
+        fp.kind,
+        r,
+        fp.kind === 'string' ? '' : fp.kind === 'bool' ? false : fp.kind === 'bytes' ? '' : 0,
+      );
     }
     this.path.pop();
   }
@@ -252,7 +272,8 @@ class Checker {
   private mapKey(keyType: string, k: string, keyRules: Rules | undefined): void {
     let value: unknown = k;
     if (keyType === 'bool') {
-      if (k !== 'true' && k !== 'false') this.report('json_type', `map key must be "true" or "false", got ${JSON.stringify(k)}`, k);
+      if (k !== 'true' && k !== 'false')
+        this.report('json_type', `map key must be "true" or "false", got ${JSON.stringify(k)}`, k);
       value = k === 'true';
     } else if (keyType !== 'string') {
       if (!(keyType.startsWith('u') || keyType.startsWith('fixed') ? UINT_RE : INT_RE).test(k)) {
@@ -272,7 +293,10 @@ class Checker {
     if (typeof v === 'string') {
       const n = e.values[v];
       if (n === undefined) {
-        this.report('enum', `unknown ${fullNameOf(e)} value ${JSON.stringify(v)}; one of ${Object.keys(e.values).join(', ')}`);
+        this.report(
+          'enum',
+          `unknown ${fullNameOf(e)} value ${JSON.stringify(v)}; one of ${Object.keys(e.values).join(', ')}`,
+        );
       }
       return n;
     }
@@ -301,7 +325,8 @@ class Checker {
       case 'double':
       case 'float':
         if (typeof v === 'number') return true;
-        if (typeof v === 'string' && (FLOAT_RE.test(v) || v === 'NaN' || v === 'Infinity' || v === '-Infinity')) return true;
+        if (typeof v === 'string' && (FLOAT_RE.test(v) || v === 'NaN' || v === 'Infinity' || v === '-Infinity'))
+          return true;
         break;
       default: {
         const small = NUM_LIMITS[kind];
@@ -323,14 +348,18 @@ class Checker {
         return true;
       }
     }
-    this.report('json_type', `expected ${kind === 'string' || kind === 'bytes' ? 'a string' : kind === 'bool' ? 'a boolean' : `a number (${kind})`}, got ${describe(v)}`);
+    this.report(
+      'json_type',
+      `expected ${kind === 'string' || kind === 'bytes' ? 'a string' : kind === 'bool' ? 'a boolean' : `a number (${kind})`}, got ${describe(v)}`,
+    );
     return false;
   }
 
   /** Rules on a message-typed field: any/duration/timestamp, or scalar rules on a wrapper. */
   private messageRules(plan: TypePlan, v: unknown, r: Rules): void {
     if (plan.wkt === 'duration' && r.duration && typeof v === 'string') durationRules(this.report, r.duration, v);
-    else if (plan.wkt === 'any' && r.any && v && typeof v === 'object') anyRules(this.report, r.any, (v as Json)['@type']);
+    else if (plan.wkt === 'any' && r.any && v && typeof v === 'object')
+      anyRules(this.report, r.any, (v as Json)['@type']);
     else if (plan.wkt === 'wrapper') {
       const kind = WRAPPERS[plan.fullName];
       if (this.scalarOk(kind, v)) scalarRules(this.report, kind, r, v);
@@ -355,8 +384,13 @@ class Checker {
           return;
         }
         const n = parseDuration(v);
-        if (n === undefined) this.report('duration', `invalid duration ${JSON.stringify(v)}; write seconds with an "s" suffix, e.g. "1.5s"`);
-        else if (n > 315_576_000_000n * 1_000_000_000n || n < -315_576_000_000n * 1_000_000_000n) this.report('duration', `duration ${v} is out of range`);
+        if (n === undefined)
+          this.report(
+            'duration',
+            `invalid duration ${JSON.stringify(v)}; write seconds with an "s" suffix, e.g. "1.5s"`,
+          );
+        else if (n > 315_576_000_000n * 1_000_000_000n || n < -315_576_000_000n * 1_000_000_000n)
+          this.report('duration', `duration ${v} is out of range`);
         return;
       }
       case 'timestamp':
@@ -365,13 +399,16 @@ class Checker {
         }
         return;
       case 'field_mask':
-        if (typeof v !== 'string') this.report('json_type', `expected a field mask string like "a.b,c", got ${describe(v)}`);
+        if (typeof v !== 'string')
+          this.report('json_type', `expected a field mask string like "a.b,c", got ${describe(v)}`);
         return;
       case 'struct':
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) this.report('json_type', `expected an object (google.protobuf.Struct), got ${describe(v)}`);
+        if (v === null || typeof v !== 'object' || Array.isArray(v))
+          this.report('json_type', `expected an object (google.protobuf.Struct), got ${describe(v)}`);
         return;
       case 'list_value':
-        if (!Array.isArray(v)) this.report('json_type', `expected a list (google.protobuf.ListValue), got ${describe(v)}`);
+        if (!Array.isArray(v))
+          this.report('json_type', `expected a list (google.protobuf.ListValue), got ${describe(v)}`);
         return;
       case 'value':
         return; // any JSON
@@ -396,7 +433,11 @@ class Checker {
       return;
     }
     if (typeof url !== 'string' || !url.includes('/')) {
-      this.report('any.type_url', `"@type" must be a type URL like "type.googleapis.com/<message>", got ${describe(url)}`, '@type');
+      this.report(
+        'any.type_url',
+        `"@type" must be a type URL like "type.googleapis.com/<message>", got ${describe(url)}`,
+        '@type',
+      );
       return;
     }
     const type = findType(url);
@@ -407,7 +448,9 @@ class Checker {
     const plan = planOf(type);
     if (plan.wkt) {
       // WKTs with a special JSON form sit under "value".
-      for (const k in obj) if (k !== '@type' && k !== 'value') this.report('unknown_field', `unknown field "${k}" in an Any of ${plan.fullName} (only "value")`, k);
+      for (const k in obj)
+        if (k !== '@type' && k !== 'value')
+          this.report('unknown_field', `unknown field "${k}" in an Any of ${plan.fullName} (only "value")`, k);
       this.path.push('value');
       this.message(plan, obj.value);
       this.path.pop();
@@ -437,9 +480,15 @@ const TYPED_STRUCTS = new Set(['xds.type.v3.TypedStruct', 'udpa.type.v1.TypedStr
 /** Everything wrong with `json` as a `typeName` message (empty when it is valid). */
 export function checkMessage(typeName: string, json: unknown, opts: CheckOptions = {}): ProtoIssue[] {
   const type = findType(typeName);
-  if (!type) return [{ path: formatPath(opts.basePath ?? []), rule: 'type', message: `no message type ${typeName} in the loaded protos` }];
+  if (!type)
+    return [
+      {
+        path: formatPath(opts.basePath ?? []),
+        rule: 'type',
+        message: `no message type ${typeName} in the loaded protos`,
+      },
+    ];
   const c = new Checker(opts);
   c.message(planOf(type), json);
   return c.issues;
 }
-

@@ -1,15 +1,30 @@
 import { emptyXdsSet, type Json, type XdsSet } from '../translate/output.js';
-import { bootstrap, routeConfig, securedClusters, securedListener, securedRouteConfig, strictDnsCluster } from './fixtures.js';
+import {
+  bootstrap,
+  routeConfig,
+  securedClusters,
+  securedListener,
+  securedRouteConfig,
+  strictDnsCluster,
+} from './fixtures.js';
 import { verifyBootstrap, verifySet, VerifyMemo } from './verify.js';
 
 const HCM_PATH = 'static_resources.listeners[0].filter_chains[0].filters[0].typed_config';
 
-type Lists = { listeners: Json[]; routes: Json[]; clusters: Json[]; authConfigs: Json[]; graphqlApis: Json[]; endpoints?: Json[] };
+type Lists = {
+  listeners: Json[];
+  routes: Json[];
+  clusters: Json[];
+  authConfigs: Json[];
+  graphqlApis: Json[];
+  endpoints?: Json[];
+};
 
 /** The lists as an xDS set, each resource under its own name. */
 function setOf(lists: Lists): XdsSet {
   const set = emptyXdsSet();
-  for (const kind of ['listeners', 'routes', 'clusters', 'authConfigs', 'graphqlApis'] as const) for (const r of lists[kind]) set[kind].set(r.name as string, r);
+  for (const kind of ['listeners', 'routes', 'clusters', 'authConfigs', 'graphqlApis'] as const)
+    for (const r of lists[kind]) set[kind].set(r.name as string, r);
   for (const e of lists.endpoints ?? []) set.endpoints.set(e.cluster_name as string, e);
   return set;
 }
@@ -21,14 +36,38 @@ function output(): Lists {
     listeners: [securedListener()],
     routes: [securedRouteConfig()],
     clusters: securedClusters(),
-    authConfigs: [{ name: 'default.ldap', configs: [{ ldap: { address: 'ldap://127.0.0.1:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org', allowed_groups: ['cn=devs,ou=groups,dc=example,dc=org'] } }] }],
+    authConfigs: [
+      {
+        name: 'default.ldap',
+        configs: [
+          {
+            ldap: {
+              address: 'ldap://127.0.0.1:389',
+              user_dn_template: 'uid=%s,ou=people,dc=example,dc=org',
+              allowed_groups: ['cn=devs,ou=groups,dc=example,dc=org'],
+            },
+          },
+        ],
+      },
+    ],
     graphqlApis: [
       {
         name: 'default.pets',
         executable: {
-          schema_definition: 'type Query { pet(id: ID!): Pet @resolve(name: "Query|pets.Pets.GetPet") } type Pet { id: ID! }',
+          schema_definition:
+            'type Query { pet(id: ID!): Pet @resolve(name: "Query|pets.Pets.GetPet") } type Pet { id: ID! }',
           resolutions: {
-            'Query|pets.Pets.GetPet': { grpc: { service_name: 'pets.Pets', method_name: 'GetPet', outgoing_message_json: { id: '{$args.id}' }, target: { cluster: 'default-pets-9000', hosts: [{ address: 'pets.default.svc.cluster.local', port: 9000 }] } } },
+            'Query|pets.Pets.GetPet': {
+              grpc: {
+                service_name: 'pets.Pets',
+                method_name: 'GetPet',
+                outgoing_message_json: { id: '{$args.id}' },
+                target: {
+                  cluster: 'default-pets-9000',
+                  hosts: [{ address: 'pets.default.svc.cluster.local', port: 9000 }],
+                },
+              },
+            },
           },
         },
       },
@@ -45,7 +84,10 @@ function brokenBootstrap(edit: (b: any) => void): Json {
   return b;
 }
 function summary(list: { resource?: string; field?: string; message: string }[]): string[] {
-  return list.map((d) => `${d.resource} | ${d.field ?? ''} | ${d.message.replace(/^internal compiler error: /, '').replace(/ \(([a-z_.]+)\);.*$/, ' [$1]')}`);
+  return list.map(
+    (d) =>
+      `${d.resource} | ${d.field ?? ''} | ${d.message.replace(/^internal compiler error: /, '').replace(/ \(([a-z_.]+)\);.*$/, ' [$1]')}`,
+  );
 }
 
 describe('verifyBootstrap', () => {
@@ -54,12 +96,18 @@ describe('verifyBootstrap', () => {
   });
 
   test('a proto issue is reported as a compiler bug on its resource, with the full proto path', () => {
-    const diags = verifyBootstrap(brokenBootstrap((b) => (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value = 70000)));
+    const diags = verifyBootstrap(
+      brokenBootstrap(
+        (b) =>
+          (b.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value = 70000),
+      ),
+    );
     expect(diags).toEqual([
       {
         stage: 'verify',
         resource: 'Cluster default-petstore-8080',
-        field: 'static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value',
+        field:
+          'static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value',
         message:
           'internal compiler error: must be at most 65535, got 70000 (uint32.lte); the generated Envoy configuration is invalid, this is a bug in sluice, please report it',
       },
@@ -81,7 +129,9 @@ describe('verifyBootstrap', () => {
   });
 
   test('duplicate virtual host names in one route configuration', () => {
-    const diags = verifyBootstrap(brokenBootstrap((b) => (hcmOf(b).route_config.virtual_hosts[1].name = 'default.petstore')));
+    const diags = verifyBootstrap(
+      brokenBootstrap((b) => (hcmOf(b).route_config.virtual_hosts[1].name = 'default.petstore')),
+    );
     expect(summary(diags)).toEqual([
       `Listener http-8080 | ${HCM_PATH}.route_config.virtual_hosts[1].name | virtual host name "default.petstore" is used twice in route configuration "http-8080" [envoy.duplicate_virtual_host]`,
     ]);
@@ -116,7 +166,10 @@ describe('verifyBootstrap', () => {
   });
 
   test('an HTTP filter chain that does not end with the router, or has the router in the middle', () => {
-    const jwt = { name: 'envoy.filters.http.jwt_authn', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication' } };
+    const jwt = {
+      name: 'envoy.filters.http.jwt_authn',
+      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication' },
+    };
     expect(summary(verifyBootstrap(brokenBootstrap((b) => hcmOf(b).http_filters.push(jwt))))).toEqual([
       `Listener http-8080 | ${HCM_PATH}.http_filters[0] | the router filter (a terminal filter) must be the last HTTP filter, but 1 follow it [envoy.http_filters]`,
       `Listener http-8080 | ${HCM_PATH}.http_filters[1] | the HTTP filter chain ends with "envoy.filters.http.jwt_authn"; it must end with the router filter [envoy.http_filters]`,
@@ -172,7 +225,10 @@ describe('verifySet', () => {
     const vh = (out.routes[0] as any).virtual_hosts[0];
     vh.typed_per_filter_config['envoy.filters.http.rbac'].rbac.rules.policies.readers.principals = [];
     vh.routes[0].typed_per_filter_config = {
-      'envoy.filters.http.jwt_authn': { '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig', requirement_name: '' },
+      'envoy.filters.http.jwt_authn': {
+        '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig',
+        requirement_name: '',
+      },
     };
     expect(summary(verifyOutput(out))).toEqual([
       'RouteConfiguration http-8080 | virtual_hosts[0].routes[0].typed_per_filter_config["envoy.filters.http.jwt_authn"].requirement_name | must not be empty [string.min_len]',
@@ -210,17 +266,33 @@ describe('verifySet', () => {
     const out = output();
     const tls = {
       name: 'envoy.transport_sockets.tls',
-      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext', common_tls_context: { tls_certificate_sds_secret_configs: [{ name: 'shop/tls', sds_config: { ads: {}, resource_api_version: 'V3' } }] } },
+      typed_config: {
+        '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',
+        common_tls_context: {
+          tls_certificate_sds_secret_configs: [
+            { name: 'shop/tls', sds_config: { ads: {}, resource_api_version: 'V3' } },
+          ],
+        },
+      },
     };
     (out.listeners[0] as any).filter_chains[0].transport_socket = tls;
     const set = setOf(out);
     expect(summary(verifySet(set))).toEqual([
       'Listener http-8080 | filter_chains[0].transport_socket.typed_config.common_tls_context.tls_certificate_sds_secret_configs[0].name | SDS secret "shop/tls" is not in the output [envoy.unknown_secret]',
     ]);
-    set.secrets.set('shop/tls', { name: 'shop/tls', tls_certificate: { certificate_chain: { inline_string: 'x' }, private_key: { inline_string: 'y' } } });
+    set.secrets.set('shop/tls', {
+      name: 'shop/tls',
+      tls_certificate: { certificate_chain: { inline_string: 'x' }, private_key: { inline_string: 'y' } },
+    });
     expect(verifySet(set)).toEqual([]);
     const b = bootstrap();
-    (b as any).static_resources.listeners[0].filter_chains[0].transport_socket = { ...tls, typed_config: { ...tls.typed_config, common_tls_context: { tls_certificate_sds_secret_configs: [{ name: 'shop/tls' }] } } };
+    (b as any).static_resources.listeners[0].filter_chains[0].transport_socket = {
+      ...tls,
+      typed_config: {
+        ...tls.typed_config,
+        common_tls_context: { tls_certificate_sds_secret_configs: [{ name: 'shop/tls' }] },
+      },
+    };
     expect(summary(verifyBootstrap(b))).toEqual([
       `Listener http-8080 | static_resources.listeners[0].filter_chains[0].transport_socket.typed_config.common_tls_context.tls_certificate_sds_secret_configs[0].name | SDS secret "shop/tls" is not in the output [envoy.unknown_secret]`,
     ]);
@@ -228,9 +300,26 @@ describe('verifySet', () => {
 
   test('an EDS cluster without its load assignment; an EDS endpoint that is no IP address', () => {
     const out = output();
-    out.clusters.push({ name: 'eds', type: 'EDS', connect_timeout: '5s', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } } });
-    out.clusters.push({ name: 'eds-dns', type: 'EDS', connect_timeout: '5s', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } } });
-    out.endpoints = [{ cluster_name: 'eds-dns', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: 'svc.example', port_value: 80 } } } }] }] }];
+    out.clusters.push({
+      name: 'eds',
+      type: 'EDS',
+      connect_timeout: '5s',
+      eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } },
+    });
+    out.clusters.push({
+      name: 'eds-dns',
+      type: 'EDS',
+      connect_timeout: '5s',
+      eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } },
+    });
+    out.endpoints = [
+      {
+        cluster_name: 'eds-dns',
+        endpoints: [
+          { lb_endpoints: [{ endpoint: { address: { socket_address: { address: 'svc.example', port_value: 80 } } } }] },
+        ],
+      },
+    ];
     expect(summary(verifyOutput(out))).toEqual([
       'ClusterLoadAssignment eds-dns | endpoints[0].lb_endpoints[0].endpoint.address.socket_address.address | "svc.example" is not an IP address; an EDS endpoint needs one [envoy.ip_address]',
       'Cluster eds | eds_cluster_config | EDS cluster "eds" has no ClusterLoadAssignment in the set [envoy.missing_endpoints]',
@@ -242,11 +331,13 @@ describe('verifySet', () => {
     const set = setOf(output());
     expect(verifySet(set, memo)).toEqual([]);
     // Broken in place: the memo still holds the facts of the object as first checked.
-    ((set.clusters.values().next().value as Json).connect_timeout = '-1s');
+    (set.clusters.values().next().value as Json).connect_timeout = '-1s';
     expect(verifySet(set, memo)).toEqual([]);
     const [name, cluster] = set.clusters.entries().next().value as [string, Json];
     set.clusters.set(name, { ...cluster });
-    expect(summary(verifySet(set, memo))).toEqual([`Cluster ${name} | connect_timeout | must be greater than 0s, got -1s [duration.gt]`]);
+    expect(summary(verifySet(set, memo))).toEqual([
+      `Cluster ${name} | connect_timeout | must be greater than 0s, got -1s [duration.gt]`,
+    ]);
   });
 
   test('a kept message naming a cluster that is gone: the error is at its reference, or at the message if it was changed in place since', () => {
@@ -261,13 +352,18 @@ describe('verifySet', () => {
     expect(at[0]).toContain(`virtual_hosts[0].routes[0].route.cluster | cluster "${clusterName}" is not defined`);
     // Changed in place (translate never does this): the kept names still tell, the path is the message's.
     vhost.routes = [{ match: { prefix: '/' }, route: { cluster: 'elsewhere' } }];
-    const fallback = summary(verifySet(set, memo)).filter((line) => line.includes(`cluster "${clusterName}" is not defined`));
-    expect(fallback[0]).toContain(`RouteConfiguration http-8080 | virtual_hosts[0] | cluster "${clusterName}" is not defined`);
+    const fallback = summary(verifySet(set, memo)).filter((line) =>
+      line.includes(`cluster "${clusterName}" is not defined`),
+    );
+    expect(fallback[0]).toContain(
+      `RouteConfiguration http-8080 | virtual_hosts[0] | cluster "${clusterName}" is not defined`,
+    );
   });
 
   test('a per-route jwt_authn requirement_name that no requirement_map defines', () => {
     const out = output();
-    (out.routes[0] as any).virtual_hosts[0].typed_per_filter_config['envoy.filters.http.jwt_authn'].requirement_name = 'default.petstor';
+    (out.routes[0] as any).virtual_hosts[0].typed_per_filter_config['envoy.filters.http.jwt_authn'].requirement_name =
+      'default.petstor';
     expect(summary(verifyOutput(out))).toEqual([
       'RouteConfiguration http-8080 | virtual_hosts[0].typed_per_filter_config["envoy.filters.http.jwt_authn"].requirement_name | requirement_name "default.petstor" is not in the requirement_map of any jwt_authn filter [envoy.unknown_jwt_requirement]',
     ]);

@@ -24,7 +24,6 @@ function bug(resource: string, field: string, message: string, rule: string): Di
   };
 }
 
-
 interface Clash {
   index: number;
   rule: string;
@@ -37,7 +36,8 @@ function duplicateNames(items: unknown[], kind: string): Clash[] {
   const out: Clash[] = [];
   items.forEach((item, index) => {
     const name = nameOf(item);
-    if (seen.has(name)) out.push({ index, rule: 'envoy.duplicate_name', message: `${kind} name "${name}" is used twice` });
+    if (seen.has(name))
+      out.push({ index, rule: 'envoy.duplicate_name', message: `${kind} name "${name}" is used twice` });
     seen.add(name);
   });
   return out;
@@ -52,16 +52,31 @@ function duplicateAddresses(listeners: unknown[]): Clash[] {
     if (!sa) return;
     const key = `${String(sa.protocol ?? 'TCP')} ${String(sa.address)}:${String(sa.port_value)}`;
     const other = seen.get(key);
-    if (other !== undefined) out.push({ index, rule: 'envoy.duplicate_address', message: `listener address ${key} is also used by listener "${other}"` });
+    if (other !== undefined)
+      out.push({
+        index,
+        rule: 'envoy.duplicate_address',
+        message: `listener address ${key} is also used by listener "${other}"`,
+      });
     else seen.set(key, nameOf(l));
   });
   return out;
 }
 
 /** References to names no message defines: clusters and jwt_authn requirements. */
-function unresolved(references: readonly Reference[], clusters: ReadonlySet<string>, jwtRequirements: ReadonlySet<string>, secrets: ReadonlySet<string>): ProtoIssue[] {
+function unresolved(
+  references: readonly Reference[],
+  clusters: ReadonlySet<string>,
+  jwtRequirements: ReadonlySet<string>,
+  secrets: ReadonlySet<string>,
+): ProtoIssue[] {
   return references
-    .filter((r) => (r.kind === 'cluster' && !clusters.has(r.name)) || (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name)) || (r.kind === 'secret' && !secrets.has(r.name)))
+    .filter(
+      (r) =>
+        (r.kind === 'cluster' && !clusters.has(r.name)) ||
+        (r.kind === 'jwt_requirement' && !jwtRequirements.has(r.name)) ||
+        (r.kind === 'secret' && !secrets.has(r.name)),
+    )
     .map((r) => {
       const [message, rule] = MISSING[r.kind](r.name);
       return { path: r.path, rule, message };
@@ -78,19 +93,36 @@ export function verifyBootstrap(bootstrap: Json): Diagnostic[] {
   const clusters = asArray(sr.clusters);
   const checks = new LoadChecks();
   const protoIssues = checkMessage(T.bootstrap, bootstrap, { hooks: checks.hooks });
-  checks.ipAddress((bootstrap.admin as Json | undefined)?.address, () => 'admin', 'address.socket_address.address', 'the admin interface');
+  checks.ipAddress(
+    (bootstrap.admin as Json | undefined)?.address,
+    () => 'admin',
+    'address.socket_address.address',
+    'the admin interface',
+  );
   const issues = [
     ...protoIssues,
     ...checks.found,
-    ...unresolved(checks.references, new Set(clusters.map(nameOf)), checks.jwtRequirements, new Set(asArray(sr.secrets).map(nameOf))),
-    ...duplicateNames(listeners, 'listener').map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].name` })),
+    ...unresolved(
+      checks.references,
+      new Set(clusters.map(nameOf)),
+      checks.jwtRequirements,
+      new Set(asArray(sr.secrets).map(nameOf)),
+    ),
+    ...duplicateNames(listeners, 'listener').map((c) => ({
+      ...c,
+      path: `static_resources.listeners[${c.index}].name`,
+    })),
     ...duplicateAddresses(listeners).map((c) => ({ ...c, path: `static_resources.listeners[${c.index}].address` })),
     ...duplicateNames(clusters, 'cluster').map((c) => ({ ...c, path: `static_resources.clusters[${c.index}].name` })),
   ];
   const owner = /^static_resources\.(listeners|clusters)\[(\d+)\]/;
   return issues.map((iss) => {
     const m = owner.exec(iss.path);
-    const resource = !m ? 'Bootstrap' : m[1] === 'listeners' ? `Listener ${nameOf(listeners[Number(m[2])])}` : `Cluster ${nameOf(clusters[Number(m[2])])}`;
+    const resource = !m
+      ? 'Bootstrap'
+      : m[1] === 'listeners'
+        ? `Listener ${nameOf(listeners[Number(m[2])])}`
+        : `Cluster ${nameOf(clusters[Number(m[2])])}`;
     return bug(resource, iss.path, iss.message, iss.rule);
   });
 }
@@ -138,7 +170,12 @@ function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFact
     };
     facts = {
       issues,
-      names: { cluster: names('cluster'), route_config: names('route_config'), jwt_requirement: names('jwt_requirement'), secret: names('secret') },
+      names: {
+        cluster: names('cluster'),
+        route_config: names('route_config'),
+        jwt_requirement: names('jwt_requirement'),
+        secret: names('secret'),
+      },
       jwtRequirements: [...checks.jwtRequirements],
       ...(typeName === T.virtualHost ? { domains: lowercased(message) } : {}),
     };
@@ -152,7 +189,12 @@ function endpointAddresses(assignment: Json): ProtoIssue[] {
   const checks = new LoadChecks();
   asArray(assignment.endpoints).forEach((e, i) =>
     asArray((e as Json)?.lb_endpoints).forEach((lb, j) =>
-      checks.ipAddress(((lb as Json)?.endpoint as Json | undefined)?.address, () => '', `endpoints[${i}].lb_endpoints[${j}].endpoint.address.socket_address.address`, 'an EDS endpoint'),
+      checks.ipAddress(
+        ((lb as Json)?.endpoint as Json | undefined)?.address,
+        () => '',
+        `endpoints[${i}].lb_endpoints[${j}].endpoint.address.socket_address.address`,
+        'an EDS endpoint',
+      ),
     ),
   );
   return checks.found;
@@ -192,7 +234,11 @@ function checkAll(set: XdsSet, memo: VerifyMemo, diags: Diagnostic[]): Checked[]
         const before = memo.uniqueHosts.get(key);
         if (!before || !sameHostKeys(before, list)) {
           const across = new LoadChecks();
-          across.routeConfiguration(message, () => '', (i) => vhosts[i]!.domains ?? []);
+          across.routeConfiguration(
+            message,
+            () => '',
+            (i) => vhosts[i]!.domains ?? [],
+          );
           for (const iss of across.found) diags.push(bug(resource, iss.path, iss.message, iss.rule));
           if (memo.retain && across.found.length === 0) memo.uniqueHosts.set(key, list);
           else memo.uniqueHosts.delete(key);
@@ -200,9 +246,18 @@ function checkAll(set: XdsSet, memo: VerifyMemo, diags: Diagnostic[]): Checked[]
       } else {
         add(resource, '', messageType, message);
       }
-      if (kind === 'endpoints') for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
+      if (kind === 'endpoints')
+        for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
       const own = kind === 'endpoints' ? message.cluster_name : message.name;
-      if (own !== key) diags.push(bug(resource, kind === 'endpoints' ? 'cluster_name' : 'name', `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'));
+      if (own !== key)
+        diags.push(
+          bug(
+            resource,
+            kind === 'endpoints' ? 'cluster_name' : 'name',
+            `the resource is named "${String(own)}" but served as "${key}"`,
+            'envoy.name_mismatch',
+          ),
+        );
     }
   }
   return checked;
@@ -234,17 +289,29 @@ export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
       references ??= referencesOf(c.typeName, c.message);
       const placed = references.filter((r) => r.kind === kind && names.has(r.name));
       const unplaced = [...names].filter((name) => !placed.some((r) => r.name === name));
-      const missing = [...placed.map((r) => ({ ...r, path: join(c.prefix, r.path) })), ...unplaced.map((name) => ({ kind, name, path: c.prefix }))];
+      const missing = [
+        ...placed.map((r) => ({ ...r, path: join(c.prefix, r.path) })),
+        ...unplaced.map((name) => ({ kind, name, path: c.prefix })),
+      ];
       for (const r of missing) diags.push(bug(c.resource, r.path, ...MISSING[kind](r.name)));
     }
   }
   const listeners = [...set.listeners.values()];
-  for (const c of duplicateAddresses(listeners)) diags.push(bug(`Listener ${nameOf(listeners[c.index])}`, 'address', c.message, c.rule));
+  for (const c of duplicateAddresses(listeners))
+    diags.push(bug(`Listener ${nameOf(listeners[c.index])}`, 'address', c.message, c.rule));
   for (const [name, cluster] of set.clusters) {
     if (cluster.type !== 'EDS') continue;
     const serviceName = ((cluster.eds_cluster_config as Json | undefined)?.service_name as string | undefined) || name;
     // Envoy would wait for it forever.
-    if (!set.endpoints.has(serviceName)) diags.push(bug(`Cluster ${name}`, 'eds_cluster_config', `EDS cluster "${serviceName}" has no ClusterLoadAssignment in the set`, 'envoy.missing_endpoints'));
+    if (!set.endpoints.has(serviceName))
+      diags.push(
+        bug(
+          `Cluster ${name}`,
+          'eds_cluster_config',
+          `EDS cluster "${serviceName}" has no ClusterLoadAssignment in the set`,
+          'envoy.missing_endpoints',
+        ),
+      );
   }
   return diags;
 }
@@ -252,7 +319,13 @@ export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
 /** The message and rule for a reference to a name nothing defines. */
 const MISSING: Record<Reference['kind'], (name: string) => [message: string, rule: string]> = {
   cluster: (name) => [`cluster "${name}" is not defined`, 'envoy.unknown_cluster'],
-  route_config: (name) => [`RDS route_config_name "${name}" names no RouteConfiguration of the output`, 'envoy.unknown_route_config'],
-  jwt_requirement: (name) => [`requirement_name "${name}" is not in the requirement_map of any jwt_authn filter`, 'envoy.unknown_jwt_requirement'],
+  route_config: (name) => [
+    `RDS route_config_name "${name}" names no RouteConfiguration of the output`,
+    'envoy.unknown_route_config',
+  ],
+  jwt_requirement: (name) => [
+    `requirement_name "${name}" is not in the requirement_map of any jwt_authn filter`,
+    'envoy.unknown_jwt_requirement',
+  ],
   secret: (name) => [`SDS secret "${name}" is not in the output`, 'envoy.unknown_secret'],
 };

@@ -22,7 +22,12 @@ import { namedClusters } from '../../compiler/translate/references.js';
 export const TYPE_ORDER: readonly string[] = XDS_KINDS.map((k) => k.typeUrl);
 
 /** Types a client may subscribe to with an empty name list (legacy wildcard); RDS and EDS go by name. */
-export const WILDCARD_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.cluster, TYPE_URL.authConfig, TYPE_URL.graphqlApi]);
+export const WILDCARD_TYPES: ReadonlySet<string> = new Set([
+  TYPE_URL.listener,
+  TYPE_URL.cluster,
+  TYPE_URL.authConfig,
+  TYPE_URL.graphqlApi,
+]);
 
 export interface Resource {
   name: string;
@@ -112,8 +117,10 @@ export class SnapshotEncoder {
 
   /** The clusters a listener, route configuration or virtual host names (a route configuration's per virtual host, kept); a virtual host's domains. */
   private refsOf(kind: string, json: Json): { clusterRefs?: readonly string[]; domains?: readonly string[] } {
-    if (kind === 'listeners' || kind === 'extensionConfigs') return { clusterRefs: [...namedClusters(json, new Set())] };
-    if (kind === 'virtualHosts') return { clusterRefs: [...namedClusters(json, new Set())], domains: json.domains as string[] };
+    if (kind === 'listeners' || kind === 'extensionConfigs')
+      return { clusterRefs: [...namedClusters(json, new Set())] };
+    if (kind === 'virtualHosts')
+      return { clusterRefs: [...namedClusters(json, new Set())], domains: json.domains as string[] };
     if (kind !== 'routes') return {};
     const all = new Set<string>(namedClusters({ ...json, virtual_hosts: [] }, new Set()));
     for (const vh of (json.virtual_hosts as Json[] | undefined) ?? []) {
@@ -127,10 +134,16 @@ export class SnapshotEncoder {
   /** A RouteConfiguration: its other fields, then each virtual host's kept encoding (as one `virtual_hosts` entry). */
   private routeConfiguration(json: Json): Uint8Array {
     const vhosts = (json.virtual_hosts as Json[] | undefined) ?? [];
-    const parts: Uint8Array[] = [encodeMessage(TYPE_URL.route.slice('type.googleapis.com/'.length), { ...json, virtual_hosts: [] })];
+    const parts: Uint8Array[] = [
+      encodeMessage(TYPE_URL.route.slice('type.googleapis.com/'.length), { ...json, virtual_hosts: [] }),
+    ];
     for (const vh of vhosts) {
       let entry = this.virtualHosts.get(vh);
-      if (!entry) this.virtualHosts.set(vh, (entry = protobuf.Writer.create().uint32(VIRTUAL_HOSTS_TAG).bytes(encodeMessage(VIRTUAL_HOST, vh)).finish()));
+      if (!entry)
+        this.virtualHosts.set(
+          vh,
+          (entry = protobuf.Writer.create().uint32(VIRTUAL_HOSTS_TAG).bytes(encodeMessage(VIRTUAL_HOST, vh)).finish()),
+        );
       parts.push(entry);
     }
     return Buffer.concat(parts);
@@ -138,7 +151,11 @@ export class SnapshotEncoder {
 }
 
 /** Per type URL: its resources by name, and how one becomes a Resource. */
-type TypeInput = [typeUrl: string, resources: Iterable<[string, Json]>, resource: (name: string, json: Json) => Resource];
+type TypeInput = [
+  typeUrl: string,
+  resources: Iterable<[string, Json]>,
+  resource: (name: string, json: Json) => Resource,
+];
 
 /** The snapshot of `inputs`; a type whose resources are all those of `last` keeps its TypeSnapshot (no sort, no hash). */
 function assemble(last: ReadonlyMap<string, TypeSnapshot>, inputs: TypeInput[]): Snapshot {
@@ -174,8 +191,16 @@ export function resourceName(typeUrl: string, resource: Json): string {
 }
 
 /** A snapshot of plain resource lists, each encoded by `encode`; types in ADS order, then the rest. */
-export function buildSnapshot(set: ResourceSet, encode: (typeUrl: string, json: Json) => Uint8Array = encodeMessage): Snapshot {
-  const urls = [...TYPE_ORDER, ...Object.keys(set).filter((t) => !TYPE_ORDER.includes(t)).sort()];
+export function buildSnapshot(
+  set: ResourceSet,
+  encode: (typeUrl: string, json: Json) => Uint8Array = encodeMessage,
+): Snapshot {
+  const urls = [
+    ...TYPE_ORDER,
+    ...Object.keys(set)
+      .filter((t) => !TYPE_ORDER.includes(t))
+      .sort(),
+  ];
   return assemble(
     new Map(),
     urls.map((typeUrl) => [
@@ -217,7 +242,10 @@ export function sotwBody(version: string, typeUrl: string, resources: readonly R
   // In field order, as a protobuf encoder would write it.
   const parts: Uint8Array[] = [protobuf.Writer.create().uint32(SOTW_TAG.versionInfo).string(version).finish()];
   for (const r of resources) {
-    r.sotwEntry ??= keepValueIn(r, withValueLast(r, protobuf.Writer.create().uint32(SOTW_TAG.resources).fork(), typeUrl).ldelim().finish());
+    r.sotwEntry ??= keepValueIn(
+      r,
+      withValueLast(r, protobuf.Writer.create().uint32(SOTW_TAG.resources).fork(), typeUrl).ldelim().finish(),
+    );
     parts.push(r.sotwEntry);
   }
   parts.push(protobuf.Writer.create().uint32(SOTW_TAG.typeUrl).string(typeUrl).finish());

@@ -25,7 +25,13 @@ interface DeltaTypeState {
    * client that stops answering costs one response per type, whatever the
    * number of edits.
    */
-  inFlight?: { nonce: string; version: string; resources: Map<string, string>; added: Set<string>; removed: Set<string> };
+  inFlight?: {
+    nonce: string;
+    version: string;
+    resources: Map<string, string>;
+    added: Set<string>;
+    removed: Set<string>;
+  };
   /**
    * A fresh wildcard subscription is answered even when there is nothing in
    * it, so the client knows the set is empty (Envoy would otherwise wait out
@@ -50,13 +56,23 @@ export class DeltaStream extends AdsStream<DeltaTypeState, DeltaRequest, Encoded
     let st = this.types.get(typeUrl);
     if (!st) {
       const known = new KnownVersions(Object.entries(req.initial_resource_versions ?? {}));
-      const wildcard = (req.resource_names_subscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) || req.resource_names_subscribe.includes('*');
+      const wildcard =
+        (req.resource_names_subscribe.length === 0 && WILDCARD_TYPES.has(typeUrl)) ||
+        req.resource_names_subscribe.includes('*');
       st = { subscribed: new Set(), wildcard, known, answerEmpty: wildcard && known.size === 0 };
       if (REFERRING_TYPES.has(typeUrl)) {
         // A reconnecting client's resources, where the current snapshot has that version (else their clusters are unknown).
         const current = this.snapshot()?.type(typeUrl)?.resources;
         // A new client's is one map shared by all: what it is sent first (10,000 virtual hosts, say) is then one diff for all of them (hostDiff), computed once and kept once.
-        const held = known.size === 0 ? NOTHING_HELD : new Map([...known.keys()].map((name) => [name, current?.get(name)?.version === known.get(name) ? current!.get(name) : undefined]));
+        const held =
+          known.size === 0
+            ? NOTHING_HELD
+            : new Map(
+                [...known.keys()].map((name) => [
+                  name,
+                  current?.get(name)?.version === known.get(name) ? current!.get(name) : undefined,
+                ]),
+              );
         st.held = { sent: held, acked: held };
       }
       this.types.set(typeUrl, st);
@@ -109,7 +125,8 @@ export class DeltaStream extends AdsStream<DeltaTypeState, DeltaRequest, Encoded
     const st = this.types.get(typeUrl);
     if (!st || (typeUrl === TYPE_URL.cluster && !(st.wildcard || st.subscribed.has(name)))) return true;
     // `known` is what the client has once the response in flight is applied: a cluster it adds or changes must be ACKed first; endpoints it adds too (new endpoints for a cluster keep it usable).
-    if (st.inFlight?.added.has(name) || (typeUrl === TYPE_URL.cluster && st.inFlight?.resources.has(name))) return false;
+    if (st.inFlight?.added.has(name) || (typeUrl === TYPE_URL.cluster && st.inFlight?.resources.has(name)))
+      return false;
     return st.known.has(name) && (version === undefined || st.known.get(name) === version);
   }
 
@@ -169,7 +186,10 @@ export class DeltaStream extends AdsStream<DeltaTypeState, DeltaRequest, Encoded
     st.answerEmpty = false;
     const nonce = this.nextNonce();
     const parts = [deltaHead(type.version, typeUrl, removed, nonce), ...changed.map((r) => deltaEntry(typeUrl, r))];
-    this.send({ parts } satisfies EncodedDeltaResponse, parts.reduce((n, p) => n + p.length, 0));
+    this.send(
+      { parts } satisfies EncodedDeltaResponse,
+      parts.reduce((n, p) => n + p.length, 0),
+    );
     const added = new Set(changed.filter((r) => !st.known.has(r.name)).map((r) => r.name));
     if (inStep) st.known.share(type.resources);
     else {
@@ -182,7 +202,13 @@ export class DeltaStream extends AdsStream<DeltaTypeState, DeltaRequest, Encoded
       for (const name of removed) sent.delete(name);
       st.held = { ...st.held, sent };
     }
-    st.inFlight = { nonce, version: type.version, resources: new Map(changed.map((r) => [r.name, r.version])), added, removed: new Set(removed) };
+    st.inFlight = {
+      nonce,
+      version: type.version,
+      resources: new Map(changed.map((r) => [r.name, r.version])),
+      added,
+      removed: new Set(removed),
+    };
     this.pushed(typeUrl, type.version);
   }
 
@@ -207,12 +233,25 @@ export class DeltaStream extends AdsStream<DeltaTypeState, DeltaRequest, Encoded
     const nonce = this.nextNonce();
     const answers = aliasEntries(aliases, type);
     // A host an alias resolved to goes once, in its alias entry: a response names each resource once.
-    const parts = [deltaHead(type.version, TYPE_URL.virtualHost, diff.removed, nonce), ...diff.changed.filter((r) => !answers.names.has(r.name)).map((r) => deltaEntry(TYPE_URL.virtualHost, r)), ...answers.entries];
-    this.send({ parts } satisfies EncodedDeltaResponse, parts.reduce((n, p) => n + p.length, 0));
+    const parts = [
+      deltaHead(type.version, TYPE_URL.virtualHost, diff.removed, nonce),
+      ...diff.changed.filter((r) => !answers.names.has(r.name)).map((r) => deltaEntry(TYPE_URL.virtualHost, r)),
+      ...answers.entries,
+    ];
+    this.send(
+      { parts } satisfies EncodedDeltaResponse,
+      parts.reduce((n, p) => n + p.length, 0),
+    );
     if (!rejected) st.held = { sent: to, acked: held.acked };
     st.answerEmpty = false;
     st.aliases?.clear();
-    st.inFlight = { nonce, version: type.version, resources: new Map(diff.changed.map((r) => [r.name, r.version])), added: new Set(), removed: new Set(diff.removed) };
+    st.inFlight = {
+      nonce,
+      version: type.version,
+      resources: new Map(diff.changed.map((r) => [r.name, r.version])),
+      added: new Set(),
+      removed: new Set(diff.removed),
+    };
     this.pushed(TYPE_URL.virtualHost, type.version);
   }
 }

@@ -4,7 +4,10 @@ import type { Resource } from '../cache/snapshot.js';
 const resource = (name: string, version: string): Resource => ({ name, version, value: new Uint8Array() });
 
 test('shares a type map until its first change of its own, then copies it; the shared map is never written', () => {
-  const type = new Map([['a', resource('a', '1')], ['b', resource('b', '2')]]);
+  const type = new Map([
+    ['a', resource('a', '1')],
+    ['b', resource('b', '2')],
+  ]);
   const known = new KnownVersions([['stale', '0']]);
   known.share(type);
   expect([known.get('a'), known.has('stale'), known.size, [...known.keys()]]).toEqual(['1', false, 2, ['a', 'b']]);

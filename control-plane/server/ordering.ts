@@ -12,7 +12,12 @@ import { namedClusters } from '../../compiler/translate/references.js';
 import type { Resource, Snapshot } from '../cache/snapshot.js';
 
 /** Types whose resources name clusters (an HTTP filter served over ECDS names its sidecar). */
-export const REFERRING_TYPES: ReadonlySet<string> = new Set([TYPE_URL.listener, TYPE_URL.route, TYPE_URL.virtualHost, TYPE_URL.extensionConfig]);
+export const REFERRING_TYPES: ReadonlySet<string> = new Set([
+  TYPE_URL.listener,
+  TYPE_URL.route,
+  TYPE_URL.virtualHost,
+  TYPE_URL.extensionConfig,
+]);
 /** Types a referring resource needs: a cluster, and the endpoints named after it. */
 export const REFERRED_TYPES: ReadonlySet<string> = new Set([TYPE_URL.cluster, TYPE_URL.endpoint]);
 
@@ -100,6 +105,8 @@ export function waitsForClusters(
   const endpoints = snapshot.type(TYPE_URL.endpoint)?.resources;
   // A name that is no cluster of the snapshot (a defect elsewhere) must not hold the push back forever.
   return clusterRefs(typeUrl, resource).some(
-    (c) => (clusters?.has(c) && !holds(TYPE_URL.cluster, c, clusters.get(c)!.version)) || (endpoints?.has(c) && !holds(TYPE_URL.endpoint, c)),
+    (c) =>
+      (clusters?.has(c) && !holds(TYPE_URL.cluster, c, clusters.get(c)!.version)) ||
+      (endpoints?.has(c) && !holds(TYPE_URL.endpoint, c)),
   );
 }

@@ -9,7 +9,13 @@
 import type * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
 import { ADS_SERVICE, discoveryTypes } from '../../contract/discovery.js';
-import { sotwResponseBytes, type DeltaRequest, type EncodedDeltaResponse, type EncodedResponse, type Request } from './wire.js';
+import {
+  sotwResponseBytes,
+  type DeltaRequest,
+  type EncodedDeltaResponse,
+  type EncodedResponse,
+  type Request,
+} from './wire.js';
 
 /** The discovery services of one type each: service name and method suffix (Stream<suffix>, Delta<suffix>). */
 const SINGLE_TYPE_SERVICES: ReadonlyArray<readonly [string, string]> = [
@@ -35,7 +41,8 @@ export function addDiscoveryServices(server: grpc.Server, handlers: DiscoveryHan
     path,
     requestStream: true,
     responseStream: true,
-    requestSerialize: (m: object) => Buffer.from(types.DiscoveryRequest.encode(types.DiscoveryRequest.fromObject(m)).finish()),
+    requestSerialize: (m: object) =>
+      Buffer.from(types.DiscoveryRequest.encode(types.DiscoveryRequest.fromObject(m)).finish()),
     requestDeserialize: decoder(types.DiscoveryRequest),
     responseSerialize: sotwResponseBytes,
     responseDeserialize: decoder(types.DiscoveryResponse),
@@ -44,19 +51,26 @@ export function addDiscoveryServices(server: grpc.Server, handlers: DiscoveryHan
     path,
     requestStream: true,
     responseStream: true,
-    requestSerialize: (m: object) => Buffer.from(types.DeltaDiscoveryRequest.encode(types.DeltaDiscoveryRequest.fromObject(m)).finish()),
+    requestSerialize: (m: object) =>
+      Buffer.from(types.DeltaDiscoveryRequest.encode(types.DeltaDiscoveryRequest.fromObject(m)).finish()),
     requestDeserialize: decoder(types.DeltaDiscoveryRequest),
     responseSerialize: (r: EncodedDeltaResponse) => Buffer.concat(r.parts),
     responseDeserialize: decoder(types.DeltaDiscoveryResponse),
   });
   server.addService(
-    { StreamAggregatedResources: sotw(`${ADS_SERVICE}/StreamAggregatedResources`), DeltaAggregatedResources: delta(`${ADS_SERVICE}/DeltaAggregatedResources`) },
+    {
+      StreamAggregatedResources: sotw(`${ADS_SERVICE}/StreamAggregatedResources`),
+      DeltaAggregatedResources: delta(`${ADS_SERVICE}/DeltaAggregatedResources`),
+    },
     { StreamAggregatedResources: handlers.sotw, DeltaAggregatedResources: handlers.delta },
   );
   // One type per stream, as an Envoy configured without ADS asks (a config_source naming this server's cluster): the same streams, whose requests name their type.
   for (const [service, suffix] of SINGLE_TYPE_SERVICES) {
     server.addService(
-      { [`Stream${suffix}`]: sotw(`/${service}/Stream${suffix}`), [`Delta${suffix}`]: delta(`/${service}/Delta${suffix}`) },
+      {
+        [`Stream${suffix}`]: sotw(`/${service}/Stream${suffix}`),
+        [`Delta${suffix}`]: delta(`/${service}/Delta${suffix}`),
+      },
       { [`Stream${suffix}`]: handlers.sotw, [`Delta${suffix}`]: handlers.delta },
     );
   }

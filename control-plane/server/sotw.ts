@@ -8,7 +8,13 @@
  */
 import { createHash } from 'node:crypto';
 import { TYPE_URL } from '../../contract/names.js';
-import { sotwBody as encodeSotwBody, WILDCARD_TYPES, type Resource, type Snapshot, type TypeSnapshot } from '../cache/snapshot.js';
+import {
+  sotwBody as encodeSotwBody,
+  WILDCARD_TYPES,
+  type Resource,
+  type Snapshot,
+  type TypeSnapshot,
+} from '../cache/snapshot.js';
 import { REFERRED_TYPES, REFERRING_TYPES, type Held } from './ordering.js';
 import { AdsStream } from './stream.js';
 import type { EncodedResponse, Request } from './wire.js';
@@ -53,7 +59,8 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
       }
     }
     const names = req.resource_names.filter((n) => n !== '*');
-    const wildcard = req.resource_names.includes('*') || (req.resource_names.length === 0 && WILDCARD_TYPES.has(typeUrl));
+    const wildcard =
+      req.resource_names.includes('*') || (req.resource_names.length === 0 && WILDCARD_TYPES.has(typeUrl));
     st ??= { names, wildcard, clientVersion: '', watchOpen: false };
     st.names = names;
     st.wildcard = wildcard;
@@ -69,7 +76,10 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
       if (type?.version === req.version_info) st.sent = st.acked = selected(st, type);
     }
     if (first && typeUrl === TYPE_URL.route && (snapshot?.type(TYPE_URL.virtualHost)?.resources.size ?? 0) > 0)
-      this.host.logger?.warn({ node: this.nodeId() }, 'serve --vhds: this Envoy asks for routes over state-of-the-world xDS, and Envoy takes VHDS over delta xDS only; it will reject the route configurations (bootstrap it with sluice bootstrap --delta)');
+      this.host.logger?.warn(
+        { node: this.nodeId() },
+        'serve --vhds: this Envoy asks for routes over state-of-the-world xDS, and Envoy takes VHDS over delta xDS only; it will reject the route configurations (bootstrap it with sluice bootstrap --delta)',
+      );
     st.watchOpen = true;
     this.types.set(typeUrl, st);
     // An ACK may let another type go: routes waiting for their clusters, clusters kept for the routes the client held.
@@ -92,7 +102,10 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
   }
 
   /** Per type: the last answer of holdsAll, for the ACKed set and the snapshot's resources it was computed from. */
-  private readonly heldAll = new Map<string, { acked: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource>; all: boolean }>();
+  private readonly heldAll = new Map<
+    string,
+    { acked: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource>; all: boolean }
+  >();
 
   protected holdsAll(typeUrl: string, snapshot: Snapshot): boolean {
     const st = this.types.get(typeUrl);
@@ -130,7 +143,9 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
     if (kept.length) resources = new Map([...resources, ...kept.map((r) => [r.name, r] as const)]);
     if (REFERRING_TYPES.has(typeUrl) && [...resources.values()].some((r) => this.waits(typeUrl, r, snapshot))) return;
     if (this.writeBlocked()) return;
-    const body = kept.length ? encodeSotwBody(version, typeUrl, [...resources.values()]) : sotwBody(snapshot, typeUrl, type, key, () => [...resources.values()]);
+    const body = kept.length
+      ? encodeSotwBody(version, typeUrl, [...resources.values()])
+      : sotwBody(snapshot, typeUrl, type, key, () => [...resources.values()]);
     const nonce = this.nextNonce();
     this.send({ body, nonce } satisfies EncodedResponse, body.length);
     st.nonce = nonce;
@@ -147,7 +162,10 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
    * crossed a response (stale, ignored). Routes naming it wait for its EDS
    * again, which is resent to be sure.
    */
-  private clustersReplaced(before: ReadonlyMap<string, Resource> | undefined, after: ReadonlyMap<string, Resource> | undefined): void {
+  private clustersReplaced(
+    before: ReadonlyMap<string, Resource> | undefined,
+    after: ReadonlyMap<string, Resource> | undefined,
+  ): void {
     const eds = this.types.get(TYPE_URL.endpoint);
     if (!eds?.acked || !before) return;
     const kept = [...eds.acked].filter(([name]) => after?.get(name)?.version === before.get(name)?.version);
@@ -175,7 +193,9 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
 /** The resources a SotW subscription selects from `type` (wildcard: the type's own map, not a copy). */
 function selected(st: SotwTypeState, type: TypeSnapshot): ReadonlyMap<string, Resource> {
   if (st.wildcard) return type.resources;
-  return new Map([...new Set(st.names)].flatMap((n) => (type.resources.has(n) ? [[n, type.resources.get(n)!] as const] : [])));
+  return new Map(
+    [...new Set(st.names)].flatMap((n) => (type.resources.has(n) ? [[n, type.resources.get(n)!] as const] : [])),
+  );
 }
 
 /** Whether `held` has a resource that `type` no longer has. */
@@ -186,7 +206,10 @@ function goneFrom(type: TypeSnapshot, held: ReadonlyMap<string, Resource> | unde
 }
 
 function keptVersion(typeVersion: string, kept: Resource[]): string {
-  return `${typeVersion}+${createHash('sha256').update(kept.map((r) => `${r.name}@${r.version}`).join('\n')).digest('hex').slice(0, 16)}`;
+  return `${typeVersion}+${createHash('sha256')
+    .update(kept.map((r) => `${r.name}@${r.version}`).join('\n'))
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /** name -> version of a response's resources; computed only for a NACK, to keep streams small. */
@@ -199,7 +222,13 @@ function namesKey(st: SotwTypeState): string {
 }
 
 /** The DiscoveryResponse minus its nonce, encoded once per snapshot, type and name set. */
-function sotwBody(snapshot: Snapshot, typeUrl: string, type: TypeSnapshot, key: string, select: () => Resource[]): Buffer {
+function sotwBody(
+  snapshot: Snapshot,
+  typeUrl: string,
+  type: TypeSnapshot,
+  key: string,
+  select: () => Resource[],
+): Buffer {
   const cacheKey = `${typeUrl}\n${key}`;
   let body = snapshot.bodies.get(cacheKey);
   if (!body) {

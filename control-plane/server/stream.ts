@@ -47,7 +47,8 @@ export abstract class AdsStream<TypeState, Req, Res> implements Pushable {
   ) {
     this.writes = new StreamWrites(this, host.pushes);
     this.unwatch = host.cache.watch((proxy) => {
-      if (this.node && (proxy === undefined ? !host.cache.proxies.has(this.node.proxy) : proxy === this.node.proxy)) host.pushes.schedule(this);
+      if (this.node && (proxy === undefined ? !host.cache.proxies.has(this.node.proxy) : proxy === this.node.proxy))
+        host.pushes.schedule(this);
     });
     call.on('data', (msg: Req) => {
       try {
@@ -92,7 +93,13 @@ export abstract class AdsStream<TypeState, Req, Res> implements Pushable {
   }
 
   status(): StreamStatus {
-    return { id: this.id, protocol: this.protocol, node: this.node, types: Object.fromEntries(this.typeStatus), unflushedBytes: this.writes.unflushed };
+    return {
+      id: this.id,
+      protocol: this.protocol,
+      node: this.node,
+      types: Object.fromEntries(this.typeStatus),
+      unflushedBytes: this.writes.unflushed,
+    };
   }
 
   protected close(): void {
@@ -175,12 +182,20 @@ export abstract class AdsStream<TypeState, Req, Res> implements Pushable {
     this.host.events.emit('ack', { node: this.nodeId(), typeUrl, version, stream: this.id });
   }
 
-  protected nacked(typeUrl: string, version: string, resources: ReadonlyMap<string, string>, errorDetail: ErrorDetail): void {
+  protected nacked(
+    typeUrl: string,
+    version: string,
+    resources: ReadonlyMap<string, string>,
+    errorDetail: ErrorDetail,
+  ): void {
     const record: NackRecord = { node: this.nodeId(), typeUrl, version, resources, errorDetail, at: new Date() };
     this.host.cache.recordNack(record);
     this.typeState(typeUrl).nacked = { version, errorDetail, at: record.at.toISOString() };
     // The full detail is on /status; the log gets its head (Envoy's can run to many kilobytes).
-    const error = errorDetail.message.length > 500 ? `${errorDetail.message.slice(0, 500)}… (${errorDetail.message.length} characters)` : errorDetail.message;
+    const error =
+      errorDetail.message.length > 500
+        ? `${errorDetail.message.slice(0, 500)}… (${errorDetail.message.length} characters)`
+        : errorDetail.message;
     this.host.logger?.warn({ node: record.node, typeUrl, version, error }, 'xds NACK');
     this.host.events.emit('nack', record);
   }

@@ -29,17 +29,31 @@ export const NOTHING_HELD: ReadonlyMap<string, Resource | undefined> = new Map()
  * entry with those aliases; for each alias no host matches, an entry named
  * after it with no resource, which tells Envoy the host is unknown.
  */
-export function aliasEntries(aliases: readonly string[], type: TypeSnapshot): { entries: Uint8Array[]; names: Set<string> } {
+export function aliasEntries(
+  aliases: readonly string[],
+  type: TypeSnapshot,
+): { entries: Uint8Array[]; names: Set<string> } {
   const found = new Map<Resource, string[]>();
   const entries: Uint8Array[] = [];
   for (const alias of aliases) {
     const slash = alias.lastIndexOf('/');
-    const candidates = [...(routeConfigHosts(type).get(alias.slice(0, slash))?.values() ?? [])].map((r) => ({ domains: r.domains ?? [], r }));
+    const candidates = [...(routeConfigHosts(type).get(alias.slice(0, slash))?.values() ?? [])].map((r) => ({
+      domains: r.domains ?? [],
+      r,
+    }));
     const r = findVirtualHost(candidates, alias.slice(slash + 1)).vh?.r;
     if (!r) entries.push(encodeDeltaEntry({ name: alias, aliases: [alias] }));
     else found.set(r, [...(found.get(r) ?? []), alias]);
   }
-  for (const [r, names] of found) entries.push(encodeDeltaEntry({ name: r.name, version: r.version, aliases: names, resource: { type_url: TYPE_URL.virtualHost, value: r.value } }));
+  for (const [r, names] of found)
+    entries.push(
+      encodeDeltaEntry({
+        name: r.name,
+        version: r.version,
+        aliases: names,
+        resource: { type_url: TYPE_URL.virtualHost, value: r.value },
+      }),
+    );
   return { entries, names: new Set([...found.keys()].map((r) => r.name)) };
 }
 
@@ -83,7 +97,10 @@ export function vhdsSelection(type: TypeSnapshot, namespaces: ReadonlySet<string
 }
 
 const firstSyncMemo = new WeakMap<ReadonlyMap<string, Resource>, HostDiff>();
-const diffMemo = new WeakMap<ReadonlyMap<string, Resource | undefined>, { to: ReadonlyMap<string, Resource>; diff: HostDiff }>();
+const diffMemo = new WeakMap<
+  ReadonlyMap<string, Resource | undefined>,
+  { to: ReadonlyMap<string, Resource>; diff: HostDiff }
+>();
 
 /** What takes a client from the virtual hosts `from` to `to`: computed once for all the clients that make the same step. */
 export function hostDiff(from: ReadonlyMap<string, Resource | undefined>, to: ReadonlyMap<string, Resource>): HostDiff {

@@ -13,7 +13,13 @@ import { keepValueIn, withValueLast, type Resource } from '../cache/snapshot.js'
 /** Field 5 (nonce), wire type 2. */
 const NONCE_TAG = (5 << 3) | 2;
 /** Fields of DeltaDiscoveryResponse, wire type 2. */
-const DELTA_TAG = { systemVersionInfo: (1 << 3) | 2, resources: (2 << 3) | 2, typeUrl: (4 << 3) | 2, removed: (6 << 3) | 2, nonce: NONCE_TAG };
+const DELTA_TAG = {
+  systemVersionInfo: (1 << 3) | 2,
+  resources: (2 << 3) | 2,
+  typeUrl: (4 << 3) | 2,
+  removed: (6 << 3) | 2,
+  nonce: NONCE_TAG,
+};
 /** envoy.service.discovery.v3.Resource fields, wire type 2: version, resource (the Any), name. */
 const RESOURCE_TAG = { version: (1 << 3) | 2, resource: (2 << 3) | 2, name: (3 << 3) | 2 };
 
@@ -63,7 +69,11 @@ export function sotwResponseBytes(r: EncodedResponse): Buffer {
 
 /** The fields of a DeltaDiscoveryResponse before its resources: system version, type, the names removed, nonce. */
 export function deltaHead(version: string, typeUrl: string, removed: readonly string[], nonce: string): Uint8Array {
-  const head = protobuf.Writer.create().uint32(DELTA_TAG.systemVersionInfo).string(version).uint32(DELTA_TAG.typeUrl).string(typeUrl);
+  const head = protobuf.Writer.create()
+    .uint32(DELTA_TAG.systemVersionInfo)
+    .string(version)
+    .uint32(DELTA_TAG.typeUrl)
+    .string(typeUrl);
   for (const name of removed) head.uint32(DELTA_TAG.removed).string(name);
   head.uint32(DELTA_TAG.nonce).string(nonce);
   return head.finish();
@@ -72,7 +82,25 @@ export function deltaHead(version: string, typeUrl: string, removed: readonly st
 /** One `resources` entry of a DeltaDiscoveryResponse (tag, length, Resource), encoded once per resource and kept with it. */
 export function deltaEntry(typeUrl: string, r: Resource): Uint8Array {
   // Fields in any order are one message: the Any last, so the entry ends with the value (withValueLast).
-  return (r.deltaEntry ??= keepValueIn(r, withValueLast(r, protobuf.Writer.create().uint32(DELTA_TAG.resources).fork().uint32(RESOURCE_TAG.name).string(r.name).uint32(RESOURCE_TAG.version).string(r.version).uint32(RESOURCE_TAG.resource).fork(), typeUrl).ldelim().ldelim().finish()));
+  return (r.deltaEntry ??= keepValueIn(
+    r,
+    withValueLast(
+      r,
+      protobuf.Writer.create()
+        .uint32(DELTA_TAG.resources)
+        .fork()
+        .uint32(RESOURCE_TAG.name)
+        .string(r.name)
+        .uint32(RESOURCE_TAG.version)
+        .string(r.version)
+        .uint32(RESOURCE_TAG.resource)
+        .fork(),
+      typeUrl,
+    )
+      .ldelim()
+      .ldelim()
+      .finish(),
+  ));
 }
 
 /** A `resources` entry made for one response (a VHDS alias answer), from its JSON. */

@@ -29,7 +29,10 @@ export async function startFiles(root: string, port = 0, host = '127.0.0.1'): Pr
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream', 'content-length': body.length });
+      res.writeHead(200, {
+        'content-type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream',
+        'content-length': body.length,
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch {
       res.writeHead(404).end();

@@ -32,11 +32,17 @@ export const EXAMPLE_PRODUCTS = [
 type Request = Record<string, unknown>;
 type Answer = object | grpc.StatusObject;
 
-const notFound = (what: string): grpc.StatusObject => ({ code: grpc.status.NOT_FOUND, details: `${what} not found`, metadata: new grpc.Metadata() });
+const notFound = (what: string): grpc.StatusObject => ({
+  code: grpc.status.NOT_FOUND,
+  details: `${what} not found`,
+  metadata: new grpc.Metadata(),
+});
 
 function listUsers({ role, ids }: Request) {
   const wanted = ids as number[];
-  return EXAMPLE_USERS.filter((u) => (role === 'ROLE_UNSPECIFIED' || u.role === role) && (wanted.length === 0 || wanted.includes(u.id)));
+  return EXAMPLE_USERS.filter(
+    (u) => (role === 'ROLE_UNSPECIFIED' || u.role === role) && (wanted.length === 0 || wanted.includes(u.id)),
+  );
 }
 
 const SERVICES: Record<ExampleService, { name: string; methods: Record<string, (request: Request) => Answer> }> = {
@@ -52,7 +58,9 @@ const SERVICES: Record<ExampleService, { name: string; methods: Record<string, (
     name: 'products.ProductService',
     methods: {
       GetProduct: ({ id }) => EXAMPLE_PRODUCTS.find((p) => p.id === id) ?? notFound(`product ${id}`),
-      ListProducts: ({ seller_id: seller }) => ({ products: EXAMPLE_PRODUCTS.filter((p) => !seller || p.seller_id === seller) }),
+      ListProducts: ({ seller_id: seller }) => ({
+        products: EXAMPLE_PRODUCTS.filter((p) => !seller || p.seller_id === seller),
+      }),
       TopProducts: ({ first }) => ({ products: EXAMPLE_PRODUCTS.slice(0, first as number) }),
     },
   },
@@ -60,7 +68,11 @@ const SERVICES: Record<ExampleService, { name: string; methods: Record<string, (
 
 const isStatus = (answer: Answer): answer is grpc.StatusObject => 'code' in answer && 'details' in answer;
 
-export async function startGrpcServices(services: ExampleService[], port = 0, host = '127.0.0.1'): Promise<RunningService> {
+export async function startGrpcServices(
+  services: ExampleService[],
+  port = 0,
+  host = '127.0.0.1',
+): Promise<RunningService> {
   const { pkg, grpcObject } = loadProtos();
   const server = new grpc.Server();
   for (const service of services) {
@@ -79,7 +91,9 @@ export async function startGrpcServices(services: ExampleService[], port = 0, ho
   }
   new ReflectionService(pkg).addToServer(server);
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     port: bound,

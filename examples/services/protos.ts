@@ -11,7 +11,9 @@ import * as protoLoader from '@grpc/proto-loader';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** tsc does not copy .proto files: from dist/examples/services look in the source tree. */
-export const PROTO_DIR = [path.join(HERE, 'protos'), path.resolve(HERE, '../../../examples/services/protos')].find((p) => fs.existsSync(path.join(p, 'users.proto')))!;
+export const PROTO_DIR = [path.join(HERE, 'protos'), path.resolve(HERE, '../../../examples/services/protos')].find(
+  (p) => fs.existsSync(path.join(p, 'users.proto')),
+)!;
 export const PROTO_FILES = ['users.proto', 'products.proto'];
 
 /**
@@ -19,7 +21,13 @@ export const PROTO_FILES = ['users.proto', 'products.proto'];
  * serves the files as written, full_name not fullName), 64-bit integers and enums as text.
  */
 export function loadProtos(): { pkg: protoLoader.PackageDefinition; grpcObject: grpc.GrpcObject } {
-  const pkg = protoLoader.loadSync(PROTO_FILES, { keepCase: true, longs: String, enums: String, defaults: true, includeDirs: [PROTO_DIR] });
+  const pkg = protoLoader.loadSync(PROTO_FILES, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    includeDirs: [PROTO_DIR],
+  });
   return { pkg, grpcObject: grpc.loadPackageDefinition(pkg) };
 }
 

@@ -23,7 +23,11 @@ function parseApiKey(raw: Obj, where: string): ApiKeySettings {
   const keys = list(raw, 'keys', where).map((k, i) => {
     const at = `${where}.keys[${i}]`;
     const o = obj(k, at);
-    return { key: str(o, 'key', at, true), user: str(o, 'user', at, true), metadata: Object.fromEntries(entries(o, 'metadata', at, stringValue)) };
+    return {
+      key: str(o, 'key', at, true),
+      user: str(o, 'user', at, true),
+      metadata: Object.fromEntries(entries(o, 'metadata', at, stringValue)),
+    };
   });
   const seen = new Set<string>();
   keys.forEach((k, i) => {
@@ -35,7 +39,11 @@ function parseApiKey(raw: Obj, where: string): ApiKeySettings {
     const o = obj(v, at);
     return { entry: str(o, 'name', at, true), required: bool(o, 'required', at) };
   }).map(([header, e]) => ({ header: header.toLowerCase(), ...e }));
-  return { headerName: (str(raw, 'header_name', where) || DEFAULT_API_KEY_HEADER).toLowerCase(), keys, headersFromMetadata };
+  return {
+    headerName: (str(raw, 'header_name', where) || DEFAULT_API_KEY_HEADER).toLowerCase(),
+    keys,
+    headersFromMetadata,
+  };
 }
 
 const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
@@ -47,9 +55,13 @@ function apiKeyCheck(s: ApiKeySettings): Check {
   const byDigest = new Map<string, { digest: Buffer; verdict: Verdict }>();
   for (const k of s.keys) {
     const absent = s.headersFromMetadata.find((h) => h.required && !(h.entry in k.metadata));
-    const metadataHeaders = s.headersFromMetadata.filter((h) => h.entry in k.metadata).map((h) => ({ key: h.header, value: k.metadata[h.entry]! }));
+    const metadataHeaders = s.headersFromMetadata
+      .filter((h) => h.entry in k.metadata)
+      .map((h) => ({ key: h.header, value: k.metadata[h.entry]! }));
     const verdict: Verdict = absent
-      ? deny(401, `API key of ${k.user} has no ${absent.entry} entry, which headersFromMetadataEntry requires`, { headers: [{ key: 'www-authenticate', value: API_KEY_CHALLENGE }] })
+      ? deny(401, `API key of ${k.user} has no ${absent.entry} entry, which headersFromMetadataEntry requires`, {
+          headers: [{ key: 'www-authenticate', value: API_KEY_CHALLENGE }],
+        })
       : allow({
           headers: [{ key: USER_ID_HEADER, value: k.user }, ...metadataHeaders],
           removeHeaders: [s.headerName],

@@ -28,7 +28,12 @@ export interface BasicAuthSettings {
 function parseBasicAuth(raw: Obj, where: string): BasicAuthSettings {
   // Proto3 JSON writes an enum by name or number; APR1, the zero value, is usually left out.
   const a = field(raw, 'algorithm');
-  const algorithm: HashAlgorithm = a === 'SHA1' || a === 1 ? 'SHA1' : a === undefined || a === null || a === 'APR1' || a === 0 ? 'APR1' : fail(`${where}.algorithm: ${JSON.stringify(a)} is not APR1 or SHA1`);
+  const algorithm: HashAlgorithm =
+    a === 'SHA1' || a === 1
+      ? 'SHA1'
+      : a === undefined || a === null || a === 'APR1' || a === 0
+        ? 'APR1'
+        : fail(`${where}.algorithm: ${JSON.stringify(a)} is not APR1 or SHA1`);
   const users = entries(raw, 'users', where, (v, at) => {
     const o = obj(v, at);
     const salt = str(o, 'salt', at, true);
@@ -56,7 +61,15 @@ function basicAuthCheck(s: BasicAuthSettings): Check {
   // A user that does not exist is hashed against a salt like any other, so it takes as long as a wrong password.
   const decoy = { salt: 'sluice00', hashedPassword: '' };
   const allowed = new Map<string, Verdict>();
-  for (const user of s.users.keys()) allowed.set(user, allow({ headers: [{ key: USER_ID_HEADER, value: user }], removeHeaders: ['authorization', 'proxy-authorization'], identity: user }));
+  for (const user of s.users.keys())
+    allowed.set(
+      user,
+      allow({
+        headers: [{ key: USER_ID_HEADER, value: user }],
+        removeHeaders: ['authorization', 'proxy-authorization'],
+        identity: user,
+      }),
+    );
   return (request) => {
     // Gloo reads Proxy-Authorization too when Authorization is absent.
     const header = request.headers.authorization ?? request.headers['proxy-authorization'];

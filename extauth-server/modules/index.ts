@@ -11,4 +11,11 @@ import { ldapModule } from './ldap.js';
 import { opaServerModule } from './opa-server.js';
 import { passThroughModule } from './pass-through.js';
 
-export const MODULES: readonly AuthModule<any>[] = [ldapModule, apiKeyModule, basicAuthModule, passThroughModule, opaServerModule, jwtModule];
+export const MODULES: readonly AuthModule<any>[] = [
+  ldapModule,
+  apiKeyModule,
+  basicAuthModule,
+  passThroughModule,
+  opaServerModule,
+  jwtModule,
+];

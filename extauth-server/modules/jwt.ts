@@ -14,5 +14,6 @@ const unverified = deny(401, 'no JWT verified by jwt_authn on this route');
 export const jwtModule: AuthModule<object> = {
   field: 'jwt',
   parse: () => ({}),
-  create: () => stateless(() => (request) => (request.filterMetadata[JWT_AUTHN_NAMESPACE]?.length ? verified : unverified)),
+  create: () =>
+    stateless(() => (request) => (request.filterMetadata[JWT_AUTHN_NAMESPACE]?.length ? verified : unverified)),
 };

@@ -6,14 +6,55 @@
  * its settings stay the same. Never logs passwords or the Authorization header.
  */
 import { ResultCodeError } from 'ldapts';
-import { BIND_REJECTED_CODES, DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_SEARCH_FILTER, USER_ID_HEADER, basicChallenge, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../contract/extauth.js';
+import {
+  BIND_REJECTED_CODES,
+  DEFAULT_MEMBERSHIP_ATTRIBUTE,
+  DEFAULT_SEARCH_FILTER,
+  USER_ID_HEADER,
+  basicChallenge,
+  ldapAddressProblem,
+  quotableAddress,
+  searchFilterProblem,
+} from '../../contract/extauth.js';
 import { normalizeDn } from '../../contract/ldap-dn.js';
 import { cleanUsername, parseBasic, searchFilter, userDn } from '../../contract/ldap-credentials.js';
-import { ConfigError, field, list, MAX_POOL_SIZE, MAX_TIMEOUT_MS, num, obj, str, type Obj, type PoolSettings } from '../config-fields.js';
-import { ConnectionLostError, LdapPool, LdapUnavailableError, PoolClosedError, isConnectionError, isRetryable, socketFailure, type PooledConnection } from '../pool.js';
+import {
+  ConfigError,
+  field,
+  list,
+  MAX_POOL_SIZE,
+  MAX_TIMEOUT_MS,
+  num,
+  obj,
+  str,
+  type Obj,
+  type PoolSettings,
+} from '../config-fields.js';
+import {
+  ConnectionLostError,
+  LdapPool,
+  LdapUnavailableError,
+  PoolClosedError,
+  isConnectionError,
+  isRetryable,
+  socketFailure,
+  type PooledConnection,
+} from '../pool.js';
 import type { LdapOperation } from '../metrics.js';
 import { BoundedMemo } from '../memo.js';
-import { allow, deny, type AuthModule, type AuthRequest, type Check, type Deny, type ModuleContext, type ModuleInstance, type Prepared, type SidecarDefaults, type Verdict } from '../module.js';
+import {
+  allow,
+  deny,
+  type AuthModule,
+  type AuthRequest,
+  type Check,
+  type Deny,
+  type ModuleContext,
+  type ModuleInstance,
+  type Prepared,
+  type SidecarDefaults,
+  type Verdict,
+} from '../module.js';
 
 export interface LdapSettings {
   address: string;
@@ -38,7 +79,9 @@ function describe(err: unknown): string {
 
 /** The DN as an HTTP header value: RFC 4514 allows any byte as `\XX`, which keeps the value ASCII. */
 export function asciiDn(dn: string): string {
-  return dn.replace(/[^\x20-\x7e]+/g, (run) => [...Buffer.from(run, 'utf8')].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join(''));
+  return dn.replace(/[^\x20-\x7e]+/g, (run) =>
+    [...Buffer.from(run, 'utf8')].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join(''),
+  );
 }
 
 function parseLdap(raw: Obj, where: string, defaults: SidecarDefaults): LdapSettings {
@@ -68,12 +111,14 @@ function parseLdap(raw: Obj, where: string, defaults: SidecarDefaults): LdapSett
   const po = p === undefined || p === null ? {} : obj(p, pw);
   const pool: PoolSettings = {
     // A present pool message with no initial_size means 0 (proto3 drops zeros); an absent one means the default.
-    initialSize: p === undefined || p === null ? poolDefaults.initialSize : num(po, 'initial_size', 0, MAX_POOL_SIZE, pw),
+    initialSize:
+      p === undefined || p === null ? poolDefaults.initialSize : num(po, 'initial_size', 0, MAX_POOL_SIZE, pw),
     maxSize: num(po, 'max_size', poolDefaults.maxSize, MAX_POOL_SIZE, pw),
     connectTimeoutMs: num(po, 'connect_timeout_ms', poolDefaults.connectTimeoutMs, MAX_TIMEOUT_MS, pw),
     operationTimeoutMs: num(po, 'operation_timeout_ms', poolDefaults.operationTimeoutMs, MAX_TIMEOUT_MS, pw),
   };
-  if (pool.initialSize > pool.maxSize) throw new ConfigError(`${pw}.initial_size: ${pool.initialSize} is larger than max_size ${pool.maxSize}`);
+  if (pool.initialSize > pool.maxSize)
+    throw new ConfigError(`${pw}.initial_size: ${pool.initialSize} is larger than max_size ${pool.maxSize}`);
   const searchFilterText = str(raw, 'search_filter', where) || DEFAULT_SEARCH_FILTER;
   const filterProblem = searchFilterProblem(searchFilterText);
   if (filterProblem) throw new ConfigError(`${where}.search_filter: "${searchFilterText}" ${filterProblem}`);
@@ -154,20 +199,30 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
     const authorization = request.headers.authorization;
     const creds = parseBasic(authorization);
     const denied = (status: number, reason: string): Deny =>
-      deny(status, reason, status === 401 ? { headers: [{ key: 'www-authenticate', value: basicChallenge(request.configRef) }] } : {});
+      deny(
+        status,
+        reason,
+        status === 401 ? { headers: [{ key: 'www-authenticate', value: basicChallenge(request.configRef) }] } : {},
+      );
     if (!creds) return denied(401, authorization ? 'malformed Basic credentials' : 'no Basic credentials');
     const username = cleanUsername(creds.username);
     if (!username) return denied(401, 'username empty after cleaning');
-    return this.checkUser(settings, username, creds.password).then((r) => (typeof r === 'string' ? this.allowed.get(r) : denied(r.status, r.reason)));
+    return this.checkUser(settings, username, creds.password).then((r) =>
+      typeof r === 'string' ? this.allowed.get(r) : denied(r.status, r.reason),
+    );
   }
 
   /** The DN of the allowed user entry, or why not. */
-  private async checkUser(settings: LdapSettings, username: string, password: string): Promise<string | { status: number; reason: string }> {
+  private async checkUser(
+    settings: LdapSettings,
+    username: string,
+    password: string,
+  ): Promise<string | { status: number; reason: string }> {
     const dn = this.userDns.get(`${settings.userDnTemplate}\0${username}`);
     // A connection the server closed (restart, idle timeout) gets one retry on a
     // fresh connection, unless a bind's reply was lost (see bind()).
     let retried = false;
-    for (let poolChanges = 0; ; ) {
+    for (let poolChanges = 0; ;) {
       // Looked up per attempt: a configuration change may have replaced the pool.
       const pool = this.pools.get(poolKey(settings));
       // Shutting down, or a configuration change dropped this server mid-check: transient, like a server that is down.
@@ -181,7 +236,8 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
           retried = true;
           continue;
         }
-        if (isConnectionError(err)) return { status: 503, reason: `LDAP server ${settings.address} unreachable: ${describe(err)}` };
+        if (isConnectionError(err))
+          return { status: 503, reason: `LDAP server ${settings.address} unreachable: ${describe(err)}` };
         return { status: 500, reason: `LDAP error from ${settings.address}: ${describe(err)}` };
       }
     }
@@ -228,25 +284,36 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
         this.observe('bind', start, err);
         // The directory may have processed this bind and, if it failed, counted it
         // towards a lockout: never send the password again for this check (503).
-        if (socketFailure(err) === 'unanswered') throw new LdapUnavailableError(`bind sent, connection closed before its reply: ${describe(err)}`, { cause: err });
+        if (socketFailure(err) === 'unanswered')
+          throw new LdapUnavailableError(`bind sent, connection closed before its reply: ${describe(err)}`, {
+            cause: err,
+          });
         throw err;
       },
     );
   }
 
-  private async run(conn: PooledConnection, s: LdapSettings, dn: string, username: string, password: string): Promise<string | { status: number; reason: string }> {
+  private async run(
+    conn: PooledConnection,
+    s: LdapSettings,
+    dn: string,
+    username: string,
+    password: string,
+  ): Promise<string | { status: number; reason: string }> {
     try {
       await this.bind(conn, dn, password);
     } catch (err) {
       const code = ldapCode(err);
-      if (code !== undefined && BIND_REJECTED_CODES.has(code)) return { status: 401, reason: `user bind rejected (LDAP result ${code})` };
+      if (code !== undefined && BIND_REJECTED_CODES.has(code))
+        return { status: 401, reason: `user bind rejected (LDAP result ${code})` };
       throw err;
     }
     if (s.serviceAccount) {
       try {
         await this.bind(conn, s.serviceAccount.username, s.serviceAccount.password);
       } catch (err) {
-        if (ldapCode(err) !== undefined) return { status: 500, reason: `service account bind failed (LDAP result ${ldapCode(err)})` };
+        if (ldapCode(err) !== undefined)
+          return { status: 500, reason: `service account bind failed (LDAP result ${ldapCode(err)})` };
         throw err;
       }
     }
@@ -257,7 +324,12 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
     let entries;
     const start = performance.now();
     try {
-      ({ searchEntries: entries } = await conn.client.search(dn, { scope: 'base', filter: searchFilter(s.searchFilter, username), attributes: [attribute], sizeLimit: 1 }));
+      ({ searchEntries: entries } = await conn.client.search(dn, {
+        scope: 'base',
+        filter: searchFilter(s.searchFilter, username),
+        attributes: [attribute],
+        sizeLimit: 1,
+      }));
       this.observe('search', start);
     } catch (err) {
       this.observe('search', start, err);
@@ -268,7 +340,8 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
     const entry = entries[0];
     if (!entry) return { status: 403, reason: 'user entry does not match searchFilter' };
     // Attribute names are case-insensitive; the directory usually answers in the configured case.
-    const key = attribute in entry ? attribute : Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
+    const key =
+      attribute in entry ? attribute : Object.keys(entry).find((k) => k.toLowerCase() === attribute.toLowerCase());
     const raw = key ? entry[key] : [];
     const allowed = this.allowedGroups(s);
     const member = (Array.isArray(raw) ? raw : [raw]).some((v) => {

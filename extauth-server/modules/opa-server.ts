@@ -10,7 +10,17 @@
 import { Agent, request as send } from 'undici';
 import { DEFAULT_SERVICE_TIMEOUT_MS, REGO_PACKAGE, REGO_RULE } from '../../contract/extauth.js';
 import { ConfigError, str, type Obj } from '../config-fields.js';
-import { allow, deny, type AuthModule, type AuthRequest, type Check, type ModuleInstance, type Prepared, type ServiceAnswer, type Verdict } from '../module.js';
+import {
+  allow,
+  deny,
+  type AuthModule,
+  type AuthRequest,
+  type Check,
+  type ModuleInstance,
+  type Prepared,
+  type ServiceAnswer,
+  type Verdict,
+} from '../module.js';
 import { messageType } from '../protos.js';
 
 export interface OpaServerSettings {
@@ -20,11 +30,13 @@ export interface OpaServerSettings {
 
 function parseOpaServer(raw: Obj, where: string): OpaServerSettings {
   const server = str(raw, 'server_url', where, true);
-  if (!/^https?:\/\/[^/?#\s]+$/.test(server)) throw new ConfigError(`${where}.server_url: "${server}" is not http(s)://host:port`);
+  if (!/^https?:\/\/[^/?#\s]+$/.test(server))
+    throw new ConfigError(`${where}.server_url: "${server}" is not http(s)://host:port`);
   const pkg = str(raw, 'package', where, true);
   if (!REGO_PACKAGE.test(pkg)) throw new ConfigError(`${where}.package: "${pkg}" is not a Rego package name`);
   const rule = str(raw, 'rule_name', where);
-  if (rule && !REGO_RULE.test(rule)) throw new ConfigError(`${where}.rule_name: "${rule}" is not a rule name (a / path may follow)`);
+  if (rule && !REGO_RULE.test(rule))
+    throw new ConfigError(`${where}.rule_name: "${rule}" is not a rule name (a / path may follow)`);
   return { queryUrl: `${server}/v1/data/${pkg.split('.').join('/')}${rule ? `/${rule}` : ''}` };
 }
 
@@ -36,8 +48,14 @@ export function opaAllows(result: unknown): boolean {
 }
 
 function opaInput(request: AuthRequest): unknown {
-  const checkRequest = messageType('envoy.service.auth.v3.CheckRequest').deserialize(Buffer.from(request.raw)) as { attributes?: { request?: { http?: unknown } } };
-  return { check_request: checkRequest, http_request: checkRequest.attributes?.request?.http ?? {}, state: request.state };
+  const checkRequest = messageType('envoy.service.auth.v3.CheckRequest').deserialize(Buffer.from(request.raw)) as {
+    attributes?: { request?: { http?: unknown } };
+  };
+  return {
+    check_request: checkRequest,
+    http_request: checkRequest.attributes?.request?.http ?? {},
+    state: request.state,
+  };
 }
 
 async function ask(agent: Agent, s: OpaServerSettings, request: AuthRequest): Promise<ServiceAnswer> {
@@ -55,7 +73,12 @@ async function ask(agent: Agent, s: OpaServerSettings, request: AuthRequest): Pr
     text = await res.body.text();
   } catch (err) {
     const e = err as Error;
-    return { failed: e.name === 'TimeoutError' ? `no answer within ${DEFAULT_SERVICE_TIMEOUT_MS} ms` : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})` };
+    return {
+      failed:
+        e.name === 'TimeoutError'
+          ? `no answer within ${DEFAULT_SERVICE_TIMEOUT_MS} ms`
+          : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})`,
+    };
   }
   if (status !== 200) return { failed: `answered ${status}` };
   let result: unknown;
@@ -64,7 +87,12 @@ async function ask(agent: Agent, s: OpaServerSettings, request: AuthRequest): Pr
   } catch {
     return { failed: 'answered something that is not JSON' };
   }
-  return opaAllows(result) ? allowed : deny(403, result === undefined ? 'the OPA rule is undefined for this request' : 'the OPA policy denies the request');
+  return opaAllows(result)
+    ? allowed
+    : deny(
+        403,
+        result === undefined ? 'the OPA rule is undefined for this request' : 'the OPA policy denies the request',
+      );
 }
 
 class OpaServerInstance implements ModuleInstance<OpaServerSettings> {
@@ -72,7 +100,13 @@ class OpaServerInstance implements ModuleInstance<OpaServerSettings> {
 
   prepare(settings: readonly OpaServerSettings[]): Prepared<OpaServerSettings> {
     const checks = new Map<OpaServerSettings, Check>(
-      settings.map((s) => [s, (request) => ask(this.agent, s, request).then((a): Verdict => ('failed' in a ? deny(503, `OPA server ${new URL(s.queryUrl).origin}: ${a.failed}`) : a))]),
+      settings.map((s) => [
+        s,
+        (request) =>
+          ask(this.agent, s, request).then((a): Verdict =>
+            'failed' in a ? deny(503, `OPA server ${new URL(s.queryUrl).origin}: ${a.failed}`) : a,
+          ),
+      ]),
     );
     return { check: (s) => checks.get(s)!, commit() {}, abort() {} };
   }

@@ -38,13 +38,23 @@ interface HeaderOption {
 
 interface CheckResponse {
   status?: { code?: number; message?: string } | null;
-  ok_response?: { headers?: HeaderOption[]; headers_to_remove?: string[]; response_headers_to_add?: HeaderOption[] } | null;
+  ok_response?: {
+    headers?: HeaderOption[];
+    headers_to_remove?: string[];
+    response_headers_to_add?: HeaderOption[];
+  } | null;
   denied_response?: { status?: { code?: string | number } | null; headers?: HeaderOption[]; body?: string } | null;
   dynamic_metadata?: { fields?: Record<string, unknown> } | null;
 }
 
 const headers = (options: HeaderOption[] | undefined): Header[] =>
-  (options ?? []).filter((o) => o.header?.key).map((o) => ({ key: o.header!.key!.toLowerCase(), value: o.header!.value ?? '', ...(o.append?.value ? { append: true } : {}) }));
+  (options ?? [])
+    .filter((o) => o.header?.key)
+    .map((o) => ({
+      key: o.header!.key!.toLowerCase(),
+      value: o.header!.value ?? '',
+      ...(o.append?.value ? { append: true } : {}),
+    }));
 
 /** The server's CheckResponse as this config's answer. */
 export function answerOf(response: CheckResponse): ServiceAnswer {
@@ -60,11 +70,15 @@ export function answerOf(response: CheckResponse): ServiceAnswer {
       ...(state && typeof state === 'object' && !Array.isArray(state) ? { state } : {}),
     });
   }
-  if (SERVER_ERRORS.has(code)) return { failed: `answered gRPC status ${code}${response.status?.message ? ` (${response.status.message})` : ''}` };
+  if (SERVER_ERRORS.has(code))
+    return { failed: `answered gRPC status ${code}${response.status?.message ? ` (${response.status.message})` : ''}` };
   const denied = response.denied_response ?? {};
   // Envoy's default for a denial without a status.
   const status = statusCodeOf(denied.status?.code) ?? 403;
-  return deny(status, `denied by the pass-through service (gRPC status ${code})`, { headers: headers(denied.headers), body: denied.body ?? '' });
+  return deny(status, `denied by the pass-through service (gRPC status ${code})`, {
+    headers: headers(denied.headers),
+    body: denied.body ?? '',
+  });
 }
 
 interface DecodedCheckRequest {
@@ -81,12 +95,21 @@ function withFilterMetadata(raw: Uint8Array, extra: Record<string, unknown>): Bu
   const decoded = type.deserialize(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) as DecodedCheckRequest;
   const attributes = decoded.attributes ?? {};
   const context = attributes.metadata_context ?? {};
-  return type.serialize({ ...decoded, attributes: { ...attributes, metadata_context: { ...context, filter_metadata: { ...context.filter_metadata, ...extra } } } });
+  return type.serialize({
+    ...decoded,
+    attributes: {
+      ...attributes,
+      metadata_context: { ...context, filter_metadata: { ...context.filter_metadata, ...extra } },
+    },
+  });
 }
 
 export function grpcPassThrough(address: string): GrpcService {
   // Reconnect soon after the server comes back (grpc-js waits up to 120 s by default).
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 1000 });
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 1000,
+  });
   const responseType = messageType('envoy.service.auth.v3.CheckResponse');
   const identity = (b: Buffer) => b;
   const decode = (b: Buffer) => responseType.deserialize(b) as CheckResponse;
@@ -94,14 +117,31 @@ export function grpcPassThrough(address: string): GrpcService {
     check(s, config) {
       const configMetadata = config ? { [PASS_THROUGH_CONFIG_KEY]: structObject(config) } : {};
       return (request) => {
-        const withState = Object.keys(request.state).length ? { [PASS_THROUGH_STATE_KEY]: structObject(request.state as Record<string, unknown>) } : {};
+        const withState = Object.keys(request.state).length
+          ? { [PASS_THROUGH_STATE_KEY]: structObject(request.state as Record<string, unknown>) }
+          : {};
         const extra = { ...configMetadata, ...withState };
-        const bytes = Object.keys(extra).length ? withFilterMetadata(request.raw, extra) : Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
+        const bytes = Object.keys(extra).length
+          ? withFilterMetadata(request.raw, extra)
+          : Buffer.from(request.raw.buffer, request.raw.byteOffset, request.raw.byteLength);
         return new Promise<ServiceAnswer>((resolve) => {
-          client.makeUnaryRequest(CHECK_PATH, identity, decode, bytes, { deadline: Date.now() + s.timeoutMs }, (err, response) => {
-            if (err) resolve({ failed: err.code === grpc.status.DEADLINE_EXCEEDED ? `no answer within ${s.timeoutMs} ms` : `unreachable (${grpc.status[err.code] ?? err.code})` });
-            else resolve(answerOf(response!));
-          });
+          client.makeUnaryRequest(
+            CHECK_PATH,
+            identity,
+            decode,
+            bytes,
+            { deadline: Date.now() + s.timeoutMs },
+            (err, response) => {
+              if (err)
+                resolve({
+                  failed:
+                    err.code === grpc.status.DEADLINE_EXCEEDED
+                      ? `no answer within ${s.timeoutMs} ms`
+                      : `unreachable (${grpc.status[err.code] ?? err.code})`,
+                });
+              else resolve(answerOf(response!));
+            },
+          );
         });
       };
     },

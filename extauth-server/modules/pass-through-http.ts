@@ -16,7 +16,13 @@ import { decodeStruct } from '../struct.js';
 export interface HttpSettings {
   url: string;
   timeoutMs: number;
-  request: { allowedHeaders: string[]; headersToAdd: [string, string][]; passThroughState: boolean; passThroughFilterMetadata: boolean; passThroughBody: boolean };
+  request: {
+    allowedHeaders: string[];
+    headersToAdd: [string, string][];
+    passThroughState: boolean;
+    passThroughFilterMetadata: boolean;
+    passThroughBody: boolean;
+  };
   response: {
     allowedUpstreamHeaders: string[];
     allowedUpstreamHeadersToOverwrite: string[];
@@ -37,17 +43,31 @@ type ResponseHeaders = Record<string, string | string[] | undefined>;
 function picked(headers: ResponseHeaders, names: string[], append: boolean): Header[] {
   return names.flatMap((name) => {
     const v = headers[name];
-    return (v === undefined ? [] : Array.isArray(v) ? v : [v]).map((value) => ({ key: name, value, ...(append ? { append: true } : {}) }));
+    return (v === undefined ? [] : Array.isArray(v) ? v : [v]).map((value) => ({
+      key: name,
+      value,
+      ...(append ? { append: true } : {}),
+    }));
   });
 }
 
-function requestBody(s: HttpSettings, config: Record<string, unknown> | undefined, request: AuthRequest): string | undefined {
+function requestBody(
+  s: HttpSettings,
+  config: Record<string, unknown> | undefined,
+  request: AuthRequest,
+): string | undefined {
   const { passThroughState, passThroughBody, passThroughFilterMetadata } = s.request;
   if (!passThroughState && !passThroughBody && !passThroughFilterMetadata && !config) return undefined;
   return JSON.stringify({
     ...(passThroughBody ? { body: request.body } : {}),
     ...(passThroughState ? { state: request.state } : {}),
-    ...(passThroughFilterMetadata ? { filterMetadata: Object.fromEntries(Object.entries(request.filterMetadata).map(([k, v]) => [k, decodeStruct(v)])) } : {}),
+    ...(passThroughFilterMetadata
+      ? {
+          filterMetadata: Object.fromEntries(
+            Object.entries(request.filterMetadata).map(([k, v]) => [k, decodeStruct(v)]),
+          ),
+        }
+      : {}),
     ...(config ? { config } : {}),
   });
 }
@@ -58,7 +78,8 @@ export function httpPassThrough(): HttpService {
     check(s, config) {
       return async (request) => {
         const headers: Record<string, string> = {};
-        for (const name of s.request.allowedHeaders) if (request.headers[name] !== undefined) headers[name] = request.headers[name]!;
+        for (const name of s.request.allowedHeaders)
+          if (request.headers[name] !== undefined) headers[name] = request.headers[name]!;
         for (const [name, value] of s.request.headersToAdd) headers[name] = value;
         const body = requestBody(s, config, request);
         if (body !== undefined) headers['content-type'] = 'application/json';
@@ -66,21 +87,36 @@ export function httpPassThrough(): HttpService {
         let answerHeaders: ResponseHeaders;
         let text: string;
         try {
-          const res = await send(s.url, { method: 'POST', headers, body, dispatcher: agent, signal: AbortSignal.timeout(s.timeoutMs) });
+          const res = await send(s.url, {
+            method: 'POST',
+            headers,
+            body,
+            dispatcher: agent,
+            signal: AbortSignal.timeout(s.timeoutMs),
+          });
           status = res.statusCode;
           answerHeaders = res.headers;
           text = await res.body.text();
         } catch (err) {
           const e = err as Error;
-          return { failed: e.name === 'TimeoutError' ? `no answer within ${s.timeoutMs} ms` : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})` };
+          return {
+            failed:
+              e.name === 'TimeoutError'
+                ? `no answer within ${s.timeoutMs} ms`
+                : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})`,
+          };
         }
         if (status >= 500) return { failed: `answered ${status}` };
-        if (status !== 200) return deny(status, `denied by the pass-through service (${status})`, { headers: picked(answerHeaders, s.response.allowedClientHeadersOnDenied, false) });
+        if (status !== 200)
+          return deny(status, `denied by the pass-through service (${status})`, {
+            headers: picked(answerHeaders, s.response.allowedClientHeadersOnDenied, false),
+          });
         let state: Record<string, unknown> | undefined;
         if (s.response.readStateFromResponse) {
           try {
             const parsed = JSON.parse(text) as { state?: unknown };
-            if (typeof parsed.state !== 'object' || parsed.state === null || Array.isArray(parsed.state)) throw new Error('no "state" object');
+            if (typeof parsed.state !== 'object' || parsed.state === null || Array.isArray(parsed.state))
+              throw new Error('no "state" object');
             state = parsed.state as Record<string, unknown>;
           } catch (err) {
             return deny(401, `the pass-through service's state could not be read: ${(err as Error).message}`);
@@ -88,7 +124,10 @@ export function httpPassThrough(): HttpService {
         }
         const responseHeaders = picked(answerHeaders, s.response.allowedClientHeadersOnSuccess, false);
         return allow({
-          headers: [...picked(answerHeaders, s.response.allowedUpstreamHeaders, true), ...picked(answerHeaders, s.response.allowedUpstreamHeadersToOverwrite, false)],
+          headers: [
+            ...picked(answerHeaders, s.response.allowedUpstreamHeaders, true),
+            ...picked(answerHeaders, s.response.allowedUpstreamHeadersToOverwrite, false),
+          ],
           ...(responseHeaders.length ? { responseHeaders } : {}),
           ...(state ? { state } : {}),
         });

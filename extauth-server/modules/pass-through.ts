@@ -8,8 +8,31 @@
  * across configurations.
  */
 import { DEFAULT_SERVICE_TIMEOUT_MS, hostPortProblem, httpUrlProblem } from '../../contract/extauth.js';
-import { bool, ConfigError, entries, field, MAX_TIMEOUT_MS, message, num, str, stringValue, strings, type Obj } from '../config-fields.js';
-import { allow, deny, type AuthModule, type Check, type ModuleContext, type ModuleInstance, type Pending, type Prepared, type ServiceAnswer, type Verdict } from '../module.js';
+import {
+  bool,
+  ConfigError,
+  entries,
+  field,
+  MAX_TIMEOUT_MS,
+  message,
+  num,
+  str,
+  stringValue,
+  strings,
+  type Obj,
+} from '../config-fields.js';
+import {
+  allow,
+  deny,
+  type AuthModule,
+  type Check,
+  type ModuleContext,
+  type ModuleInstance,
+  type Pending,
+  type Prepared,
+  type ServiceAnswer,
+  type Verdict,
+} from '../module.js';
 import { grpcPassThrough, type GrpcService, type GrpcSettings } from './pass-through-grpc.js';
 import { httpPassThrough, type HttpService, type HttpSettings } from './pass-through-http.js';
 
@@ -28,7 +51,10 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
   const h = message(raw, 'http', where);
   if (!g === !h) throw new ConfigError(`${where}: exactly one of grpc and http`);
   const c = field(raw, 'config');
-  const settings: PassThroughSettings = { failureModeAllow: bool(raw, 'failure_mode_allow', where), ...(c !== undefined && c !== null ? { config: c as Record<string, unknown> } : {}) };
+  const settings: PassThroughSettings = {
+    failureModeAllow: bool(raw, 'failure_mode_allow', where),
+    ...(c !== undefined && c !== null ? { config: c as Record<string, unknown> } : {}),
+  };
   if (g) {
     const at = `${where}.grpc`;
     const address = str(g, 'address', at, true);
@@ -54,7 +80,9 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
       },
       response: {
         allowedUpstreamHeaders: lower(strings(rs, 'allowed_upstream_headers', `${at}.response`)),
-        allowedUpstreamHeadersToOverwrite: lower(strings(rs, 'allowed_upstream_headers_to_overwrite', `${at}.response`)),
+        allowedUpstreamHeadersToOverwrite: lower(
+          strings(rs, 'allowed_upstream_headers_to_overwrite', `${at}.response`),
+        ),
         allowedClientHeadersOnDenied: lower(strings(rs, 'allowed_client_headers_on_denied', `${at}.response`)),
         allowedClientHeadersOnSuccess: lower(strings(rs, 'allowed_client_headers_on_success', `${at}.response`)),
         readStateFromResponse: bool(rs, 'read_state_from_response', `${at}.response`),
@@ -68,7 +96,10 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
 function settle(s: PassThroughSettings, answer: ServiceAnswer, context: ModuleContext, target: string): Verdict {
   if (!('failed' in answer)) return answer;
   if (s.failureModeAllow) {
-    context.logger.warn({ service: target, reason: answer.failed }, 'pass-through service failed; allowed by failureModeAllow');
+    context.logger.warn(
+      { service: target, reason: answer.failed },
+      'pass-through service failed; allowed by failureModeAllow',
+    );
     return allow({ identity: `failureModeAllow (${target} failed)` });
   }
   return deny(503, `pass-through service ${target}: ${answer.failed}`);
@@ -93,8 +124,13 @@ class PassThroughInstance implements ModuleInstance<PassThroughSettings> {
     const checks = new Map<PassThroughSettings, Check>(
       settings.map((s): [PassThroughSettings, Check] => {
         const target = s.grpc ? s.grpc.address : s.http!.url;
-        const ask = s.grpc ? service.grpc(s.grpc.address).check(s.grpc, s.config) : service.http(new URL(s.http!.url).origin).check(s.http!, s.config);
-        return [s, (request): Pending<Verdict> => ask(request).then((answer) => settle(s, answer, this.context, target))];
+        const ask = s.grpc
+          ? service.grpc(s.grpc.address).check(s.grpc, s.config)
+          : service.http(new URL(s.http!.url).origin).check(s.http!, s.config);
+        return [
+          s,
+          (request): Pending<Verdict> => ask(request).then((answer) => settle(s, answer, this.context, target)),
+        ];
       }),
     );
     return {

@@ -38,6 +38,8 @@ export class GrpcFailure extends Error {
   }
 
   toGraphQLError(): GraphQLError {
-    return new GraphQLError(this.message, { extensions: { code: this.code, ...(this.grpcCode !== undefined ? { grpcCode: this.grpcCode } : {}) } });
+    return new GraphQLError(this.message, {
+      extensions: { code: this.code, ...(this.grpcCode !== undefined ? { grpcCode: this.grpcCode } : {}) },
+    });
   }
 }

@@ -54,7 +54,15 @@ function answered(value: Record<string, unknown>): Record<string, unknown> {
 
 describe('toMessage: JSON values into request fields', () => {
   test('integers from numbers and decimal strings; 64-bit ones exact beyond 2^53', () => {
-    expect(sent({ i32: '12', u32: 4294967295, i64: '-9223372036854775808', u64: '18446744073709551615', s64: 9007199254740991 })).toEqual({
+    expect(
+      sent({
+        i32: '12',
+        u32: 4294967295,
+        i64: '-9223372036854775808',
+        u64: '18446744073709551615',
+        s64: 9007199254740991,
+      }),
+    ).toEqual({
       i32: 12,
       u32: 4294967295,
       i64: '-9223372036854775808',
@@ -91,20 +99,33 @@ describe('toMessage: JSON values into request fields', () => {
     expect(sent({ color: 'BLUE' })).toEqual({ color: 'BLUE' });
     expect(sent({ color: 1 })).toEqual({ color: 'RED' });
     expect(sent({ color: '2' })).toEqual({ color: 'BLUE' });
-    expect(() => toMessage(All, { color: 'GREEN' })).toThrow(/"GREEN" is not a value of enum t.Color \(COLOR_UNSPECIFIED, RED, BLUE\)/);
+    expect(() => toMessage(All, { color: 'GREEN' })).toThrow(
+      /"GREEN" is not a value of enum t.Color \(COLOR_UNSPECIFIED, RED, BLUE\)/,
+    );
     expect(() => toMessage(All, { color: 7 })).toThrow(/7 is not a value of enum t.Color/);
   });
 
   test('nested and repeated messages, fields by proto or JSON name; unknown fields name their path', () => {
-    expect(sent({ inner: { postalCode: 'N1', n: '3' }, inners: [{ postal_code: 'A' }, {}] })).toEqual({ inner: { postal_code: 'N1', n: 3 }, inners: [{ postal_code: 'A' }, {}] });
-    expect(() => toMessage(All, { inner: { zip: 'N1' } })).toThrow(/t\.All\.inner\.zip: t.Inner has no such field \(its fields: postal_code, n\)/);
+    expect(sent({ inner: { postalCode: 'N1', n: '3' }, inners: [{ postal_code: 'A' }, {}] })).toEqual({
+      inner: { postal_code: 'N1', n: 3 },
+      inners: [{ postal_code: 'A' }, {}],
+    });
+    expect(() => toMessage(All, { inner: { zip: 'N1' } })).toThrow(
+      /t\.All\.inner\.zip: t.Inner has no such field \(its fields: postal_code, n\)/,
+    );
     expect(() => toMessage(All, { inners: [{}, { n: 'x' }] })).toThrow(/t\.All\.inners\[1\]\.n: expects an integer/);
     expect(() => toMessage(All, { inners: { n: 1 } })).toThrow(/t\.All\.inners: a repeated field is a JSON array/);
-    expect(() => toMessage(All, { inner: 'N1' })).toThrow(/t\.All\.inner: expects a t.Inner message \(a JSON object\), got "N1"/);
+    expect(() => toMessage(All, { inner: 'N1' })).toThrow(
+      /t\.All\.inner: expects a t.Inner message \(a JSON object\), got "N1"/,
+    );
   });
 
   test('null and absent values leave fields unset; maps; bytes as base64; one member per oneof', () => {
-    expect(sent({ i32: null, text: undefined, labels: { a: '1', b: 2 }, blob: 'aGk=', by_id: 4 })).toEqual({ labels: { a: 1, b: 2 }, blob: 'aGk=', by_id: 4 });
+    expect(sent({ i32: null, text: undefined, labels: { a: '1', b: 2 }, blob: 'aGk=', by_id: 4 })).toEqual({
+      labels: { a: 1, b: 2 },
+      blob: 'aGk=',
+      by_id: 4,
+    });
     expect(() => toMessage(All, { blob: 'not base64!' })).toThrow(/expects bytes as base64 text/);
     expect(() => toMessage(All, { by_name: 'x', byId: 3 })).toThrow(/t\.All\.by_id: oneof choice already has by_name/);
   });
@@ -145,8 +166,20 @@ describe('fromMessage: answers as plain objects', () => {
   });
 
   test('64-bit integers as exact decimal strings, enums by name (or number when unknown), bytes as base64', () => {
-    const out = answered({ i64: '-9007199254740993', u64: '18446744073709551615', ids: ['1', '9007199254740993'], color: 2, blob: Buffer.from('hi') });
-    expect(out).toMatchObject({ i64: '-9007199254740993', u64: '18446744073709551615', ids: ['1', '9007199254740993'], color: 'BLUE', blob: 'aGk=' });
+    const out = answered({
+      i64: '-9007199254740993',
+      u64: '18446744073709551615',
+      ids: ['1', '9007199254740993'],
+      color: 2,
+      blob: Buffer.from('hi'),
+    });
+    expect(out).toMatchObject({
+      i64: '-9007199254740993',
+      u64: '18446744073709551615',
+      ids: ['1', '9007199254740993'],
+      color: 'BLUE',
+      blob: 'aGk=',
+    });
     const unknown = fromMessage(All, All.decode(All.encode({ color: 9 }).finish()));
     expect(unknown.color).toBe(9);
   });

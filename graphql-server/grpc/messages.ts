@@ -28,7 +28,6 @@ import { lowerCamel } from '../../contract/proto3-json.js';
 /** A message that does not fit its type; `path` names the field (`users.ListUsersRequest.page.size`). */
 export class MessageError extends Error {}
 
-
 /** A message's fields by proto name and JSON name. */
 const fieldIndex = new WeakMap<protobuf.Type, Map<string, protobuf.Field>>();
 
@@ -44,7 +43,10 @@ function fieldsOf(type: protobuf.Type): Map<string, protobuf.Field> {
 
 function fieldOf(type: protobuf.Type, key: string, path: string): protobuf.Field {
   const field = fieldsOf(type).get(key);
-  if (!field) throw new MessageError(`${path}.${key}: ${type.fullName.slice(1)} has no such field (its fields: ${type.fieldsArray.map((f) => f.name).join(', ') || 'none'})`);
+  if (!field)
+    throw new MessageError(
+      `${path}.${key}: ${type.fullName.slice(1)} has no such field (its fields: ${type.fieldsArray.map((f) => f.name).join(', ') || 'none'})`,
+    );
   return field;
 }
 
@@ -61,7 +63,8 @@ export function checkMessageTemplate(type: protobuf.Type, json: unknown, path = 
   for (const [key, value] of Object.entries(json)) {
     const field = fieldOf(type, key, path);
     const items = field.repeated && Array.isArray(value) ? value : [value];
-    if (field.resolvedType instanceof protobuf.Type && !field.map) for (const item of items) checkMessageTemplate(field.resolvedType, item, `${path}.${field.name}`);
+    if (field.resolvedType instanceof protobuf.Type && !field.map)
+      for (const item of items) checkMessageTemplate(field.resolvedType, item, `${path}.${field.name}`);
   }
 }
 
@@ -129,7 +132,9 @@ function enumValue(e: protobuf.Enum, v: unknown, path: string): number {
   if (typeof v === 'string' && Object.hasOwn(e.values, v)) return e.values[v]!;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : undefined;
   if (n !== undefined && Object.hasOwn(e.valuesById, n)) return n;
-  throw new MessageError(`${path}: ${show(v)} is not a value of enum ${e.fullName.slice(1)} (${Object.keys(e.values).join(', ')})`);
+  throw new MessageError(
+    `${path}: ${show(v)} is not a value of enum ${e.fullName.slice(1)} (${Object.keys(e.values).join(', ')})`,
+  );
 }
 
 function single(field: protobuf.Field, v: unknown, path: string): unknown {
@@ -141,7 +146,8 @@ function single(field: protobuf.Field, v: unknown, path: string): unknown {
 
 /** `value` as a message of `type`, ready for type.encode; throws MessageError naming the field. */
 export function toMessage(type: protobuf.Type, value: unknown, path = type.fullName.slice(1)): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MessageError(`${path}: expects a ${type.fullName.slice(1)} message (a JSON object), got ${show(value)}`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new MessageError(`${path}: expects a ${type.fullName.slice(1)} message (a JSON object), got ${show(value)}`);
   const out: Record<string, unknown> = {};
   const oneofs = new Map<protobuf.OneOf, string>();
   for (const [key, v] of Object.entries(value)) {
@@ -150,11 +156,13 @@ export function toMessage(type: protobuf.Type, value: unknown, path = type.fullN
     const at = `${path}.${field.name}`;
     if (field.partOf) {
       const other = oneofs.get(field.partOf);
-      if (other !== undefined && other !== field.name) throw new MessageError(`${at}: oneof ${field.partOf.name} already has ${other}; set one of its fields`);
+      if (other !== undefined && other !== field.name)
+        throw new MessageError(`${at}: oneof ${field.partOf.name} already has ${other}; set one of its fields`);
       oneofs.set(field.partOf, field.name);
     }
     if (field.map) {
-      if (typeof v !== 'object' || Array.isArray(v)) throw new MessageError(`${at}: a map is a JSON object, got ${show(v)}`);
+      if (typeof v !== 'object' || Array.isArray(v))
+        throw new MessageError(`${at}: a map is a JSON object, got ${show(v)}`);
       const keyType = (field as unknown as protobuf.MapField).keyType;
       const m: Record<string, unknown> = {};
       for (const [k, item] of Object.entries(v)) {
@@ -211,7 +219,13 @@ function planOf(type: protobuf.Type): FieldPlan[] {
   if (!plan) {
     plan = type.fieldsArray.map((f) => {
       const json = lowerCamel(f.name);
-      return { name: f.name, json: json === f.name ? undefined : json, presence: !!f.partOf, convert: converter(f), kind: f.map ? 'map' : f.repeated ? 'repeated' : 'single' };
+      return {
+        name: f.name,
+        json: json === f.name ? undefined : json,
+        presence: !!f.partOf,
+        convert: converter(f),
+        kind: f.map ? 'map' : f.repeated ? 'repeated' : 'single',
+      };
     });
     plans.set(type, plan);
   }
@@ -227,7 +241,8 @@ export function fromMessage(type: protobuf.Type, message: protobuf.Message): Rec
     let v: unknown;
     if (raw == null) v = f.kind === 'repeated' ? [] : f.kind === 'map' ? {} : null;
     else if (f.kind === 'repeated') v = (raw as unknown[]).map(f.convert);
-    else if (f.kind === 'map') v = Object.fromEntries(Object.entries(raw as object).map(([k, item]) => [k, f.convert(item)]));
+    else if (f.kind === 'map')
+      v = Object.fromEntries(Object.entries(raw as object).map(([k, item]) => [k, f.convert(item)]));
     else v = f.convert(raw);
     out[f.name] = v;
     if (f.json) out[f.json] = v;

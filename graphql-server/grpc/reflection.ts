@@ -13,10 +13,17 @@ import { GrpcFailure } from './failure.js';
 const messages = protobuf.Root.fromJSON({
   nested: {
     ServerReflectionRequest: {
-      fields: { host: { type: 'string', id: 1 }, file_by_filename: { type: 'string', id: 3 }, file_containing_symbol: { type: 'string', id: 4 } },
+      fields: {
+        host: { type: 'string', id: 1 },
+        file_by_filename: { type: 'string', id: 3 },
+        file_containing_symbol: { type: 'string', id: 4 },
+      },
     },
     ServerReflectionResponse: {
-      fields: { file_descriptor_response: { type: 'FileDescriptorResponse', id: 4 }, error_response: { type: 'ErrorResponse', id: 7 } },
+      fields: {
+        file_descriptor_response: { type: 'FileDescriptorResponse', id: 4 },
+        error_response: { type: 'ErrorResponse', id: 7 },
+      },
     },
     FileDescriptorResponse: { fields: { file_descriptor_proto: { rule: 'repeated', type: 'bytes', id: 1 } } },
     ErrorResponse: { fields: { error_code: { type: 'int32', id: 1 }, error_message: { type: 'string', id: 2 } } },
@@ -47,9 +54,21 @@ const serialize = (r: ReflectionRequest) => Buffer.from(Request.encode(r).finish
 const deserialize = (b: Buffer) => Response.decode(b) as unknown as ReflectionResponse;
 
 /** One reflection stream: the file holding `symbol`, then each import not yet received, until none is missing. */
-function ask(client: grpc.Client, version: string, symbol: string, deadline: Date, cluster: string): Promise<FileDescriptor[]> {
+function ask(
+  client: grpc.Client,
+  version: string,
+  symbol: string,
+  deadline: Date,
+  cluster: string,
+): Promise<FileDescriptor[]> {
   return new Promise((resolve, reject) => {
-    const call = client.makeBidiStreamRequest(`/${version}.ServerReflection/ServerReflectionInfo`, serialize, deserialize, new grpc.Metadata(), { deadline });
+    const call = client.makeBidiStreamRequest(
+      `/${version}.ServerReflection/ServerReflectionInfo`,
+      serialize,
+      deserialize,
+      new grpc.Metadata(),
+      { deadline },
+    );
     const files = new Map<string, FileDescriptor>();
     const asked = new Set<string>();
     let pending = 0;
@@ -66,7 +85,12 @@ function ask(client: grpc.Client, version: string, symbol: string, deadline: Dat
       if (res.error_response) {
         const { error_code: code, error_message: text } = res.error_response;
         const what = files.size === 0 ? `has no service "${symbol}"` : `does not serve a file "${symbol}" imports`;
-        return fail(new GrpcFailure('GRPC_DESCRIPTOR_UNAVAILABLE', `upstream ${cluster} ${what} (server reflection answered ${grpc.status[code] ?? code}: ${text})`));
+        return fail(
+          new GrpcFailure(
+            'GRPC_DESCRIPTOR_UNAVAILABLE',
+            `upstream ${cluster} ${what} (server reflection answered ${grpc.status[code] ?? code}: ${text})`,
+          ),
+        );
       }
       for (const bytes of res.file_descriptor_response?.file_descriptor_proto ?? []) {
         const file = descriptor.FileDescriptorProto.decode(bytes) as unknown as FileDescriptor;
@@ -95,7 +119,12 @@ function ask(client: grpc.Client, version: string, symbol: string, deadline: Dat
  * reflection or not the service, the call's status otherwise (UNAVAILABLE
  * for a host that is down).
  */
-export async function reflectService(client: grpc.Client, service: string, timeoutMs: number, cluster: string): Promise<FileDescriptor[]> {
+export async function reflectService(
+  client: grpc.Client,
+  service: string,
+  timeoutMs: number,
+  cluster: string,
+): Promise<FileDescriptor[]> {
   for (const version of VERSIONS) {
     try {
       return await ask(client, version, service, new Date(Date.now() + timeoutMs), cluster);

@@ -11,7 +11,14 @@ import * as grpc from '@grpc/grpc-js';
 import { getNullableType, GraphQLError, isLeafType, isListType } from 'graphql';
 import protobuf from 'protobufjs';
 import { compileJsonTemplate, compileTextTemplate, type TemplateScope } from '../../contract/graphql-templates.js';
-import { apiLogField, type FieldResolver, type GrpcResolverConfig, type RequestContext, type ResolverDeps, type ResolverField } from '../api.js';
+import {
+  apiLogField,
+  type FieldResolver,
+  type GrpcResolverConfig,
+  type RequestContext,
+  type ResolverDeps,
+  type ResolverField,
+} from '../api.js';
 import { GrpcFailure } from './failure.js';
 import { checkMessageTemplate, fromMessage, MessageError, toMessage } from './messages.js';
 import { grpcServices } from './services.js';
@@ -27,12 +34,22 @@ interface Method {
 /** Metadata names the resolution may not set: gRPC's own (`grpc-*`) and binary ones (values are text templates). */
 function metadataName(name: string, where: string): string {
   const lower = name.toLowerCase();
-  if (!/^[0-9a-z_.-]+$/.test(lower)) throw new Error(`${where}: "${name}" is not a valid gRPC metadata name (lower-case letters, digits, _ . -); fix it in the resource`);
-  if (lower.startsWith('grpc-') || lower.endsWith('-bin')) throw new Error(`${where}: metadata "${name}" cannot be set (grpc-* is reserved to gRPC, -bin is binary); remove it from the resource`);
+  if (!/^[0-9a-z_.-]+$/.test(lower))
+    throw new Error(
+      `${where}: "${name}" is not a valid gRPC metadata name (lower-case letters, digits, _ . -); fix it in the resource`,
+    );
+  if (lower.startsWith('grpc-') || lower.endsWith('-bin'))
+    throw new Error(
+      `${where}: metadata "${name}" cannot be set (grpc-* is reserved to gRPC, -bin is binary); remove it from the resource`,
+    );
   return lower;
 }
 
-export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverField, deps: ResolverDeps): FieldResolver {
+export function createGrpcResolver(
+  config: GrpcResolverConfig,
+  field: ResolverField,
+  deps: ResolverDeps,
+): FieldResolver {
   // The caller (local.ts) prefixes build errors with the API, the field and the resolution.
   const where = 'gRPC resolver';
   if (!config.serviceName || !config.methodName) throw new Error(`${where}: serviceName and methodName are required`);
@@ -42,7 +59,9 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
   const fieldName = `${field.typeName}.${field.fieldName}`;
   const template = config.outgoingMessageJson ?? {};
   const render = compileJsonTemplate(template);
-  const metadata = Object.entries(config.requestMetadata).map(([name, t]) => [metadataName(name, where), compileTextTemplate(t)] as const);
+  const metadata = Object.entries(config.requestMetadata).map(
+    ([name, t]) => [metadataName(name, where), compileTextTemplate(t)] as const,
+  );
   const fixed = deps.protoDescriptorBin?.length ? services.fromDescriptorSet(deps.protoDescriptorBin) : undefined;
 
   /** The last set of message types resolved against, and what it gave (roots change only when reflection is asked again). */
@@ -58,8 +77,13 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
       throw new GrpcFailure('GRPC_DESCRIPTOR_UNAVAILABLE', `${source} has no service "${config.serviceName}"`);
     }
     const m = service.methods[config.methodName];
-    if (!m) throw new GrpcFailure('GRPC_DESCRIPTOR_UNAVAILABLE', `service ${config.serviceName} of ${source} has no method "${config.methodName}" (methods: ${Object.keys(service.methods).join(', ') || 'none'})`);
-    if (m.requestStream || m.responseStream) throw new GrpcFailure('GRPC_TYPE_MISMATCH', `${path} streams; a GraphQL field can only call a unary method`);
+    if (!m)
+      throw new GrpcFailure(
+        'GRPC_DESCRIPTOR_UNAVAILABLE',
+        `service ${config.serviceName} of ${source} has no method "${config.methodName}" (methods: ${Object.keys(service.methods).join(', ') || 'none'})`,
+      );
+    if (m.requestStream || m.responseStream)
+      throw new GrpcFailure('GRPC_TYPE_MISMATCH', `${path} streams; a GraphQL field can only call a unary method`);
     m.resolve();
     const method: Method = { requestType: m.resolvedRequestType!, responseType: m.resolvedResponseType! };
     try {
@@ -78,7 +102,8 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
     const list = isListType(type);
     if (!list && !isLeafType(type)) return undefined;
     const only = response.fieldsArray.length === 1 ? response.fieldsArray[0]! : undefined;
-    if (only && (list ? only.repeated && !only.map : !only.repeated && !(only.resolvedType instanceof protobuf.Type))) return only.name;
+    if (only && (list ? only.repeated && !only.map : !only.repeated && !(only.resolvedType instanceof protobuf.Type)))
+      return only.name;
     throw new GrpcFailure(
       'GRPC_TYPE_MISMATCH',
       `${fieldName} is ${String(field.returnType)} but ${path} returns ${response.fullName.slice(1)}: a ${list ? 'list' : 'scalar'} field needs a response message with exactly one ${list ? 'repeated' : 'scalar'} field`,
@@ -94,15 +119,27 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
     }
   }
 
-  async function send(method: Method, request: Buffer, md: grpc.Metadata, context: RequestContext): Promise<Record<string, unknown>> {
+  async function send(
+    method: Method,
+    request: Buffer,
+    md: grpc.Metadata,
+    context: RequestContext,
+  ): Promise<Record<string, unknown>> {
     let answer: Buffer;
     try {
       answer = await services.call(config.target, path, request, md, timeoutMs, context.signal);
     } catch (err) {
       if (err instanceof GrpcFailure) {
-        const log = { ...apiLogField(context.logger, deps.api), field: fieldName, cluster: config.target.cluster, method: path, code: err.code };
+        const log = {
+          ...apiLogField(context.logger, deps.api),
+          field: fieldName,
+          cluster: config.target.cluster,
+          method: path,
+          code: err.code,
+        };
         context.logger.warn(log, 'gRPC upstream call failed');
-        if (deps.logSensitiveInfo && err.details) context.logger.debug({ ...log, details: err.details }, 'gRPC status details');
+        if (deps.logSensitiveInfo && err.details)
+          context.logger.debug({ ...log, details: err.details }, 'gRPC status details');
         // The upstream no longer has the method as reflected: ask again.
         if (err.grpcCode === grpc.status.UNIMPLEMENTED && !fixed) services.expire(config.target, config.serviceName);
       }
@@ -111,7 +148,10 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
     try {
       return fromMessage(method.responseType, method.responseType.decode(answer));
     } catch (err) {
-      throw new GrpcFailure('INTERNAL', `${path} on upstream ${config.target.cluster} answered bytes that are not a ${method.responseType.fullName.slice(1)}: ${(err as Error).message}`);
+      throw new GrpcFailure(
+        'INTERNAL',
+        `${path} on upstream ${config.target.cluster} answered bytes that are not a ${method.responseType.fullName.slice(1)}: ${(err as Error).message}`,
+      );
     }
   }
 
@@ -130,7 +170,11 @@ export function createGrpcResolver(config: GrpcResolverConfig, field: ResolverFi
     try {
       message = toMessage(method.requestType, render(scope));
     } catch (err) {
-      if (err instanceof MessageError) throw new GrpcFailure('GRPC_BAD_REQUEST', `${fieldName}: the request to ${path} does not fit its message type: ${err.message}`);
+      if (err instanceof MessageError)
+        throw new GrpcFailure(
+          'GRPC_BAD_REQUEST',
+          `${fieldName}: the request to ${path} does not fit its message type: ${err.message}`,
+        );
       throw err;
     }
     const request = Buffer.from(method.requestType.encode(message).finish());

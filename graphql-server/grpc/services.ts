@@ -13,7 +13,8 @@ import { GrpcFailure } from './failure.js';
 import { reflectService, type FileDescriptor } from './reflection.js';
 
 /** fromDescriptor is added to Root by protobufjs/ext/descriptor, outside protobufjs' own types. */
-const fromDescriptor = (set: { file: unknown[] }) => (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(set);
+const fromDescriptor = (set: { file: unknown[] }) =>
+  (protobuf.Root as unknown as { fromDescriptor(set: unknown): protobuf.Root }).fromDescriptor(set);
 
 const identity = (b: Buffer) => b;
 
@@ -22,7 +23,10 @@ const identity = (b: Buffer) => b;
  * 0.25-5 s (grpc-js' default grows to 120 s: a service back after a few
  * minutes would stay unreachable for up to two more).
  */
-const CHANNEL_OPTIONS: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 5000 };
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 5000,
+};
 
 export interface GrpcServicesOptions {
   /** How long a failed or stale reflection answer is kept before a request asks again (default 1000 ms). */
@@ -63,7 +67,8 @@ export class GrpcServices implements SharedService {
   }
 
   private pick(target: Target): HostPort {
-    if (target.hosts.length === 0) throw new GrpcFailure('UNAVAILABLE', `upstream ${target.cluster} has no hosts`, grpc.status.UNAVAILABLE);
+    if (target.hosts.length === 0)
+      throw new GrpcFailure('UNAVAILABLE', `upstream ${target.cluster} has no hosts`, grpc.status.UNAVAILABLE);
     const i = this.next.get(target) ?? 0;
     this.next.set(target, (i + 1) % target.hosts.length);
     return target.hosts[i]!;
@@ -76,7 +81,9 @@ export class GrpcServices implements SharedService {
       try {
         root = fromDescriptor(descriptor.FileDescriptorSet.decode(bin) as unknown as { file: unknown[] });
       } catch (err) {
-        throw new Error(`protoDescriptorBin is not a FileDescriptorSet protobufjs can load (${(err as Error).message}); regenerate it with protoc --include_imports --descriptor_set_out`);
+        throw new Error(
+          `protoDescriptorBin is not a FileDescriptorSet protobufjs can load (${(err as Error).message}); regenerate it with protoc --include_imports --descriptor_set_out`,
+        );
       }
       this.sets.set(bin, root);
     }
@@ -113,7 +120,8 @@ export class GrpcServices implements SharedService {
   }
 
   private async reflect(target: Target, service: string, timeoutMs: number): Promise<protobuf.Root> {
-    if (target.hosts.length === 0) throw new GrpcFailure('UNAVAILABLE', `upstream ${target.cluster} has no hosts`, grpc.status.UNAVAILABLE);
+    if (target.hosts.length === 0)
+      throw new GrpcFailure('UNAVAILABLE', `upstream ${target.cluster} has no hosts`, grpc.status.UNAVAILABLE);
     let files: FileDescriptor[] | undefined;
     let lastFailure: GrpcFailure | undefined;
     for (const host of target.hosts) {
@@ -131,21 +139,39 @@ export class GrpcServices implements SharedService {
     try {
       root = fromDescriptor({ file: files });
     } catch (err) {
-      throw new GrpcFailure('GRPC_DESCRIPTOR_UNAVAILABLE', `the descriptors upstream ${target.cluster} serves for ${service} do not load: ${(err as Error).message}`);
+      throw new GrpcFailure(
+        'GRPC_DESCRIPTOR_UNAVAILABLE',
+        `the descriptors upstream ${target.cluster} serves for ${service} do not load: ${(err as Error).message}`,
+      );
     }
     return root;
   }
 
   /** One unary call of already encoded bytes; resolves to the response bytes, rejects with GrpcFailure. */
-  call(target: Target, path: string, request: Buffer, metadata: grpc.Metadata, timeoutMs: number, signal?: ClientSignal): Promise<Buffer> {
+  call(
+    target: Target,
+    path: string,
+    request: Buffer,
+    metadata: grpc.Metadata,
+    timeoutMs: number,
+    signal?: ClientSignal,
+  ): Promise<Buffer> {
     const client = this.client(this.pick(target));
     return new Promise((resolve, reject) => {
       const onAbort = () => call.cancel();
-      const call = client.makeUnaryRequest(path, identity, identity, request, metadata, { deadline: Date.now() + timeoutMs }, (err, res) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (err) reject(GrpcFailure.fromStatus(err, `gRPC ${path} on upstream ${target.cluster}`, timeoutMs));
-        else resolve(res!);
-      });
+      const call = client.makeUnaryRequest(
+        path,
+        identity,
+        identity,
+        request,
+        metadata,
+        { deadline: Date.now() + timeoutMs },
+        (err, res) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (err) reject(GrpcFailure.fromStatus(err, `gRPC ${path} on upstream ${target.cluster}`, timeoutMs));
+          else resolve(res!);
+        },
+      );
       if (signal?.aborted) call.cancel();
       else signal?.addEventListener('abort', onAbort, { once: true });
     });

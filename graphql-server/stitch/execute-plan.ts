@@ -9,7 +9,16 @@
  */
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { RequestContext } from '../api.js';
-import { argVariables, groupDocument, mergeAlias, type Boundary, type Fetch, type Group, type Plan, type Walk } from './plan.js';
+import {
+  argVariables,
+  groupDocument,
+  mergeAlias,
+  type Boundary,
+  type Fetch,
+  type Group,
+  type Plan,
+  type Walk,
+} from './plan.js';
 import { buildMergeArgs, hasMergeKeys } from './subschema.js';
 
 type Path = readonly (string | number)[];
@@ -60,7 +69,8 @@ async function runFetch(run: Run, fetch: Fetch, root: Obj): Promise<void> {
   if (!result.data) {
     // No data: every field of the request failed, each with the error(s) of the request.
     const errors = result.errors?.length ? result.errors : [new GraphQLError('answered no data')];
-    for (const key of fetch.keys) for (const e of errors) run.errors.push(e.path ? copyError(e, e.path) : failure(fetch.subschema.name, e, [key]));
+    for (const key of fetch.keys)
+      for (const e of errors) run.errors.push(e.path ? copyError(e, e.path) : failure(fetch.subschema.name, e, [key]));
     return;
   }
   for (const e of result.errors ?? []) run.errors.push(copyError(e, e.path ?? undefined));
@@ -92,7 +102,13 @@ async function runGroup(run: Run, group: Group, collected: Collected): Promise<v
   const everyField = (err: unknown): void => {
     // A client that went away gets no answer: its errors (one per field per object) are not built.
     if (run.context.signal?.aborted) return;
-    group.boundaries.forEach((b, i) => perBoundary[i]!.forEach((entry) => entry.targets.forEach((t) => b.keys.forEach((key) => run.errors.push(failure(group.target.name, err, [...t.path, key]))))));
+    group.boundaries.forEach((b, i) =>
+      perBoundary[i]!.forEach((entry) =>
+        entry.targets.forEach((t) =>
+          b.keys.forEach((key) => run.errors.push(failure(group.target.name, err, [...t.path, key]))),
+        ),
+      ),
+    );
   };
   let result: ExecutionResult;
   try {

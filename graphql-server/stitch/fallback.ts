@@ -31,9 +31,13 @@ export function stitchedSchema(subschemas: Subschema[]): GraphQLSchema {
         batch: true,
         merge: Object.fromEntries(
           [...s.merges].map(([typeName, m]) => {
-            const fetch = createMergedTypeResolver<RequestContext>({ fieldName: m.queryName, args: (original: unknown) => buildMergeArgs(m, original) })!;
+            const fetch = createMergedTypeResolver<RequestContext>({
+              fieldName: m.queryName,
+              args: (original: unknown) => buildMergeArgs(m, original),
+            })!;
             // As the planner: an object without its key is not fetched (a null argument would fail the whole batch); its merged fields stay null.
-            const resolve: MergedTypeResolver<RequestContext> = (original, ...rest) => (hasMergeKeys(m, original) ? fetch(original, ...rest) : {});
+            const resolve: MergedTypeResolver<RequestContext> = (original, ...rest) =>
+              hasMergeKeys(m, original) ? fetch(original, ...rest) : {};
             return [typeName, { selectionSet: print(m.selectionSet), fieldName: m.queryName, resolve }];
           }),
         ),
@@ -44,5 +48,11 @@ export function stitchedSchema(subschemas: Subschema[]): GraphQLSchema {
 
 /** Executes a validated document on the stitched schema (graphql-js execution with delegating resolvers). */
 export async function executeStitched(schema: GraphQLSchema, args: ExecuteArgs): Promise<ExecutionResult> {
-  return execute({ schema, document: args.document, variableValues: args.variableValues, operationName: args.operationName, contextValue: args.context });
+  return execute({
+    schema,
+    document: args.document,
+    variableValues: args.variableValues,
+    operationName: args.operationName,
+    contextValue: args.context,
+  });
 }

@@ -7,7 +7,14 @@
  */
 import { GraphQLError, getVariableValues, type ExecutionResult } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { writeResult, type ExecutableApi, type ExecuteArgs, type ResolverDeps, type StitchedSchemaConfig, type WrittenResult } from '../api.js';
+import {
+  writeResult,
+  type ExecutableApi,
+  type ExecuteArgs,
+  type ResolverDeps,
+  type StitchedSchemaConfig,
+  type WrittenResult,
+} from '../api.js';
 import { executeStitched, stitchedSchema } from './fallback.js';
 import { runPlan, type Merged } from './execute-plan.js';
 import { completeData, writeResponse } from './response.js';
@@ -30,7 +37,12 @@ export interface StitchedApi extends ExecutableApi {
  * Builds the stitched API from the subschemas' own ExecutableApis (each
  * answers with its schema and execute, local or remote); `deps` gives the logger.
  */
-export function buildStitchedApi(name: string, config: StitchedSchemaConfig, subApis: Map<string, ExecutableApi>, deps: ResolverDeps): StitchedApi {
+export function buildStitchedApi(
+  name: string,
+  config: StitchedSchemaConfig,
+  subApis: Map<string, ExecutableApi>,
+  deps: ResolverDeps,
+): StitchedApi {
   const subschemas = resolveSubschemas(name, config, subApis);
   const schema = stitchedSchema(subschemas);
   const plans = new LRUCache<string, Plan | Unplannable>({ max: PLAN_CACHE_SIZE });
@@ -39,7 +51,11 @@ export function buildStitchedApi(name: string, config: StitchedSchemaConfig, sub
     let plan = plans.get(key);
     if (!plan) {
       plan = planOperation(schema, subschemas, args.document, args.operationName);
-      if (plan.kind === 'fallback') deps.logger.debug({ operationName: args.operationName, reason: plan.reason }, 'stitched operation runs on @graphql-tools/stitch');
+      if (plan.kind === 'fallback')
+        deps.logger.debug(
+          { operationName: args.operationName, reason: plan.reason },
+          'stitched operation runs on @graphql-tools/stitch',
+        );
       plans.set(key, plan);
     }
     return plan;
@@ -48,10 +64,15 @@ export function buildStitchedApi(name: string, config: StitchedSchemaConfig, sub
   const run = async (args: ExecuteArgs): Promise<{ plan: Plan; merged: Merged } | ExecutionResult> => {
     const plan = planFor(args);
     if (plan.kind === 'fallback') {
-      if (plan.introspection && !config.enableIntrospection) return { errors: [new GraphQLError(`introspection is disabled for the GraphQL API ${name} (enableIntrospection)`)] };
+      if (plan.introspection && !config.enableIntrospection)
+        return {
+          errors: [new GraphQLError(`introspection is disabled for the GraphQL API ${name} (enableIntrospection)`)],
+        };
       return executeStitched(schema, args);
     }
-    const variables = getVariableValues(schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
+    const variables = getVariableValues(schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+      maxErrors: 50,
+    });
     if (variables.errors) return { errors: variables.errors };
     return { plan, merged: await runPlan(plan, args.context, variables.coerced) };
   };

@@ -38,7 +38,11 @@ import { printOnce, type Subschema, type TypeMerge } from './subschema.js';
 const KEY_ALIAS = '_sk_';
 
 /** What the client gets at one position, read from the stitched schema once per plan (no type checks per request). */
-export type Output = { kind: 'leaf' } | { kind: 'object'; fields: ShapeField[] } | { kind: 'list'; of: Output } | { kind: 'nonNull'; of: Output };
+export type Output =
+  | { kind: 'leaf' }
+  | { kind: 'object'; fields: ShapeField[] }
+  | { kind: 'list'; of: Output }
+  | { kind: 'nonNull'; of: Output };
 
 /** One response key of an object, in the client's order. */
 export interface ShapeField {
@@ -120,20 +124,42 @@ interface Context {
   fragments: Map<string, FragmentDefinitionNode>;
 }
 
-export function planOperation(schema: GraphQLSchema, subschemas: Subschema[], document: DocumentNode, operationName?: string | null): Plan | Unplannable {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+export function planOperation(
+  schema: GraphQLSchema,
+  subschemas: Subschema[],
+  document: DocumentNode,
+  operationName?: string | null,
+): Plan | Unplannable {
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation = operationName
+    ? operations.find((o) => o.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
   if (!operation) return { kind: 'fallback', reason: 'no single operation', introspection: false };
-  const rootType = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : undefined;
+  const rootType =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : undefined;
   if (!rootType) return { kind: 'fallback', reason: `${operation.operation} operations`, introspection: false };
   const ctx: Context = {
     schema,
     subschemas,
-    fragments: new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f])),
+    fragments: new Map(
+      document.definitions
+        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+        .map((f) => [f.name.value, f]),
+    ),
   };
   try {
     const fields = collectFields(ctx, rootType, operation.selectionSet, new Map());
-    const introspection = [...fields.values()].some((nodes) => nodes[0]!.name.value === '__schema' || nodes[0]!.name.value === '__type');
+    const introspection = [...fields.values()].some(
+      (nodes) => nodes[0]!.name.value === '__schema' || nodes[0]!.name.value === '__type',
+    );
     if (introspection) return { kind: 'fallback', reason: 'introspection', introspection: true };
     return planRoot(ctx, operation, rootType, fields);
   } catch (err) {
@@ -142,7 +168,12 @@ export function planOperation(schema: GraphQLSchema, subschemas: Subschema[], do
   }
 }
 
-function planRoot(ctx: Context, operation: OperationDefinitionNode, rootType: GraphQLObjectType, fields: FieldGroups): Plan {
+function planRoot(
+  ctx: Context,
+  operation: OperationDefinitionNode,
+  rootType: GraphQLObjectType,
+  fields: FieldGroups,
+): Plan {
   const typenameKeys: string[] = [];
   const byOwner = new Map<Subschema, FieldGroups>();
   for (const [key, nodes] of fields) {
@@ -158,11 +189,19 @@ function planRoot(ctx: Context, operation: OperationDefinitionNode, rootType: Gr
     byOwner.get(owner)!.set(key, nodes);
   }
   // Mutations run in order; the planner takes them only when one subschema answers them all.
-  if (operation.operation === 'mutation' && byOwner.size > 1) throw new NotPlannable('mutation fields of several subschemas');
+  if (operation.operation === 'mutation' && byOwner.size > 1)
+    throw new NotPlannable('mutation fields of several subschemas');
   const definitions = new Map((operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, d]));
   const fetches = [...byOwner].map(([subschema, groups]): Fetch => {
     const variables = new Set<string>();
-    const { selections, walk } = planSelections(ctx, subschema, rootType, rootOf(subschema, operation.operation)!, groups, variables);
+    const { selections, walk } = planSelections(
+      ctx,
+      subschema,
+      rootType,
+      rootOf(subschema, operation.operation)!,
+      groups,
+      variables,
+    );
     const document: DocumentNode = {
       kind: Kind.DOCUMENT,
       definitions: [
@@ -186,7 +225,14 @@ function planRoot(ctx: Context, operation: OperationDefinitionNode, rootType: Gr
       groups: groupBoundaries([walk], definitions),
     };
   });
-  return { kind: 'plan', operation, shape: shapeOf(ctx, rootType, fields), typenameKeys, rootTypeName: rootType.name, fetches };
+  return {
+    kind: 'plan',
+    operation,
+    shape: shapeOf(ctx, rootType, fields),
+    typenameKeys,
+    rootTypeName: rootType.name,
+    fetches,
+  };
 }
 
 function rootOf(s: Subschema, operation: string): GraphQLObjectType | undefined {
@@ -198,7 +244,8 @@ function rootOf(s: Subschema, operation: string): GraphQLObjectType | undefined 
 function shapeOf(ctx: Context, type: GraphQLObjectType, fields: FieldGroups): ShapeField[] {
   return [...fields].map(([key, nodes]) => {
     const name = nodes[0]!.name.value;
-    const output: Output = name === '__typename' ? { kind: 'leaf' } : outputOf(ctx, type.getFields()[name]!.type, nodes);
+    const output: Output =
+      name === '__typename' ? { kind: 'leaf' } : outputOf(ctx, type.getFields()[name]!.type, nodes);
     return { key, label: `${JSON.stringify(key)}:`, output };
   });
 }
@@ -206,7 +253,9 @@ function shapeOf(ctx: Context, type: GraphQLObjectType, fields: FieldGroups): Sh
 function outputOf(ctx: Context, type: GraphQLOutputType, nodes: FieldNode[]): Output {
   if (isNonNullType(type)) return { kind: 'nonNull', of: outputOf(ctx, type.ofType, nodes) };
   if (isListType(type)) return { kind: 'list', of: outputOf(ctx, type.ofType, nodes) };
-  return isObjectType(type) ? { kind: 'object', fields: shapeOf(ctx, type, subfields(ctx, type, nodes)) } : { kind: 'leaf' };
+  return isObjectType(type)
+    ? { kind: 'object', fields: shapeOf(ctx, type, subfields(ctx, type, nodes)) }
+    : { kind: 'leaf' };
 }
 
 /**
@@ -236,7 +285,12 @@ function planSelections(
     const named = getNamedType(stitchedType);
     if (isAbstractType(named)) throw new NotPlannable(`abstract type ${named.name}`);
     if (!own.getFields()[name]) {
-      const owner = ctx.subschemas.find((s) => s !== subschema && s.merges.has(type.name) && (s.api.schema.getType(type.name) as GraphQLObjectType | undefined)?.getFields()[name]);
+      const owner = ctx.subschemas.find(
+        (s) =>
+          s !== subschema &&
+          s.merges.has(type.name) &&
+          (s.api.schema.getType(type.name) as GraphQLObjectType | undefined)?.getFields()[name],
+      );
       if (!owner) throw new NotPlannable(`no merge reaches ${type.name}.${name} from ${subschema.name}`);
       if (!elsewhere.has(owner)) elsewhere.set(owner, new Map());
       elsewhere.get(owner)!.set(key, nodes);
@@ -257,7 +311,10 @@ function planSelections(
   for (const [target, targetFields] of elsewhere) {
     const merge = target.merges.get(type.name)!;
     for (const sel of merge.selectionSet.selections) {
-      if (sel.kind !== Kind.FIELD || !own.getFields()[sel.name.value]) throw new NotPlannable(`key ${type.name}.${sel.kind === Kind.FIELD ? sel.name.value : '...'} is not a field of ${subschema.name}`);
+      if (sel.kind !== Kind.FIELD || !own.getFields()[sel.name.value])
+        throw new NotPlannable(
+          `key ${type.name}.${sel.kind === Kind.FIELD ? sel.name.value : '...'} is not a field of ${subschema.name}`,
+        );
       const alias = KEY_ALIAS + sel.name.value;
       if (keyAliases.has(alias)) continue;
       keyAliases.add(alias);
@@ -271,7 +328,10 @@ function planSelections(
       target,
       merge,
       args: merge.args.map(({ setter, from }) => ({ setter, from: [KEY_ALIAS + from[0], ...from.slice(1)] })),
-      argTypes: argNames.map((n) => ({ name: n, type: parseType(String(merge.query.args.find((a) => a.name === n)!.type)) })),
+      argTypes: argNames.map((n) => ({
+        name: n,
+        type: parseType(String(merge.query.args.find((a) => a.name === n)!.type)),
+      })),
       selectionSet: { kind: Kind.SELECTION_SET, selections: sub.selections },
       keys: [...targetFields.keys()],
       walk: sub.walk,
@@ -283,7 +343,14 @@ function planSelections(
 
 /** A field as sent to a subschema: the client's alias, name and arguments, no directives (already applied). */
 function fieldNode(node: FieldNode, selectionSet: SelectionSetNode | undefined): FieldNode {
-  return { kind: Kind.FIELD, alias: node.alias, name: node.name, arguments: node.arguments, directives: [], selectionSet };
+  return {
+    kind: Kind.FIELD,
+    alias: node.alias,
+    name: node.name,
+    arguments: node.arguments,
+    directives: [],
+    selectionSet,
+  };
 }
 
 /** The follow-up groups of the boundaries reachable in `walks` without crossing into another answer. */
@@ -343,7 +410,14 @@ export function groupDocument(group: Group, counts: number[]): { document: Docum
   });
   const document: DocumentNode = {
     kind: Kind.DOCUMENT,
-    definitions: [{ kind: Kind.OPERATION_DEFINITION, operation: OperationTypeNode.QUERY, variableDefinitions, selectionSet: { kind: Kind.SELECTION_SET, selections } }],
+    definitions: [
+      {
+        kind: Kind.OPERATION_DEFINITION,
+        operation: OperationTypeNode.QUERY,
+        variableDefinitions,
+        selectionSet: { kind: Kind.SELECTION_SET, selections },
+      },
+    ],
   };
   built = { document, query: printOnce(document) };
   // Counts vary with list lengths: keep a bounded number of shapes.
@@ -353,7 +427,12 @@ export function groupDocument(group: Group, counts: number[]): { document: Docum
 }
 
 /** Fields by response key, fragments inlined; only what needs no runtime value (see the module comment). */
-function collectFields(ctx: Context, type: GraphQLObjectType, selectionSet: SelectionSetNode, into: FieldGroups): FieldGroups {
+function collectFields(
+  ctx: Context,
+  type: GraphQLObjectType,
+  selectionSet: SelectionSetNode,
+  into: FieldGroups,
+): FieldGroups {
   for (const sel of selectionSet.selections) {
     if (!included(sel)) continue;
     if (sel.kind === Kind.FIELD) {
@@ -364,7 +443,8 @@ function collectFields(ctx: Context, type: GraphQLObjectType, selectionSet: Sele
     }
     const fragment = sel.kind === Kind.INLINE_FRAGMENT ? sel : ctx.fragments.get(sel.name.value);
     if (!fragment) throw new NotPlannable(`unknown fragment`);
-    if (fragment.typeCondition && fragment.typeCondition.name.value !== type.name) throw new NotPlannable(`fragment on ${fragment.typeCondition.name.value} inside ${type.name}`);
+    if (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)
+      throw new NotPlannable(`fragment on ${fragment.typeCondition.name.value} inside ${type.name}`);
     collectFields(ctx, type, fragment.selectionSet, into);
   }
   return into;

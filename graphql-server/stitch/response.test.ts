@@ -36,7 +36,12 @@ const SDL = /* GraphQL */ `
 `;
 const schema = buildSchema(SDL);
 // One subschema answers everything: only the planner's shape is under test here, nothing is sent.
-const api: ExecutableApi = { name: 'shop.all', schema, enableIntrospection: false, execute: () => Promise.reject(new Error('not sent')) };
+const api: ExecutableApi = {
+  name: 'shop.all',
+  schema,
+  enableIntrospection: false,
+  execute: () => Promise.reject(new Error('not sent')),
+};
 const subschemas: Subschema[] = [{ name: 'shop.all', api, merges: new Map() }];
 
 const DOCUMENTS = [
@@ -72,7 +77,15 @@ function generator(seed: number): () => number {
   };
 }
 
-const STRINGS = ['', 'plain', 'quote " and \\ backslash', 'line\nbreak\ttab', 'unicode é 漢字 😀', '\u0000\u001f control', '</script>'];
+const STRINGS = [
+  '',
+  'plain',
+  'quote " and \\ backslash',
+  'line\nbreak\ttab',
+  'unicode é 漢字 😀',
+  '\u0000\u001f control',
+  '</script>',
+];
 
 /** Any JSON value an upstream could answer, biased to nulls and objects. */
 function anyValue(random: () => number, depth: number): unknown {
@@ -88,7 +101,31 @@ function anyValue(random: () => number, depth: number): unknown {
   return objectValue(random, depth - 1);
 }
 
-const KEYS = ['id', 'name', 'note', 'price', 'ok', 'tags', 'children', 'parent', 'x', 'y', '__typename', '_sk_id', 'extra', 'items', 'maybe', 'one', 'other', 'count', 'label', 'doc', 'a', 'b', 'q_alias'];
+const KEYS = [
+  'id',
+  'name',
+  'note',
+  'price',
+  'ok',
+  'tags',
+  'children',
+  'parent',
+  'x',
+  'y',
+  '__typename',
+  '_sk_id',
+  'extra',
+  'items',
+  'maybe',
+  'one',
+  'other',
+  'count',
+  'label',
+  'doc',
+  'a',
+  'b',
+  'q_alias',
+];
 
 function objectValue(random: () => number, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -130,7 +167,12 @@ function wellShaped(random: () => number, depth: number): Record<string, unknown
 
 const ERRORS = [
   [],
-  [new GraphQLError('subschema shop.all failed: down', { path: ['items', 0, 'name'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } })],
+  [
+    new GraphQLError('subschema shop.all failed: down', {
+      path: ['items', 0, 'name'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    }),
+  ],
   [new GraphQLError('two', { path: ['one'] }), new GraphQLError('without a path "quoted"')],
 ];
 
@@ -153,7 +195,13 @@ describe('writeResponse', () => {
   it('writes data null when a non-null root field is null, and null for a nullable parent of a null in a non-null position', () => {
     const plan = planOf('{ one { id children { id } } other { id name } maybe { id } }');
     expect(writeResponse({ one: null, other: { id: 1 } }, plan.shape, []).json).toBe('{"data":null}');
-    const root = { one: { id: 1, children: [{ id: 2 }, { id: null }] }, other: { id: 2, name: null }, maybe: [{ id: 3 }, { id: null }] };
-    expect(writeResponse(root, plan.shape, []).json).toBe('{"data":{"one":{"id":1,"children":null},"other":null,"maybe":[{"id":3},null]}}');
+    const root = {
+      one: { id: 1, children: [{ id: 2 }, { id: null }] },
+      other: { id: 2, name: null },
+      maybe: [{ id: 3 }, { id: null }],
+    };
+    expect(writeResponse(root, plan.shape, []).json).toBe(
+      '{"data":{"one":{"id":1,"children":null},"other":null,"maybe":[{"id":3},null]}}',
+    );
   });
 });

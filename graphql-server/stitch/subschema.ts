@@ -27,10 +27,17 @@ export interface Subschema {
 }
 
 /** Parses the subschemas of a stitched config; a config that names no API or a missing query is an error the user can fix. */
-export function resolveSubschemas(apiName: string, config: StitchedSchemaConfig, subApis: Map<string, ExecutableApi>): Subschema[] {
+export function resolveSubschemas(
+  apiName: string,
+  config: StitchedSchemaConfig,
+  subApis: Map<string, ExecutableApi>,
+): Subschema[] {
   return config.subschemas.map(({ api: name, typeMerge }) => {
     const api = subApis.get(name);
-    if (!api) throw new Error(`stitched API ${apiName}: subschema ${name} is not a GraphQLApi that is served (known: ${[...subApis.keys()].join(', ') || 'none'})`);
+    if (!api)
+      throw new Error(
+        `stitched API ${apiName}: subschema ${name} is not a GraphQLApi that is served (known: ${[...subApis.keys()].join(', ') || 'none'})`,
+      );
     const merges = new Map<string, TypeMerge>();
     for (const [typeName, merge] of Object.entries(typeMerge)) {
       const where = `stitched API ${apiName}: typeMerge ${typeName} of ${name}`;
@@ -40,11 +47,17 @@ export function resolveSubschemas(apiName: string, config: StitchedSchemaConfig,
       try {
         selectionSet = parseSelectionSet(merge.selectionSet);
       } catch (err) {
-        throw new Error(`${where}: selectionSet ${JSON.stringify(merge.selectionSet)} is not a selection set such as "{ id }" (${(err as Error).message})`);
+        throw new Error(
+          `${where}: selectionSet ${JSON.stringify(merge.selectionSet)} is not a selection set such as "{ id }" (${(err as Error).message})`,
+        );
       }
-      const args = Object.entries(merge.args).map(([setter, from]) => ({ setter: setter.split('.'), from: from.split('.') }));
+      const args = Object.entries(merge.args).map(([setter, from]) => ({
+        setter: setter.split('.'),
+        from: from.split('.'),
+      }));
       for (const { setter } of args) {
-        if (!query.args.some((a) => a.name === setter[0])) throw new Error(`${where}: ${merge.queryName} has no argument ${setter[0]}`);
+        if (!query.args.some((a) => a.name === setter[0]))
+          throw new Error(`${where}: ${merge.queryName} has no argument ${setter[0]}`);
       }
       merges.set(typeName, { typeName, selectionSet, queryName: merge.queryName, query, args });
     }

@@ -86,14 +86,22 @@ test('the Gloo routes compile to Envoy routes in the order written (with or with
     const ports = Object.fromEntries(UPSTREAMS.map((u, i) => [u, 9000 + i])) as Ports;
     const bootstrap = await compileBootstrap(dir, ports, DEFAULT_OPTIONS);
     const text = JSON.stringify(bootstrap);
-    const routes = (JSON.parse(text).static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes as Json[]).map((r) => ({ match: r.match, route: r.route }));
+    const routes = (
+      JSON.parse(text).static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config
+        .virtual_hosts[0].routes as Json[]
+    ).map((r) => ({ match: r.match, route: r.route }));
     expect(routes.map((r) => r.match)).toEqual([
       expect.objectContaining({ safe_regex: { regex: '/items/[0-9]+' } }),
       expect.objectContaining({ prefix: '/split' }),
       expect.objectContaining({ prefix: '/old' }),
       expect.objectContaining({ prefix: '/team/a' }),
     ]);
-    expect((routes[1]!.route as Json).weighted_clusters).toMatchObject({ clusters: [{ name: 'stable', weight: 100 }, { name: 'canary', weight: 0 }] });
+    expect((routes[1]!.route as Json).weighted_clusters).toMatchObject({
+      clusters: [
+        { name: 'stable', weight: 100 },
+        { name: 'canary', weight: 0 },
+      ],
+    });
     expect(routes[2]!.route).toMatchObject({ cluster: 'legacy', prefix_rewrite: '/v2' });
     expect(routes[3]!.route).toMatchObject({ cluster: 'team' });
   } finally {
@@ -121,7 +129,12 @@ describeWithEnvoy('Envoy routes Gloo manifests', () => {
     }
     port = await closedPort();
     const admin = await closedPort();
-    const bootstrap = await compileBootstrap(dir, ports, { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort: port, adminPort: admin });
+    const bootstrap = await compileBootstrap(dir, ports, {
+      ...DEFAULT_OPTIONS,
+      listenerAddress: '127.0.0.1',
+      listenerPort: port,
+      adminPort: admin,
+    });
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap, 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);
   });

@@ -164,7 +164,13 @@ interface Reply {
   body: Buffer;
 }
 
-function send(port: number, host: string, method: string, target: string, headers: Record<string, string> = {}): Promise<Reply> {
+function send(
+  port: number,
+  host: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path: target, headers: { host, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
@@ -178,10 +184,19 @@ function send(port: number, host: string, method: string, target: string, header
 }
 
 /** Compiles the e2e resources as `sluice compile` would, with the listener and admin on loopback ports. */
-async function compileBootstrap(dir: string, localPem: string, ports: { echo: number; jwks: number; listener: number; admin: number }): Promise<Json> {
+async function compileBootstrap(
+  dir: string,
+  localPem: string,
+  ports: { echo: number; jwks: number; listener: number; admin: number },
+): Promise<Json> {
   writeFileSync(path.join(dir, 'resources.yaml'), resources(localPem, ports.echo, ports.jwks));
   // Tests bind loopback only (the default, 0.0.0.0, is what a pod needs).
-  const options: CompileOptions = { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort: ports.listener, adminPort: ports.admin };
+  const options: CompileOptions = {
+    ...DEFAULT_OPTIONS,
+    listenerAddress: '127.0.0.1',
+    listenerPort: ports.listener,
+    adminPort: ports.admin,
+  };
   const result = await compileFiles([path.join(dir, 'resources.yaml')], options);
   expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
   const bootstrap = staticBootstrap(result.xds!, options);
@@ -193,7 +208,12 @@ test('the end-to-end configuration compiles and passes the verifier (with or wit
   const dir = mkdtempSync(path.join(tmpdir(), 'sluice-e2e-jwt-config-'));
   try {
     const keys = await makeKeys();
-    const bootstrap = await compileBootstrap(dir, await exportSPKI(keys.local.publicKey), { echo: 1, jwks: 2, listener: 3, admin: 4 });
+    const bootstrap = await compileBootstrap(dir, await exportSPKI(keys.local.publicKey), {
+      echo: 1,
+      jwks: 2,
+      listener: 3,
+      admin: 4,
+    });
     const text = serialize(bootstrap, 'yaml');
     expect(text).toContain('envoy.filters.http.jwt_authn');
     expect(text).toContain('envoy.filters.http.rbac');
@@ -219,7 +239,14 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
     // Upstream: echoes what it received, so a test can tell the upstream answered and what it saw.
     const echo = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ upstream: 'echo', method: req.method, url: req.url, authorization: req.headers.authorization ?? null }));
+      res.end(
+        JSON.stringify({
+          upstream: 'echo',
+          method: req.method,
+          url: req.url,
+          authorization: req.headers.authorization ?? null,
+        }),
+      );
     });
     // Static file server for the key set document (a plain static file server is enough).
     const jwk: JWK = { ...(await exportJWK(keys.remote.publicKey)), kid: REMOTE_KID, alg: 'ES256', use: 'sig' };
@@ -234,7 +261,12 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
       }
     });
     servers.push(echo, jwks);
-    const ports = { echo: await listen(echo), jwks: await listen(jwks), listener: await closedPort(), admin: await closedPort() };
+    const ports = {
+      echo: await listen(echo),
+      jwks: await listen(jwks),
+      listener: await closedPort(),
+      admin: await closedPort(),
+    };
     port = ports.listener;
 
     localPem = await exportSPKI(keys.local.publicKey);
@@ -254,12 +286,26 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
 
   const hosts = [
     // The local host's tokens name the key by the kid sluice derives from the PEM (Kubernetes' key id).
-    { host: 'local.test', issuer: LOCAL_ISSUER, signer: () => keys.local.privateKey, alg: 'RS256', kid: () => keyId(createPublicKey(localPem)) },
-    { host: 'remote.test', issuer: REMOTE_ISSUER, signer: () => keys.remote.privateKey, alg: 'ES256', kid: () => REMOTE_KID },
+    {
+      host: 'local.test',
+      issuer: LOCAL_ISSUER,
+      signer: () => keys.local.privateKey,
+      alg: 'RS256',
+      kid: () => keyId(createPublicKey(localPem)),
+    },
+    {
+      host: 'remote.test',
+      issuer: REMOTE_ISSUER,
+      signer: () => keys.remote.privateKey,
+      alg: 'ES256',
+      kid: () => REMOTE_KID,
+    },
   ];
 
   describe.each(hosts)('virtual host $host', ({ host, issuer, signer, alg, kid }) => {
-    async function token(options: { sub?: string; iss?: string; key?: JoseKey; alg?: string; kid?: string | null; exp?: number } = {}): Promise<string> {
+    async function token(
+      options: { sub?: string; iss?: string; key?: JoseKey; alg?: string; kid?: string | null; exp?: number } = {},
+    ): Promise<string> {
       const now = Math.floor(Date.now() / 1000);
       const useKid = options.kid === null ? undefined : (options.kid ?? kid());
       const signAlg = options.alg ?? alg;
@@ -285,14 +331,21 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
     });
 
     test('Basic credentials are not a token: 401 "Jwt is missing"', async () => {
-      const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Basic ${Buffer.from('alice:secret').toString('base64')}` });
+      const reply = await send(port, host, 'GET', '/pets/1', {
+        authorization: `Basic ${Buffer.from('alice:secret').toString('base64')}`,
+      });
       expectLocalReply(reply, 401, 'Jwt is missing');
     });
 
     test('good token in the Authorization header: 200 from the upstream, which does not see the token', async () => {
       const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Bearer ${await token()}` });
       expect(reply.status).toBe(200);
-      expect(JSON.parse(reply.body.toString('utf8'))).toEqual({ upstream: 'echo', method: 'GET', url: '/pets/1', authorization: null });
+      expect(JSON.parse(reply.body.toString('utf8'))).toEqual({
+        upstream: 'echo',
+        method: 'GET',
+        url: '/pets/1',
+        authorization: null,
+      });
     });
 
     test('good token without kid (every key is tried): 200 from the upstream', async () => {
@@ -323,13 +376,17 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
     });
 
     test('an escaped slash is redirected to the decoded path, never passed to the upstream', async () => {
-      const reply = await send(port, host, 'GET', '/pets%2F..%2Fowners/1', { authorization: `Bearer ${await token()}` });
+      const reply = await send(port, host, 'GET', '/pets%2F..%2Fowners/1', {
+        authorization: `Bearer ${await token()}`,
+      });
       expect(reply.status).toBe(307);
       expect(reply.headers.location).not.toMatch(/%2f/i);
     });
 
     test('claims not matching: 403 "RBAC: access denied"', async () => {
-      const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Bearer ${await token({ sub: 'mallory' })}` });
+      const reply = await send(port, host, 'GET', '/pets/1', {
+        authorization: `Bearer ${await token({ sub: 'mallory' })}`,
+      });
       expectLocalReply(reply, 403, 'RBAC: access denied');
     });
 
@@ -342,30 +399,53 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
     });
 
     test('wrong issuer: 401 "Jwt issuer is not configured"', async () => {
-      const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Bearer ${await token({ iss: 'https://someone.else.test' })}` });
+      const reply = await send(port, host, 'GET', '/pets/1', {
+        authorization: `Bearer ${await token({ iss: 'https://someone.else.test' })}`,
+      });
       expectLocalReply(reply, 401, 'Jwt issuer is not configured');
     });
 
     test('expired (beyond the 60 s clock skew): 401 "Jwt is expired"', async () => {
       const hourAgo = Math.floor(Date.now() / 1000) - 3600;
-      const reply = await send(port, host, 'GET', '/pets/1', { authorization: `Bearer ${await token({ exp: hourAgo })}` });
+      const reply = await send(port, host, 'GET', '/pets/1', {
+        authorization: `Bearer ${await token({ exp: hourAgo })}`,
+      });
       expectLocalReply(reply, 401, 'Jwt is expired');
     });
   });
 
   describe('virtual host both.test: two providers, a token of either is accepted (requires_any)', () => {
-    async function token(issuer: string, key: JoseKey, alg: string, exp = Math.floor(Date.now() / 1000) + 600): Promise<string> {
-      return new SignJWT({ sub: 'carol' }).setProtectedHeader({ alg }).setIssuer(issuer).setExpirationTime(exp).sign(key);
+    async function token(
+      issuer: string,
+      key: JoseKey,
+      alg: string,
+      exp = Math.floor(Date.now() / 1000) + 600,
+    ): Promise<string> {
+      return new SignJWT({ sub: 'carol' })
+        .setProtectedHeader({ alg })
+        .setIssuer(issuer)
+        .setExpirationTime(exp)
+        .sign(key);
     }
-    const get = async (jwt?: string) => send(port, 'both.test', 'GET', '/anything', jwt ? { authorization: `Bearer ${jwt}` } : {});
-    const text = (reply: Reply) => ({ status: reply.status, body: reply.status === 200 ? 'upstream' : reply.body.toString('utf8') });
+    const get = async (jwt?: string) =>
+      send(port, 'both.test', 'GET', '/anything', jwt ? { authorization: `Bearer ${jwt}` } : {});
+    const text = (reply: Reply) => ({
+      status: reply.status,
+      body: reply.status === 200 ? 'upstream' : reply.body.toString('utf8'),
+    });
 
     test('a token of the inline provider: 200', async () => {
-      expect(text(await get(await token(LOCAL_ISSUER, keys.local.privateKey, 'RS256')))).toEqual({ status: 200, body: 'upstream' });
+      expect(text(await get(await token(LOCAL_ISSUER, keys.local.privateKey, 'RS256')))).toEqual({
+        status: 200,
+        body: 'upstream',
+      });
     });
 
     test('a token of the remote provider: 200', async () => {
-      expect(text(await get(await token(REMOTE_ISSUER, keys.remote.privateKey, 'ES256')))).toEqual({ status: 200, body: 'upstream' });
+      expect(text(await get(await token(REMOTE_ISSUER, keys.remote.privateKey, 'ES256')))).toEqual({
+        status: 200,
+        body: 'upstream',
+      });
     });
 
     test('no token: 401 "Jwt is missing"', async () => {
@@ -373,25 +453,38 @@ describeWithEnvoy('Envoy answers JWT and RBAC requests as docs/envoy-behaviour.m
     });
 
     test('an issuer of neither provider: 401 "Jwt issuer is not configured"', async () => {
-      expect(text(await get(await token('https://someone.else.test', keys.local.privateKey, 'RS256')))).toEqual({ status: 401, body: 'Jwt issuer is not configured' });
+      expect(text(await get(await token('https://someone.else.test', keys.local.privateKey, 'RS256')))).toEqual({
+        status: 401,
+        body: 'Jwt issuer is not configured',
+      });
     });
 
     // The provider the token was meant for gives the answer, not the other one's "issuer is not configured"
     // (Envoy pull requests 10385 and 15194, docs/envoy-behaviour.md).
     test('a forged token of the inline provider: 401 "Jwt verification fails"', async () => {
-      expect(text(await get(await token(LOCAL_ISSUER, keys.stranger.privateKey, 'RS256')))).toEqual({ status: 401, body: 'Jwt verification fails' });
+      expect(text(await get(await token(LOCAL_ISSUER, keys.stranger.privateKey, 'RS256')))).toEqual({
+        status: 401,
+        body: 'Jwt verification fails',
+      });
     });
 
     test('an expired token of the remote provider: 401 "Jwt is expired"', async () => {
       const hourAgo = Math.floor(Date.now() / 1000) - 3600;
-      expect(text(await get(await token(REMOTE_ISSUER, keys.remote.privateKey, 'ES256', hourAgo)))).toEqual({ status: 401, body: 'Jwt is expired' });
+      expect(text(await get(await token(REMOTE_ISSUER, keys.remote.privateKey, 'ES256', hourAgo)))).toEqual({
+        status: 401,
+        body: 'Jwt is expired',
+      });
     });
   });
 
   test('a virtual host without options.jwt serves requests without a token', async () => {
     const reply = await send(port, 'open.test', 'DELETE', '/anything');
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body.toString('utf8'))).toMatchObject({ upstream: 'echo', method: 'DELETE', url: '/anything' });
+    expect(JSON.parse(reply.body.toString('utf8'))).toMatchObject({
+      upstream: 'echo',
+      method: 'DELETE',
+      url: '/anything',
+    });
   });
 
   test('a token on a host without options.jwt is passed through untouched', async () => {

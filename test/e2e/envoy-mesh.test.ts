@@ -51,8 +51,12 @@ spec:
         routeAction: {single: {upstream: {name: echo}}}
 `;
 
-const ROUTER: Json = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
-const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+const ROUTER: Json = {
+  name: 'envoy.filters.http.router',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' },
+};
+const HCM_TYPE =
+  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 
 /** The team's bootstrap: its own listener, cluster and host, and a listener of its own with Sluice's pieces pasted in. */
 function teamBootstrap(ports: { xds: number; admin: number; own: number; sluice: number; teamEcho: number }): Json {
@@ -60,7 +64,16 @@ function teamBootstrap(ports: { xds: number; admin: number; own: number; sluice:
   const listener = (name: string, port: number, hcm: Json) => ({
     name,
     address: { socket_address: { address: '127.0.0.1', port_value: port } },
-    filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: { '@type': HCM_TYPE, stat_prefix: name, ...hcm } }] }],
+    filter_chains: [
+      {
+        filters: [
+          {
+            name: 'envoy.filters.network.http_connection_manager',
+            typed_config: { '@type': HCM_TYPE, stat_prefix: name, ...hcm },
+          },
+        ],
+      },
+    ],
   });
   return {
     node: { id: 'team-envoy', cluster: 'team' },
@@ -69,10 +82,32 @@ function teamBootstrap(ports: { xds: number; admin: number; own: number; sluice:
     static_resources: {
       clusters: [
         pieces.cluster,
-        { name: 'team-echo', type: 'STATIC', connect_timeout: '1s', load_assignment: { cluster_name: 'team-echo', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: ports.teamEcho } } } }] }] } },
+        {
+          name: 'team-echo',
+          type: 'STATIC',
+          connect_timeout: '1s',
+          load_assignment: {
+            cluster_name: 'team-echo',
+            endpoints: [
+              {
+                lb_endpoints: [
+                  { endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: ports.teamEcho } } } },
+                ],
+              },
+            ],
+          },
+        },
       ],
       listeners: [
-        listener('team-own', ports.own, { route_config: { name: 'team', virtual_hosts: [{ name: 'team', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'team-echo' } }] }] }, http_filters: [ROUTER] }),
+        listener('team-own', ports.own, {
+          route_config: {
+            name: 'team',
+            virtual_hosts: [
+              { name: 'team', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'team-echo' } }] },
+            ],
+          },
+          http_filters: [ROUTER],
+        }),
         listener('team-sluice', ports.sluice, { rds: pieces.rds, http_filters: [...pieces.httpFilters, ROUTER] }),
       ],
     },
@@ -83,7 +118,6 @@ test('the team bootstrap with the mesh pieces pasted passes the Envoy proto chec
   const bootstrap = teamBootstrap({ xds: 18000, admin: 19000, own: 8080, sluice: 8081, teamEcho: 9000 });
   expect(verifyBootstrap(bootstrap).map(formatDiagnostic)).toEqual([]);
 });
-
 
 describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh', () => {
   let dir: string;
@@ -104,7 +138,14 @@ describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh
     dir = mkdtempSync(path.join(tmpdir(), 'sluice-e2e-mesh-'));
     writeFileSync(path.join(dir, 'resources.yaml'), RESOURCES(await echo('sluice-upstream')));
     ports.teamEcho = await echo('team-upstream');
-    serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH_DEFAULTS }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger() });
+    serving = await startServe({
+      paths: [dir],
+      compileOptions: { ...DEFAULT_OPTIONS, mesh: MESH_DEFAULTS },
+      host: '127.0.0.1',
+      xdsPort: 0,
+      adminPort: 0,
+      logger: testLogger(),
+    });
     ports.xds = serving.xdsPort;
     ports.admin = await closedPort();
     ports.own = await closedPort();
@@ -121,7 +162,10 @@ describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh
   });
 
   test("a Sluice host on the team's listener is routed to its upstream", async () => {
-    expect(await httpGet(ports.sluice, 'shop.example.com', '/hello')).toEqual({ status: 200, body: 'sluice-upstream shop.example.com /hello' });
+    expect(await httpGet(ports.sluice, 'shop.example.com', '/hello')).toEqual({
+      status: 200,
+      body: 'sluice-upstream shop.example.com /hello',
+    });
   });
 
   test('a route with a fault: the filter came over ECDS and aborts', async () => {
@@ -129,6 +173,9 @@ describeWithEnvoy('an Envoy with its own listeners, wired to sluice serve --mesh
   });
 
   test("the team's own listener and host are untouched", async () => {
-    expect(await httpGet(ports.own, 'team.example.com', '/x')).toEqual({ status: 200, body: 'team-upstream team.example.com /x' });
+    expect(await httpGet(ports.own, 'team.example.com', '/x')).toEqual({
+      status: 200,
+      body: 'team-upstream team.example.com /x',
+    });
   });
 });

@@ -39,17 +39,75 @@ interface Pki {
 /** A CA and certificates it signs for a.example.com, b.example.com and a client, made by openssl in `dir`. */
 function makePki(dir: string): Pki {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=e2e test CA');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=e2e test CA',
+  );
   const leaf = (name: string, host: string) => {
-    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${host}`);
+    run(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/CN=${host}`,
+    );
     writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=DNS:${host}\n`);
-    run('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`);
-    return { crt: readFileSync(path.join(dir, `${name}.crt`), 'utf8'), key: readFileSync(path.join(dir, `${name}.key`), 'utf8') };
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
+    return {
+      crt: readFileSync(path.join(dir, `${name}.crt`), 'utf8'),
+      key: readFileSync(path.join(dir, `${name}.key`), 'utf8'),
+    };
   };
-  return { a: leaf('a', 'a.example.com'), b: leaf('b', 'b.example.com'), client: leaf('client', 'client.example.com'), ca: readFileSync(path.join(dir, 'ca.crt'), 'utf8') };
+  return {
+    a: leaf('a', 'a.example.com'),
+    b: leaf('b', 'b.example.com'),
+    client: leaf('client', 'client.example.com'),
+    ca: readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
+  };
 }
 
-const indent = (text: string) => text.trim().split('\n').map((l) => `    ${l}`).join('\n');
+const indent = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 function resources(pki: Pki, ports: { echo: number; listener: number }): string {
   const secret = (name: string, pair: { crt: string; key: string }, ca?: string) => `apiVersion: v1
@@ -96,7 +154,11 @@ spec:
   ].join('---\n');
 }
 
-async function compileBootstrap(dir: string, pki: Pki, ports: { echo: number; listener: number; admin: number }): Promise<Json> {
+async function compileBootstrap(
+  dir: string,
+  pki: Pki,
+  ports: { echo: number; listener: number; admin: number },
+): Promise<Json> {
   writeFileSync(path.join(dir, 'resources.yaml'), resources(pki, ports));
   const options: CompileOptions = { ...DEFAULT_OPTIONS, adminPort: ports.admin };
   const result = await compileFiles([path.join(dir, 'resources.yaml')], options);
@@ -129,13 +191,25 @@ interface Reply {
 
 function get(port: number, sni: string, ca: string, client?: { crt: string; key: string }): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path: '/hello', servername: sni, ca, headers: { host: sni }, ...(client ? { cert: client.crt, key: client.key } : {}), agent: false }, (res) => {
-      const servedCn = String((res.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, servedCn }));
-    });
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/hello',
+        servername: sni,
+        ca,
+        headers: { host: sni },
+        ...(client ? { cert: client.crt, key: client.key } : {}),
+        agent: false,
+      },
+      (res) => {
+        const servedCn = String((res.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, servedCn }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -156,7 +230,11 @@ describeWithEnvoy('Envoy serves HTTPS by SNI', () => {
     await once(echo, 'listening');
     port = await closedPort();
     const admin = await closedPort();
-    const bootstrap = await compileBootstrap(dir, pki, { echo: (echo.address() as AddressInfo).port, listener: port, admin });
+    const bootstrap = await compileBootstrap(dir, pki, {
+      echo: (echo.address() as AddressInfo).port,
+      listener: port,
+      admin,
+    });
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap, 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);
   });
@@ -172,7 +250,7 @@ describeWithEnvoy('Envoy serves HTTPS by SNI', () => {
     expect(r).toEqual({ status: 200, body: 'echo a.example.com /hello', servedCn: 'a.example.com' });
   });
 
-  test('SNI b.example.com with a client certificate the CA signed: served with b.example.com\'s certificate', async () => {
+  test("SNI b.example.com with a client certificate the CA signed: served with b.example.com's certificate", async () => {
     const r = await get(port, 'b.example.com', pki.ca, pki.client);
     expect(r).toEqual({ status: 200, body: 'echo b.example.com /hello', servedCn: 'b.example.com' });
   });

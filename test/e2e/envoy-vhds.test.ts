@@ -47,7 +47,13 @@ spec:
 `;
 
 function bootstrap(xds: number, admin: number) {
-  return adsBootstrap({ xdsAddress: { host: '127.0.0.1', port: xds }, nodeId: 'vhds-e2e', nodeCluster: 'sluice-gateway', adminPort: admin, delta: true });
+  return adsBootstrap({
+    xdsAddress: { host: '127.0.0.1', port: xds },
+    nodeId: 'vhds-e2e',
+    nodeCluster: 'sluice-gateway',
+    adminPort: admin,
+    delta: true,
+  });
 }
 
 test('the delta bootstrap VHDS needs passes the Envoy proto check (with or without Envoy)', () => {
@@ -55,7 +61,6 @@ test('the delta bootstrap VHDS needs passes the Envoy proto check (with or witho
   expect((b.dynamic_resources as { ads_config: { api_type: string } }).ads_config.api_type).toBe('DELTA_GRPC');
   expect(verifyBootstrap(b).map(formatDiagnostic)).toEqual([]);
 });
-
 
 /** Retries until `check` holds (an edit reaches Envoy some milliseconds after the save). */
 async function eventually(check: () => Promise<boolean>): Promise<void> {
@@ -82,7 +87,14 @@ describeWithEnvoy('an Envoy on delta ADS, routes over VHDS', () => {
     writeFileSync(path.join(dir, 'a.yaml'), HOST('a', '/a'));
     writeFileSync(path.join(dir, 'b.yaml'), HOST('b', '/b'));
     listenerPort = await closedPort();
-    serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort, vhds: true }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger() });
+    serving = await startServe({
+      paths: [dir],
+      compileOptions: { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort, vhds: true },
+      host: '127.0.0.1',
+      xdsPort: 0,
+      adminPort: 0,
+      logger: testLogger(),
+    });
     const admin = await closedPort();
     writeFileSync(path.join(dir, 'envoy.yaml'), serialize(bootstrap(serving.xdsPort, admin), 'yaml'));
     envoy = await startEnvoy(ENVOY!, path.join(dir, 'envoy.yaml'), admin);

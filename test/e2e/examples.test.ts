@@ -115,7 +115,10 @@ beforeAll(async () => {
   await serve('users', servicePortKey('default', 'user-service', 50051), startGrpcServices(['users']));
   await serve('products', servicePortKey('default', 'product-service', 50051), startGrpcServices(['products']));
 
-  const local = await writeLocalResources(path.join(ROOT, 'examples'), dir, { services, ldapAddress: directory.address });
+  const local = await writeLocalResources(path.join(ROOT, 'examples'), dir, {
+    services,
+    ldapAddress: directory.address,
+  });
   expect(local.unserved).toEqual([]);
   overlay = local.overlay;
   const wrongSecret = path.join(dir, 'wrong-secret.yaml');
@@ -124,8 +127,22 @@ beforeAll(async () => {
   // The sidecars first (their ports go into Envoy's clusters); they connect once serve listens.
   const xdsPort = await closedPort();
   const xds = `127.0.0.1:${xdsPort}`;
-  extauth = await startExtauth({ xds, nodeId: 'e2e-extauth', port: 0, adminPort: 0, host: '127.0.0.1', logger: silent });
-  graphql = await startGraphql({ xds, nodeId: 'e2e-graphql', port: 0, adminPort: 0, host: '127.0.0.1', logger: silent });
+  extauth = await startExtauth({
+    xds,
+    nodeId: 'e2e-extauth',
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: silent,
+  });
+  graphql = await startGraphql({
+    xds,
+    nodeId: 'e2e-graphql',
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: silent,
+  });
   options = {
     ...DEFAULT_OPTIONS,
     listenerAddress: '127.0.0.1',
@@ -133,7 +150,14 @@ beforeAll(async () => {
     extauthAddress: { host: '127.0.0.1', port: extauth.port },
     graphqlAddress: { host: '127.0.0.1', port: graphql.port },
   };
-  serving = await startServe({ paths: [...local.paths, wrongSecret], compileOptions: options, host: '127.0.0.1', xdsPort, adminPort: 0, logger: silent });
+  serving = await startServe({
+    paths: [...local.paths, wrongSecret],
+    compileOptions: options,
+    host: '127.0.0.1',
+    xdsPort,
+    adminPort: 0,
+    logger: silent,
+  });
   expect(serving.firstCompile).toMatchObject({ ok: true });
   await until200(`http://127.0.0.1:${extauth.adminPort}/readyz`);
   await until200(`http://127.0.0.1:${graphql.adminPort}/readyz`);
@@ -150,7 +174,10 @@ afterAll(async () => {
 
 async function until200(url: string): Promise<void> {
   for (;;) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -173,17 +200,23 @@ describe('without Envoy', () => {
       endpoints = new Map(
         assignments.resources.map((a) => [
           a.cluster_name as string,
-          JSON.stringify(a).match(/"socket_address":\{[^}]*\}/g)!.map((s) => {
-            const { address, port_value } = JSON.parse(s.slice('"socket_address":'.length)) as { address: string; port_value: number };
-            return `${address}:${port_value}`;
-          }),
+          JSON.stringify(a)
+            .match(/"socket_address":\{[^}]*\}/g)!
+            .map((s) => {
+              const { address, port_value } = JSON.parse(s.slice('"socket_address":'.length)) as {
+                address: string;
+                port_value: number;
+              };
+              return `${address}:${port_value}`;
+            }),
         ]),
       );
       ads.ack(assignments, eds);
       // In Envoy's order (listeners before the routes they name), which the server keeps.
       ads.send({ type_url: TYPE_URL.listener });
       const listeners = await ads.expect(TYPE_URL.listener);
-      const routeName = listeners.resources[0]!.filter_chains[0].filters[0].typed_config.rds.route_config_name as string;
+      const routeName = listeners.resources[0]!.filter_chains[0].filters[0].typed_config.rds
+        .route_config_name as string;
       ads.ack(listeners);
       ads.send({ type_url: TYPE_URL.route, resource_names: [routeName] });
       routes = (await ads.expect(TYPE_URL.route)).resources[0]!;
@@ -198,54 +231,76 @@ describe('without Envoy', () => {
   /** The virtual host and route Envoy picks for a scenario: exact domain, else `*`; the first matching prefix. */
   function routeOf(s: Scenario): { vhost: Json; route: Json } {
     const vhosts = routes.virtual_hosts as Json[];
-    const vhost = vhosts.find((v) => (v.domains as string[]).includes(s.host)) ?? vhosts.find((v) => (v.domains as string[]).includes('*'))!;
+    const vhost =
+      vhosts.find((v) => (v.domains as string[]).includes(s.host)) ??
+      vhosts.find((v) => (v.domains as string[]).includes('*'))!;
     const route = (vhost.routes as Json[]).find((r) => s.path.startsWith(r.match.prefix as string))!;
     return { vhost, route };
   }
 
-  test.each(SCENARIOS.map((s) => [`${s.host} ${s.method ?? 'GET'} ${s.path}: ${s.what}`, s] as const))('the snapshot routes %s', (_name, s) => {
-    const { vhost, route } = routeOf(s);
-    expect(route).toBeDefined();
-    const filters = vhost.typed_per_filter_config as Json;
-    if (s.graphql) {
-      expect(route.route.cluster).toBe('graphql');
-      expect(route.request_headers_to_add).toEqual([expect.objectContaining({ header: { key: GRAPHQL_API_HEADER, value: s.graphql.api } })]);
-    } else {
-      // The route's cluster is the loopback port of the upstream that answers (of one of them when Envoy refuses).
-      const candidates = s.expect.from ? [s.expect.from] : ['echo', 'petstore'];
-      expect(candidates.map((name) => `127.0.0.1:${ports.get(name)}`)).toContainEqual(endpoints.get(route.route.cluster)?.[0]);
-      expect(endpoints.get(route.route.cluster)).toHaveLength(1);
-    }
-    if (s.token || s.expect.body?.startsWith('Jwt')) expect(filters['envoy.filters.http.jwt_authn'].requirement_name).toBe(vhost.name);
-    if (s.expect.body === 'RBAC: access denied') expect(Object.keys(filters['envoy.filters.http.rbac'].rbac.rules.policies)).toEqual(['admins', 'readers']);
-    if (s.basic || s.host.startsWith('ldap')) expect(filters['envoy.filters.http.ext_authz'].check_settings.context_extensions.config_ref).toBe(vhost.name);
-  });
+  test.each(SCENARIOS.map((s) => [`${s.host} ${s.method ?? 'GET'} ${s.path}: ${s.what}`, s] as const))(
+    'the snapshot routes %s',
+    (_name, s) => {
+      const { vhost, route } = routeOf(s);
+      expect(route).toBeDefined();
+      const filters = vhost.typed_per_filter_config as Json;
+      if (s.graphql) {
+        expect(route.route.cluster).toBe('graphql');
+        expect(route.request_headers_to_add).toEqual([
+          expect.objectContaining({ header: { key: GRAPHQL_API_HEADER, value: s.graphql.api } }),
+        ]);
+      } else {
+        // The route's cluster is the loopback port of the upstream that answers (of one of them when Envoy refuses).
+        const candidates = s.expect.from ? [s.expect.from] : ['echo', 'petstore'];
+        expect(candidates.map((name) => `127.0.0.1:${ports.get(name)}`)).toContainEqual(
+          endpoints.get(route.route.cluster)?.[0],
+        );
+        expect(endpoints.get(route.route.cluster)).toHaveLength(1);
+      }
+      if (s.token || s.expect.body?.startsWith('Jwt'))
+        expect(filters['envoy.filters.http.jwt_authn'].requirement_name).toBe(vhost.name);
+      if (s.expect.body === 'RBAC: access denied')
+        expect(Object.keys(filters['envoy.filters.http.rbac'].rbac.rules.policies)).toEqual(['admins', 'readers']);
+      if (s.basic || s.host.startsWith('ldap'))
+        expect(filters['envoy.filters.http.ext_authz'].check_settings.context_extensions.config_ref).toBe(vhost.name);
+    },
+  );
 
   test('the remote key set is fetched from the jwks upstream on loopback', () => {
     expect(endpoints.get('default-jwks-8000')).toEqual([`127.0.0.1:${ports.get('jwks')}`]);
   });
 
   const ldap = SCENARIOS.filter((s) => s.host.startsWith('ldap'));
-  test.each(ldap.map((s) => [`${s.host}: ${s.what}`, s] as const))('sluice-extauth answers Check for %s', async (_name, s) => {
-    const { vhost } = routeOf(s);
-    const res = await check(vhost.name as string, s.basic ? { authorization: basic(s.basic.user, s.basic.password) } : {});
-    expect(httpStatus(res)).toBe(s.expect.status);
-    if (s.expect.status === 200) expect(header(res, 'x-user-id')).toBe(`uid=${s.basic!.user},ou=people,dc=example,dc=org`);
-  });
+  test.each(ldap.map((s) => [`${s.host}: ${s.what}`, s] as const))(
+    'sluice-extauth answers Check for %s',
+    async (_name, s) => {
+      const { vhost } = routeOf(s);
+      const res = await check(
+        vhost.name as string,
+        s.basic ? { authorization: basic(s.basic.user, s.basic.password) } : {},
+      );
+      expect(httpStatus(res)).toBe(s.expect.status);
+      if (s.expect.status === 200)
+        expect(header(res, 'x-user-id')).toBe(`uid=${s.basic!.user},ou=people,dc=example,dc=org`);
+    },
+  );
 
   test('sluice-extauth: a service account whose Secret is wrong is 500', async () => {
     expect(httpStatus(await check('e2e.wrong-secret', { authorization: basic(MARIE.user, MARIE.password) }))).toBe(500);
   });
 
   const graphqlScenarios = SCENARIOS.filter((s) => s.graphql);
-  test.each(graphqlScenarios.map((s) => [s.graphql!.api, s] as const))('sluice-graphql answers %s with the merged JSON', async (_name, s) => {
-    const res = await fetch(`http://127.0.0.1:${graphql.port}${s.path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [GRAPHQL_API_HEADER]: s.graphql!.api },
-      body: JSON.stringify({ query: s.graphql!.query }),
-    });
-    expect({ status: res.status, json: await res.json() }).toEqual({ status: s.expect.status, json: s.expect.json });
-  });
+  test.each(graphqlScenarios.map((s) => [s.graphql!.api, s] as const))(
+    'sluice-graphql answers %s with the merged JSON',
+    async (_name, s) => {
+      const res = await fetch(`http://127.0.0.1:${graphql.port}${s.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [GRAPHQL_API_HEADER]: s.graphql!.api },
+        body: JSON.stringify({ query: s.graphql!.query }),
+      });
+      expect({ status: res.status, json: await res.json() }).toEqual({ status: s.expect.status, json: s.expect.json });
+    },
+  );
 });
 
 describe('without Envoy, sluice explain and sluice test', () => {
@@ -257,19 +312,28 @@ describe('without Envoy, sluice explain and sluice test', () => {
     const worker = async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         const command = explainCommand(s, targets);
-        const { stdout, stderr } = (await run('bash', ['-c', command], { cwd: ROOT }).catch((err) => err)) as { stdout: string; stderr: string };
+        const { stdout, stderr } = (await run('bash', ['-c', command], { cwd: ROOT }).catch((err) => err)) as {
+          stdout: string;
+          stderr: string;
+        };
         got.set(s, { command, answer: stdout.trimEnd().split('\n').at(-1), stderr });
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
-    expect(SCENARIOS.map((s) => got.get(s))).toEqual(SCENARIOS.map((s) => ({ command: explainCommand(s, targets), answer: explainAnswer(s), stderr: '' })));
+    expect(SCENARIOS.map((s) => got.get(s))).toEqual(
+      SCENARIOS.map((s) => ({ command: explainCommand(s, targets), answer: explainAnswer(s), stderr: '' })),
+    );
     // Each run starts a compiler (about 4 s of CPU, most of it loading Envoy's protos and the schemas): 32 of them
     // take a minute on a quiet two-core machine and several when it runs two suites and more.
   }, 900_000);
 
   test('every case of examples/tests.yaml passes with --ldap-address on the example directory', async () => {
     // A failing case exits 1: its report is the output to show.
-    const { stdout } = (await run(process.execPath, ['bin/sluice.js', 'test', '-f', 'examples', '--ldap-address', directory.address], { cwd: ROOT }).catch((err) => err)) as { stdout: string };
+    const { stdout } = (await run(
+      process.execPath,
+      ['bin/sluice.js', 'test', '-f', 'examples', '--ldap-address', directory.address],
+      { cwd: ROOT },
+    ).catch((err) => err)) as { stdout: string };
     const last = stdout.trimEnd().split('\n').at(-1)!;
     const total = Number(/^(\d+) cases/.exec(last)![1]);
     expect([last, stdout]).toEqual([`${total} cases: ${total} passed, 0 failed, 0 unverified`, expect.any(String)]);
@@ -281,7 +345,14 @@ interface Reply {
   body: string;
 }
 
-function send(port: number, host: string, method: string, target: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+function send(
+  port: number,
+  host: string,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path: target, headers: { host, ...headers } }, (res) => {
       let text = '';
@@ -305,7 +376,14 @@ describeWithEnvoy('through Envoy', () => {
   beforeAll(async () => {
     const adminPort = await closedPort();
     const config = path.join(dir, 'envoy.json');
-    const bootstrap = adsBootstrap({ xdsAddress: { host: '127.0.0.1', port: serving.xdsPort }, nodeId: 'e2e-envoy', nodeCluster: 'e2e', listenerPort: options.listenerPort, adminPort, delta: false });
+    const bootstrap = adsBootstrap({
+      xdsAddress: { host: '127.0.0.1', port: serving.xdsPort },
+      nodeId: 'e2e-envoy',
+      nodeCluster: 'e2e',
+      listenerPort: options.listenerPort,
+      adminPort,
+      delta: false,
+    });
     writeFileSync(config, JSON.stringify(bootstrap));
     envoy = await startEnvoy(ENVOY!, config, adminPort);
   });
@@ -314,26 +392,38 @@ describeWithEnvoy('through Envoy', () => {
     await envoy?.stop();
   });
 
-  test.each(SCENARIOS.map((s) => [`${s.host} ${s.method ?? 'GET'} ${s.path}: ${s.what}`, s] as const))('%s', async (_name, s) => {
-    const headers: Record<string, string> = {};
-    let target = s.path;
-    if (s.token?.in === 'query') target += `?access_token=${await token(s.token.args)}`;
-    else if (s.token) headers.authorization = `Bearer ${await token(s.token.args)}`;
-    if (s.basic) headers.authorization = basic(s.basic.user, s.basic.password);
-    let body: string | undefined;
-    if (s.graphql) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify({ query: s.graphql.query });
-    }
-    const reply = await send(options.listenerPort, s.host, s.graphql ? 'POST' : (s.method ?? 'GET'), target, headers, body);
-    expect(reply.status).toBe(s.expect.status);
-    if (s.expect.body !== undefined) expect(reply.body).toBe(s.expect.body);
-    if (s.expect.json !== undefined) expect(JSON.parse(reply.body)).toEqual(s.expect.json);
-    if (s.expect.from) expect(JSON.parse(reply.body)).toMatchObject({ service: s.expect.from });
-  });
+  test.each(SCENARIOS.map((s) => [`${s.host} ${s.method ?? 'GET'} ${s.path}: ${s.what}`, s] as const))(
+    '%s',
+    async (_name, s) => {
+      const headers: Record<string, string> = {};
+      let target = s.path;
+      if (s.token?.in === 'query') target += `?access_token=${await token(s.token.args)}`;
+      else if (s.token) headers.authorization = `Bearer ${await token(s.token.args)}`;
+      if (s.basic) headers.authorization = basic(s.basic.user, s.basic.password);
+      let body: string | undefined;
+      if (s.graphql) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify({ query: s.graphql.query });
+      }
+      const reply = await send(
+        options.listenerPort,
+        s.host,
+        s.graphql ? 'POST' : (s.method ?? 'GET'),
+        target,
+        headers,
+        body,
+      );
+      expect(reply.status).toBe(s.expect.status);
+      if (s.expect.body !== undefined) expect(reply.body).toBe(s.expect.body);
+      if (s.expect.json !== undefined) expect(JSON.parse(reply.body)).toEqual(s.expect.json);
+      if (s.expect.from) expect(JSON.parse(reply.body)).toMatchObject({ service: s.expect.from });
+    },
+  );
 
   test('a service account whose Secret is wrong: 500', async () => {
-    const reply = await send(options.listenerPort, 'wrong-secret.test', 'GET', '/', { authorization: basic(MARIE.user, MARIE.password) });
+    const reply = await send(options.listenerPort, 'wrong-secret.test', 'GET', '/', {
+      authorization: basic(MARIE.user, MARIE.password),
+    });
     expect(reply.status).toBe(500);
   });
 });

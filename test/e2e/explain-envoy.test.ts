@@ -28,14 +28,26 @@ const describeWithEnvoy = ENVOY ? describe : describe.skip;
 /** The echo upstream marks its answers, so an upstream answer is told from Envoy's own. */
 const UPSTREAM_MARK = 'x-from-upstream';
 
-function send(port: number, url: string, method: string, headers: [string, string][]): Promise<{ status: number | 'upstream'; body: string }> {
+function send(
+  port: number,
+  url: string,
+  method: string,
+  headers: [string, string][],
+): Promise<{ status: number | 'upstream'; body: string }> {
   const u = /^http:\/\/([^/]+)(.*)$/.exec(url)!;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path: u[2], headers: { host: u[1], ...Object.fromEntries(headers) } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve(res.headers[UPSTREAM_MARK] ? { status: 'upstream', body: '' } : { status: res.statusCode ?? 0, body }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path: u[2], headers: { host: u[1], ...Object.fromEntries(headers) } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () =>
+          resolve(
+            res.headers[UPSTREAM_MARK] ? { status: 'upstream', body: '' } : { status: res.statusCode ?? 0, body },
+          ),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -56,14 +68,21 @@ describeWithEnvoy('Envoy answers every request of the tables as explain says it 
     dir = mkdtempSync(path.join(tmpdir(), 'sluice-e2e-explain-'));
     const keys = await makeKeys();
     const echo = createServer((_req, res) => res.setHeader(UPSTREAM_MARK, '1').end('upstream'));
-    const jwks = createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify(keys.remoteJwks)));
+    const jwks = createServer((_req, res) =>
+      res.setHeader('content-type', 'application/json').end(JSON.stringify(keys.remoteJwks)),
+    );
     servers.push(echo, jwks);
     for (const s of servers) {
       s.listen(0, '127.0.0.1');
       await once(s, 'listening');
     }
     const ports = { echo: (echo.address() as AddressInfo).port, jwks: (jwks.address() as AddressInfo).port };
-    const options: CompileOptions = { ...DEFAULT_OPTIONS, listenerAddress: '127.0.0.1', listenerPort: await closedPort(), adminPort: await closedPort() };
+    const options: CompileOptions = {
+      ...DEFAULT_OPTIONS,
+      listenerAddress: '127.0.0.1',
+      listenerPort: await closedPort(),
+      adminPort: await closedPort(),
+    };
     writeFileSync(path.join(dir, 'resources.yaml'), resources(keys, ports));
     const result = await compileFiles([path.join(dir, 'resources.yaml')], options);
     const config = fromCompileResult(result)!;
@@ -73,10 +92,13 @@ describeWithEnvoy('Envoy answers every request of the tables as explain says it 
     const differences: string[] = [];
     for (const c of [...(await jwtRbacCases(keys)), ...csrfCases()]) {
       const headers = [...credentialHeaders(c.request.user, c.request.jwt), ...Object.entries(c.request.headers ?? {})];
-      const said = (await explain(config, { method: c.request.method, url: c.request.url, headers }, { fetchJwks: true })).answer;
+      const said = (
+        await explain(config, { method: c.request.method, url: c.request.url, headers }, { fetchJwks: true })
+      ).answer;
       const got = await send(options.listenerPort, c.request.url, c.request.method, headers);
       const expected = { status: said.status, body: said.status === 'upstream' ? '' : (said.body ?? '') };
-      if (JSON.stringify(got) !== JSON.stringify(expected)) differences.push(`${c.name}: Envoy ${JSON.stringify(got)}, explain ${JSON.stringify(expected)}`);
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        differences.push(`${c.name}: Envoy ${JSON.stringify(got)}, explain ${JSON.stringify(expected)}`);
     }
     expect(differences).toEqual([]);
   }, 120_000);

@@ -34,8 +34,11 @@ test('sluice test -f examples: every case passes or needs the directory, and eve
     expect(xml).not.toContain('<failure');
 
     const { stdout: bootstrap } = await sluice('compile', '-f', 'examples', '--format', 'json');
-    const routeConfig = JSON.parse(bootstrap).static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config;
-    const domains: string[] = routeConfig.virtual_hosts.flatMap((vh: { domains: string[] }) => vh.domains).filter((d: string) => d !== '*');
+    const routeConfig =
+      JSON.parse(bootstrap).static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config;
+    const domains: string[] = routeConfig.virtual_hosts
+      .flatMap((vh: { domains: string[] }) => vh.domains)
+      .filter((d: string) => d !== '*');
     const tested = new Set(
       parseAllDocuments(readFileSync('examples/tests.yaml', 'utf8'))
         .flatMap((d) => (d.toJS() as { spec: { cases: { request: { url: string } }[] } }).spec.cases)
@@ -73,7 +76,10 @@ spec:
     expect(stdout).toContain('status: expected 200, got 401 "Jwt is missing"');
     expect(stdout).toContain('| answer: 401 "Jwt is missing" from envoy.filters.http.jwt_authn');
 
-    writeFileSync(path.join(dir, 'tests.yaml'), 'apiVersion: test.gateway.example/v1\nkind: RequestTest\nmetadata: { name: typo }\nspec:\n  cases:\n    - request: { method: GET, url: http://x/ }\n      expext: { status: 200 }\n');
+    writeFileSync(
+      path.join(dir, 'tests.yaml'),
+      'apiVersion: test.gateway.example/v1\nkind: RequestTest\nmetadata: { name: typo }\nspec:\n  cases:\n    - request: { method: GET, url: http://x/ }\n      expext: { status: 200 }\n',
+    );
     const invalid = await sluice('validate', '-f', dir);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('expext');
@@ -83,11 +89,31 @@ spec:
 });
 
 test('sluice explain: text ends with the answer; --output json; without Gateways every --proxy is served the default gateway', async () => {
-  const text = await sluice('explain', '-f', 'examples', 'DELETE', 'http://rbac.example.com/api/pets/1', '--claims', '{"role":"reader"}');
+  const text = await sluice(
+    'explain',
+    '-f',
+    'examples',
+    'DELETE',
+    'http://rbac.example.com/api/pets/1',
+    '--claims',
+    '{"role":"reader"}',
+  );
   expect(text.code).toBe(0);
-  expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('answer: 403 "RBAC: access denied" from envoy.filters.http.rbac');
+  expect(text.stdout.trimEnd().split('\n').at(-1)).toBe(
+    'answer: 403 "RBAC: access denied" from envoy.filters.http.rbac',
+  );
 
-  const json = await sluice('explain', '-f', 'examples', '--proxy', 'edge', '--output', 'json', 'GET', 'http://petstore.example.com/api/pets');
+  const json = await sluice(
+    'explain',
+    '-f',
+    'examples',
+    '--proxy',
+    'edge',
+    '--output',
+    'json',
+    'GET',
+    'http://petstore.example.com/api/pets',
+  );
   const e = JSON.parse(json.stdout);
   expect(e.answer).toMatchObject({ status: 'upstream', by: 'default-petstore-8080', assumptions: [] });
   expect(e.proxy).toBe('edge');

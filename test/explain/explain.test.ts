@@ -50,27 +50,54 @@ test('without --fetch-jwks a remote signature is an assumption, with the 401s it
   // A forged token passes the checks explain can make, so it cannot be told from a good one...
   const r = await runCase(config, forged, {});
   expect(r.result).toBe('unverified');
-  expect(r.explanation!.answer).toMatchObject({ status: 'upstream', otherwise: expect.arrayContaining([{ status: 401, body: 'Jwt verification fails', by: 'envoy.filters.http.jwt_authn' }]) });
+  expect(r.explanation!.answer).toMatchObject({
+    status: 'upstream',
+    otherwise: expect.arrayContaining([
+      { status: 401, body: 'Jwt verification fails', by: 'envoy.filters.http.jwt_authn' },
+    ]),
+  });
   // ...but the checks before the signature still decide.
-  expect((await runCase(config, cases.find((c) => c.name === 'remote.test: wrong issuer: 401')!, {})).result).toBe('pass');
+  expect(
+    (
+      await runCase(
+        config,
+        cases.find((c) => c.name === 'remote.test: wrong issuer: 401')!,
+        {},
+      )
+    ).result,
+  ).toBe('pass');
 });
 
 test('a denial says why each policy did not match, and the last line is the answer', async () => {
-  const e = await explain(config, { method: 'DELETE', url: 'http://local.test/owners/1', headers: [], claims: { sub: 'mallory' } });
+  const e = await explain(config, {
+    method: 'DELETE',
+    url: 'http://local.test/owners/1',
+    headers: [],
+    claims: { sub: 'mallory' },
+  });
   const rbac = e.steps.find((s) => s.stage === 'rbac')!;
   expect(rbac.summary).toBe('denied: no ALLOW policy matches');
   expect(rbac.details).toEqual(['policy pet-readers: no match: method "DELETE" is not "GET"']);
   const text = renderText(e).trimEnd().split('\n');
   expect(text.at(-1)).toBe('answer: 403 "RBAC: access denied" from envoy.filters.http.rbac');
 
-  const claims = await explain(config, { method: 'GET', url: 'http://local.test/pets/1', headers: [], claims: { sub: 'mallory' } });
-  expect(claims.steps.find((s) => s.stage === 'rbac')!.details).toEqual(['policy pet-readers: no match: claim sub "mallory" is not "alice"']);
+  const claims = await explain(config, {
+    method: 'GET',
+    url: 'http://local.test/pets/1',
+    headers: [],
+    claims: { sub: 'mallory' },
+  });
+  expect(claims.steps.find((s) => s.stage === 'rbac')!.details).toEqual([
+    'policy pet-readers: no match: claim sub "mallory" is not "alice"',
+  ]);
 });
 
 test('jwt_authn says where it looked for the token', async () => {
   const e = await explain(config, { method: 'GET', url: 'http://both.test/', headers: [] });
   const jwt = e.steps.find((s) => s.stage === 'jwt_authn')!;
-  expect(jwt.details).toContain('provider e2e.both.inline: no token in header Authorization after "Bearer ", query parameter access_token');
+  expect(jwt.details).toContain(
+    'provider e2e.both.inline: no token in header Authorization after "Bearer ", query parameter access_token',
+  );
   expect(e.answer).toMatchObject({ status: 401, body: 'Jwt is missing', assumptions: [] });
 });
 
@@ -110,11 +137,25 @@ spec:
 });
 
 test('csrf: a refusal names the origins compared; a policy enforced on part of the requests is an assumption with the 403 beside it', async () => {
-  const e = await explain(config, { method: 'POST', url: 'http://csrf.test/transfer', headers: [['Origin', 'http://evil.test:8443']] });
+  const e = await explain(config, {
+    method: 'POST',
+    url: 'http://csrf.test/transfer',
+    headers: [['Origin', 'http://evil.test:8443']],
+  });
   const step = e.steps.find((s) => s.stage === 'csrf')!;
-  expect(step.summary).toBe("denied: the source origin evil.test:8443 is neither the request's host csrf.test nor an additional origin");
-  expect(step.details).toEqual(["the virtual host's policy: enforced for 100% of requests", 'source origin: "evil.test:8443", from Origin; target: "csrf.test", from Host']);
-  expect(e.answer).toMatchObject({ status: 403, body: 'Invalid origin', by: 'envoy.filters.http.csrf', assumptions: [] });
+  expect(step.summary).toBe(
+    "denied: the source origin evil.test:8443 is neither the request's host csrf.test nor an additional origin",
+  );
+  expect(step.details).toEqual([
+    "the virtual host's policy: enforced for 100% of requests",
+    'source origin: "evil.test:8443", from Origin; target: "csrf.test", from Host',
+  ]);
+  expect(e.answer).toMatchObject({
+    status: 403,
+    body: 'Invalid origin',
+    by: 'envoy.filters.http.csrf',
+    assumptions: [],
+  });
   const partial = await compileYaml(`apiVersion: gloo.gateway.example/v1
 kind: Upstream
 metadata: { name: echo, namespace: p }
@@ -129,7 +170,11 @@ spec:
     routes: [{ matchers: [{ prefix: / }], routeAction: { single: { upstream: { name: echo, namespace: p } } } }]
     options: { csrf: { filterEnabled: { defaultValue: { numerator: 2500, denominator: TEN_THOUSAND } } } }
 `);
-  const p = await explain(partial, { method: 'PATCH', url: 'http://bank.test/me', headers: [['Referer', 'https://evil.test/page']] });
+  const p = await explain(partial, {
+    method: 'PATCH',
+    url: 'http://bank.test/me',
+    headers: [['Referer', 'https://evil.test/page']],
+  });
   expect(p.answer).toMatchObject({
     status: 'upstream',
     assumptions: ['the csrf filter does not enforce its policy on this request (it does on 25% of them)'],

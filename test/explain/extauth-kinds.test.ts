@@ -32,7 +32,9 @@ spec:
 `;
 
 beforeAll(async () => {
-  const [, , salt, hash] = execFileSync('openssl', ['passwd', '-apr1', 'alice-pw'], { encoding: 'utf8' }).trim().split('$');
+  const [, , salt, hash] = execFileSync('openssl', ['passwd', '-apr1', 'alice-pw'], { encoding: 'utf8' })
+    .trim()
+    .split('$');
   const closed = await closedPort();
   config = await compileYaml(`apiVersion: gloo.solo.io/v1
 kind: Upstream
@@ -62,7 +64,11 @@ spec:
 ${host('either')}`);
 });
 
-const request = (headers: Record<string, string>): ExplainRequest => ({ method: 'GET', url: 'http://either.test/x', headers: Object.entries(headers) });
+const request = (headers: Record<string, string>): ExplainRequest => ({
+  method: 'GET',
+  url: 'http://either.test/x',
+  headers: Object.entries(headers),
+});
 
 test('a password that matches: allowed, decided by the first config; the others are not asked', async () => {
   const e = await explain(config, request({ authorization: basic('alice', 'alice-pw') }), {});
@@ -86,7 +92,12 @@ test('a key of the Secret: allowed as the Secret, its metadata as a header; the 
 test('neither: the pass-through service decides; allowed if it allows, otherwise its denial (401, 403) or 503', async () => {
   const e = await explain(config, request({ authorization: basic('alice', 'wrong') }), {});
   const step = e.steps.find((s) => s.stage === 'ext_authz')!;
-  expect(step.details).toEqual(expect.arrayContaining(['password: denies: wrong password for "alice": 401', 'key: denies: no api-key header: 401']));
+  expect(step.details).toEqual(
+    expect.arrayContaining([
+      'password: denies: wrong password for "alice": 401',
+      'key: denies: no api-key header: 401',
+    ]),
+  );
   expect(step.summary).toBe('allowed (decided by remote)');
   expect(e.answer.status).toBe('upstream');
   expect(e.answer.assumptions).toEqual(['remote allows (not contacted)']);

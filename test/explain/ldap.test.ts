@@ -23,7 +23,9 @@ metadata: { name: ${name}-sa, namespace: t }
 stringData: { username: '${serviceAccount.dn}', password: '${serviceAccount.password}' }
 `
     : '';
-  const lookup = serviceAccount ? `\n        groupLookupSettings: { checkGroupsWithServiceAccount: true, credentialsSecretRef: { name: ${name}-sa, namespace: t } }` : '';
+  const lookup = serviceAccount
+    ? `\n        groupLookupSettings: { checkGroupsWithServiceAccount: true, credentialsSecretRef: { name: ${name}-sa, namespace: t } }`
+    : '';
   return `${secret}---
 apiVersion: enterprise.gateway.example/v1
 kind: AuthConfig
@@ -61,7 +63,11 @@ ${authConfig('staff', slapd.url)}${authConfig('broken-sa', slapd.url, { dn: SERV
 
 afterAll(() => slapd?.close());
 
-const request = (host: string, user?: string): ExplainRequest => ({ method: 'GET', url: `http://${host}/x`, headers: credentialHeaders(user, undefined) });
+const request = (host: string, user?: string): ExplainRequest => ({
+  method: 'GET',
+  url: `http://${host}/x`,
+  headers: credentialHeaders(user, undefined),
+});
 
 test.each([
   ['staff.test', undefined, 401],
@@ -76,8 +82,12 @@ test.each([
 ])('with --ldap: %s as %s -> %s', async (host, user, status) => {
   const e = await explain(config, request(host, user), { ldap: true });
   expect(e.answer).toMatchObject({ status, assumptions: [] });
-  if (status === 401) expect(e.answer.headers).toEqual({ 'www-authenticate': `Basic realm="t.${host.split('.')[0]}", charset="UTF-8"` });
-  if (status === 'upstream') expect(e.steps.find((s) => s.stage === 'destination')!.details).toContain(`headers set: x-user-id: ${userDn(user!.split(':')[0]!)}`);
+  if (status === 401)
+    expect(e.answer.headers).toEqual({ 'www-authenticate': `Basic realm="t.${host.split('.')[0]}", charset="UTF-8"` });
+  if (status === 'upstream')
+    expect(e.steps.find((s) => s.stage === 'destination')!.details).toContain(
+      `headers set: x-user-id: ${userDn(user!.split(':')[0]!)}`,
+    );
 });
 
 test('without --ldap: the bind DN the sidecar builds, the groups allowed, and what explain cannot know', async () => {
@@ -93,12 +103,21 @@ test('without --ldap: the bind DN the sidecar builds, the groups allowed, and wh
     `3. allowed groups: "${groupDn('developers')}" (none held: 403)`,
   ]);
   expect(e.answer.status).toBe('upstream');
-  expect(e.answer.assumptions).toEqual([`sluice-extauth allows: ${userDn('alice')} binds with that password at ${slapd.url} and is in an allowed group`]);
+  expect(e.answer.assumptions).toEqual([
+    `sluice-extauth allows: ${userDn('alice')} binds with that password at ${slapd.url} and is in an allowed group`,
+  ]);
   expect(e.answer.otherwise.map((o) => o.status)).toEqual([401, 403, 500, 503]);
   // No directory was asked: slapd saw no bind for alice.
   expect(slapd.log().slice(logBefore)).not.toContain('BIND');
   // Credentials missing or unusable are known without the directory.
-  expect((await explain(config, request('staff.test'), {})).answer).toMatchObject({ status: 401, body: '', assumptions: [] });
-  expect((await explain(config, request('staff.test', '(*):pw'), {})).answer).toMatchObject({ status: 401, assumptions: [] });
+  expect((await explain(config, request('staff.test'), {})).answer).toMatchObject({
+    status: 401,
+    body: '',
+    assumptions: [],
+  });
+  expect((await explain(config, request('staff.test', '(*):pw'), {})).answer).toMatchObject({
+    status: 401,
+    assumptions: [],
+  });
   expect(renderText(e)).not.toContain(':pw');
 });

@@ -11,7 +11,9 @@ const run = promisify(execFile);
 const INPUT = 'golden/gloo-route-security/input';
 
 async function explain(url: string): Promise<string> {
-  const { stdout } = await run(process.execPath, ['bin/sluice.js', 'explain', '-f', INPUT, 'GET', url]).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+  const { stdout } = await run(process.execPath, ['bin/sluice.js', 'explain', '-f', INPUT, 'GET', url]).catch(
+    (e: { stdout: string }) => ({ stdout: e.stdout }),
+  );
   return stdout;
 }
 

@@ -17,10 +17,23 @@ async function sluice(...args: string[]): Promise<string> {
 test('the token is read where tokenSource says, and only there', async () => {
   // Signed with the examples' demo key, which the golden's provider trusts.
   const token = (await sluice('scripts/demo-token.mjs')).trim().split('\n').pop()!;
-  const fromHeader = await sluice('bin/sluice.js', 'explain', '-f', INPUT, 'GET', 'http://api.example.com/x', '-H', `x-token: ${token}`);
+  const fromHeader = await sluice(
+    'bin/sluice.js',
+    'explain',
+    '-f',
+    INPUT,
+    'GET',
+    'http://api.example.com/x',
+    '-H',
+    `x-token: ${token}`,
+  );
   expect(fromHeader).toMatch(/jwt_authn +token accepted\n/);
   expect(fromHeader).not.toMatch(/x-token removed/);
   expect(fromHeader).toMatch(/answer: upstream/);
-  expect(await sluice('bin/sluice.js', 'explain', '-f', INPUT, 'GET', `http://api.example.com/x?token=${token}`)).toMatch(/answer: upstream/);
-  expect(await sluice('bin/sluice.js', 'explain', '-f', INPUT, 'GET', 'http://api.example.com/x', '--jwt', token)).toMatch(/answer: 401 "Jwt is missing"/);
+  expect(
+    await sluice('bin/sluice.js', 'explain', '-f', INPUT, 'GET', `http://api.example.com/x?token=${token}`),
+  ).toMatch(/answer: upstream/);
+  expect(
+    await sluice('bin/sluice.js', 'explain', '-f', INPUT, 'GET', 'http://api.example.com/x', '--jwt', token),
+  ).toMatch(/answer: 401 "Jwt is missing"/);
 });

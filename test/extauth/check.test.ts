@@ -38,16 +38,40 @@ beforeAll(async () => {
   const file = await writeConfig([
     { name: 'default.users', configs: [ldap()] },
     // Several allowed groups, written with other case and spaces than the directory returns.
-    { name: 'default.ops', configs: [ldap({ allowed_groups: ['cn=nobody,ou=groups,dc=example,dc=org', 'CN=Ops, OU=Groups, DC=Example, DC=Org'] })] },
-    { name: 'default.sa', configs: [ldap({ service_account: { username: SERVICE_ACCOUNT.dn, password: SERVICE_ACCOUNT.password } })] },
-    { name: 'default.sa-wrong', configs: [ldap({ service_account: { username: SERVICE_ACCOUNT.dn, password: 'not-the-secret' } })] },
+    {
+      name: 'default.ops',
+      configs: [
+        ldap({ allowed_groups: ['cn=nobody,ou=groups,dc=example,dc=org', 'CN=Ops, OU=Groups, DC=Example, DC=Org'] }),
+      ],
+    },
+    {
+      name: 'default.sa',
+      configs: [ldap({ service_account: { username: SERVICE_ACCOUNT.dn, password: SERVICE_ACCOUNT.password } })],
+    },
+    {
+      name: 'default.sa-wrong',
+      configs: [ldap({ service_account: { username: SERVICE_ACCOUNT.dn, password: 'not-the-secret' } })],
+    },
     { name: 'default.filter', configs: [ldap({ search_filter: '(&(objectClass=inetOrgPerson)(uid=%s))' })] },
     { name: 'default.attr', configs: [ldap({ membership_attribute_name: 'MEMBEROF' })] },
-    { name: 'default.unreachable', configs: [ldap({ address: unreachable, pool: { connect_timeout_ms: 1000, operation_timeout_ms: 1000 } })] },
+    {
+      name: 'default.unreachable',
+      configs: [ldap({ address: unreachable, pool: { connect_timeout_ms: 1000, operation_timeout_ms: 1000 } })],
+    },
     // No initial connections, so every connection to it is one a check opened.
-    { name: 'default.hanging', configs: [ldap({ address: hanging, pool: { max_size: 2, operation_timeout_ms: 300 } })] },
+    {
+      name: 'default.hanging',
+      configs: [ldap({ address: hanging, pool: { max_size: 2, operation_timeout_ms: 300 } })],
+    },
   ]);
-  server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: logs.logger });
+  server = await startExtauth({
+    config: file,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 'test',
+    logger: logs.logger,
+  });
   check = checker(server.port);
 });
 
@@ -87,7 +111,10 @@ describe('LDAP answers (docs/extauth.md)', () => {
   });
 
   test('known user in no allowed group -> 403, empty body', async () => {
-    for (const who of [['bob', 'bob-pw'], ['dave', 'dave-pw']]) {
+    for (const who of [
+      ['bob', 'bob-pw'],
+      ['dave', 'dave-pw'],
+    ]) {
       const res = await check('default.users', { authorization: basic(who[0], who[1]) });
       expect(httpStatus(res)).toBe(403);
       expect(res.denied_response?.body ?? '').toBe('');
@@ -95,7 +122,10 @@ describe('LDAP answers (docs/extauth.md)', () => {
   });
 
   test('member of an allowed group -> OK with x-user-id set (overwriting a client-sent one) and the credentials removed', async () => {
-    const res = await check('default.users', { authorization: basic('alice', 'alice-pw'), 'x-user-id': 'uid=admin,dc=example,dc=org' });
+    const res = await check('default.users', {
+      authorization: basic('alice', 'alice-pw'),
+      'x-user-id': 'uid=admin,dc=example,dc=org',
+    });
     expect(httpStatus(res)).toBe(200);
     expect(res.ok_response?.headers_to_remove).toEqual(['authorization']);
     expect(res.ok_response?.headers).toEqual([
@@ -174,7 +204,21 @@ describe('malformed Basic headers -> 401 without any bind', () => {
 });
 
 describe('LDAP injection corpus', () => {
-  const corpus = ['*', '*)(uid=*))(|(uid=*', 'admin)(&)', ')(cn=*', '\\', '\0', ',+"<>;=', '#admin', ' admin', 'ädmin*', 'alice)(uid=*', 'alice,ou=people', '*)(memberOf=*'];
+  const corpus = [
+    '*',
+    '*)(uid=*))(|(uid=*',
+    'admin)(&)',
+    ')(cn=*',
+    '\\',
+    '\0',
+    ',+"<>;=',
+    '#admin',
+    ' admin',
+    'ädmin*',
+    'alice)(uid=*',
+    'alice,ou=people',
+    '*)(memberOf=*',
+  ];
   const passwords = ['alice-pw', '*', 'x)(|(userPassword=*)'];
 
   test('in the username: never OK, and every BIND DN that reaches slapd has a clean uid', async () => {
@@ -212,11 +256,21 @@ describe('LDAP injection corpus', () => {
 
 test('passwords, Authorization headers and query strings are never logged', async () => {
   await check('default.users', { authorization: basic('alice', 'alice-pw'), ':path': '/pets?access_token=tok-123' });
-  await check('default.users', { authorization: basic('alice', 'wrong-secret-pw'), ':path': '/pets?access_token=tok-123' });
+  await check('default.users', {
+    authorization: basic('alice', 'wrong-secret-pw'),
+    ':path': '/pets?access_token=tok-123',
+  });
   const text = logs.text();
   expect(text).toContain('check denied');
   expect(text).toContain('"path":"/pets"');
-  for (const secret of ['alice-pw', 'wrong-secret-pw', SERVICE_ACCOUNT.password, 'not-the-secret', basic('alice', 'alice-pw').slice(6), 'tok-123']) {
+  for (const secret of [
+    'alice-pw',
+    'wrong-secret-pw',
+    SERVICE_ACCOUNT.password,
+    'not-the-secret',
+    basic('alice', 'alice-pw').slice(6),
+    'tok-123',
+  ]) {
     expect(text).not.toContain(secret);
   }
 });

@@ -28,19 +28,49 @@ function resources(): string {
     apiVersion: 'gateway.gateway.example/v1',
     kind: 'VirtualService',
     metadata: { name, namespace: 'default' },
-    spec: { virtualHost: { domains: [`${name}.example.org`], routes: [{ matchers: [{ prefix: '/' }], routeAction: { single: { kube: { ref: { name: 'pets', namespace: 'default' }, port: 8080 } } } }], ...(options ? { options } : {}) } },
+    spec: {
+      virtualHost: {
+        domains: [`${name}.example.org`],
+        routes: [
+          {
+            matchers: [{ prefix: '/' }],
+            routeAction: { single: { kube: { ref: { name: 'pets', namespace: 'default' }, port: 8080 } } },
+          },
+        ],
+        ...(options ? { options } : {}),
+      },
+    },
   });
   const authConfig = (name: string, groupLookupSettings?: Json) => ({
     apiVersion: 'enterprise.gateway.example/v1',
     kind: 'AuthConfig',
     metadata: { name, namespace: 'default' },
-    spec: { configs: [{ ldap: { address: slapd.url, userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [groupDn('developers')], ...(groupLookupSettings ? { groupLookupSettings } : {}) } }] },
+    spec: {
+      configs: [
+        {
+          ldap: {
+            address: slapd.url,
+            userDnTemplate: USER_DN_TEMPLATE,
+            allowedGroups: [groupDn('developers')],
+            ...(groupLookupSettings ? { groupLookupSettings } : {}),
+          },
+        },
+      ],
+    },
   });
   return [
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'pets', namespace: 'default' }, spec: { ports: [{ port: 8080 }] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'pets', namespace: 'default' },
+      spec: { ports: [{ port: 8080 }] },
+    },
     authCredentialsSecret('ldap-reader', 'default', SERVICE_ACCOUNT.dn, SERVICE_ACCOUNT.password),
     authConfig('ldap'),
-    authConfig('ldap-sa', { checkGroupsWithServiceAccount: true, credentialsSecretRef: { name: 'ldap-reader', namespace: 'default' } }),
+    authConfig('ldap-sa', {
+      checkGroupsWithServiceAccount: true,
+      credentialsSecretRef: { name: 'ldap-reader', namespace: 'default' },
+    }),
     vs('users', { extauth: { configRef: { name: 'ldap', namespace: 'default' } } }),
     vs('readers', { extauth: { configRef: { name: 'ldap-sa', namespace: 'default' } } }),
     vs('open'),
@@ -56,7 +86,12 @@ function virtualHosts(node: unknown): VirtualHost[] {
   if (Array.isArray(node)) return node.flatMap(virtualHosts);
   if (typeof node !== 'object' || node === null) return [];
   const o = node as Record<string, unknown>;
-  return [...(Array.isArray(o.virtual_hosts) ? (o.virtual_hosts as VirtualHost[]) : []), ...Object.entries(o).filter(([k]) => k !== 'virtual_hosts').flatMap(([, v]) => virtualHosts(v))];
+  return [
+    ...(Array.isArray(o.virtual_hosts) ? (o.virtual_hosts as VirtualHost[]) : []),
+    ...Object.entries(o)
+      .filter(([k]) => k !== 'virtual_hosts')
+      .flatMap(([, v]) => virtualHosts(v)),
+  ];
 }
 
 beforeAll(async () => {
@@ -74,10 +109,22 @@ beforeAll(async () => {
   const bootstrap = JSON.parse(await readFile(path.join(out, 'envoy.json'), 'utf8')) as Json;
   configRefs = {};
   for (const vh of virtualHosts(bootstrap)) {
-    const per = vh.typed_per_filter_config?.['envoy.filters.http.ext_authz'] as { disabled?: boolean; check_settings?: { context_extensions?: { config_ref?: string } } } | undefined;
-    configRefs[vh.name.replace('default.', '')] = per?.disabled ? 'disabled' : per?.check_settings?.context_extensions?.config_ref;
+    const per = vh.typed_per_filter_config?.['envoy.filters.http.ext_authz'] as
+      { disabled?: boolean; check_settings?: { context_extensions?: { config_ref?: string } } } | undefined;
+    configRefs[vh.name.replace('default.', '')] = per?.disabled
+      ? 'disabled'
+      : per?.check_settings?.context_extensions?.config_ref;
   }
-  const opts = parseArgs(['--config', path.join(out, 'extauth.json'), '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
+  const opts = parseArgs([
+    '--config',
+    path.join(out, 'extauth.json'),
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--bind',
+    '127.0.0.1',
+  ]);
   server = await startExtauth({ ...opts, logger: testLogger() });
   check = checker(server.port);
 });

@@ -18,7 +18,10 @@ const alice = { authorization: basic('alice', 'alice-pw') };
 const bob = { authorization: basic('bob', 'bob-pw') };
 
 function authConfig(name: string, group: string, address = slapd.url) {
-  return { name, configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn(group)] } }] };
+  return {
+    name,
+    configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn(group)] } }],
+  };
 }
 
 const set = (...resources: unknown[]) => JSON.stringify({ resources }, null, 2);
@@ -29,9 +32,18 @@ function edit(file: string, text: string): void {
   renameSync(`${file}.tmp`, file);
 }
 
-async function running(file: string): Promise<{ server: RunningExtauth; check: Checker; logs: ReturnType<typeof memoryLogger> }> {
+async function running(
+  file: string,
+): Promise<{ server: RunningExtauth; check: Checker; logs: ReturnType<typeof memoryLogger> }> {
   const logs = memoryLogger();
-  const server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: logs.logger });
+  const server = await startExtauth({
+    config: file,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 'test',
+    logger: logs.logger,
+  });
   return { server, check: checker(server.port), logs };
 }
 
@@ -107,5 +119,7 @@ test('a Kubernetes ConfigMap volume: the file is a link through ..data, and an u
 
 test('a file that does not validate stops the start with the file and the field', async () => {
   const file = await writeConfig([authConfig('default.users', 'developers', 'http://not-ldap')]);
-  await expect(running(file)).rejects.toThrow(`${file}: resources[0] default.users.configs[0].ldap.address: "http://not-ldap" is not ldap://host:port`);
+  await expect(running(file)).rejects.toThrow(
+    `${file}: resources[0] default.users.configs[0].ldap.address: "http://not-ldap" is not ldap://host:port`,
+  );
 });

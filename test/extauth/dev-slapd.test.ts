@@ -48,11 +48,17 @@ test('the example directory: marie binds with her password and is a member of ma
   const client = new Client({ url: `ldap://127.0.0.1:${port}` });
   try {
     await client.bind('uid=marie,ou=people,dc=example,dc=org', 'marie-password');
-    const own = await client.search('uid=marie,ou=people,dc=example,dc=org', { scope: 'base', attributes: ['memberOf'] });
+    const own = await client.search('uid=marie,ou=people,dc=example,dc=org', {
+      scope: 'base',
+      attributes: ['memberOf'],
+    });
     expect(own.searchEntries[0]?.memberOf).toBe('cn=managers,ou=groups,dc=example,dc=org');
     await expect(client.bind('uid=marie,ou=people,dc=example,dc=org', 'wrong')).rejects.toThrow();
     await client.bind('cn=reader,dc=example,dc=org', 'reader-secret');
-    const paul = await client.search('uid=paul,ou=people,dc=example,dc=org', { scope: 'base', attributes: ['memberOf'] });
+    const paul = await client.search('uid=paul,ou=people,dc=example,dc=org', {
+      scope: 'base',
+      attributes: ['memberOf'],
+    });
     expect(paul.searchEntries[0]?.memberOf).toBe('cn=developers,ou=groups,dc=example,dc=org');
   } finally {
     await client.unbind();
@@ -62,20 +68,30 @@ test('the example directory: marie binds with her password and is a member of ma
 test("docs/extauth.md's local path: the compiled examples, the page's sed line, sluice-extauth --config", async () => {
   const out = tempDir('local-extauth');
   await run(process.execPath, ['bin/sluice.js', 'compile', '-f', 'examples', '-o', path.join(out, 'out')]);
-  const sed = readFileSync('docs/extauth.md', 'utf8').split('\n').find((l) => l.startsWith('sed -i '));
+  const sed = readFileSync('docs/extauth.md', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('sed -i '));
   expect(sed).toContain('out/extauth.json');
   await run('bash', ['-c', sed!.replace('127.0.0.1:3389', `127.0.0.1:${port}`)], { cwd: out });
-  const sidecar = spawn(process.execPath, [path.resolve('bin/sluice-extauth.js'), '--config', 'out/extauth.json', '--port', '0', '--admin-port', '0'], {
-    cwd: out,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const check = checker((JSON.parse(await line(sidecar, (l) => l.includes('sluice-extauth listening'))) as { port: number }).port);
+  const sidecar = spawn(
+    process.execPath,
+    [path.resolve('bin/sluice-extauth.js'), '--config', 'out/extauth.json', '--port', '0', '--admin-port', '0'],
+    {
+      cwd: out,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const check = checker(
+    (JSON.parse(await line(sidecar, (l) => l.includes('sluice-extauth listening'))) as { port: number }).port,
+  );
   try {
     // The answers examples/ldap-user.yaml and examples/ldap-service-account.yaml promise.
     expect(httpStatus(await check('default.ldap-user', { authorization: basic('marie', 'marie-password') }))).toBe(200);
     expect(httpStatus(await check('default.ldap-user', { authorization: basic('paul', 'paul-password') }))).toBe(403);
     expect(httpStatus(await check('default.ldap-user', { authorization: basic('marie', 'wrong') }))).toBe(401);
-    expect(httpStatus(await check('default.ldap-service-account', { authorization: basic('marie', 'marie-password') }))).toBe(200);
+    expect(
+      httpStatus(await check('default.ldap-service-account', { authorization: basic('marie', 'marie-password') })),
+    ).toBe(200);
   } finally {
     check.close();
     sidecar.kill('SIGKILL');
@@ -85,7 +101,13 @@ test("docs/extauth.md's local path: the compiled examples, the page's sed line, 
 test('a port in use is said with what to do (exit 1); Ctrl-C stops slapd, removes its files and exits 0', async () => {
   // Several at once, on a busy machine: each one's stderr is read whole (after 'close', not 'exit').
   const busy = await Promise.all(
-    Array.from({ length: 6 }, () => childOutput(spawn('bash', ['scripts/dev-slapd.sh', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] })).ended),
+    Array.from(
+      { length: 6 },
+      () =>
+        childOutput(
+          spawn('bash', ['scripts/dev-slapd.sh', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] }),
+        ).ended,
+    ),
   );
   const said = `dev-slapd: 127.0.0.1:${port} is already in use by another process; stop that process, or give --port another port\n`;
   expect(busy.map(({ code, stderr }) => [code, stderr])).toEqual(busy.map(() => [1, said]));

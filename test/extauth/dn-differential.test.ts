@@ -40,48 +40,173 @@ function escapeValue(raw: string): string {
 
 /** Every byte outside [A-Za-z0-9] as a \xx escape (upper-case hex), to test hex spellings of the same value. */
 function hexValue(raw: string): string {
-  return [...Buffer.from(raw)].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `\\${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(raw)]
+    .map((b) =>
+      /[A-Za-z0-9]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `\\${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 const RAW_VALUES: string[] = [
   // ASCII case
-  'admins', 'Admins', 'ADMINS', 'aDmInS',
+  'admins',
+  'Admins',
+  'ADMINS',
+  'aDmInS',
   // Unicode case and canonical singletons (KELVIN, ANGSTROM, OHM)
-  'key', 'Key', 'KEY', '\u212Aey',
-  '\u00e5', '\u00c5', '\u212b', 'a\u030a', 'A\u030a',
-  '\u03c9', '\u03a9', '\u2126',
-  'dir', 'DIR', 'd\u0130r', 'd\u0131r', 'di\u0307r', 'dI\u0307r',
-  '\u03bf\u03b4\u03bf\u03c2', '\u03bf\u03b4\u03bf\u03c3', '\u039f\u0394\u039f\u03a3', '\u039f\u03b4\u03bf\u03c2',
-  'stra\u00dfe', 'Stra\u00dfe', 'STRASSE', 'strasse', 'STRA\u1e9eE', 'stra\u1e9ee',
-  'sales', 'SALES', '\u017fales',
-  '\u00b5s', '\u03bcs', '\u039cs',
-  '\u01c4', '\u01c5', '\u01c6', 'D\u017d', 'd\u017e',
+  'key',
+  'Key',
+  'KEY',
+  '\u212Aey',
+  '\u00e5',
+  '\u00c5',
+  '\u212b',
+  'a\u030a',
+  'A\u030a',
+  '\u03c9',
+  '\u03a9',
+  '\u2126',
+  'dir',
+  'DIR',
+  'd\u0130r',
+  'd\u0131r',
+  'di\u0307r',
+  'dI\u0307r',
+  '\u03bf\u03b4\u03bf\u03c2',
+  '\u03bf\u03b4\u03bf\u03c3',
+  '\u039f\u0394\u039f\u03a3',
+  '\u039f\u03b4\u03bf\u03c2',
+  'stra\u00dfe',
+  'Stra\u00dfe',
+  'STRASSE',
+  'strasse',
+  'STRA\u1e9eE',
+  'stra\u1e9ee',
+  'sales',
+  'SALES',
+  '\u017fales',
+  '\u00b5s',
+  '\u03bcs',
+  '\u039cs',
+  '\u01c4',
+  '\u01c5',
+  '\u01c6',
+  'D\u017d',
+  'd\u017e',
   // Case pairs from newer Unicode versions than slapd's tables may know
-  '\u1c90', '\u10d0', '\u13a0', '\uab70', '\u2c00', '\u2c30', '\ua640', '\ua641',
-  '\u{10400}', '\u{10428}', '\u{1e900}', '\u{1e922}',
+  '\u1c90',
+  '\u10d0',
+  '\u13a0',
+  '\uab70',
+  '\u2c00',
+  '\u2c30',
+  '\ua640',
+  '\ua641',
+  '\u{10400}',
+  '\u{10428}',
+  '\u{1e900}',
+  '\u{1e922}',
   // Canonical equivalence: composed, decomposed, reordered marks, newer compositions
-  'caf\u00e9', 'cafe\u0301', 'CAF\u00c9', 'CAFE\u0301', 'cafe',
-  'a\u0323\u0302', 'a\u0302\u0323', '\u1ead',
-  '\ud55c', '\u1112\u1161\u11ab',
-  '\u1b06', '\u1b05\u1b35', '\u{1109a}', '\u{11099}\u{110ba}', '\u{1112e}', '\u{11131}\u{11127}',
+  'caf\u00e9',
+  'cafe\u0301',
+  'CAF\u00c9',
+  'CAFE\u0301',
+  'cafe',
+  'a\u0323\u0302',
+  'a\u0302\u0323',
+  '\u1ead',
+  '\ud55c',
+  '\u1112\u1161\u11ab',
+  '\u1b06',
+  '\u1b05\u1b35',
+  '\u{1109a}',
+  '\u{11099}\u{110ba}',
+  '\u{1112e}',
+  '\u{11131}\u{11127}',
   // Compatibility forms (NFKC folds them; canonical equivalence does not)
-  '\ufb01le', 'file', 'FILE',
-  '\uff41dmins', '\uff41\uff44\uff4d\uff49\uff4e\uff53', '\uff21\uff24\uff2d\uff29\uff2e\uff33',
-  'v\u00b2', 'v2', '\u2460', '1', '\u2160', 'I',
+  '\ufb01le',
+  'file',
+  'FILE',
+  '\uff41dmins',
+  '\uff41\uff44\uff4d\uff49\uff4e\uff53',
+  '\uff21\uff24\uff2d\uff29\uff2e\uff33',
+  'v\u00b2',
+  'v2',
+  '\u2460',
+  '1',
+  '\u2160',
+  'I',
   // Spaces of every kind: runs, ends, and other space characters
-  'ops team', 'ops  team', 'ops   team', ' ops team', 'ops team ', '  ops  team  ', 'opsteam',
+  'ops team',
+  'ops  team',
+  'ops   team',
+  ' ops team',
+  'ops team ',
+  '  ops  team  ',
+  'opsteam',
   ...Array.from({ length: 11 }, (_, k) => `ops${String.fromCharCode(0x2000 + k)}team`),
-  'ops\u00a0team', 'ops\u3000team', 'ops\tteam', 'ops\u202fteam', 'ops\u205fteam', 'ops\u1680team',
-  'ops\u2028team', 'ops\u2029team', 'ops\nteam', 'ops\rteam', 'ops\u000bteam', 'ops\u000cteam', 'ops\u0085team',
-  '\u00a0ops team', 'ops team\u00a0', 'ops team\u3000', '\u2003ops team', 'ops team\t', 'ops team\n',
-  'ops team\u2028', 'ops team\u0085', '\tops team',
+  'ops\u00a0team',
+  'ops\u3000team',
+  'ops\tteam',
+  'ops\u202fteam',
+  'ops\u205fteam',
+  'ops\u1680team',
+  'ops\u2028team',
+  'ops\u2029team',
+  'ops\nteam',
+  'ops\rteam',
+  'ops\u000bteam',
+  'ops\u000cteam',
+  'ops\u0085team',
+  '\u00a0ops team',
+  'ops team\u00a0',
+  'ops team\u3000',
+  '\u2003ops team',
+  'ops team\t',
+  'ops team\n',
+  'ops team\u2028',
+  'ops team\u0085',
+  '\tops team',
   // Zero-width and format characters
-  'admins\u200b', 'ad\u200bmins', '\u200badmins', 'admins\u200c', 'ad\u200cmins', 'ad\u200dmins', 'admins\u200d',
-  'admins\ufeff', '\ufeffadmins', 'ad\ufeffmins', 'ad\u00admins', 'admins\u00ad', 'admins\u2060', 'admins\u180e',
-  'ad\u034fmins', 'admins\u200e', 'admins\u202e', 'admins\ufe0f', 'admins\u0000',
+  'admins\u200b',
+  'ad\u200bmins',
+  '\u200badmins',
+  'admins\u200c',
+  'ad\u200cmins',
+  'ad\u200dmins',
+  'admins\u200d',
+  'admins\ufeff',
+  '\ufeffadmins',
+  'ad\ufeffmins',
+  'ad\u00admins',
+  'admins\u00ad',
+  'admins\u2060',
+  'admins\u180e',
+  'ad\u034fmins',
+  'admins\u200e',
+  'admins\u202e',
+  'admins\ufe0f',
+  'admins\u0000',
   // Characters with a meaning in a DN
-  'a,b', 'a+b', 'a;b', 'a=b', 'a"b', 'a<b', 'a>b', 'a\\b', 'a\\,b', '#abc', 'abc', ' lead', 'lead', 'trail ', 'trail',
-  'a\u0000b', 'ab',
+  'a,b',
+  'a+b',
+  'a;b',
+  'a=b',
+  'a"b',
+  'a<b',
+  'a>b',
+  'a\\b',
+  'a\\,b',
+  '#abc',
+  'abc',
+  ' lead',
+  'lead',
+  'trail ',
+  'trail',
+  'a\u0000b',
+  'ab',
 ];
 
 /** Other spellings of values above: attribute type names, hex escapes, quoting, BER. */
@@ -192,7 +317,12 @@ test('normalizeDn never calls equal two DNs that slapd holds as two entries', as
       }),
     );
   }
-  interface Accepted { i: number; written: string; stored: string; cls: number }
+  interface Accepted {
+    i: number;
+    written: string;
+    stored: string;
+    cls: number;
+  }
   const accepted: Accepted[] = [];
   await mapLimited(CORPUS, async (s, i) => {
     if (outcomes[i] === undefined) return;
@@ -230,8 +360,12 @@ test('normalizeDn never calls equal two DNs that slapd holds as two entries', as
     }
     const storedApart = members.some((a) => !equalDns(a.stored, a.written));
     if (groups.size > 1 || storedApart) {
-      const shown = [...groups.values()].map((g) => g.slice(0, 3).join(' ') + (g.length > 3 ? ` +${g.length - 3}` : ''));
-      failClosed.push(`${shown.join(' | ')}${storedApart ? ` (slapd returns ${show(members[0].stored.split(',')[0])})` : ''}`);
+      const shown = [...groups.values()].map(
+        (g) => g.slice(0, 3).join(' ') + (g.length > 3 ? ` +${g.length - 3}` : ''),
+      );
+      failClosed.push(
+        `${shown.join(' | ')}${storedApart ? ` (slapd returns ${show(members[0].stored.split(',')[0])})` : ''}`,
+      );
     }
   }
 
@@ -250,7 +384,9 @@ test('normalizeDn never calls equal two DNs that slapd holds as two entries', as
   });
   expect(direct.slice(toAsk.length).map((d) => d.slapdEqual)).toEqual(controls.map(([, , equal]) => equal));
   // The two ways of asking slapd agree.
-  expect(direct.filter((d) => d.slapdEqual !== (d.a.cls === d.b.cls)).map((d) => `${label(d.a)} / ${label(d.b)}`)).toEqual([]);
+  expect(
+    direct.filter((d) => d.slapdEqual !== (d.a.cls === d.b.cls)).map((d) => `${label(d.a)} / ${label(d.b)}`),
+  ).toEqual([]);
 
   // Dangerous pairs, one line per two slapd entries normalizeDn confuses.
   const dangerousByEntries = new Map<string, string[]>();
@@ -259,17 +395,20 @@ test('normalizeDn never calls equal two DNs that slapd holds as two entries', as
     const key = [d.a.cls, d.b.cls].sort((p, q) => p - q).join('/');
     dangerousByEntries.set(key, [...(dangerousByEntries.get(key) ?? []), `${label(d.a)} = ${label(d.b)}`]);
   }
-  const dangerous = [...dangerousByEntries.values()].map((pairs) => `${pairs[0]}${pairs.length > 1 ? ` (+${pairs.length - 1} other spellings)` : ''}`);
+  const dangerous = [...dangerousByEntries.values()].map(
+    (pairs) => `${pairs[0]}${pairs.length > 1 ? ` (+${pairs.length - 1} other spellings)` : ''}`,
+  );
 
   // The summary is for people studying DN folding (DN_DIFFERENTIAL_REPORT=1); a passing run stays quiet.
-  if (process.env.DN_DIFFERENTIAL_REPORT) console.log(
-    [
-      `dn differential: ${CORPUS.length} spellings, ${accepted.length} accepted by slapd as ${new Set(accepted.map((a) => a.cls)).size} entries; ` +
-        `${(accepted.length * (accepted.length - 1)) / 2} pairs; ${toAsk.length} pairs normalizeDn calls equal, asked again directly`,
-      `slapd rejects (${rejected.length}): ${rejected.join(', ')}`,
-      `fail-closed: ${failClosedPairs} pairs slapd calls equal and normalizeDn does not, in ${failClosed.length} entries (spellings normalizeDn keeps apart | ...):`,
-      ...failClosed.map((f) => `  ${f}`),
-    ].join('\n'),
-  );
+  if (process.env.DN_DIFFERENTIAL_REPORT)
+    console.log(
+      [
+        `dn differential: ${CORPUS.length} spellings, ${accepted.length} accepted by slapd as ${new Set(accepted.map((a) => a.cls)).size} entries; ` +
+          `${(accepted.length * (accepted.length - 1)) / 2} pairs; ${toAsk.length} pairs normalizeDn calls equal, asked again directly`,
+        `slapd rejects (${rejected.length}): ${rejected.join(', ')}`,
+        `fail-closed: ${failClosedPairs} pairs slapd calls equal and normalizeDn does not, in ${failClosed.length} entries (spellings normalizeDn keeps apart | ...):`,
+        ...failClosed.map((f) => `  ${f}`),
+      ].join('\n'),
+    );
   expect(dangerous).toEqual([]);
 });

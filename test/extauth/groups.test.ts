@@ -35,7 +35,14 @@ beforeAll(async () => {
     config('default.admins', [groupDn('admins')]),
     config('default.look-alike', [`CN=Admins\\2cou=Groups , DC=Example, DC=org`]),
   ]);
-  server = await startExtauth({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
+  server = await startExtauth({
+    config: file,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 'test',
+    logger: testLogger(),
+  });
   check = checker(server.port);
 });
 

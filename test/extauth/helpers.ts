@@ -13,11 +13,22 @@ import { checkLogText } from '../../harness/log-check.js';
 
 export interface CheckResponse {
   status?: { code?: number; message?: string };
-  ok_response?: { headers?: { header: { key: string; value: string }; append_action?: string }[]; headers_to_remove?: string[] };
-  denied_response?: { status?: { code?: string }; headers?: { header: { key: string; value: string } }[]; body?: string };
+  ok_response?: {
+    headers?: { header: { key: string; value: string }; append_action?: string }[];
+    headers_to_remove?: string[];
+  };
+  denied_response?: {
+    status?: { code?: string };
+    headers?: { header: { key: string; value: string } }[];
+    body?: string;
+  };
 }
 
-export type Checker = ((configRef: string | undefined, headers?: Record<string, string>, extra?: CheckExtras) => Promise<CheckResponse>) & { close(): void };
+export type Checker = ((
+  configRef: string | undefined,
+  headers?: Record<string, string>,
+  extra?: CheckExtras,
+) => Promise<CheckResponse>) & { close(): void };
 
 export function checker(port: number): Checker {
   const Client = authorizationClient();
@@ -39,7 +50,11 @@ export function requestFor(configRef: string, headers: Record<string, string> = 
 
 /** A parsed AuthConfig of one module's configs, named as an unnamed config is (config_<index>). */
 export function authConfigOf<S>(name: string, module: AuthModule<S>, ...settings: S[]): AuthConfig {
-  return { name, configs: settings.map((s, i) => ({ name: `config_${i}`, module: module as AuthModule<unknown>, settings: s })), failOnRedirect: false };
+  return {
+    name,
+    configs: settings.map((s, i) => ({ name: `config_${i}`, module: module as AuthModule<unknown>, settings: s })),
+    failOnRedirect: false,
+  };
 }
 
 /** The HTTP status Envoy answers the client with, read through Envoy's own StatusCode enum. */

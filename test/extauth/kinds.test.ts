@@ -30,8 +30,12 @@ import { opaDataApiDouble, type OpaServer } from './opa-double.js';
 
 const FIXTURE_SECRETS = path.join(import.meta.dirname, 'fixtures', 'apikey-secrets.yaml');
 /** The keys of the fixture's Secrets, as `kubectl create secret ... --from-literal=api-key=...` was given them. */
-const KEYS = { infra: 'N2YwMDIxZTEtNGUzNS1jNzgzLTRkYjAtYjE2YzRkZGVmNjcy', ops: 'b3BzLWtleS0yMDI2LWJsdWUtZmlzaA', partner: 'cGFydG5lci1rZXktcmVkLW1vb24' };
-const PASSWORDS = { alice: 'alice-pw', 'josé': 'pässwörd', bob: 'bob-pw' };
+const KEYS = {
+  infra: 'N2YwMDIxZTEtNGUzNS1jNzgzLTRkYjAtYjE2YzRkZGVmNjcy',
+  ops: 'b3BzLWtleS0yMDI2LWJsdWUtZmlzaA',
+  partner: 'cGFydG5lci1rZXktcmVkLW1vb24',
+};
+const PASSWORDS = { alice: 'alice-pw', josé: 'pässwörd', bob: 'bob-pw' };
 
 /** `openssl passwd -apr1` of the password: Gloo's salt and hashedPassword ($apr1$SALT$HASH). */
 function apr1(password: string): { salt: string; hashedPassword: string } {
@@ -64,11 +68,22 @@ async function teamGrpcServer(port = 0): Promise<TeamGrpc> {
       const answer =
         headers['x-team-token'] === 'good'
           ? { status: { code: 0 }, ok_response: { headers: [{ header: { key: 'x-team-user', value: 'team-alice' } }] } }
-          : { status: { code: 7 }, denied_response: { status: { code: 'Forbidden' }, headers: [{ header: { key: 'x-team-reason', value: 'bad token' } }], body: 'team says no' } };
+          : {
+              status: { code: 7 },
+              denied_response: {
+                status: { code: 'Forbidden' },
+                headers: [{ header: { key: 'x-team-reason', value: 'bad token' } }],
+                body: 'team says no',
+              },
+            };
       setTimeout(() => callback(null, answer), team.delayMs);
     },
   });
-  team.port = await new Promise<number>((resolve, reject) => server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+  team.port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, port) =>
+      err ? reject(err) : resolve(port),
+    ),
+  );
   return team;
 }
 
@@ -88,8 +103,12 @@ async function teamHttpServer(): Promise<TeamHttp> {
     req.on('end', () => {
       team.requests.push({ path: req.url ?? '', headers: req.headers, body });
       setTimeout(() => {
-        if (req.headers.authorization === 'Bearer good') res.writeHead(200, { 'x-auth-user': 'http-alice', 'x-not-allowed': 'secret-internal' }).end();
-        else res.writeHead(401, { 'www-authenticate': 'Bearer realm="team"', 'x-not-allowed': 'secret-internal' }).end('no');
+        if (req.headers.authorization === 'Bearer good')
+          res.writeHead(200, { 'x-auth-user': 'http-alice', 'x-not-allowed': 'secret-internal' }).end();
+        else
+          res
+            .writeHead(401, { 'www-authenticate': 'Bearer realm="team"', 'x-not-allowed': 'secret-internal' })
+            .end('no');
       }, team.delayMs);
     });
   });
@@ -108,22 +127,52 @@ let restartable: TeamGrpc;
 let teamHttp: TeamHttp;
 let opa: OpaServer;
 
-const authConfig = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'enterprise.gloo.solo.io/v1', kind: 'AuthConfig', metadata: { name, namespace: 'default' }, spec });
+const authConfig = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'enterprise.gloo.solo.io/v1',
+  kind: 'AuthConfig',
+  metadata: { name, namespace: 'default' },
+  spec,
+});
 
 async function resources(): Promise<string> {
   const closed = await closedPort();
   const bob = { salt: 's4lt', hashedPassword: sha1(PASSWORDS.bob, 's4lt') };
-  const users = { alice: apr1(PASSWORDS.alice), 'josé': apr1(PASSWORDS['josé']) };
+  const users = { alice: apr1(PASSWORDS.alice), josé: apr1(PASSWORDS['josé']) };
   const grpcAt = (port: number) => `127.0.0.1:${port}`;
   const docs = [
-    authConfig('keys', { configs: [{ apiKeyAuth: { headerName: 'x-api-key', headersFromMetadataEntry: { 'x-user-email': { name: 'user-email', required: true } }, k8sSecretApikeyStorage: { labelSelector: { team: 'infrastructure' } } } }] }),
-    authConfig('partner-keys', { configs: [{ apiKeyAuth: { apiKeySecretRefs: [{ name: 'partner-apikey', namespace: 'gloo-system' }] } }] }),
+    authConfig('keys', {
+      configs: [
+        {
+          apiKeyAuth: {
+            headerName: 'x-api-key',
+            headersFromMetadataEntry: { 'x-user-email': { name: 'user-email', required: true } },
+            k8sSecretApikeyStorage: { labelSelector: { team: 'infrastructure' } },
+          },
+        },
+      ],
+    }),
+    authConfig('partner-keys', {
+      configs: [{ apiKeyAuth: { apiKeySecretRefs: [{ name: 'partner-apikey', namespace: 'gloo-system' }] } }],
+    }),
     authConfig('basic-apr', { configs: [{ basicAuth: { realm: 'staff', apr: { users } } }] }),
-    authConfig('basic-sha1', { configs: [{ basicAuth: { realm: 'legacy', encryption: { sha1: {} }, userList: { users: { bob } } } }] }),
-    authConfig('grpc', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(teamGrpc.port), connectionTimeout: '0.5s' }, config: { customKey: 'customValue' } } }] }),
+    authConfig('basic-sha1', {
+      configs: [{ basicAuth: { realm: 'legacy', encryption: { sha1: {} }, userList: { users: { bob } } } }],
+    }),
+    authConfig('grpc', {
+      configs: [
+        {
+          passThroughAuth: {
+            grpc: { address: grpcAt(teamGrpc.port), connectionTimeout: '0.5s' },
+            config: { customKey: 'customValue' },
+          },
+        },
+      ],
+    }),
     authConfig('grpc-restart', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(restartable.port) } } }] }),
     authConfig('grpc-down', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(closed) } } }] }),
-    authConfig('grpc-down-allow', { configs: [{ passThroughAuth: { grpc: { address: grpcAt(closed) }, failureModeAllow: true } }] }),
+    authConfig('grpc-down-allow', {
+      configs: [{ passThroughAuth: { grpc: { address: grpcAt(closed) }, failureModeAllow: true } }],
+    }),
     authConfig('http', {
       configs: [
         {
@@ -138,29 +187,77 @@ async function resources(): Promise<string> {
         },
       ],
     }),
-    authConfig('http-body', { configs: [{ passThroughAuth: { http: { url: `http://127.0.0.1:${teamHttp.port}/body`, request: { allowedHeaders: ['authorization'], passThroughBody: true, passThroughState: true } }, config: { team: 'blue' } } }] }),
-    authConfig('http-down-allow', { configs: [{ passThroughAuth: { http: { url: `http://127.0.0.1:${closed}/check` }, failureModeAllow: true } }] }),
-    authConfig('opa', { configs: [{ opaServerAuth: { serverAddr: `127.0.0.1:${opa.port}`, package: 'envoy.authz', ruleName: 'allow' } }] }),
-    authConfig('opa-down', { configs: [{ opaServerAuth: { serverAddr: `http://127.0.0.1:${closed}`, package: 'envoy.authz', ruleName: 'allow' } }] }),
+    authConfig('http-body', {
+      configs: [
+        {
+          passThroughAuth: {
+            http: {
+              url: `http://127.0.0.1:${teamHttp.port}/body`,
+              request: { allowedHeaders: ['authorization'], passThroughBody: true, passThroughState: true },
+            },
+            config: { team: 'blue' },
+          },
+        },
+      ],
+    }),
+    authConfig('http-down-allow', {
+      configs: [{ passThroughAuth: { http: { url: `http://127.0.0.1:${closed}/check` }, failureModeAllow: true } }],
+    }),
+    authConfig('opa', {
+      configs: [{ opaServerAuth: { serverAddr: `127.0.0.1:${opa.port}`, package: 'envoy.authz', ruleName: 'allow' } }],
+    }),
+    authConfig('opa-down', {
+      configs: [
+        { opaServerAuth: { serverAddr: `http://127.0.0.1:${closed}`, package: 'envoy.authz', ruleName: 'allow' } },
+      ],
+    }),
     authConfig('combined', {
       booleanExpr: '(token || password) && !blocked',
-      configs: [{ name: 'token', jwt: {} }, { name: 'password', basicAuth: { apr: { users } } }, { name: 'blocked', apiKeyAuth: { apiKeySecretRefs: [{ name: 'ops-apikey', namespace: 'gloo-system' }] } }],
+      configs: [
+        { name: 'token', jwt: {} },
+        { name: 'password', basicAuth: { apr: { users } } },
+        { name: 'blocked', apiKeyAuth: { apiKeySecretRefs: [{ name: 'ops-apikey', namespace: 'gloo-system' }] } },
+      ],
     }),
     // password first: when it allows, the HTTP service is never asked.
     authConfig('either', {
       booleanExpr: 'password || remote',
-      configs: [{ name: 'password', basicAuth: { realm: 'either', apr: { users } } }, { name: 'remote', passThroughAuth: { http: { url: `http://127.0.0.1:${teamHttp.port}/either`, request: { allowedHeaders: ['authorization'] } } } }],
+      configs: [
+        { name: 'password', basicAuth: { realm: 'either', apr: { users } } },
+        {
+          name: 'remote',
+          passThroughAuth: {
+            http: { url: `http://127.0.0.1:${teamHttp.port}/either`, request: { allowedHeaders: ['authorization'] } },
+          },
+        },
+      ],
     }),
     // Both deny: the client sees the last denial asked (the API key's challenge, not Basic's).
-    authConfig('neither', { booleanExpr: 'password || key', configs: [{ name: 'password', basicAuth: { realm: 'neither', apr: { users } } }, { name: 'key', apiKeyAuth: { apiKeySecretRefs: [{ name: 'partner-apikey', namespace: 'gloo-system' }] } }] }),
+    authConfig('neither', {
+      booleanExpr: 'password || key',
+      configs: [
+        { name: 'password', basicAuth: { realm: 'neither', apr: { users } } },
+        { name: 'key', apiKeyAuth: { apiKeySecretRefs: [{ name: 'partner-apikey', namespace: 'gloo-system' }] } },
+      ],
+    }),
     // No booleanExpr: every config in order, the first denial answers and later ones are not asked.
-    authConfig('chain', { configs: [{ basicAuth: { realm: 'chain', apr: { users } } }, { passThroughAuth: { grpc: { address: grpcAt(teamGrpc.port) } } }] }),
+    authConfig('chain', {
+      configs: [
+        { basicAuth: { realm: 'chain', apr: { users } } },
+        { passThroughAuth: { grpc: { address: grpcAt(teamGrpc.port) } } },
+      ],
+    }),
   ];
   return `${readFileSync(FIXTURE_SECRETS, 'utf8')}\n---\n${docs.map((d) => stringify(d)).join('---\n')}`;
 }
 
 beforeAll(async () => {
-  [teamGrpc, restartable, teamHttp, opa] = await Promise.all([teamGrpcServer(), teamGrpcServer(), teamHttpServer(), opaDataApiDouble({ 'envoy/authz/allow': (input) => (input as any).http_request?.headers?.['x-opa'] === 'yes' })]);
+  [teamGrpc, restartable, teamHttp, opa] = await Promise.all([
+    teamGrpcServer(),
+    teamGrpcServer(),
+    teamHttpServer(),
+    opaDataApiDouble({ 'envoy/authz/allow': (input) => (input as any).http_request?.headers?.['x-opa'] === 'yes' }),
+  ]);
   const dir = tempDir('kinds');
   await writeFile(path.join(dir, 'resources.yaml'), await resources());
   const result = await compileFiles([dir], DEFAULT_OPTIONS);
@@ -168,7 +265,16 @@ beforeAll(async () => {
   const out = path.join(dir, 'out');
   await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
   log = memoryLogger();
-  const opts = parseArgs(['--config', path.join(out, 'extauth.json'), '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
+  const opts = parseArgs([
+    '--config',
+    path.join(out, 'extauth.json'),
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--bind',
+    '127.0.0.1',
+  ]);
   server = await startExtauth({ ...opts, logger: log.logger });
   check = checker(server.port);
 });
@@ -210,7 +316,7 @@ describe('apiKeyAuth', () => {
     expect(answers[3]).toEqual(answers[1]);
   });
 
-  test("required metadata: a key whose Secret lacks the entry is refused (ops-apikey has no user-email)", async () => {
+  test('required metadata: a key whose Secret lacks the entry is refused (ops-apikey has no user-email)', async () => {
     expect(httpStatus(await check('default.keys', { 'x-api-key': KEYS.ops }))).toBe(401);
   });
 
@@ -222,19 +328,42 @@ describe('apiKeyAuth', () => {
   test('the fixture Secrets are what kubectl writes (skipped without kubectl on PATH)', () => {
     let kubectl: string;
     try {
-      kubectl = execFileSync('kubectl', ['create', 'secret', 'generic', 'partner-apikey', '-n', 'gloo-system', '--type', 'extauth.solo.io/apikey', `--from-literal=api-key=${KEYS.partner}`, '--from-literal=user-email=partner@example.com', '--dry-run=client', '-o', 'yaml'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      kubectl = execFileSync(
+        'kubectl',
+        [
+          'create',
+          'secret',
+          'generic',
+          'partner-apikey',
+          '-n',
+          'gloo-system',
+          '--type',
+          'extauth.solo.io/apikey',
+          `--from-literal=api-key=${KEYS.partner}`,
+          '--from-literal=user-email=partner@example.com',
+          '--dry-run=client',
+          '-o',
+          'yaml',
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+      );
     } catch {
       console.warn('kubectl is not on PATH: the fixture Secrets are not compared with its output');
       return;
     }
-    const fixture = parseAllDocuments(readFileSync(FIXTURE_SECRETS, 'utf8')).map((d) => d.toJS()).find((d) => d.metadata.name === 'partner-apikey');
+    const fixture = parseAllDocuments(readFileSync(FIXTURE_SECRETS, 'utf8'))
+      .map((d) => d.toJS())
+      .find((d) => d.metadata.name === 'partner-apikey');
     expect(fixture).toEqual(parseAllDocuments(kubectl)[0]!.toJS());
   });
 });
 
 describe('basicAuth', () => {
   test('apr: hashes from openssl passwd -apr1; allowed as the user, credentials removed; UTF-8 passwords', async () => {
-    for (const [user, password] of [['alice', PASSWORDS.alice], ['josé', PASSWORDS['josé']]] as const) {
+    for (const [user, password] of [
+      ['alice', PASSWORDS.alice],
+      ['josé', PASSWORDS['josé']],
+    ] as const) {
       const res = await check('default.basic-apr', { authorization: basic(user, password) });
       expect(httpStatus(res)).toBe(200);
       expect(header(res, 'x-user-id')).toBe(user);
@@ -243,7 +372,12 @@ describe('basicAuth', () => {
   });
 
   test('a wrong password, an unknown user, no or malformed credentials: 401 with WWW-Authenticate: Basic realm="staff"', async () => {
-    for (const headers of [{ authorization: basic('alice', 'wrong') }, { authorization: basic('mallory', PASSWORDS.alice) }, {}, { authorization: 'Basic !!!' }] as Record<string, string>[]) {
+    for (const headers of [
+      { authorization: basic('alice', 'wrong') },
+      { authorization: basic('mallory', PASSWORDS.alice) },
+      {},
+      { authorization: 'Basic !!!' },
+    ] as Record<string, string>[]) {
       const res = await check('default.basic-apr', headers);
       expect(httpStatus(res)).toBe(401);
       expect(header(res, 'www-authenticate')).toBe('Basic realm="staff"');
@@ -328,8 +462,14 @@ describe('passThroughAuth over HTTP', () => {
 
   test('passThroughBody, passThroughState and config: the JSON body Gloo sends, with the body Envoy buffered', async () => {
     teamHttp.requests.length = 0;
-    expect(httpStatus(await check('default.http-body', { authorization: 'Bearer good' }, { body: '{"order":42}' }))).toBe(200);
-    expect(JSON.parse(teamHttp.requests[0]!.body)).toEqual({ body: '{"order":42}', state: {}, config: { team: 'blue' } });
+    expect(
+      httpStatus(await check('default.http-body', { authorization: 'Bearer good' }, { body: '{"order":42}' })),
+    ).toBe(200);
+    expect(JSON.parse(teamHttp.requests[0]!.body)).toEqual({
+      body: '{"order":42}',
+      state: {},
+      config: { team: 'blue' },
+    });
   });
 
   test('slower than connectionTimeout: 503; unreachable with failureModeAllow: allowed', async () => {
@@ -343,7 +483,7 @@ describe('passThroughAuth over HTTP', () => {
   });
 });
 
-describe('opaServerAuth (a double of OPA\'s Data API; ./opa.test.ts uses a real opa when present)', () => {
+describe("opaServerAuth (a double of OPA's Data API; ./opa.test.ts uses a real opa when present)", () => {
   test('POST /v1/data/envoy/authz/allow with the input Gloo gives: true allows, false is 403', async () => {
     opa.requests.length = 0;
     expect(httpStatus(await check('default.opa', { 'x-opa': 'yes', ':path': '/opa' }))).toBe(200);
@@ -360,12 +500,16 @@ describe('opaServerAuth (a double of OPA\'s Data API; ./opa.test.ts uses a real 
 });
 
 describe('jwt and booleanExpr', () => {
-  const verified = { 'envoy.filters.http.jwt_authn': { fields: { idp: { structValue: { fields: { sub: { stringValue: 'alice' } } } } } } };
+  const verified = {
+    'envoy.filters.http.jwt_authn': { fields: { idp: { structValue: { fields: { sub: { stringValue: 'alice' } } } } } },
+  };
 
   test('(token || password) && !blocked: a verified JWT or a password, and not the blocked key', async () => {
     expect(httpStatus(await check('default.combined', {}, { filterMetadata: verified }))).toBe(200);
     expect(httpStatus(await check('default.combined', { authorization: basic('alice', PASSWORDS.alice) }))).toBe(200);
-    expect(httpStatus(await check('default.combined', { 'api-key': KEYS.ops }, { filterMetadata: verified }))).toBe(403);
+    expect(httpStatus(await check('default.combined', { 'api-key': KEYS.ops }, { filterMetadata: verified }))).toBe(
+      403,
+    );
     const none = await check('default.combined', {});
     expect(httpStatus(none)).toBe(401);
     // The last denial asked: password's, with its challenge.
@@ -380,7 +524,7 @@ describe('jwt and booleanExpr', () => {
     expect(teamHttp.requests.map((r) => r.path)).toEqual(['/either']);
   });
 
-  test('both deny: the client sees the last denial (the API key challenge, not Basic\'s)', async () => {
+  test("both deny: the client sees the last denial (the API key challenge, not Basic's)", async () => {
     const res = await check('default.neither', { authorization: basic('alice', 'wrong') });
     expect(httpStatus(res)).toBe(401);
     expect(header(res, 'www-authenticate')).toBe('API key is missing or invalid');

@@ -27,7 +27,19 @@ async function sidecar(extraFlags: string[]): Promise<RunningExtauth> {
     configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }],
   });
   const file = await writeConfig([config('default.tls', slapd.ldapsUrl), config('default.plain', slapd.url)]);
-  const opts = parseArgs(['--config', file, '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1', '--ldap-connect-timeout-ms', '2000', ...extraFlags]);
+  const opts = parseArgs([
+    '--config',
+    file,
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--bind',
+    '127.0.0.1',
+    '--ldap-connect-timeout-ms',
+    '2000',
+    ...extraFlags,
+  ]);
   const r = await startExtauth({ ...opts, logger: testLogger() });
   running.push(r);
   return r;

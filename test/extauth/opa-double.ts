@@ -27,16 +27,21 @@ export async function opaDataApiDouble(rules: Record<string, Rule>): Promise<Opa
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       const path = (req.url ?? '').split('?')[0]!;
-      if (req.method !== 'POST' || !path.startsWith('/v1/data')) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"resource_not_found"}');
+      if (req.method !== 'POST' || !path.startsWith('/v1/data'))
+        return res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"resource_not_found"}');
       let parsed: { input?: unknown };
       try {
         parsed = body ? (JSON.parse(body) as { input?: unknown }) : {};
       } catch {
-        return res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":"invalid_parameter","message":"body contains malformed input document"}');
+        return res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"code":"invalid_parameter","message":"body contains malformed input document"}');
       }
       requests.push({ path, input: parsed.input });
       const rule = rules[path.slice('/v1/data/'.length)];
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(rule ? { result: rule(parsed.input) } : {}));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(rule ? { result: rule(parsed.input) } : {}));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

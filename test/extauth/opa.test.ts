@@ -19,7 +19,10 @@ import { tempDir } from '../../harness/temp-dir.js';
 import { checker, closedPort, httpStatus, type Checker } from './helpers.js';
 
 const hasOpa = spawnSync('opa', ['version'], { stdio: 'ignore' }).status === 0;
-if (!hasOpa) console.warn('opa is not on PATH: the tests against a real OPA server are skipped (kinds.test.ts checks the Data API protocol with a double)');
+if (!hasOpa)
+  console.warn(
+    'opa is not on PATH: the tests against a real OPA server are skipped (kinds.test.ts checks the Data API protocol with a double)',
+  );
 
 // Gloo's input: http_request is the CheckRequest's attributes.request.http.
 const POLICY = `package envoy.authz
@@ -54,17 +57,38 @@ async function waitForOpa(port: number): Promise<void> {
     const dir = tempDir('opa');
     await writeFile(path.join(dir, 'policy.rego'), POLICY);
     const port = await closedPort();
-    opa = spawn('opa', ['run', '--server', '--addr', `127.0.0.1:${port}`, path.join(dir, 'policy.rego')], { stdio: 'ignore' });
+    opa = spawn('opa', ['run', '--server', '--addr', `127.0.0.1:${port}`, path.join(dir, 'policy.rego')], {
+      stdio: 'ignore',
+    });
     await waitForOpa(port);
     const input = path.join(dir, 'input');
     await mkdir(input);
-    const authConfig = { apiVersion: 'enterprise.gloo.solo.io/v1', kind: 'AuthConfig', metadata: { name: 'opa', namespace: 'default' }, spec: { configs: [{ opaServerAuth: { serverAddr: `127.0.0.1:${port}`, package: 'envoy.authz', ruleName: 'allow' } }] } };
+    const authConfig = {
+      apiVersion: 'enterprise.gloo.solo.io/v1',
+      kind: 'AuthConfig',
+      metadata: { name: 'opa', namespace: 'default' },
+      spec: {
+        configs: [{ opaServerAuth: { serverAddr: `127.0.0.1:${port}`, package: 'envoy.authz', ruleName: 'allow' } }],
+      },
+    };
     await writeFile(path.join(input, 'resources.yaml'), stringify(authConfig));
     const result = await compileFiles([input], DEFAULT_OPTIONS);
     expect(result.diagnostics).toEqual([]);
     const out = path.join(dir, 'out');
     await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
-    server = await startExtauth({ ...parseArgs(['--config', path.join(out, 'extauth.json'), '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']), logger: pino({ level: 'silent' }) });
+    server = await startExtauth({
+      ...parseArgs([
+        '--config',
+        path.join(out, 'extauth.json'),
+        '--port',
+        '0',
+        '--admin-port',
+        '0',
+        '--bind',
+        '127.0.0.1',
+      ]),
+      logger: pino({ level: 'silent' }),
+    });
     check = checker(server.port);
   });
 

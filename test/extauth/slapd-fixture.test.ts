@@ -29,7 +29,9 @@ test('groups added after start show up as memberOf on the users', async () => {
 
 test('anonymous cannot read entries; restart keeps data on the same port', async () => {
   const anon = new Client({ url: slapd.url, timeout: 5000 });
-  const { searchEntries } = await anon.search(userDn('alice'), { scope: 'base', attributes: ['memberOf'] }).catch(() => ({ searchEntries: [] }));
+  const { searchEntries } = await anon
+    .search(userDn('alice'), { scope: 'base', attributes: ['memberOf'] })
+    .catch(() => ({ searchEntries: [] }));
   expect(searchEntries).toEqual([]);
   await anon.unbind();
   await slapd.stop();

@@ -26,7 +26,19 @@ let server: RunningExtauth;
 let check: Checker;
 
 function authConfig(name: string, address: string, pool?: { initial_size: number; max_size: number }) {
-  return { name, configs: [{ ldap: { address, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')], ...(pool ? { pool } : {}) } }] };
+  return {
+    name,
+    configs: [
+      {
+        ldap: {
+          address,
+          user_dn_template: USER_DN_TEMPLATE,
+          allowed_groups: [groupDn('developers')],
+          ...(pool ? { pool } : {}),
+        },
+      },
+    ],
+  };
 }
 
 function push(...configs: ReturnType<typeof authConfig>[]): void {
@@ -41,8 +53,10 @@ async function startXds(port: number): Promise<void> {
 /** Resolves on the next ACK or NACK of the AuthConfig type by a node (ours by default). */
 function nextReply(node = NODE): Promise<'ack' | 'nack'> {
   return new Promise((resolve) => {
-    const onAck = (e: { node: string; typeUrl: string }) => e.node === node && e.typeUrl === TYPE_URL.authConfig && done('ack');
-    const onNack = (e: { node: string; typeUrl: string }) => e.node === node && e.typeUrl === TYPE_URL.authConfig && done('nack');
+    const onAck = (e: { node: string; typeUrl: string }) =>
+      e.node === node && e.typeUrl === TYPE_URL.authConfig && done('ack');
+    const onNack = (e: { node: string; typeUrl: string }) =>
+      e.node === node && e.typeUrl === TYPE_URL.authConfig && done('nack');
     const done = (r: 'ack' | 'nack') => {
       xds.off('ack', onAck);
       xds.off('nack', onNack);
@@ -59,7 +73,14 @@ beforeAll(async () => {
   slapd = await startSlapd();
   cache = new SnapshotCache();
   await startXds(0);
-  server = await startExtauth({ xds: `127.0.0.1:${xdsPort}`, nodeId: NODE, port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
+  server = await startExtauth({
+    xds: `127.0.0.1:${xdsPort}`,
+    nodeId: NODE,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: testLogger(),
+  });
   check = checker(server.port);
 });
 
@@ -109,7 +130,14 @@ test('NACKs an address ldapts cannot open (port out of range) instead of crashin
 test('a set the authorizer cannot apply changes nothing: previous AuthConfigs and pools stay', async () => {
   const pools = server.authorizer.poolStats();
   // Past config parsing (which refuses it), as only a defect could deliver it.
-  const bad = authConfigOf('default.bad', ldapModule, { address: 'ldap://127.0.0.1:99999', userDnTemplate: USER_DN_TEMPLATE, allowedGroups: [], searchFilter: '(uid=*)', membershipAttributeName: 'memberOf', pool: DEFAULT_POOL });
+  const bad = authConfigOf('default.bad', ldapModule, {
+    address: 'ldap://127.0.0.1:99999',
+    userDnTemplate: USER_DN_TEMPLATE,
+    allowedGroups: [],
+    searchFilter: '(uid=*)',
+    membershipAttributeName: 'memberOf',
+    pool: DEFAULT_POOL,
+  });
   expect(() => server.authorizer.setConfigs([bad])).toThrow();
   expect(server.authorizer.poolStats().map((p) => p.server)).toEqual(pools.map((p) => p.server));
   expect(httpStatus(await check('default.users', alice))).toBe(200);

@@ -36,7 +36,14 @@ afterAll(async () => {
 
 async function startSidecar(xdsPort: number) {
   const log = memoryLogger();
-  sidecar = await startExtauth({ xds: `127.0.0.1:${xdsPort}`, nodeId: 'extauth-faults', port: 0, adminPort: 0, host: '127.0.0.1', logger: log.logger });
+  sidecar = await startExtauth({
+    xds: `127.0.0.1:${xdsPort}`,
+    nodeId: 'extauth-faults',
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: log.logger,
+  });
   check = checker(sidecar.port);
   return { log, check };
 }

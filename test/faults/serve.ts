@@ -57,7 +57,11 @@ export interface ServeProcess {
 
 /** Starts `bin/sluice.js serve -f dir` and resolves once it logs the ports it listens on. */
 export async function startServeProcess(dir: string, xdsPort = 0): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/sluice.js', 'serve', '-f', dir, '--xds-port', String(xdsPort), '--admin-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['bin/sluice.js', 'serve', '-f', dir, '--xds-port', String(xdsPort), '--admin-port', '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const exited = once(child, 'exit');
   let listening: { xds: string; admin: string } | undefined;
   for await (const line of createInterface({ input: child.stdout! })) {

@@ -10,15 +10,28 @@ import { basic, writeConfig } from '../../harness/extauth-check.js';
 import { checker, httpStatus, type Checker } from '../extauth/helpers.js';
 import { testLogger } from '../../harness/log-check.js';
 
-
 let slapd: Slapd;
 let sidecar: RunningExtauth;
 let check: Checker;
 
 beforeAll(async () => {
   slapd = await startSlapd();
-  const config = await writeConfig([{ name: 'default.ldap', configs: [{ ldap: { address: slapd.url, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } }] }]);
-  sidecar = await startExtauth({ config, nodeId: 'faults', port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
+  const config = await writeConfig([
+    {
+      name: 'default.ldap',
+      configs: [
+        { ldap: { address: slapd.url, user_dn_template: USER_DN_TEMPLATE, allowed_groups: [groupDn('developers')] } },
+      ],
+    },
+  ]);
+  sidecar = await startExtauth({
+    config,
+    nodeId: 'faults',
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: testLogger(),
+  });
   check = checker(sidecar.port);
 });
 
@@ -66,7 +79,8 @@ test('no OK while slapd is down, right answers once it is back', async () => {
   await slapd.start();
   // Back: wait until every case has been answered right once more, then some more rounds.
   const backFrom = answers.length;
-  const rightAgain = () => CASES.every((c) => answers.slice(backFrom).some((a) => a.who === c.who && a.got === c.right));
+  const rightAgain = () =>
+    CASES.every((c) => answers.slice(backFrom).some((a) => a.who === c.who && a.got === c.right));
   while (!rightAgain()) await new Promise((r) => setImmediate(r));
   phase = 'up';
   const upFrom = answers.length;

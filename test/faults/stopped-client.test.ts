@@ -25,24 +25,35 @@ function edit(i: number): Shape {
 test('a stopped delta client costs one response per type, whatever the number of edits; the live one gets them all', async () => {
   const { server, cache, port } = await startServer();
   const live = new DeltaClient(port, 'live');
-  const child = spawn(process.execPath, ['harness/delta-client.mjs', String(port), 'stopped', 'web'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['harness/delta-client.mjs', String(port), 'stopped', 'web'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     cache.setSnapshot(snapshotOf(edit(0)));
     const seen: Array<{ type: string; names: string[] }> = [];
     createInterface({ input: child.stdout! }).on('line', (line) => seen.push(JSON.parse(line)));
     await until(() => new Set(seen.map((r) => r.type)).size === 4);
     const stoppedId = server.status().find((s) => s.node?.id === 'stopped')!.id;
-    for (const [type, names] of [[T.cluster, []], [T.endpoint, ['web']], [T.listener, []], [T.route, ['http-8080']]] as const) {
+    for (const [type, names] of [
+      [T.cluster, []],
+      [T.endpoint, ['web']],
+      [T.listener, []],
+      [T.route, ['http-8080']],
+    ] as const) {
       live.send({ type_url: type, resource_names_subscribe: [...names] });
       live.ack(await live.expect(type));
     }
     const liveId = server.status().find((s) => s.node?.id === 'live')!.id;
     // Its ACKs of the first responses are in: nothing is in flight.
-    await until(() => Object.values(server.status().find((s) => s.id === stoppedId)!.types).every((t) => t.acked === t.sent));
+    await until(() =>
+      Object.values(server.status().find((s) => s.id === stoppedId)!.types).every((t) => t.acked === t.sent),
+    );
 
     child.kill('SIGSTOP');
     const pushes = new Map<string, number>();
-    server.on('push', (e: { stream: number; typeUrl: string }) => pushes.set(`${e.stream} ${e.typeUrl}`, (pushes.get(`${e.stream} ${e.typeUrl}`) ?? 0) + 1));
+    server.on('push', (e: { stream: number; typeUrl: string }) =>
+      pushes.set(`${e.stream} ${e.typeUrl}`, (pushes.get(`${e.stream} ${e.typeUrl}`) ?? 0) + 1),
+    );
     let largest = 0;
     for (let i = 1; i <= EDITS; i++) {
       cache.setSnapshot(snapshotOf(edit(i)));
@@ -65,7 +76,9 @@ test('a stopped delta client costs one response per type, whatever the number of
     const before = seen.length;
     child.kill('SIGCONT');
     const final = cache.current!.type(T.route)!.version;
-    await until(() => seen.slice(before).some((r) => r.type === T.route && (r as { version?: string }).version === final));
+    await until(() =>
+      seen.slice(before).some((r) => r.type === T.route && (r as { version?: string }).version === final),
+    );
     expect(seen.slice(before).filter((r) => r.type === T.route)).toHaveLength(2);
     expect(pushes.get(`${stoppedId} ${T.route}`)).toBe(2);
   } finally {

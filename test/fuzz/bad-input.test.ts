@@ -13,7 +13,9 @@ const run = promisify(execFile);
 
 async function validate(dir: string): Promise<{ code: number; stderr: string }> {
   try {
-    const { stderr } = await run(process.execPath, ['bin/sluice.js', 'validate', '-f', dir], { maxBuffer: 64 * 1024 * 1024 });
+    const { stderr } = await run(process.execPath, ['bin/sluice.js', 'validate', '-f', dir], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stderr };
   } catch (err) {
     const e = err as { code: number; stderr: string };
@@ -27,7 +29,12 @@ test('a 1 MB value (as a domain, a field name, a kind and a resource name) is qu
   const dir = tempDir('bad');
   const big = 'a'.repeat(MB);
   const docs = [
-    { apiVersion: 'gateway.gateway.example/v1', kind: 'VirtualService', metadata: { name: 'vs' }, spec: { virtualHost: { domains: [`${big}\n`], [big]: 1 } } },
+    {
+      apiVersion: 'gateway.gateway.example/v1',
+      kind: 'VirtualService',
+      metadata: { name: 'vs' },
+      spec: { virtualHost: { domains: [`${big}\n`], [big]: 1 } },
+    },
     { apiVersion: 'v1', kind: big, metadata: { name: big } },
     { apiVersion: 'v1', kind: 'Service', metadata: { name: big }, spec: {} },
   ];
@@ -38,9 +45,15 @@ test('a 1 MB value (as a domain, a field name, a kind and a resource name) is qu
   const lines = stderr.trim().split('\n');
   // One error per field: the domain is too long and holds a newline, said once.
   expect(lines.filter((l) => l.includes('domains[0]'))).toHaveLength(1);
-  expect(lines.find((l) => l.includes('domains[0]'))).toContain(`"${'a'.repeat(80)}…" (${MB + 1} characters) contains the control character U+000A`);
-  expect(lines.find((l) => l.includes('unknown field'))).toContain(`unknown field "${'a'.repeat(80)}…" (${MB} characters)`);
-  expect(lines.find((l) => l.includes('unknown kind'))).toContain(`unknown kind "${'a'.repeat(80)}…" (${MB} characters)`);
+  expect(lines.find((l) => l.includes('domains[0]'))).toContain(
+    `"${'a'.repeat(80)}…" (${MB + 1} characters) contains the control character U+000A`,
+  );
+  expect(lines.find((l) => l.includes('unknown field'))).toContain(
+    `unknown field "${'a'.repeat(80)}…" (${MB} characters)`,
+  );
+  expect(lines.find((l) => l.includes('unknown kind'))).toContain(
+    `unknown kind "${'a'.repeat(80)}…" (${MB} characters)`,
+  );
   for (const line of lines.slice(0, -1)) expect(line.startsWith(path.join(dir, 'big.json'))).toBe(true);
 });
 
@@ -53,7 +66,9 @@ test('thousands of errors: the first 200 are printed, then a count of the rest, 
   const lines = stderr.trim().split('\n');
   expect(lines).toHaveLength(REPORT_LIMIT + 2);
   expect(lines.slice(0, REPORT_LIMIT).every((l) => l.startsWith(`${path.join(dir, 'many.yaml')}:`))).toBe(true);
-  expect(lines[REPORT_LIMIT]).toBe('… and 5800 more not shown (5800 errors, 0 warnings); fix the ones above and run again');
+  expect(lines[REPORT_LIMIT]).toBe(
+    '… and 5800 more not shown (5800 errors, 0 warnings); fix the ones above and run again',
+  );
   expect(lines[REPORT_LIMIT + 1]).toBe('6000 errors; nothing was written');
 });
 

@@ -31,7 +31,10 @@ async function runCase(index: number, keep: boolean): Promise<void> {
   if (ok) tally.compiled++;
   else tally.failed++;
   for (const f of found) findings.push({ ...f, index, mutations: [`from ${written.golden}`, ...written.mutations] });
-  if (keep) process.stderr.write(`case ${index} kept in ${dir}: ${[`from ${written.golden}`, ...written.mutations].join('; ')}\n`);
+  if (keep)
+    process.stderr.write(
+      `case ${index} kept in ${dir}: ${[`from ${written.golden}`, ...written.mutations].join('; ')}\n`,
+    );
   else rmSync(dir, { recursive: true, force: true });
 }
 
@@ -48,7 +51,8 @@ afterAll(() => {
 function report(list: typeof findings): string[] {
   // One line per kind of problem, with the first case that shows it (replay: FUZZ_SEED=<seed> FUZZ_CASE=<index>).
   const groups = new Map<string, typeof findings>();
-  for (const f of list) groups.set(`${f.problem}: ${f.detail}`, [...(groups.get(`${f.problem}: ${f.detail}`) ?? []), f]);
+  for (const f of list)
+    groups.set(`${f.problem}: ${f.detail}`, [...(groups.get(`${f.problem}: ${f.detail}`) ?? []), f]);
   return [...groups].map(([key, fs]) => `${key} (${fs.length}x; case ${fs[0].index}: ${fs[0].mutations.join('; ')})`);
 }
 

@@ -56,7 +56,11 @@ export function readGoldenInputs(root = 'golden'): GoldenInput[] {
     for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
       if (!/\.(ya?ml|json)$/.test(file)) continue;
       try {
-        documents.push(...(loadAll(readFileSync(path.join(dir, file), 'utf8'), undefined, { schema: CORE_SCHEMA }) as Json[]).filter((d) => d !== null));
+        documents.push(
+          ...(loadAll(readFileSync(path.join(dir, file), 'utf8'), undefined, { schema: CORE_SCHEMA }) as Json[]).filter(
+            (d) => d !== null,
+          ),
+        );
       } catch {
         // A golden case of malformed input has nothing to mutate structurally.
       }
@@ -159,7 +163,9 @@ function randomScalar(rng: Random): Json {
 const DEEP = /"?__deep_(\d+)_(list|map)__"?/g;
 
 function deepText(depth: number, kind: string): string {
-  return kind === 'list' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a": '.repeat(depth)}1${'}'.repeat(depth)}`;
+  return kind === 'list'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a": '.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 interface Slot {
@@ -229,7 +235,10 @@ const MUTATIONS: Record<string, Mutation> = {
     return `odd string at ${show(slot)}`;
   },
   oddKey(rng, docs) {
-    const maps = slots(docs).filter((s) => { const v = get(s); return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0; });
+    const maps = slots(docs).filter((s) => {
+      const v = get(s);
+      return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
+    });
     if (maps.length === 0) return undefined;
     const slot = rng.pick(maps);
     const map = get(slot) as Record<string, Json>;
@@ -245,20 +254,31 @@ const MUTATIONS: Record<string, Mutation> = {
     return `deep nesting at ${show(slot)}`;
   },
   brokenReference(rng, docs) {
-    const refs = slots(docs).filter((s) => REF_KEYS.has(String(s.key)) && get(s) !== null && typeof get(s) === 'object');
+    const refs = slots(docs).filter(
+      (s) => REF_KEYS.has(String(s.key)) && get(s) !== null && typeof get(s) === 'object',
+    );
     const subschemas = slots(docs).filter((s) => s.key === 'subschemas' && Array.isArray(get(s)));
     const slot = rng.pick([...refs, ...subschemas]);
     if (!slot) return undefined;
-    const target = (Array.isArray(get(slot)) ? rng.pick(get(slot) as Json[]) : get(slot)) as Record<string, Json> | null;
+    const target = (Array.isArray(get(slot)) ? rng.pick(get(slot) as Json[]) : get(slot)) as Record<
+      string,
+      Json
+    > | null;
     if (!target || typeof target !== 'object') return undefined;
-    const names = docs.flatMap((d) => { const n = (d as { metadata?: { name?: unknown } })?.metadata?.name; return typeof n === 'string' ? [n] : []; });
+    const names = docs.flatMap((d) => {
+      const n = (d as { metadata?: { name?: unknown } })?.metadata?.name;
+      return typeof n === 'string' ? [n] : [];
+    });
     if (rng.chance(0.4)) target.name = rng.pick(['nowhere', 'a'.repeat(253), ...names]);
     else if (rng.chance(0.5)) target.namespace = rng.pick(['other', 'default', 'gloo-system', 'x'.repeat(63)]);
     else delete target.name;
     return `broken reference at ${show(slot)}`;
   },
   duplicateName(rng, docs) {
-    const named = docs.filter((d) => typeof (d as { metadata?: { name?: unknown } })?.metadata?.name === 'string') as { kind?: Json; metadata: { name: string } }[];
+    const named = docs.filter((d) => typeof (d as { metadata?: { name?: unknown } })?.metadata?.name === 'string') as {
+      kind?: Json;
+      metadata: { name: string };
+    }[];
     if (named.length < 2) return undefined;
     const a = rng.pick(named);
     const b = rng.pick(named.filter((d) => d !== a && (rng.chance(0.5) || d.kind === a.kind)));
@@ -269,7 +289,14 @@ const MUTATIONS: Record<string, Mutation> = {
   swapKind(rng, docs) {
     const doc = rng.pick(docs) as Record<string, Json>;
     if (!doc || typeof doc !== 'object') return undefined;
-    const kinds: [string, string][] = [['gateway.gateway.example/v1', 'VirtualService'], ['enterprise.gateway.example/v1', 'AuthConfig'], ['gloo.gateway.example/v1', 'Upstream'], ['graphql.gateway.example/v1beta1', 'GraphQLApi'], ['v1', 'Service'], ['v1', 'Secret']];
+    const kinds: [string, string][] = [
+      ['gateway.gateway.example/v1', 'VirtualService'],
+      ['enterprise.gateway.example/v1', 'AuthConfig'],
+      ['gloo.gateway.example/v1', 'Upstream'],
+      ['graphql.gateway.example/v1beta1', 'GraphQLApi'],
+      ['v1', 'Service'],
+      ['v1', 'Secret'],
+    ];
     const [apiVersion, kind] = rng.pick(kinds);
     if (rng.chance(0.7)) doc.kind = kind;
     else doc.apiVersion = apiVersion;
@@ -278,7 +305,17 @@ const MUTATIONS: Record<string, Mutation> = {
 };
 
 /** Odd strings are what most often slip through to the output, so they are picked most. */
-const WEIGHTED = Object.entries({ oddString: 6, retype: 2, drop: 2, oddKey: 2, duplicate: 1, deepNesting: 1, brokenReference: 1, duplicateName: 1, swapKind: 1 }).flatMap(([name, weight]) => Array<string>(weight).fill(name));
+const WEIGHTED = Object.entries({
+  oddString: 6,
+  retype: 2,
+  drop: 2,
+  oddKey: 2,
+  duplicate: 1,
+  deepNesting: 1,
+  brokenReference: 1,
+  duplicateName: 1,
+  swapKind: 1,
+}).flatMap(([name, weight]) => Array<string>(weight).fill(name));
 
 /** A YAML alias bomb: a few lines that expand to billions of nodes when walked as a tree. */
 function aliasBomb(): string {
@@ -298,7 +335,10 @@ function serialize(rng: Random, documents: Json[]): { text: string; ext: string 
     const text = json
       ? chunk.map((d) => JSON.stringify(d, null, rng.chance(0.5) ? 2 : undefined)).join('\n---\n')
       : chunk.map((d) => dump(d, { noRefs: true, lineWidth: -1, skipInvalid: true })).join('---\n');
-    files.push({ text: text.replace(DEEP, (_, depth: string, kind: string) => deepText(Number(depth), kind)), ext: json ? 'json' : 'yaml' });
+    files.push({
+      text: text.replace(DEEP, (_, depth: string, kind: string) => deepText(Number(depth), kind)),
+      ext: json ? 'json' : 'yaml',
+    });
   }
   return files;
 }
@@ -308,7 +348,12 @@ function damageText(rng: Random, text: string): [string, string] {
   const at = rng.int(text.length + 1);
   return rng.pick<() => [string, string]>([
     () => [text.slice(0, at), `truncated at ${at}`],
-    () => [text.slice(0, at) + rng.pick(['\t', '\0', ':', '{', '- ', '&x ', '*x', '!!binary ', '<<: *x', '\ufeff', '\r', '"']) + text.slice(at), `character inserted at ${at}`],
+    () => [
+      text.slice(0, at) +
+        rng.pick(['\t', '\0', ':', '{', '- ', '&x ', '*x', '!!binary ', '<<: *x', '\ufeff', '\r', '"']) +
+        text.slice(at),
+      `character inserted at ${at}`,
+    ],
     () => [`\ufeff${text}`, 'byte order mark'],
     () => [text.replace(/\n/g, '\r\n'), 'CRLF line ends'],
     () => [`${text}\n---\n---\n...\n`, 'empty documents'],
@@ -318,7 +363,10 @@ function damageText(rng: Random, text: string): [string, string] {
 /** Files and paths the loader must survive; each returns what it did. */
 const TREE: Record<string, (rng: Random, dir: string) => string> = {
   longName(rng, dir) {
-    writeFileSync(path.join(dir, `${'n'.repeat(250)}.yaml`), 'apiVersion: v1\nkind: Service\nmetadata: {name: long-name}\nspec: {}\n');
+    writeFileSync(
+      path.join(dir, `${'n'.repeat(250)}.yaml`),
+      'apiVersion: v1\nkind: Service\nmetadata: {name: long-name}\nspec: {}\n',
+    );
     return 'a 255-byte file name';
   },
   pastPathMax(rng, dir) {
@@ -344,11 +392,17 @@ const TREE: Record<string, (rng: Random, dir: string) => string> = {
     return 'a named pipe';
   },
   oddFileName(rng, dir) {
-    writeFileSync(path.join(dir, `odd\n\u202e\u001b[31m.yaml`), 'apiVersion: v1\nkind: Service\nmetadata: {name: Bad}\n');
+    writeFileSync(
+      path.join(dir, `odd\n\u202e\u001b[31m.yaml`),
+      'apiVersion: v1\nkind: Service\nmetadata: {name: Bad}\n',
+    );
     return 'a file name with a newline, a bidi override and an escape';
   },
   notUtf8(rng, dir) {
-    writeFileSync(path.join(dir, 'latin1.yaml'), Buffer.from('apiVersion: v1\nkind: Service\nmetadata: {name: caf\xe9}\nspec: {}\n', 'latin1'));
+    writeFileSync(
+      path.join(dir, 'latin1.yaml'),
+      Buffer.from('apiVersion: v1\nkind: Service\nmetadata: {name: caf\xe9}\nspec: {}\n', 'latin1'),
+    );
     return 'a file that is not UTF-8';
   },
   aliasBomb(rng, dir) {
@@ -356,7 +410,8 @@ const TREE: Record<string, (rng: Random, dir: string) => string> = {
     return 'a YAML alias bomb';
   },
   manyErrors(rng, dir) {
-    const doc = (i: number) => `apiVersion: v1\nkind: Service\nmetadata: {name: Bad_${i}}\nspec: {ports: [{port: 0}]}\n`;
+    const doc = (i: number) =>
+      `apiVersion: v1\nkind: Service\nmetadata: {name: Bad_${i}}\nspec: {ports: [{port: 0}]}\n`;
     writeFileSync(path.join(dir, 'many.yaml'), Array.from({ length: 3000 }, (_, i) => doc(i)).join('---\n'));
     return '3000 broken documents';
   },

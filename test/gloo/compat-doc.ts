@@ -60,16 +60,23 @@ with and reports from (\`compiler/kinds/\`); a test fails when they differ
   once nothing refused is left, so a hint never asks for the wrong thing.
 `;
 
-const heading = (k: { kind: string; apiVersion: string; glooApiVersion?: string }) => `## ${k.kind}\n\n\`${k.glooApiVersion}\` (alias of \`${k.apiVersion}\`)\n`;
+const heading = (k: { kind: string; apiVersion: string; glooApiVersion?: string }) =>
+  `## ${k.kind}\n\n\`${k.glooApiVersion}\` (alias of \`${k.apiVersion}\`)\n`;
 
 export function renderCompatibility(): string {
   const parts = [INTRO];
   for (const k of KINDS) {
     if (!k.glooApiVersion || !k.spec) continue;
-    parts.push(heading(k), ['| Field | Status | Notes |', '| --- | --- | --- |', ...fieldRows(k.spec, 'spec')].join('\n') + '\n');
+    parts.push(
+      heading(k),
+      ['| Field | Status | Notes |', '| --- | --- | --- |', ...fieldRows(k.spec, 'spec')].join('\n') + '\n',
+    );
   }
   for (const k of REFUSED_KINDS) {
-    parts.push(heading(k), `Refused as a whole: ${k.refused.reason}.${k.refused.instead ? ` Instead: ${k.refused.instead}.` : ''}\n`);
+    parts.push(
+      heading(k),
+      `Refused as a whole: ${k.refused.reason}.${k.refused.instead ? ` Instead: ${k.refused.instead}.` : ''}\n`,
+    );
   }
   return parts.join('\n');
 }
@@ -77,7 +84,10 @@ export function renderCompatibility(): string {
 function fieldRows(message: object, prefix: string): string[] {
   return [...glooFields(message).values()].flatMap(({ name, gloo, message: inner, shape }) => {
     const path = `${prefix}.${name}`;
-    const notes = [gloo.note, gloo.instead ? `Instead: ${gloo.instead}.` : undefined].filter(Boolean).join('. ').replace(/\.\./g, '.');
+    const notes = [gloo.note, gloo.instead ? `Instead: ${gloo.instead}.` : undefined]
+      .filter(Boolean)
+      .join('. ')
+      .replace(/\.\./g, '.');
     const row = `| \`${path}\` | ${STATUS[gloo.support]} | ${escapeCell(notes)} |`;
     if (!inner) return [row];
     return [row, ...fieldRows(inner, shape === 'list' ? `${path}[]` : shape === 'map' ? `${path}.<name>` : path)];

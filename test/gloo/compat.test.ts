@@ -40,24 +40,38 @@ function withEveryRefusal(message: object, path: (string | number)[]): { value: 
       continue;
     }
     if (!field.message) continue;
-    const inner = withEveryRefusal(field.message, field.shape === 'list' ? [...at, 0] : field.shape === 'map' ? [...at, 'x'] : at);
+    const inner = withEveryRefusal(
+      field.message,
+      field.shape === 'list' ? [...at, 0] : field.shape === 'map' ? [...at, 'x'] : at,
+    );
     if (inner.refused.length === 0) continue;
-    value[field.name] = field.shape === 'list' ? [inner.value] : field.shape === 'map' ? { x: inner.value } : inner.value;
+    value[field.name] =
+      field.shape === 'list' ? [inner.value] : field.shape === 'map' ? { x: inner.value } : inner.value;
     refused.push(...inner.refused);
   }
   return { value, refused };
 }
 
-test.each(GLOO_KINDS.map((k) => [k.kind, k] as const))('%s: every refused field is reported where it is written, with the reason', (_, kind) => {
-  const { value, refused } = withEveryRefusal(kind.spec!, ['spec']);
-  expect(refused.length).toBeGreaterThan(0);
-  const text = JSON.stringify({ apiVersion: kind.glooApiVersion, kind: kind.kind, metadata: { name: 'x' }, spec: value });
-  const { diagnostics, resources } = validateDocuments(parseText('in.yaml', text).documents);
-  expect(resources).toEqual([]);
-  const reported = diagnostics.filter((d) => / is not supported: /.test(d.message)).map((d) => d.field!.replace(/\[(\d+)\]/g, '.$1'));
-  expect(new Set(reported)).toEqual(new Set(refused));
-  expect(diagnostics.length).toBe(reported.length);
-});
+test.each(GLOO_KINDS.map((k) => [k.kind, k] as const))(
+  '%s: every refused field is reported where it is written, with the reason',
+  (_, kind) => {
+    const { value, refused } = withEveryRefusal(kind.spec!, ['spec']);
+    expect(refused.length).toBeGreaterThan(0);
+    const text = JSON.stringify({
+      apiVersion: kind.glooApiVersion,
+      kind: kind.kind,
+      metadata: { name: 'x' },
+      spec: value,
+    });
+    const { diagnostics, resources } = validateDocuments(parseText('in.yaml', text).documents);
+    expect(resources).toEqual([]);
+    const reported = diagnostics
+      .filter((d) => / is not supported: /.test(d.message))
+      .map((d) => d.field!.replace(/\[(\d+)\]/g, '.$1'));
+    expect(new Set(reported)).toEqual(new Set(refused));
+    expect(diagnostics.length).toBe(reported.length);
+  },
+);
 
 test('what ajv checks holds no refused field and no Gloo remark', () => {
   const leftovers: string[] = [];

@@ -37,7 +37,9 @@ test("Gloo's manifests compile unchanged, with Gloo's control plane namespace", 
   const files = await compileTo(MANIFESTS, '--namespace', 'gloo-system');
   const clusters = parse(files['envoy.yaml']).static_resources.clusters.map((c: { name: string }) => c.name);
   // The discovered Upstreams are found in gloo-system, as Gloo's docs name them.
-  expect(clusters).toEqual(expect.arrayContaining(['default-petstore-8080', 'default-users-80', 'json-upstream', 'petstore']));
+  expect(clusters).toEqual(
+    expect.arrayContaining(['default-petstore-8080', 'default-users-80', 'json-upstream', 'petstore']),
+  );
   expect(JSON.parse(files['extauth.json']).resources).toHaveLength(1);
 });
 
@@ -66,7 +68,9 @@ test("the same manifests under Sluice's API groups give byte-identical output", 
 test('a Gloo manifest with an unimplemented field fails naming it, exit 1, nothing written', async () => {
   const { code, stderr } = await sluice('compile', '-f', 'golden/gloo-error-unsupported/input');
   expect(code).toBe(1);
-  expect(stderr).toContain('spec.virtualHost.routes[3].options.stagedTransformations: "stagedTransformations" is not supported');
+  expect(stderr).toContain(
+    'spec.virtualHost.routes[3].options.stagedTransformations: "stagedTransformations" is not supported',
+  );
   expect(stderr).not.toMatch(/add prefix|add single|add ldap|exactly one of/);
   expect(stderr).toMatch(/\d+ errors; nothing was written\n$/);
 });

@@ -5,7 +5,15 @@
  * local executor does. What the resolvers sent is read from the calls the
  * upstream recorded and counted.
  */
-import { buildSchema, execute, getDirectiveValues, isObjectType, parse, type ExecutionResult, type GraphQLDirective } from 'graphql';
+import {
+  buildSchema,
+  execute,
+  getDirectiveValues,
+  isObjectType,
+  parse,
+  type ExecutionResult,
+  type GraphQLDirective,
+} from 'graphql';
 import type { GrpcResolverConfig, RequestContext, ResolverDeps } from '../../graphql-server/api.js';
 import { parseGraphQLApi } from '../../graphql-server/config.js';
 import { createGrpcResolver } from '../../graphql-server/grpc/resolver.js';
@@ -62,12 +70,20 @@ const SDL = /* GraphQL */ `
   }
 `;
 
-type Result = Omit<ExecutionResult, 'errors'> & { errors?: { message: string; path: (string | number)[]; extensions: Record<string, unknown> }[] };
+type Result = Omit<ExecutionResult, 'errors'> & {
+  errors?: { message: string; path: (string | number)[]; extensions: Record<string, unknown> }[];
+};
 
 let upstream: GrpcUpstream;
 let deps: ResolverDeps;
 
-function grpcConfig(port: number, serviceName: string, methodName: string, outgoingMessageJson: unknown, partial: Partial<GrpcResolverConfig> = {}): GrpcResolverConfig {
+function grpcConfig(
+  port: number,
+  serviceName: string,
+  methodName: string,
+  outgoingMessageJson: unknown,
+  partial: Partial<GrpcResolverConfig> = {},
+): GrpcResolverConfig {
   return {
     kind: 'grpc',
     serviceName,
@@ -93,8 +109,20 @@ function resolutions(port: number): Record<string, GrpcResolverConfig> {
     product: grpcConfig(port, 'products.ProductService', 'GetProduct', { id: '{$args.id}' }),
     topProducts: grpcConfig(port, 'products.ProductService', 'TopProducts', { first: '{$args.first}' }),
     seller: grpcConfig(port, 'users.UserService', 'GetUser', { id: '{$parent.seller_id}' }),
-    slowUser: grpcConfig(port, 'users.UserService', 'GetUser', { id: '{$args.id}' }, { requestMetadata: { 'x-delay-ms': '{$args.delayMs}' } }),
-    traced: grpcConfig(port, 'users.UserService', 'GetUser', { id: '{$args.id}' }, { requestMetadata: { Authorization: '{$headers.authorization}', 'x-field': 'traced-{$args.id}' } }),
+    slowUser: grpcConfig(
+      port,
+      'users.UserService',
+      'GetUser',
+      { id: '{$args.id}' },
+      { requestMetadata: { 'x-delay-ms': '{$args.delayMs}' } },
+    ),
+    traced: grpcConfig(
+      port,
+      'users.UserService',
+      'GetUser',
+      { id: '{$args.id}' },
+      { requestMetadata: { Authorization: '{$headers.authorization}', 'x-field': 'traced-{$args.id}' } },
+    ),
   };
 }
 
@@ -106,7 +134,12 @@ function schemaFor(config: Record<string, GrpcResolverConfig>, d: ResolverDeps =
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const f of Object.values(type.getFields())) {
       const name = f.astNode && getDirectiveValues(directive, f.astNode)?.name;
-      if (typeof name === 'string' && config[name]) f.resolve = createGrpcResolver(config[name], { typeName: type.name, fieldName: f.name, returnType: f.type, args: f.args }, d);
+      if (typeof name === 'string' && config[name])
+        f.resolve = createGrpcResolver(
+          config[name],
+          { typeName: type.name, fieldName: f.name, returnType: f.type, args: f.args },
+          d,
+        );
     }
   }
   return schema;
@@ -116,7 +149,10 @@ function context(headers: Record<string, string> = {}): RequestContext {
   return { headers, calls: new Map(), logger: testLogger() };
 }
 
-async function run(query: string, opts: { headers?: Record<string, string>; config?: Record<string, GrpcResolverConfig>; deps?: ResolverDeps } = {}): Promise<Result> {
+async function run(
+  query: string,
+  opts: { headers?: Record<string, string>; config?: Record<string, GrpcResolverConfig>; deps?: ResolverDeps } = {},
+): Promise<Result> {
   const schema = schemaFor(opts.config ?? resolutions(upstream.port), opts.deps);
   const result = await execute({ schema, document: parse(query), contextValue: context(opts.headers) });
   return JSON.parse(JSON.stringify(result)) as Result;
@@ -145,7 +181,9 @@ beforeEach(() => upstream.reset());
 
 describe('calls and answers', () => {
   test('a query returns the upstream data; GraphQL names read proto fields in either spelling', async () => {
-    const result = await run('{ user(id: 2) { id username fullName full_name userId } product(id: 3) { name sellerId priceCents } }');
+    const result = await run(
+      '{ user(id: 2) { id username fullName full_name userId } product(id: 3) { name sellerId priceCents } }',
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
       user: { id: 2, username: 'user2', fullName: 'User Number 2', full_name: 'User Number 2', userId: 1002 },
@@ -174,11 +212,22 @@ describe('calls and answers', () => {
   });
 
   test('int64, uint64, enum, nested message, repeated, bool and double fields', async () => {
-    const result = await run('{ a: user(id: 5) { role balanceCents balanceFloat: balanceCents address { city postalCode } tags verified loginCount rating } b: user(id: 3) { loginCount tags } c: user(id: 1) { tags balance_cents } }');
+    const result = await run(
+      '{ a: user(id: 5) { role balanceCents balanceFloat: balanceCents address { city postalCode } tags verified loginCount rating } b: user(id: 3) { loginCount tags } c: user(id: 1) { tags balance_cents } }',
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
       // 9007199254740993 is beyond 2^53: exact as a string.
-      a: { role: 'SELLER', balanceCents: '9007199254740993', balanceFloat: '9007199254740993', address: { city: 'City 5', postalCode: '05000' }, tags: ['tag5', 'common'], verified: true, loginCount: '5', rating: 2.5 },
+      a: {
+        role: 'SELLER',
+        balanceCents: '9007199254740993',
+        balanceFloat: '9007199254740993',
+        address: { city: 'City 5', postalCode: '05000' },
+        tags: ['tag5', 'common'],
+        verified: true,
+        loginCount: '5',
+        rating: 2.5,
+      },
       b: { loginCount: '18446744073709551615', tags: ['tag3', 'common'] },
       // An empty repeated field is an empty list; an int64 that fits 32 bits is an Int.
       c: { tags: [], balance_cents: 1000000000 },
@@ -194,10 +243,17 @@ describe('calls and answers', () => {
   });
 
   test('request values are converted to the field types: enum by name, repeated, int64 from a string, Int into a string field, nested message', async () => {
-    const result = await run('{ users(role: SELLER, ids: [1, 2, 3, 5], minBalance: "2000000001", pageSize: 5, after: 7) { id role } }');
+    const result = await run(
+      '{ users(role: SELLER, ids: [1, 2, 3, 5], minBalance: "2000000001", pageSize: 5, after: 7) { id role } }',
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data!.users).toEqual([{ id: 5, role: 'SELLER' }]);
-    expect(upstream.calls[0]!.request).toEqual({ role: 'SELLER', ids: [1, 2, 3, 5], min_balance_cents: '2000000001', page: { size: 5, after: '7' } });
+    expect(upstream.calls[0]!.request).toEqual({
+      role: 'SELLER',
+      ids: [1, 2, 3, 5],
+      min_balance_cents: '2000000001',
+      page: { size: 5, after: '7' },
+    });
   });
 
   test('a decimal string into an int32 field is its number; text that is not one is an error naming the field', async () => {
@@ -212,7 +268,9 @@ describe('calls and answers', () => {
   });
 
   test('requestMetadata templates are sent as metadata; an empty one is not sent', async () => {
-    const result = await run('{ traced(id: 1) { id } }', { headers: { authorization: 'Bearer t0k', cookie: 'session=secret' } });
+    const result = await run('{ traced(id: 1) { id } }', {
+      headers: { authorization: 'Bearer t0k', cookie: 'session=secret' },
+    });
     expect(result.errors).toBeUndefined();
     expect(upstream.calls[0]!.metadata).toMatchObject({ authorization: 'Bearer t0k', 'x-field': 'traced-1' });
     expect(upstream.calls[0]!.metadata).not.toHaveProperty('cookie');
@@ -225,7 +283,11 @@ describe('calls and answers', () => {
 describe('identical calls', () => {
   test('identical calls within one operation are made once; separate operations do not share', async () => {
     const result = await run('{ a: user(id: 1) { username } b: user(id: 1) { fullName } c: user(id: 2) { username } }');
-    expect(result.data).toEqual({ a: { username: 'user1' }, b: { fullName: 'User Number 1' }, c: { username: 'user2' } });
+    expect(result.data).toEqual({
+      a: { username: 'user1' },
+      b: { fullName: 'User Number 1' },
+      c: { username: 'user2' },
+    });
     expect(upstream.count('users.UserService/GetUser')).toBe(2);
     await run('{ user(id: 1) { username } }');
     expect(upstream.count('users.UserService/GetUser')).toBe(3);
@@ -244,7 +306,9 @@ describe('identical calls', () => {
   });
 
   test('independent calls are in flight at the same time', async () => {
-    const result = await run('{ a: slowUser(id: 1, delayMs: 200) { id } b: slowUser(id: 2, delayMs: 200) { id } c: slowUser(id: 3, delayMs: 200) { id } }');
+    const result = await run(
+      '{ a: slowUser(id: 1, delayMs: 200) { id } b: slowUser(id: 2, delayMs: 200) { id } c: slowUser(id: 3, delayMs: 200) { id } }',
+    );
     expect(result.errors).toBeUndefined();
     expect(upstream.peakInFlight).toBe(3);
   });
@@ -255,7 +319,12 @@ describe('failures are errors on their field; the rest of the data is returned',
     const result = await run('{ user(id: 99) { username } product(id: 1) { name } }');
     expect(result.data).toEqual({ user: null, product: { name: 'Product 1' } });
     expect(result.errors).toEqual([
-      { message: 'gRPC /users.UserService/GetUser on upstream shop-grpc failed with status NOT_FOUND', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'NOT_FOUND', grpcCode: 5 } },
+      {
+        message: 'gRPC /users.UserService/GetUser on upstream shop-grpc failed with status NOT_FOUND',
+        locations: [{ line: 1, column: 3 }],
+        path: ['user'],
+        extensions: { code: 'NOT_FOUND', grpcCode: 5 },
+      },
     ]);
   });
 
@@ -265,7 +334,16 @@ describe('failures are errors on their field; the rest of the data is returned',
   });
 
   test('a deadline: DEADLINE_EXCEEDED when the upstream answers later than timeoutMs', async () => {
-    const config = { ...resolutions(upstream.port), slowUser: grpcConfig(upstream.port, 'users.UserService', 'GetUser', { id: '{$args.id}' }, { timeoutMs: 50, requestMetadata: { 'x-delay-ms': '{$args.delayMs}' } }) };
+    const config = {
+      ...resolutions(upstream.port),
+      slowUser: grpcConfig(
+        upstream.port,
+        'users.UserService',
+        'GetUser',
+        { id: '{$args.id}' },
+        { timeoutMs: 50, requestMetadata: { 'x-delay-ms': '{$args.delayMs}' } },
+      ),
+    };
     const result = await run('{ slowUser(id: 1, delayMs: 1000) { id } user(id: 1) { id } }', { config });
     expect(result.data).toEqual({ slowUser: null, user: { id: 1 } });
     expect(result.errors![0]!.extensions).toEqual({ code: 'DEADLINE_EXCEEDED', grpcCode: 4 });
@@ -275,7 +353,11 @@ describe('failures are errors on their field; the rest of the data is returned',
   test('a call is cancelled when the client goes away', async () => {
     const abort = new AbortController();
     const schema = schemaFor(resolutions(upstream.port));
-    const running = execute({ schema, document: parse('{ slowUser(id: 1, delayMs: 5000) { id } }'), contextValue: { ...context(), signal: abort.signal } });
+    const running = execute({
+      schema,
+      document: parse('{ slowUser(id: 1, delayMs: 5000) { id } }'),
+      contextValue: { ...context(), signal: abort.signal },
+    });
     while (upstream.count('users.UserService/GetUser') === 0) await new Promise((r) => setTimeout(r, 10));
     abort.abort();
     const result = JSON.parse(JSON.stringify(await running)) as Result;
@@ -285,7 +367,10 @@ describe('failures are errors on their field; the rest of the data is returned',
   test('a service that is down: UNAVAILABLE on its fields, the others resolve; once it is back it answers', async () => {
     const down = await startGrpcUpstream({ services: ['users'] });
     const d = depsRetryingAtOnce('shop.down');
-    const config = { ...resolutions(upstream.port), user: grpcConfig(down.port, 'users.UserService', 'GetUser', { id: '{$args.id}' }) };
+    const config = {
+      ...resolutions(upstream.port),
+      user: grpcConfig(down.port, 'users.UserService', 'GetUser', { id: '{$args.id}' }),
+    };
     try {
       await down.stop();
       const result = await run('{ user(id: 1) { username } product(id: 2) { name } }', { config, deps: d });
@@ -311,7 +396,10 @@ describe('failures are errors on their field; the rest of the data is returned',
   });
 
   test('a target with no hosts is UNAVAILABLE', async () => {
-    const config = { ...resolutions(upstream.port), user: { ...resolutions(upstream.port).user!, target: { cluster: 'empty', hosts: [] } } };
+    const config = {
+      ...resolutions(upstream.port),
+      user: { ...resolutions(upstream.port).user!, target: { cluster: 'empty', hosts: [] } },
+    };
     const result = await run('{ user(id: 1) { username } }', { config });
     expect(result.errors![0]!.extensions).toEqual({ code: 'UNAVAILABLE', grpcCode: 14 });
     expect(result.errors![0]!.message).toMatch(/upstream empty has no hosts/);
@@ -330,9 +418,20 @@ describe('message types', () => {
       expect(bare.count('users.UserService/GetUser')).toBe(0);
 
       const withSet = { ...testDeps('shop.described'), protoDescriptorBin: descriptorSet() };
-      const described = await run('{ user(id: 5) { fullName role balanceCents address { postalCode } } topProducts(first: 2) { name } }', { config, deps: withSet });
+      const described = await run(
+        '{ user(id: 5) { fullName role balanceCents address { postalCode } } topProducts(first: 2) { name } }',
+        { config, deps: withSet },
+      );
       expect(described).toEqual({
-        data: { user: { fullName: 'User Number 5', role: 'SELLER', balanceCents: '9007199254740993', address: { postalCode: '05000' } }, topProducts: [{ name: 'Product 1' }, { name: 'Product 2' }] },
+        data: {
+          user: {
+            fullName: 'User Number 5',
+            role: 'SELLER',
+            balanceCents: '9007199254740993',
+            address: { postalCode: '05000' },
+          },
+          topProducts: [{ name: 'Product 1' }, { name: 'Product 2' }],
+        },
       });
       closeGrpc(withSet);
     } finally {
@@ -366,40 +465,67 @@ describe('message types', () => {
       user: grpcConfig(upstream.port, 'users.NoSuchService', 'GetUser', { id: '{$args.id}' }),
       product: grpcConfig(upstream.port, 'products.ProductService', 'GetThing', { id: '{$args.id}' }),
     };
-    const result = await run('{ user(id: 1) { username } product(id: 1) { name } topProducts(first: 1) { name } }', { config, deps: depsRetryingAtOnce('shop.missing') });
+    const result = await run('{ user(id: 1) { username } product(id: 1) { name } topProducts(first: 1) { name } }', {
+      config,
+      deps: depsRetryingAtOnce('shop.missing'),
+    });
     expect(result.data).toEqual({ user: null, product: null, topProducts: [{ name: 'Product 1' }] });
     const byPath = Object.fromEntries(result.errors!.map((e) => [e.path[0], e]));
     expect(byPath.user!.extensions).toEqual({ code: 'GRPC_DESCRIPTOR_UNAVAILABLE' });
     expect(byPath.user!.message).toMatch(/upstream shop-grpc has no service "users.NoSuchService"/);
     expect(byPath.product!.extensions).toEqual({ code: 'GRPC_DESCRIPTOR_UNAVAILABLE' });
-    expect(byPath.product!.message).toMatch(/has no method "GetThing" \(methods: GetProduct, ListProducts, TopProducts\)/);
+    expect(byPath.product!.message).toMatch(
+      /has no method "GetThing" \(methods: GetProduct, ListProducts, TopProducts\)/,
+    );
   });
 
   test('a template field the request message lacks: an error on the field at run time, a build error with protoDescriptorBin', async () => {
-    const config = { ...resolutions(upstream.port), user: grpcConfig(upstream.port, 'users.UserService', 'GetUser', { id: '{$args.id}', name: '{$args.nope}' }) };
+    const config = {
+      ...resolutions(upstream.port),
+      user: grpcConfig(upstream.port, 'users.UserService', 'GetUser', { id: '{$args.id}', name: '{$args.nope}' }),
+    };
     const result = await run('{ user(id: 1) { username } }', { config });
     expect(result.errors![0]!.extensions).toEqual({ code: 'GRPC_BAD_REQUEST' });
-    expect(result.errors![0]!.message).toMatch(/users.GetUserRequest.name: users.GetUserRequest has no such field \(its fields: id\)/);
+    expect(result.errors![0]!.message).toMatch(
+      /users.GetUserRequest.name: users.GetUserRequest has no such field \(its fields: id\)/,
+    );
     expect(upstream.count('users.UserService/GetUser')).toBe(0);
 
     const withSet = { ...testDeps('shop.described'), protoDescriptorBin: descriptorSet() };
-    expect(() => schemaFor(config, withSet)).toThrow(/gRPC resolver: outgoingMessageJson: users.GetUserRequest.name: users.GetUserRequest has no such field/);
-    const noMethod = { ...resolutions(upstream.port), user: grpcConfig(upstream.port, 'users.UserService', 'DeleteUser', {}) };
-    expect(() => schemaFor(noMethod, withSet)).toThrow(/protoDescriptorBin has no method "DeleteUser"|service users.UserService of protoDescriptorBin has no method "DeleteUser"/);
+    expect(() => schemaFor(config, withSet)).toThrow(
+      /gRPC resolver: outgoingMessageJson: users.GetUserRequest.name: users.GetUserRequest has no such field/,
+    );
+    const noMethod = {
+      ...resolutions(upstream.port),
+      user: grpcConfig(upstream.port, 'users.UserService', 'DeleteUser', {}),
+    };
+    expect(() => schemaFor(noMethod, withSet)).toThrow(
+      /protoDescriptorBin has no method "DeleteUser"|service users.UserService of protoDescriptorBin has no method "DeleteUser"/,
+    );
     const notASet = { ...testDeps('shop.bad-set'), protoDescriptorBin: new Uint8Array([1, 2, 3]) };
-    expect(() => schemaFor(resolutions(upstream.port), notASet)).toThrow(/protoDescriptorBin is not a FileDescriptorSet/);
+    expect(() => schemaFor(resolutions(upstream.port), notASet)).toThrow(
+      /protoDescriptorBin is not a FileDescriptorSet/,
+    );
   });
 
   test('a list field whose response has no single repeated field is GRPC_TYPE_MISMATCH', async () => {
-    const config = { ...resolutions(upstream.port), topProducts: grpcConfig(upstream.port, 'products.ProductService', 'GetProduct', { id: '{$args.first}' }) };
+    const config = {
+      ...resolutions(upstream.port),
+      topProducts: grpcConfig(upstream.port, 'products.ProductService', 'GetProduct', { id: '{$args.first}' }),
+    };
     const result = await run('{ topProducts(first: 1) { name } }', { config });
     expect(result.errors![0]!.extensions).toEqual({ code: 'GRPC_TYPE_MISMATCH' });
-    expect(result.errors![0]!.message).toMatch(/Query.topProducts is \[Product\] but \/products.ProductService\/GetProduct returns products.Product/);
+    expect(result.errors![0]!.message).toMatch(
+      /Query.topProducts is \[Product\] but \/products.ProductService\/GetProduct returns products.Product/,
+    );
   });
 
   test('metadata names gRPC reserves and binary ones cannot be configured', () => {
     for (const name of ['grpc-timeout', 'trace-bin']) {
-      const config = { ...resolutions(upstream.port), user: grpcConfig(upstream.port, 'users.UserService', 'GetUser', {}, { requestMetadata: { [name]: 'x' } }) };
+      const config = {
+        ...resolutions(upstream.port),
+        user: grpcConfig(upstream.port, 'users.UserService', 'GetUser', {}, { requestMetadata: { [name]: 'x' } }),
+      };
       expect(() => schemaFor(config)).toThrow(`metadata "${name}" cannot be set`);
     }
   });
@@ -408,10 +534,20 @@ describe('message types', () => {
 describe('connections', () => {
   test('the calls of a target with two hosts go round-robin across them', async () => {
     const second = await startGrpcUpstream({ services: ['users'] });
-    const user = { ...resolutions(upstream.port).user!, target: { cluster: 'two', hosts: [{ address: '127.0.0.1', port: upstream.port }, { address: '127.0.0.1', port: second.port }] } };
+    const user = {
+      ...resolutions(upstream.port).user!,
+      target: {
+        cluster: 'two',
+        hosts: [
+          { address: '127.0.0.1', port: upstream.port },
+          { address: '127.0.0.1', port: second.port },
+        ],
+      },
+    };
     try {
       const schema = schemaFor({ ...resolutions(upstream.port), user });
-      for (let id = 1; id <= 4; id++) await execute({ schema, document: parse(`{ user(id: ${id}) { id } }`), contextValue: context() });
+      for (let id = 1; id <= 4; id++)
+        await execute({ schema, document: parse(`{ user(id: ${id}) { id } }`), contextValue: context() });
       expect([upstream.count('users.UserService/GetUser'), second.count('users.UserService/GetUser')]).toEqual([2, 2]);
     } finally {
       await second.stop();
@@ -423,12 +559,18 @@ test('a GraphQLApi as the compiler writes it (proto JSON, protoDescriptorBin in 
   const bare = await startGrpcUpstream({ services: ['users'], reflection: false });
   const registry = new ApiRegistry({ logger: testLogger(), defaultTimeoutMs: 5000 });
   try {
-    const grpcResolver = { service_name: 'users.UserService', method_name: 'GetUser', outgoing_message_json: { id: '{$args.id}' }, target: { cluster: 'users', hosts: [{ address: '127.0.0.1', port: bare.port }] } };
+    const grpcResolver = {
+      service_name: 'users.UserService',
+      method_name: 'GetUser',
+      outgoing_message_json: { id: '{$args.id}' },
+      target: { cluster: 'users', hosts: [{ address: '127.0.0.1', port: bare.port }] },
+    };
     await registry.apply([
       parseGraphQLApi({
         name: 'shop.users',
         executable: {
-          schema_definition: 'type Query { user(id: Int!): User @resolve(name: "user") } type User { id: Int! fullName: String }',
+          schema_definition:
+            'type Query { user(id: Int!): User @resolve(name: "user") } type User { id: Int! fullName: String }',
           resolutions: { user: { grpc: grpcResolver } },
           proto_descriptor_bin: Buffer.from(descriptorSet()).toString('base64'),
         },
@@ -438,7 +580,10 @@ test('a GraphQLApi as the compiler writes it (proto JSON, protoDescriptorBin in 
     const query = '{ user(id: 3) { id fullName } missing: user(id: 4) { id } }';
     const result = await lease.api.execute({ document: parse(query), query, context: context() });
     lease.release();
-    expect(JSON.parse(JSON.stringify(result))).toMatchObject({ data: { user: { id: 3, fullName: 'User Number 3' }, missing: null }, errors: [{ path: ['missing'], extensions: { code: 'NOT_FOUND', grpcCode: 5 } }] });
+    expect(JSON.parse(JSON.stringify(result))).toMatchObject({
+      data: { user: { id: 3, fullName: 'User Number 3' }, missing: null },
+      errors: [{ path: ['missing'], extensions: { code: 'NOT_FOUND', grpcCode: 5 } }],
+    });
   } finally {
     await registry.close();
     await bare.stop();

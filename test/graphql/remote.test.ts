@@ -45,18 +45,33 @@ const resolvers = {
       return b.author;
     },
   },
-  Mutation: { rename: (_: unknown, { id, title }: { id: string; title: string }) => ({ ...BOOKS.find((b) => b.id === id)!, title }) },
+  Mutation: {
+    rename: (_: unknown, { id, title }: { id: string; title: string }) => ({
+      ...BOOKS.find((b) => b.id === id)!,
+      title,
+    }),
+  },
 };
 
 let upstream: GraphQLUpstream;
 let deps: ResolverDeps;
 
 function remote(port: number, partial: Partial<RemoteExecutorConfig> = {}): RemoteExecutorConfig {
-  return { target: { cluster: 'books-svc', hosts: [{ address: '127.0.0.1', port }] }, headers: {}, queryParams: {}, spanName: 'books', ...partial };
+  return {
+    target: { cluster: 'books-svc', hosts: [{ address: '127.0.0.1', port }] },
+    headers: {},
+    queryParams: {},
+    spanName: 'books',
+    ...partial,
+  };
 }
 
 function api(config: RemoteExecutorConfig = remote(upstream.port)): ExecutableApi {
-  return buildRemoteApi('lib.books', { schemaDefinition: SDL, enableIntrospection: false, remote: config, logSensitiveInfo: false }, deps);
+  return buildRemoteApi(
+    'lib.books',
+    { schemaDefinition: SDL, enableIntrospection: false, remote: config, logSensitiveInfo: false },
+    deps,
+  );
 }
 
 function context(headers: Record<string, string> = {}): RequestContext {
@@ -64,11 +79,23 @@ function context(headers: Record<string, string> = {}): RequestContext {
 }
 
 /** Validates against the API's schema (as the server does), executes, and returns what the client would see. */
-async function run(target: ExecutableApi, query: string, opts: { variables?: Record<string, unknown>; operationName?: string; headers?: Record<string, string> } = {}) {
+async function run(
+  target: ExecutableApi,
+  query: string,
+  opts: { variables?: Record<string, unknown>; operationName?: string; headers?: Record<string, string> } = {},
+) {
   const document = parse(query);
   expect(validate(target.schema, document)).toEqual([]);
-  const result = await target.execute({ document, query, variableValues: opts.variables, operationName: opts.operationName, context: context(opts.headers) });
-  return JSON.parse(JSON.stringify(result)) as ExecutionResult & { errors?: { message: string; path?: unknown[]; locations?: unknown[]; extensions?: Record<string, unknown> }[] };
+  const result = await target.execute({
+    document,
+    query,
+    variableValues: opts.variables,
+    operationName: opts.operationName,
+    context: context(opts.headers),
+  });
+  return JSON.parse(JSON.stringify(result)) as ExecutionResult & {
+    errors?: { message: string; path?: unknown[]; locations?: unknown[]; extensions?: Record<string, unknown> }[];
+  };
 }
 
 beforeAll(async () => {
@@ -105,12 +132,20 @@ describe('forwarding', () => {
 
   test('upstream errors pass through with path, locations and extensions, next to partial data', async () => {
     const result = await run(api(), '{ books { title author } }');
-    expect(result.data).toEqual({ books: [{ title: 'Dune', author: 'Herbert' }, { title: 'Emma', author: null }] });
-    expect(result.errors).toEqual([{ message: 'author unknown', path: ['books', 1, 'author'], locations: [{ line: 1, column: 17 }] }]);
+    expect(result.data).toEqual({
+      books: [
+        { title: 'Dune', author: 'Herbert' },
+        { title: 'Emma', author: null },
+      ],
+    });
+    expect(result.errors).toEqual([
+      { message: 'author unknown', path: ['books', 1, 'author'], locations: [{ line: 1, column: 17 }] },
+    ]);
   });
 
   test('variables and operationName are forwarded', async () => {
-    const query = 'query A { books { id } } query B($id: ID!) { book(id: $id) { title } } mutation C($t: String!) { rename(id: "2", title: $t) { title } }';
+    const query =
+      'query A { books { id } } query B($id: ID!) { book(id: $id) { title } } mutation C($t: String!) { rename(id: "2", title: $t) { title } }';
     const b = await run(api(), query, { variables: { id: '2' }, operationName: 'B' });
     expect(b.data).toEqual({ book: { title: 'Emma' } });
     const c = await run(api(), query, { variables: { t: 'Persuasion' }, operationName: 'C' });
@@ -122,8 +157,20 @@ describe('forwarding', () => {
   });
 
   test('header templates copy client headers; no other client header is forwarded', async () => {
-    const books = api(remote(upstream.port, { headers: { 'x-user': '{$headers.x-client-user}', authorization: 'Bearer {$headers.x-token}' } }));
-    const result = await run(books, '{ whoami }', { headers: { 'x-client-user': 'ada', 'x-token': 't0k', cookie: 'session=1', 'x-sluice-graphql-api': 'lib.books', connection: 'close' } });
+    const books = api(
+      remote(upstream.port, {
+        headers: { 'x-user': '{$headers.x-client-user}', authorization: 'Bearer {$headers.x-token}' },
+      }),
+    );
+    const result = await run(books, '{ whoami }', {
+      headers: {
+        'x-client-user': 'ada',
+        'x-token': 't0k',
+        cookie: 'session=1',
+        'x-sluice-graphql-api': 'lib.books',
+        connection: 'close',
+      },
+    });
     expect(result.data).toEqual({ whoami: 'ada' });
     const sent = upstream.requests[0]!.headers;
     expect(sent.authorization).toBe('Bearer t0k');
@@ -135,14 +182,18 @@ describe('forwarding', () => {
 
   test('hop-by-hop and internal headers cannot be configured', () => {
     for (const name of ['x-sluice-graphql-api', 'Connection', 'upgrade']) {
-      expect(() => api(remote(upstream.port, { headers: { [name]: '{$headers.' + name.toLowerCase() + '}' } }))).toThrow(`header "${name}" cannot be sent upstream`);
+      expect(() =>
+        api(remote(upstream.port, { headers: { [name]: '{$headers.' + name.toLowerCase() + '}' } })),
+      ).toThrow(`header "${name}" cannot be sent upstream`);
     }
   });
 
   test(':path override and queryParams', async () => {
     const other = await startGraphQLUpstream({ typeDefs: SDL, resolvers, path: '/v2/api' });
     try {
-      const books = api(remote(other.port, { headers: { ':path': '/v2/api' }, queryParams: { tenant: '{$headers.x-tenant}', v: '2' } }));
+      const books = api(
+        remote(other.port, { headers: { ':path': '/v2/api' }, queryParams: { tenant: '{$headers.x-tenant}', v: '2' } }),
+      );
       const result = await run(books, '{ book(id: "1") { title } }', { headers: { 'x-tenant': 'a&b' } });
       expect(result.data).toEqual({ book: { title: 'Dune' } });
       expect(other.requests).toHaveLength(1);
@@ -194,32 +245,62 @@ describe('failures are GraphQL errors, never crashes', () => {
   test('an answer that is not JSON', async () => {
     upstream.intercept = () => ({ contentType: 'text/html', body: '<html>login</html>' });
     const result = await run(api(), '{ books { id } }');
-    expect(result).toEqual({ data: null, errors: [{ message: expect.stringContaining('not JSON'), extensions: { code: 'UPSTREAM_BAD_RESPONSE', status: 200 } }] });
+    expect(result).toEqual({
+      data: null,
+      errors: [
+        { message: expect.stringContaining('not JSON'), extensions: { code: 'UPSTREAM_BAD_RESPONSE', status: 200 } },
+      ],
+    });
   });
 
   test('a non-2xx answer that is not a GraphQL response', async () => {
     upstream.intercept = () => ({ status: 502, contentType: 'text/plain', body: 'bad gateway' });
     const result = await run(api(), '{ books { id } }');
-    expect(result).toEqual({ data: null, errors: [{ message: expect.stringContaining('HTTP 502'), extensions: { code: 'UPSTREAM_HTTP_ERROR', status: 502 } }] });
+    expect(result).toEqual({
+      data: null,
+      errors: [
+        { message: expect.stringContaining('HTTP 502'), extensions: { code: 'UPSTREAM_HTTP_ERROR', status: 502 } },
+      ],
+    });
   });
 
   test('JSON that is not a GraphQL response', async () => {
     upstream.intercept = () => ({ body: '{"hello":"world"}' });
     const result = await run(api(), '{ books { id } }');
-    expect(result).toEqual({ data: null, errors: [{ message: expect.stringContaining('not a GraphQL response'), extensions: { code: 'UPSTREAM_BAD_RESPONSE', status: 200 } }] });
+    expect(result).toEqual({
+      data: null,
+      errors: [
+        {
+          message: expect.stringContaining('not a GraphQL response'),
+          extensions: { code: 'UPSTREAM_BAD_RESPONSE', status: 200 },
+        },
+      ],
+    });
   });
 
   test('a non-2xx GraphQL response (errors only) passes through', async () => {
-    upstream.intercept = () => ({ status: 400, body: JSON.stringify({ errors: [{ message: 'Cannot query field', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }) });
+    upstream.intercept = () => ({
+      status: 400,
+      body: JSON.stringify({
+        errors: [{ message: 'Cannot query field', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+      }),
+    });
     const result = await run(api(), '{ books { id } }');
-    expect(result).toEqual({ data: null, errors: [{ message: 'Cannot query field', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    expect(result).toEqual({
+      data: null,
+      errors: [{ message: 'Cannot query field', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+    });
   });
 
   test('an upstream that does not answer in time: UPSTREAM_TIMEOUT', async () => {
     const slowDeps: ResolverDeps = { ...testDeps('lib.slow'), defaultTimeoutMs: 200 };
     upstream.intercept = () => ({ delayMs: 5000, body: '{"data":{}}' });
     try {
-      const slow = buildRemoteApi('lib.slow', { schemaDefinition: SDL, enableIntrospection: false, remote: remote(upstream.port), logSensitiveInfo: false }, slowDeps);
+      const slow = buildRemoteApi(
+        'lib.slow',
+        { schemaDefinition: SDL, enableIntrospection: false, remote: remote(upstream.port), logSensitiveInfo: false },
+        slowDeps,
+      );
       const result = await run(slow, '{ books { id } }');
       expect(result.data).toBeNull();
       expect(result.errors![0]!.extensions).toEqual({ code: 'UPSTREAM_TIMEOUT' });

@@ -4,7 +4,15 @@
  * here; graphql-js executes the schema, as the local executor does. What the
  * resolvers sent is read from the requests the upstream recorded.
  */
-import { buildSchema, execute, getDirectiveValues, isObjectType, parse, type ExecutionResult, type GraphQLDirective } from 'graphql';
+import {
+  buildSchema,
+  execute,
+  getDirectiveValues,
+  isObjectType,
+  parse,
+  type ExecutionResult,
+  type GraphQLDirective,
+} from 'graphql';
 import type { RequestContext, ResolverDeps, RestResolverConfig } from '../../graphql-server/api.js';
 import { httpPools } from '../../graphql-server/http-client.js';
 import { createRestResolver } from '../../graphql-server/rest.js';
@@ -63,12 +71,26 @@ function rest(port: number, partial: Partial<RestResolverConfig>): RestResolverC
 function resolutions(port: number): Record<string, RestResolverConfig> {
   return {
     user: rest(port, { headers: { ':path': '/users/{$args.id}' }, setters: { city: '{$body.address.city}' } }),
-    usersIn: rest(port, { headers: { ':path': '/users' }, queryParams: { city: '{$args.city}', page: '{$args.page}' }, resultRoot: 'data.users' }),
+    usersIn: rest(port, {
+      headers: { ':path': '/users' },
+      queryParams: { city: '{$args.city}', page: '{$args.page}' },
+      resultRoot: 'data.users',
+    }),
     firstUser: rest(port, { headers: { ':path': '/users' }, resultRoot: 'data.users[0]' }),
-    products: rest(port, { headers: { ':path': '/products' }, resultRoot: 'data.items', setters: { price: '{$body.pricing.amount}' } }),
-    search: rest(port, { headers: { ':method': 'POST', ':path': '/products/search' }, body: { title: '{$args.title}', max: '{$args.max}' }, resultRoot: 'results' }),
+    products: rest(port, {
+      headers: { ':path': '/products' },
+      resultRoot: 'data.items',
+      setters: { price: '{$body.pricing.amount}' },
+    }),
+    search: rest(port, {
+      headers: { ':method': 'POST', ':path': '/products/search' },
+      body: { title: '{$args.title}', max: '{$args.max}' },
+      resultRoot: 'results',
+    }),
     owner: rest(port, { headers: { ':path': '/users/{$parent.ownerId}' } }),
-    echo: rest(port, { headers: { ':path': '/echo', authorization: '{$headers.authorization}', 'X-Tag': 'tag-{$args.tag}' } }),
+    echo: rest(port, {
+      headers: { ':path': '/echo', authorization: '{$headers.authorization}', 'X-Tag': 'tag-{$args.tag}' },
+    }),
     boom: rest(port, { headers: { ':path': '/boom' } }),
     html: rest(port, { headers: { ':path': '/html' } }),
     slow: rest(port, { headers: { ':path': '/slow' }, timeoutMs: 200 }),
@@ -83,7 +105,12 @@ function schemaFor(config: Record<string, RestResolverConfig>, d: ResolverDeps =
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const f of Object.values(type.getFields())) {
       const name = f.astNode && getDirectiveValues(directive, f.astNode)?.name;
-      if (typeof name === 'string') f.resolve = createRestResolver(config[name]!, { typeName: type.name, fieldName: f.name, returnType: f.type, args: f.args }, d);
+      if (typeof name === 'string')
+        f.resolve = createRestResolver(
+          config[name]!,
+          { typeName: type.name, fieldName: f.name, returnType: f.type, args: f.args },
+          d,
+        );
     }
   }
   return schema;
@@ -93,10 +120,24 @@ function context(headers: Record<string, string> = {}): RequestContext {
   return { headers, calls: new Map(), logger: testLogger() };
 }
 
-async function run(query: string, opts: { headers?: Record<string, string>; variables?: Record<string, unknown>; config?: Record<string, RestResolverConfig> } = {}) {
+async function run(
+  query: string,
+  opts: {
+    headers?: Record<string, string>;
+    variables?: Record<string, unknown>;
+    config?: Record<string, RestResolverConfig>;
+  } = {},
+) {
   const schema = schemaFor(opts.config ?? resolutions(upstream.port));
-  const result = await execute({ schema, document: parse(query), contextValue: context(opts.headers), variableValues: opts.variables });
-  return JSON.parse(JSON.stringify(result)) as ExecutionResult & { errors?: { message: string; path: unknown[]; extensions: Record<string, unknown> }[] };
+  const result = await execute({
+    schema,
+    document: parse(query),
+    contextValue: context(opts.headers),
+    variableValues: opts.variables,
+  });
+  return JSON.parse(JSON.stringify(result)) as ExecutionResult & {
+    errors?: { message: string; path: unknown[]; extensions: Record<string, unknown> }[];
+  };
 }
 
 beforeAll(async () => {
@@ -150,7 +191,9 @@ describe('request templates', () => {
   });
 
   test('body: a JSON template sent as application/json with :method POST; values keep their types', async () => {
-    const result = await run('query($max: Int) { search(title: "a", max: $max) { sku price } }', { variables: { max: 100 } });
+    const result = await run('query($max: Int) { search(title: "a", max: $max) { sku price } }', {
+      variables: { max: 100 },
+    });
     expect(result.data!.search).toEqual([
       { sku: 'p1', price: null },
       { sku: 'p3', price: null },
@@ -169,9 +212,13 @@ describe('request templates', () => {
 
   test('a resolution that sets a hop-by-hop or internal header is refused when built', () => {
     for (const name of ['connection', 'Transfer-Encoding', 'x-sluice-graphql-api']) {
-      expect(() => schemaFor({ ...resolutions(upstream.port), boom: rest(upstream.port, { headers: { [name]: 'x' } }) })).toThrow(new RegExp(`header "${name}" cannot be sent upstream`));
+      expect(() =>
+        schemaFor({ ...resolutions(upstream.port), boom: rest(upstream.port, { headers: { [name]: 'x' } }) }),
+      ).toThrow(new RegExp(`header "${name}" cannot be sent upstream`));
     }
-    expect(() => schemaFor({ ...resolutions(upstream.port), boom: rest(upstream.port, { headers: { ':path': 'users' } }) })).toThrow(':path "users" must start with /');
+    expect(() =>
+      schemaFor({ ...resolutions(upstream.port), boom: rest(upstream.port, { headers: { ':path': 'users' } }) }),
+    ).toThrow(':path "users" must start with /');
   });
 });
 
@@ -225,13 +272,17 @@ describe('upstream failures are field errors', () => {
   test('500 with a text body', async () => {
     const result = await run('{ boom firstUser { name } }');
     expect(result.data).toEqual({ boom: null, firstUser: { name: 'Ada' } });
-    expect(result.errors!.map((e) => [e.path, e.extensions])).toEqual([[['boom'], { code: 'UPSTREAM_HTTP_ERROR', status: 500 }]]);
+    expect(result.errors!.map((e) => [e.path, e.extensions])).toEqual([
+      [['boom'], { code: 'UPSTREAM_HTTP_ERROR', status: 500 }],
+    ]);
     expect(JSON.stringify(result)).not.toContain('internal-detail');
   });
 
   test('a 200 whose body is not JSON', async () => {
     const result = await run('{ html }');
-    expect(result.errors!.map((e) => [e.path, e.extensions])).toEqual([[['html'], { code: 'UPSTREAM_HTTP_ERROR', status: 200 }]]);
+    expect(result.errors!.map((e) => [e.path, e.extensions])).toEqual([
+      [['html'], { code: 'UPSTREAM_HTTP_ERROR', status: 200 }],
+    ]);
   });
 
   test('a call that outlives its timeout is UPSTREAM_TIMEOUT; the slow answer does not reach the field', async () => {
@@ -253,7 +304,9 @@ describe('upstream failures are field errors', () => {
 
 describe('calls', () => {
   test('identical calls within one operation are made once; different ones each once', async () => {
-    const result = await run('{ a: user(id: "1") { name } b: user(id: "1") { email } c: user(id: "2") { name } products { owner { id } } }');
+    const result = await run(
+      '{ a: user(id: "1") { name } b: user(id: "1") { email } c: user(id: "2") { name } products { owner { id } } }',
+    );
     expect(result.data).toMatchObject({ a: { name: 'Ada' }, b: { email: 'ada@example.org' }, c: { name: 'Grace' } });
     // /users/1 serves a, b and the owner of p1 and p2; /users/2 serves c and p3's owner.
     expect(upstream.requests.map((r) => r.url).sort()).toEqual(['/products', '/users/1', '/users/2']);
@@ -277,8 +330,17 @@ describe('calls', () => {
   test('round-robin across the target hosts, on kept-alive connections', async () => {
     const second = await startRestUpstream(usersAndProducts());
     try {
-      const target = { cluster: 'users-svc', hosts: [{ address: '127.0.0.1', port: upstream.port }, { address: '127.0.0.1', port: second.port }] };
-      const config = { ...resolutions(upstream.port), user: rest(upstream.port, { target, headers: { ':path': '/users/{$args.id}' } }) };
+      const target = {
+        cluster: 'users-svc',
+        hosts: [
+          { address: '127.0.0.1', port: upstream.port },
+          { address: '127.0.0.1', port: second.port },
+        ],
+      };
+      const config = {
+        ...resolutions(upstream.port),
+        user: rest(upstream.port, { target, headers: { ':path': '/users/{$args.id}' } }),
+      };
       for (let i = 0; i < 10; i++) {
         const result = await run(`{ user(id: "${(i % 2) + 1}") { id } }`, { config });
         expect(result.errors).toBeUndefined();

@@ -21,7 +21,9 @@ test('sluice compile routes the API path to the graphql cluster, the header remo
   const out = tempDir('graphql-route');
   await run(process.execPath, ['bin/sluice.js', 'compile', '-f', INPUT, '-o', out]);
   const bootstrap = parse(readFileSync(path.join(out, 'envoy.yaml'), 'utf8')) as Json;
-  const manager = (bootstrap.static_resources.listeners as Json[])[0]!.filter_chains[0].filters.find((f: Json) => f.name === 'envoy.filters.network.http_connection_manager').typed_config;
+  const manager = (bootstrap.static_resources.listeners as Json[])[0]!.filter_chains[0].filters.find(
+    (f: Json) => f.name === 'envoy.filters.network.http_connection_manager',
+  ).typed_config;
   const routes = (manager.route_config.virtual_hosts as Json[]).flatMap((vh) => vh.routes as Json[]);
   const byPrefix = new Map(routes.map((r) => [r.match.prefix as string, r]));
   for (const [prefix, api] of [
@@ -31,11 +33,15 @@ test('sluice compile routes the API path to the graphql cluster, the header remo
     const route = byPrefix.get(prefix)!;
     expect(route.route.cluster).toBe('graphql');
     expect(route.request_headers_to_remove).toEqual([GRAPHQL_API_HEADER]);
-    expect(route.request_headers_to_add).toEqual([{ header: { key: GRAPHQL_API_HEADER, value: api }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }]);
+    expect(route.request_headers_to_add).toEqual([
+      { header: { key: GRAPHQL_API_HEADER, value: api }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+    ]);
   }
   const graphqlCluster = (bootstrap.static_resources.clusters as Json[]).find((c) => c.name === 'graphql');
   expect(graphqlCluster).toBeDefined();
-  const apis = (JSON.parse(readFileSync(path.join(out, 'graphql.json'), 'utf8')) as { resources: { name: string }[] }).resources.map((r) => r.name);
+  const apis = (
+    JSON.parse(readFileSync(path.join(out, 'graphql.json'), 'utf8')) as { resources: { name: string }[] }
+  ).resources.map((r) => r.name);
   expect(apis).toEqual(expect.arrayContaining(['default.user-api', 'default.product-api']));
 });
 
@@ -52,10 +58,15 @@ test('sluice explain: a client-sent header naming another API is replaced by the
     '--output',
     'json',
   ]);
-  const explained = JSON.parse(stdout) as { matched: { cluster: string }; steps: { stage: string; details: string[] }[] };
+  const explained = JSON.parse(stdout) as {
+    matched: { cluster: string };
+    steps: { stage: string; details: string[] }[];
+  };
   expect(explained.matched.cluster).toBe('graphql');
   const details = explained.steps.find((s) => s.stage === 'destination')!.details;
   expect(details).toContain(`headers removed: ${GRAPHQL_API_HEADER}, x-user-id`);
   expect(details).toContain(`headers set: ${GRAPHQL_API_HEADER}: default.user-api`);
-  expect(details).toContain(`GraphQL API default.user-api (${GRAPHQL_API_HEADER}): compiled and served to sluice-graphql`);
+  expect(details).toContain(
+    `GraphQL API default.user-api (${GRAPHQL_API_HEADER}): compiled and served to sluice-graphql`,
+  );
 });

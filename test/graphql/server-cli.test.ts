@@ -30,12 +30,18 @@ test('a configuration that does not build stops the start (exit 1) with the API 
   const file = configFile([{ name: 'default.bad', executable: { schema_definition: 'type Query { a: Nope }' } }]);
   const res = run('--config', file, '--port', '0', '--admin-port', '0');
   expect(res.status).toBe(1);
-  expect(res.stderr).toContain('sluice-graphql: GraphQLApi default.bad: executable.schema_definition: Unknown type "Nope".');
+  expect(res.stderr).toContain(
+    'sluice-graphql: GraphQLApi default.bad: executable.schema_definition: Unknown type "Nope".',
+  );
 });
 
 test('serves the file, and on SIGTERM finishes and exits 0', async () => {
-  const file = configFile([{ name: 'default.hello', executable: { schema_definition: 'type Query { hello: String }' } }]);
-  const child = spawn(process.execPath, [BIN, '--config', file, '--port', '0', '--admin-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const file = configFile([
+    { name: 'default.hello', executable: { schema_definition: 'type Query { hello: String }' } },
+  ]);
+  const child = spawn(process.execPath, [BIN, '--config', file, '--port', '0', '--admin-port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = once(child, 'exit');
   try {
     let listening: { port: number; adminPort: number } | undefined;

@@ -16,7 +16,8 @@ import { tempDir } from '../../harness/temp-dir.js';
 import { testLogger } from '../../harness/log-check.js';
 
 const HEADER = 'x-sluice-graphql-api';
-const SCHEMA = 'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';
+const SCHEMA =
+  'type Query { hello: String pet(id: ID!): Pet pets: [Pet] } type Pet { id: ID name: String friend: Pet } type Mutation { touch: Boolean }';
 
 let dir: string;
 let file: string;
@@ -71,7 +72,11 @@ async function writeSet(resources: unknown[]): Promise<void> {
 
 const url = () => `http://127.0.0.1:${server.port}/graphql`;
 
-async function post(api: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; type: string; json: any }> {
+async function post(
+  api: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; json: any }> {
   const res = await fetch(url(), {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(api ? { [HEADER]: api } : {}), ...headers },
@@ -108,7 +113,14 @@ beforeAll(async () => {
   dir = tempDir('graphql');
   file = path.join(dir, 'graphql.json');
   await writeSet(baseSet());
-  server = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
+  server = await startGraphql({
+    config: file,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 'test',
+    logger: testLogger(),
+  });
 });
 
 afterAll(async () => {
@@ -118,13 +130,19 @@ afterAll(async () => {
 });
 
 test('passes every MUST audit of graphql-http (GraphQL over HTTP)', async () => {
-  const fetchFn = (input: string | URL, init: RequestInit = {}) => fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), [HEADER]: 'default.pets' } });
-  const results = await Promise.all(serverAudits({ url: url(), fetchFn }).map((audit) => audit.fn().then((r) => ({ ...r, name: audit.name }))));
+  const fetchFn = (input: string | URL, init: RequestInit = {}) =>
+    fetch(input, { ...init, headers: { ...(init.headers as Record<string, string>), [HEADER]: 'default.pets' } });
+  const results = await Promise.all(
+    serverAudits({ url: url(), fetchFn }).map((audit) => audit.fn().then((r) => ({ ...r, name: audit.name }))),
+  );
   const failed = results.filter((r) => r.status !== 'ok');
   const shouldFails = failed.filter((r) => !r.name.startsWith('MUST'));
-  if (shouldFails.length) console.log(`SHOULD/MAY audits not passed:\n${shouldFails.map((r) => `  ${r.id} ${r.name}`).join('\n')}`);
+  if (shouldFails.length)
+    console.log(`SHOULD/MAY audits not passed:\n${shouldFails.map((r) => `  ${r.id} ${r.name}`).join('\n')}`);
   expect(results.length).toBeGreaterThan(30);
-  expect(failed.filter((r) => r.name.startsWith('MUST')).map((r) => `${r.id} ${r.name}: ${'reason' in r ? r.reason : ''}`)).toEqual([]);
+  expect(
+    failed.filter((r) => r.name.startsWith('MUST')).map((r) => `${r.id} ${r.name}: ${'reason' in r ? r.reason : ''}`),
+  ).toEqual([]);
   expect(shouldFails.map((r) => r.id)).toEqual([]);
 });
 
@@ -138,24 +156,42 @@ test('the header picks the API on any path; no header or an unknown API is a 404
   expect(await ok.json()).toEqual({ data: { greeting: 'hello ann' } });
 
   // A local API whose field has @resolve: its REST resolver calls the upstream.
-  expect((await post('default.rest', { query: '{ user(id: "2") { id name } }' })).json).toEqual({ data: { user: { id: '2', name: 'Grace' } } });
+  expect((await post('default.rest', { query: '{ user(id: "2") { id name } }' })).json).toEqual({
+    data: { user: { id: '2', name: 'Grace' } },
+  });
   // A stitched API over the two others, built after them.
-  expect((await post('default.both', { query: '{ greeting(name: "s") hello }' })).json).toEqual({ data: { greeting: 'hello s', hello: null } });
+  expect((await post('default.both', { query: '{ greeting(name: "s") hello }' })).json).toEqual({
+    data: { greeting: 'hello s', hello: null },
+  });
 
   const none = await post(undefined, { query: '{ hello }' });
   expect(none.status).toBe(404);
-  expect(none.json).toEqual({ errors: [{ message: expect.stringContaining(`no ${HEADER} header`), extensions: { code: 'API_NOT_FOUND' } }] });
+  expect(none.json).toEqual({
+    errors: [{ message: expect.stringContaining(`no ${HEADER} header`), extensions: { code: 'API_NOT_FOUND' } }],
+  });
   const unknown = await post('default.nope', { query: '{ hello }' });
   expect(unknown.status).toBe(404);
   expect(unknown.json.errors[0].message).toBe('no GraphQL API named default.nope');
 });
 
 test('media types: graphql-response+json when asked for, application/json otherwise, 406 and 415', async () => {
-  const grj = await post('default.pets', { query: '{ hello }' }, { accept: 'application/graphql-response+json, application/json;q=0.9' });
+  const grj = await post(
+    'default.pets',
+    { query: '{ hello }' },
+    { accept: 'application/graphql-response+json, application/json;q=0.9' },
+  );
   expect(grj.type).toBe('application/graphql-response+json; charset=utf-8');
   expect(grj.json).toEqual({ data: { hello: null } });
   expect((await post('default.pets', { query: '{ hello }' })).type).toBe('application/json; charset=utf-8');
-  expect((await post('default.pets', { query: '{ hello }' }, { accept: 'application/graphql-response+json;q=0.5, application/json' })).type).toBe('application/json; charset=utf-8');
+  expect(
+    (
+      await post(
+        'default.pets',
+        { query: '{ hello }' },
+        { accept: 'application/graphql-response+json;q=0.5, application/json' },
+      )
+    ).type,
+  ).toBe('application/json; charset=utf-8');
   const refused = await post('default.pets', { query: '{ hello }' }, { accept: 'text/html' });
   expect(refused.status).toBe(406);
   expect(refused.json.errors[0].message).toContain('application/graphql-response+json');
@@ -173,14 +209,20 @@ test('status codes per media type: request errors 400; document errors 400 (grap
   const accept = { accept: 'application/graphql-response+json' };
   const invalid = await post('default.pets', { query: '{ hello nope }' }, accept);
   expect(invalid.status).toBe(400);
-  expect(invalid.json).toEqual({ errors: [{ message: 'Cannot query field "nope" on type "Query".', locations: [{ line: 1, column: 9 }] }] });
+  expect(invalid.json).toEqual({
+    errors: [{ message: 'Cannot query field "nope" on type "Query".', locations: [{ line: 1, column: 9 }] }],
+  });
   const asJson = await post('default.pets', { query: '{ hello nope }' });
   expect(asJson.status).toBe(200);
   expect(asJson.json.data).toBeUndefined();
   const syntax = await post('default.pets', { query: '{ hello' }, accept);
   expect(syntax.status).toBe(400);
   expect(syntax.json.errors[0].message).toContain('Syntax Error');
-  const coercion = await post('default.pets', { query: 'query($id: ID!) { pet(id: $id) { id } }', variables: {} }, accept);
+  const coercion = await post(
+    'default.pets',
+    { query: 'query($id: ID!) { pet(id: $id) { id } }', variables: {} },
+    accept,
+  );
   expect(coercion.status).toBe(400);
   expect(coercion.json.errors[0].message).toContain('$id');
 });
@@ -192,21 +234,39 @@ test('variables and operationName; errors carry message, locations, path and ext
     operationName: 'A',
   });
   expect(res.json).toEqual({ data: { greeting: 'hello zoe' } });
-  const b = await post('default.remote', { query: 'query A($n: String!) { greeting(name: $n) } query B { g: greeting(name: "b") }', operationName: 'B' });
+  const b = await post('default.remote', {
+    query: 'query A($n: String!) { greeting(name: $n) } query B { g: greeting(name: "b") }',
+    operationName: 'B',
+  });
   expect(b.json).toEqual({ data: { g: 'hello b' } });
   const failed = await post('default.remote', { query: '{ greeting(name: "p")\n fail }' });
-  expect(failed.json).toEqual({ data: { greeting: 'hello p', fail: null }, errors: [{ message: 'boom', locations: [{ line: 2, column: 2 }], path: ['fail'] }] });
+  expect(failed.json).toEqual({
+    data: { greeting: 'hello p', fail: null },
+    errors: [{ message: 'boom', locations: [{ line: 2, column: 2 }], path: ['fail'] }],
+  });
   expect(await metric('sluice_graphql_requests_total', 'api="default.remote",outcome="partial"')).toBeGreaterThan(0);
-  const depth = await post('default.pets', { query: '{ a: pet(id: 1) { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { id } } } } } } } } } } } } } } } }' });
+  const depth = await post('default.pets', {
+    query:
+      '{ a: pet(id: 1) { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { friend { id } } } } } } } } } } } } } } } }',
+  });
   expect(depth.json.errors).toEqual([
-    { message: 'the operation nests fields 16 deep, above the limit of 15 (set by --max-depth)', locations: [{ line: 1, column: 1 }], extensions: { code: 'LIMIT_EXCEEDED', limit: 'max-depth' } },
+    {
+      message: 'the operation nests fields 16 deep, above the limit of 15 (set by --max-depth)',
+      locations: [{ line: 1, column: 1 }],
+      extensions: { code: 'LIMIT_EXCEEDED', limit: 'max-depth' },
+    },
   ]);
 });
 
 test('GET runs queries; a mutation over GET is 405 with Allow: POST', async () => {
-  const q = await fetch(`${url()}?query=${encodeURIComponent('query($n: String!) { greeting(name: $n) }')}&variables=${encodeURIComponent('{"n":"g"}')}`, { headers: { [HEADER]: 'default.remote' } });
+  const q = await fetch(
+    `${url()}?query=${encodeURIComponent('query($n: String!) { greeting(name: $n) }')}&variables=${encodeURIComponent('{"n":"g"}')}`,
+    { headers: { [HEADER]: 'default.remote' } },
+  );
   expect(await q.json()).toEqual({ data: { greeting: 'hello g' } });
-  const m = await fetch(`${url()}?query=${encodeURIComponent('mutation { touch }')}`, { headers: { [HEADER]: 'default.pets' } });
+  const m = await fetch(`${url()}?query=${encodeURIComponent('mutation { touch }')}`, {
+    headers: { [HEADER]: 'default.pets' },
+  });
   expect(m.status).toBe(405);
   expect(m.headers.get('allow')).toBe('POST');
   expect((await m.json()).errors[0].message).toBe('a mutation cannot be sent with GET; use POST');
@@ -214,10 +274,18 @@ test('GET runs queries; a mutation over GET is 405 with Allow: POST', async () =
 });
 
 test('limits: depth (per API maxDepth too), aliases, fields with fragments expanded, body size', async () => {
-  const perApi = await post('default.closed', { query: '{ pet(id: 1) { friend { friend { id } } } }' }, { accept: 'application/graphql-response+json' });
+  const perApi = await post(
+    'default.closed',
+    { query: '{ pet(id: 1) { friend { friend { id } } } }' },
+    { accept: 'application/graphql-response+json' },
+  );
   expect(perApi.status).toBe(400);
-  expect(perApi.json.errors[0].message).toBe("the operation nests fields 4 deep, above the limit of 3 (set by the API's maxDepth)");
-  expect((await post('default.closed', { query: '{ pet(id: 1) { friend { id } } }' })).json).toEqual({ data: { pet: null } });
+  expect(perApi.json.errors[0].message).toBe(
+    "the operation nests fields 4 deep, above the limit of 3 (set by the API's maxDepth)",
+  );
+  expect((await post('default.closed', { query: '{ pet(id: 1) { friend { id } } }' })).json).toEqual({
+    data: { pet: null },
+  });
 
   const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: hello`).join(' ');
   expect((await post('default.pets', { query: `query Many { ${aliases} }` })).json.errors[0].message).toBe(
@@ -226,19 +294,27 @@ test('limits: depth (per API maxDepth too), aliases, fields with fragments expan
   // Small as text, 1 + 6 * 10 * 10 * 2 = 1201 fields once fragments are expanded.
   const query = `{ pets { ...C ...C ...C ...C ...C ...C } } fragment C on Pet { ${'...B '.repeat(10)} } fragment B on Pet { ${'...A '.repeat(10)} } fragment A on Pet { id name }`;
   expect((await post('default.pets', { query })).json.errors).toEqual([
-    expect.objectContaining({ message: 'the operation selects 1201 fields (fragments expanded), above the limit of 1000 (set by --max-fields)' }),
+    expect.objectContaining({
+      message: 'the operation selects 1201 fields (fragments expanded), above the limit of 1000 (set by --max-fields)',
+    }),
   ]);
 
   const big = await post('default.pets', { query: `{ hello } # ${'x'.repeat(1024 * 1024)}` });
   expect(big.status).toBe(413);
-  expect(big.json.errors[0].message).toBe('the request body is larger than the limit of 1048576 bytes (set by --max-body-bytes)');
+  expect(big.json.errors[0].message).toBe(
+    'the request body is larger than the limit of 1048576 bytes (set by --max-body-bytes)',
+  );
 });
 
 test('introspection only where the API enables it; __typename always', async () => {
   const open = await post('default.pets', { query: getIntrospectionQuery() });
   expect(open.json.errors).toBeUndefined();
   expect(open.json.data.__schema.queryType.name).toBe('Query');
-  const closed = await post('default.closed', { query: '{ __schema { types { name } } }' }, { accept: 'application/graphql-response+json' });
+  const closed = await post(
+    'default.closed',
+    { query: '{ __schema { types { name } } }' },
+    { accept: 'application/graphql-response+json' },
+  );
   expect(closed.status).toBe(400);
   expect(closed.json.data).toBeUndefined();
   expect(closed.json.errors[0].message).toContain('introspection has been disabled');
@@ -300,7 +376,9 @@ test('a changed file is applied; a bad edit keeps the last good set; a request i
 test('a client that goes away in the middle of its body leaves the server answering', async () => {
   const socket = connect(server.port, '127.0.0.1');
   await once(socket, 'connect');
-  socket.write(`POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${HEADER}: default.pets\r\ncontent-length: 100\r\n\r\n{"query":`);
+  socket.write(
+    `POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${HEADER}: default.pets\r\ncontent-length: 100\r\n\r\n{"query":`,
+  );
   await new Promise((r) => setTimeout(r, 50));
   socket.destroy();
   expect((await post('default.pets', { query: '{ hello }' })).json).toEqual({ data: { hello: null } });
@@ -308,9 +386,21 @@ test('a client that goes away in the middle of its body leaves the server answer
 
 test('closing: a request in flight finishes, its connection closing after the answer; new connections are refused', async () => {
   releaseSlow = undefined;
-  const closing = await startGraphql({ config: file, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
+  const closing = await startGraphql({
+    config: file,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 'test',
+    logger: testLogger(),
+  });
   const at = `http://127.0.0.1:${closing.port}/graphql`;
-  const request = () => fetch(at, { method: 'POST', headers: { 'content-type': 'application/json', [HEADER]: 'default.remote' }, body: JSON.stringify({ query: '{ slow }' }) });
+  const request = () =>
+    fetch(at, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [HEADER]: 'default.remote' },
+      body: JSON.stringify({ query: '{ slow }' }),
+    });
   const inFlight = request();
   await until(async () => releaseSlow !== undefined);
   const closed = closing.close();

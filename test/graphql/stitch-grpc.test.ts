@@ -103,8 +103,19 @@ beforeAll(async () => {
   grpcServer = await startGrpcUpstream();
   const dir = tempDir('stitch-grpc');
   writeFileSync(path.join(dir, 'resources.yaml'), resources(grpcServer.port, 100));
-  execFileSync(process.execPath, ['bin/sluice.js', 'compile', '-f', path.join(dir, 'resources.yaml'), '-o', path.join(dir, 'out')], { stdio: 'pipe' });
-  sidecar = await startGraphql({ config: path.join(dir, 'out', 'graphql.json'), port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 'test', logger: testLogger() });
+  execFileSync(
+    process.execPath,
+    ['bin/sluice.js', 'compile', '-f', path.join(dir, 'resources.yaml'), '-o', path.join(dir, 'out')],
+    { stdio: 'pipe' },
+  );
+  sidecar = await startGraphql({
+    config: path.join(dir, 'out', 'graphql.json'),
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 'test',
+    logger: testLogger(),
+  });
 });
 
 afterAll(async () => {
@@ -145,7 +156,11 @@ test('the compiled set holds the three APIs, the stitched one over the two gRPC 
 
 test('GetProduct(id: 1) returns the merged object: name from products, seller fields from users', async () => {
   const query = 'query { GetProduct(id: 1) { name seller { username fullName userId } } }';
-  const want = { data: { GetProduct: { name: 'Product 1', seller: { username: 'user1', fullName: 'User Number 1', userId: '1001' } } } };
+  const want = {
+    data: {
+      GetProduct: { name: 'Product 1', seller: { username: 'user1', fullName: 'User Number 1', userId: '1001' } },
+    },
+  };
   expect(await post(query)).toEqual({ status: 200, json: want });
   expect([grpcServer.count('products.ProductService/GetProduct'), grpcServer.count(GET_USER)]).toEqual([1, 1]);
   grpcServer.reset();
@@ -160,28 +175,46 @@ describe.each(['plan', 'fallback'] as const)('a list of products with repeated s
     const result = how === 'plan' ? (await post(query)).json : await fallback(query);
     const list = (result.data as { TopProducts: { name: string; seller: unknown }[] }).TopProducts;
     expect(list).toHaveLength(10);
-    expect(list[3]).toEqual({ name: 'Product 4', seller: { username: 'user1', fullName: 'User Number 1', userId: '1001' } });
+    expect(list[3]).toEqual({
+      name: 'Product 4',
+      seller: { username: 'user1', fullName: 'User Number 1', userId: '1001' },
+    });
     // Seller 4 is unknown to users (NOT_FOUND): its fields are null with errors at their paths; product 9 has no seller.
     expect(list[6]).toEqual({ name: 'Product 7', seller: { username: null, fullName: null, userId: null } });
     expect(list[8]).toEqual({ name: 'Product 9', seller: null });
-    expect(errorPaths(result)).toEqual(['fullName', 'userId', 'username'].map((f) => JSON.stringify(['TopProducts', 6, 'seller', f])));
+    expect(errorPaths(result)).toEqual(
+      ['fullName', 'userId', 'username'].map((f) => JSON.stringify(['TopProducts', 6, 'seller', f])),
+    );
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND' });
     // Sellers 1, 2, 3 and 4.
     expect(grpcServer.count('products.ProductService/TopProducts')).toBe(1);
     expect(grpcServer.count(GET_USER)).toBe(4);
-    expect(grpcServer.calls.filter((c) => c.method === GET_USER).map((c) => c.request.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(
+      grpcServer.calls
+        .filter((c) => c.method === GET_USER)
+        .map((c) => c.request.id)
+        .sort(),
+    ).toEqual([1, 2, 3, 4]);
     // Each GetUser is answered after 100 ms: made one after the other, no two would be in flight together.
     expect(grpcServer.peakInFlight).toBeGreaterThan(1);
   });
 });
 
 test('a failed merge call: the same data and error paths on both paths, at the fields that failed', async () => {
-  const query = '{ a: GetProduct(id: 7) { seller { id username } } b: GetProduct(id: 9) { name seller { username } } GetUser(id: 2) { fullName } }';
+  const query =
+    '{ a: GetProduct(id: 7) { seller { id username } } b: GetProduct(id: 9) { name seller { username } } GetUser(id: 2) { fullName } }';
   const planned = (await post(query)).json;
   const stitched = await fallback(query);
-  const data = { a: { seller: { id: '4', username: null } }, b: { name: 'Product 9', seller: null }, GetUser: { fullName: 'User Number 2' } };
+  const data = {
+    a: { seller: { id: '4', username: null } },
+    b: { name: 'Product 9', seller: null },
+    GetUser: { fullName: 'User Number 2' },
+  };
   expect([planned.data, stitched.data]).toEqual([data, data]);
-  expect([errorPaths(planned), errorPaths(stitched)]).toEqual([[JSON.stringify(['a', 'seller', 'username'])], [JSON.stringify(['a', 'seller', 'username'])]]);
+  expect([errorPaths(planned), errorPaths(stitched)]).toEqual([
+    [JSON.stringify(['a', 'seller', 'username'])],
+    [JSON.stringify(['a', 'seller', 'username'])],
+  ]);
   expect(planned.errors![0]!.extensions).toMatchObject({ code: 'NOT_FOUND' });
 });
 
@@ -192,15 +225,26 @@ describe('the stitched API over HTTP', () => {
     const query = '{ __schema { queryType { fields { name } } } }';
     const res = await post(query);
     expect(res.status).toBe(200);
-    const fields = (res.json.data as { __schema: { queryType: { fields: { name: string }[] } } }).__schema.queryType.fields.map((f) => f.name).sort();
+    const fields = (
+      res.json.data as { __schema: { queryType: { fields: { name: string }[] } } }
+    ).__schema.queryType.fields
+      .map((f) => f.name)
+      .sort();
     expect(fields).toEqual(['GetProduct', 'GetUser', 'TopProducts']);
     // The product API alone refuses it.
-    const alone = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', [GRAPHQL_API_HEADER]: 'default.product-api' }, body: JSON.stringify({ query }) });
+    const alone = await fetch(url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [GRAPHQL_API_HEADER]: 'default.product-api' },
+      body: JSON.stringify({ query }),
+    });
     expect(((await alone.json()) as ExecutionResult).errors?.[0]?.message).toMatch(/introspection has been disabled/);
   });
 
   test('GET runs a stitched query', async () => {
-    const res = await fetch(`${url()}?query=${encodeURIComponent('{ GetProduct(id: 2) { name seller { username } } }')}`, { headers: { [GRAPHQL_API_HEADER]: 'default.shop-api' } });
+    const res = await fetch(
+      `${url()}?query=${encodeURIComponent('{ GetProduct(id: 2) { name seller { username } } }')}`,
+      { headers: { [GRAPHQL_API_HEADER]: 'default.shop-api' } },
+    );
     expect(await res.json()).toEqual({ data: { GetProduct: { name: 'Product 2', seller: { username: 'user2' } } } });
   });
 
@@ -215,7 +259,11 @@ describe('the stitched API over HTTP', () => {
         body: JSON.stringify({ query: '{ GetProduct(id: 1) { name seller { email } } }' }),
       });
       const json = (await res.json()) as ExecutionResult;
-      expect({ status: res.status, hasData: 'data' in json, message: json.errors?.[0]?.message }).toEqual({ status, hasData: false, message: 'Cannot query field "email" on type "User".' });
+      expect({ status: res.status, hasData: 'data' in json, message: json.errors?.[0]?.message }).toEqual({
+        status,
+        hasData: false,
+        message: 'Cannot query field "email" on type "User".',
+      });
     }
     expect(grpcServer.calls).toHaveLength(0);
   });

@@ -87,8 +87,23 @@ beforeAll(async () => {
   write('vs.yaml', VIRTUAL_SERVICE);
   // Does not compile (the schema is required): serve starts with nothing to send.
   write('api.yaml', api(''));
-  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger(), debounceMs: 20 });
-  server = await startGraphql({ xds: `127.0.0.1:${serving.xdsPort}`, nodeId: NODE, port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
+  serving = await startServe({
+    paths: [dir],
+    compileOptions: DEFAULT_OPTIONS,
+    host: '127.0.0.1',
+    xdsPort: 0,
+    adminPort: 0,
+    logger: testLogger(),
+    debounceMs: 20,
+  });
+  server = await startGraphql({
+    xds: `127.0.0.1:${serving.xdsPort}`,
+    nodeId: NODE,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: testLogger(),
+  });
 });
 
 afterAll(async () => {
@@ -99,7 +114,14 @@ afterAll(async () => {
 test('not ready until the control plane sends a configuration, then serves it and follows each edit', async () => {
   expect(serving.firstCompile.ok).toBe(false);
   expect(await readyz()).toBe(503);
-  expect(await query('{ hello }')).toEqual({ status: 503, json: { errors: [{ message: 'not ready: no configuration from the control plane yet', extensions: { code: 'NOT_READY' } }] } });
+  expect(await query('{ hello }')).toEqual({
+    status: 503,
+    json: {
+      errors: [
+        { message: 'not ready: no configuration from the control plane yet', extensions: { code: 'NOT_READY' } },
+      ],
+    },
+  });
 
   let reply = nextReply();
   write('api.yaml', api('type Query { hello: String }'));
@@ -120,22 +142,37 @@ test('a set the sidecar cannot build is NACKed with the reason; the last good on
   const xds = new XdsServer(cache);
   const port = await xds.listen('127.0.0.1', 0);
   const node = `${NODE}-nack`;
-  const sidecar = await startGraphql({ xds: `127.0.0.1:${port}`, nodeId: node, port: 0, adminPort: 0, host: '127.0.0.1', logger: testLogger() });
+  const sidecar = await startGraphql({
+    xds: `127.0.0.1:${port}`,
+    nodeId: node,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    logger: testLogger(),
+  });
   try {
     const reply = (): Promise<string> =>
       new Promise((resolve) => {
-        const on = (kind: string) => (e: { node: string; typeUrl: string }) => e.node === node && e.typeUrl === TYPE_URL.graphqlApi && resolve(kind);
+        const on = (kind: string) => (e: { node: string; typeUrl: string }) =>
+          e.node === node && e.typeUrl === TYPE_URL.graphqlApi && resolve(kind);
         xds.once('ack', on('ack'));
         xds.once('nack', on('nack'));
       });
-    const push = (schema: string) => cache.setSnapshot(buildSnapshot({ [TYPE_URL.graphqlApi]: [{ name: 'default.hello', executable: { schema_definition: schema } }] }));
+    const push = (schema: string) =>
+      cache.setSnapshot(
+        buildSnapshot({
+          [TYPE_URL.graphqlApi]: [{ name: 'default.hello', executable: { schema_definition: schema } }],
+        }),
+      );
     let r = reply();
     push('type Query { hello: String }');
     expect(await r).toBe('ack');
     r = reply();
     push('type Query { hello: Nope }');
     expect(await r).toBe('nack');
-    expect(cache.lastNack(node, TYPE_URL.graphqlApi)?.errorDetail.message).toBe('GraphQLApi default.hello: executable.schema_definition: Unknown type "Nope".');
+    expect(cache.lastNack(node, TYPE_URL.graphqlApi)?.errorDetail.message).toBe(
+      'GraphQLApi default.hello: executable.schema_definition: Unknown type "Nope".',
+    );
     const res = await fetch(`http://127.0.0.1:${sidecar.port}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-sluice-graphql-api': 'default.hello' },

@@ -27,9 +27,12 @@ const FILES = { sluice: 'deploy/kubernetes/crds/sluice.yaml', gloo: 'deploy/kube
 const committed = (groups: keyof typeof FILES) => loadAll(readFileSync(FILES[groups], 'utf8')) as Json[];
 
 describe('the committed CRDs', () => {
-  test.each(Object.entries(FILES))('%s groups: %s is what the definitions generate (npm run crds rewrites it)', (groups, file) => {
-    expect(readFileSync(file, 'utf8')).toBe(crdsYaml(groups as keyof typeof FILES));
-  });
+  test.each(Object.entries(FILES))(
+    '%s groups: %s is what the definitions generate (npm run crds rewrites it)',
+    (groups, file) => {
+      expect(readFileSync(file, 'utf8')).toBe(crdsYaml(groups as keyof typeof FILES));
+    },
+  );
 
   test('`sluice crds --groups gloo` prints the committed file', async () => {
     const { stdout } = await run(process.execPath, ['bin/sluice.js', 'crds', '--groups', 'gloo']);
@@ -37,25 +40,41 @@ describe('the committed CRDs', () => {
   });
 
   test('every kind Sluice reads from an API group has a CRD under both group sets; RequestTest and core v1 kinds have none', () => {
-    const names = (groups: keyof typeof FILES) => committed(groups).map((crd) => `${((crd.spec as Json).names as Json).kind} ${(crd.spec as Json).group}`);
+    const names = (groups: keyof typeof FILES) =>
+      committed(groups).map((crd) => `${((crd.spec as Json).names as Json).kind} ${(crd.spec as Json).group}`);
     expect(names('sluice')).toEqual(crdKinds(KINDS, 'sluice').map((k) => `${k.kind} ${k.apiVersion.split('/')[0]}`));
     expect(names('gloo')).toEqual(crdKinds(KINDS, 'gloo').map((k) => `${k.kind} ${k.glooApiVersion!.split('/')[0]}`));
-    expect(names('sluice')).toEqual(['VirtualService', 'RouteTable', 'Gateway', 'AuthConfig', 'Upstream', 'UpstreamGroup', 'GraphQLApi'].map((kind) => expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`))));
-    expect(names('sluice').some((n) => n.startsWith('RequestTest') || n.startsWith('Service') || n.startsWith('Secret'))).toBe(false);
+    expect(names('sluice')).toEqual(
+      ['VirtualService', 'RouteTable', 'Gateway', 'AuthConfig', 'Upstream', 'UpstreamGroup', 'GraphQLApi'].map((kind) =>
+        expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`)),
+      ),
+    );
+    expect(
+      names('sluice').some((n) => n.startsWith('RequestTest') || n.startsWith('Service') || n.startsWith('Secret')),
+    ).toBe(false);
   });
 
-  test.each(Object.keys(FILES))('%s groups: every CRD is structural and valid for apiextensions.k8s.io/v1', (groups) => {
-    const crds = committed(groups as keyof typeof FILES);
-    expect(crds.length).toBeGreaterThanOrEqual(7);
-    expect(crds.flatMap((crd) => crdProblems(crd).map((p) => `${(crd.metadata as Json).name}: ${p}`))).toEqual([]);
-  });
+  test.each(Object.keys(FILES))(
+    '%s groups: every CRD is structural and valid for apiextensions.k8s.io/v1',
+    (groups) => {
+      const crds = committed(groups as keyof typeof FILES);
+      expect(crds.length).toBeGreaterThanOrEqual(7);
+      expect(crds.flatMap((crd) => crdProblems(crd).map((p) => `${(crd.metadata as Json).name}: ${p}`))).toEqual([]);
+    },
+  );
 
   test("Gloo's groups keep Gloo's names and short names; Sluice's short names do not clash with them", () => {
-    const byName = (groups: keyof typeof FILES) => new Map(committed(groups).map((crd) => [(crd.metadata as Json).name, (crd.spec as Json).names as Json]));
-    expect(byName('gloo').get('virtualservices.gateway.solo.io')).toMatchObject({ shortNames: ['vs', 'gvs'], categories: ['gloo-gateway', 'sluice'] });
+    const byName = (groups: keyof typeof FILES) =>
+      new Map(committed(groups).map((crd) => [(crd.metadata as Json).name, (crd.spec as Json).names as Json]));
+    expect(byName('gloo').get('virtualservices.gateway.solo.io')).toMatchObject({
+      shortNames: ['vs', 'gvs'],
+      categories: ['gloo-gateway', 'sluice'],
+    });
     expect(byName('gloo').get('authconfigs.enterprise.gloo.solo.io')).toMatchObject({ shortNames: ['ac', 'gac'] });
     const gloo = new Set([...byName('gloo').values()].flatMap((n) => n.shortNames as string[]));
-    expect([...byName('sluice').values()].flatMap((n) => n.shortNames as string[]).filter((s) => gloo.has(s))).toEqual([]);
+    expect([...byName('sluice').values()].flatMap((n) => n.shortNames as string[]).filter((s) => gloo.has(s))).toEqual(
+      [],
+    );
   });
 });
 
@@ -71,23 +90,54 @@ describe('the structural checker', () => {
   });
 
   test('finds a pattern RE2 does not compile, metadata restrictions, a bad set and a bad printer column', () => {
-    expect(structuralProblems({ type: 'object', properties: { a: { type: 'string', pattern: '(?=x)' } } })).toEqual([expect.stringContaining('not RE2 syntax')]);
-    expect(structuralProblems({ type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } })).toEqual([expect.stringContaining('only name and generateName')]);
-    expect(structuralProblems({ type: 'object', properties: { a: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object' } } } })).toEqual([expect.stringContaining('scalars')]);
-    expect(structuralProblems({ type: 'object', properties: { a: { type: 'object', oneOf: [{ properties: { b: { type: 'string' } } }] } } })).toEqual([
+    expect(structuralProblems({ type: 'object', properties: { a: { type: 'string', pattern: '(?=x)' } } })).toEqual([
+      expect.stringContaining('not RE2 syntax'),
+    ]);
+    expect(
+      structuralProblems({
+        type: 'object',
+        properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } },
+      }),
+    ).toEqual([expect.stringContaining('only name and generateName')]);
+    expect(
+      structuralProblems({
+        type: 'object',
+        properties: { a: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object' } } },
+      }),
+    ).toEqual([expect.stringContaining('scalars')]);
+    expect(
+      structuralProblems({
+        type: 'object',
+        properties: { a: { type: 'object', oneOf: [{ properties: { b: { type: 'string' } } }] } },
+      }),
+    ).toEqual([
       expect.stringContaining('.a(oneOf)[0].b: type may not be set inside a junctor'),
       expect.stringContaining('.a(oneOf)[0]: property b is not specified outside'),
     ]);
     const crd = customResourceDefinition(VIRTUAL_SERVICE, 'sluice') as any;
     crd.spec.versions[0].additionalPrinterColumns.push({ name: 'X', type: 'object', jsonPath: 'status' });
-    expect(crdProblems(crd)).toEqual([expect.stringContaining('type object is not allowed'), expect.stringContaining('jsonPath must be')]);
+    expect(crdProblems(crd)).toEqual([
+      expect.stringContaining('type object is not allowed'),
+      expect.stringContaining('jsonPath must be'),
+    ]);
   });
 
   test('the generator refuses what it cannot express instead of writing a schema the API server would refuse', () => {
-    expect(() => structural({ type: ['string', 'boolean'] }, 'spec.x')).toThrow('spec.x: the type ["string","boolean"] has no structural form');
-    expect(() => structural({ oneOf: [{ type: 'integer' }, { const: 'upstream' }] }, 'spec.status')).toThrow('branches of several types (integer, string)');
-    expect(() => structural({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } }, 'spec')).toThrow('properties and additionalProperties together');
-    expect(() => structural({ type: 'object', patternProperties: {} }, 'spec')).toThrow('the keyword patternProperties has no structural form');
+    expect(() => structural({ type: ['string', 'boolean'] }, 'spec.x')).toThrow(
+      'spec.x: the type ["string","boolean"] has no structural form',
+    );
+    expect(() => structural({ oneOf: [{ type: 'integer' }, { const: 'upstream' }] }, 'spec.status')).toThrow(
+      'branches of several types (integer, string)',
+    );
+    expect(() =>
+      structural(
+        { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
+        'spec',
+      ),
+    ).toThrow('properties and additionalProperties together');
+    expect(() => structural({ type: 'object', patternProperties: {} }, 'spec')).toThrow(
+      'the keyword patternProperties has no structural form',
+    );
   });
 });
 
@@ -114,7 +164,11 @@ describe('the CRD schemas agree with sluice validate', () => {
   const acceptedBySluice = (doc: LoadedDocument) => validateDocuments([doc]).resources.length === 1;
   const acceptedByCrd = (value: Json) => validatorOf(value)!(value);
   const canonical = (doc: LoadedDocument) => {
-    const definition = KINDS.find((k) => k.kind === doc.value.kind && (k.apiVersion === doc.value.apiVersion || k.glooApiVersion === doc.value.apiVersion));
+    const definition = KINDS.find(
+      (k) =>
+        k.kind === doc.value.kind &&
+        (k.apiVersion === doc.value.apiVersion || k.glooApiVersion === doc.value.apiVersion),
+    );
     return !definition?.glooApiVersion || !definition.spec || normaliseDocument(doc, definition.spec).doc === doc;
   };
 
@@ -127,18 +181,34 @@ describe('the CRD schemas agree with sluice validate', () => {
   test('every example and golden resource Sluice accepts is accepted by its CRD, under both group sets', () => {
     expect(documents.length).toBeGreaterThan(100);
     const groups = new Set(documents.map((d) => String(d.value.apiVersion).split('/')[0]));
-    expect([...groups]).toEqual(expect.arrayContaining(['gateway.gateway.example', 'gateway.solo.io', 'gloo.solo.io', 'enterprise.gloo.solo.io']));
-    const refused = documents.flatMap((d) => (acceptedByCrd(d.value) ? [] : [`${d.file}: ${d.value.kind} ${(d.value.metadata as Json).name}: ${JSON.stringify(validatorOf(d.value)!.errors?.slice(0, 3))}`]));
+    expect([...groups]).toEqual(
+      expect.arrayContaining(['gateway.gateway.example', 'gateway.solo.io', 'gloo.solo.io', 'enterprise.gloo.solo.io']),
+    );
+    const refused = documents.flatMap((d) =>
+      acceptedByCrd(d.value)
+        ? []
+        : [
+            `${d.file}: ${d.value.kind} ${(d.value.metadata as Json).name}: ${JSON.stringify(validatorOf(d.value)!.errors?.slice(0, 3))}`,
+          ],
+    );
     expect(refused).toEqual([]);
   });
 
   /** Every object and scalar under spec, with the path to it. */
-  function* nodes(value: unknown, path: (string | number)[] = []): Generator<{ path: (string | number)[]; value: unknown }> {
+  function* nodes(
+    value: unknown,
+    path: (string | number)[] = [],
+  ): Generator<{ path: (string | number)[]; value: unknown }> {
     yield { path, value };
     if (Array.isArray(value)) for (const [i, v] of value.entries()) yield* nodes(v, [...path, i]);
-    else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) yield* nodes(v, [...path, k]);
+    else if (typeof value === 'object' && value !== null)
+      for (const [k, v] of Object.entries(value)) yield* nodes(v, [...path, k]);
   }
-  const mutated = (doc: LoadedDocument, path: (string | number)[], change: (parent: any, key: string | number) => void): LoadedDocument => {
+  const mutated = (
+    doc: LoadedDocument,
+    path: (string | number)[],
+    change: (parent: any, key: string | number) => void,
+  ): LoadedDocument => {
     const value = structuredClone(doc.value);
     let parent: any = value;
     for (const key of path.slice(0, -1)) parent = parent[key];
@@ -155,7 +225,8 @@ describe('the CRD schemas agree with sluice validate', () => {
         const typo = mutated(doc, [...node.path, 'misspeltField'], (parent, key) => (parent[key] = 'x'));
         if (acceptedBySluice(typo)) continue; // an open node (a Gloo Value, claims)
         checked++;
-        if (acceptedByCrd(typo.value)) disagreements.push(`${doc.file}: ${doc.value.kind} ${node.path.join('.')}.misspeltField`);
+        if (acceptedByCrd(typo.value))
+          disagreements.push(`${doc.file}: ${doc.value.kind} ${node.path.join('.')}.misspeltField`);
       }
     }
     expect(checked).toBeGreaterThan(1000);
@@ -172,7 +243,10 @@ describe('the CRD schemas agree with sluice validate', () => {
         const wrong = mutated(doc, node.path, (parent, key) => (parent[key] = other(node.value)));
         if (acceptedBySluice(wrong)) continue;
         checked++;
-        if (acceptedByCrd(wrong.value)) disagreements.push(`${doc.file}: ${doc.value.kind} ${node.path.join('.')} = ${JSON.stringify(other(node.value))}`);
+        if (acceptedByCrd(wrong.value))
+          disagreements.push(
+            `${doc.file}: ${doc.value.kind} ${node.path.join('.')} = ${JSON.stringify(other(node.value))}`,
+          );
       }
     }
     expect(checked).toBeGreaterThan(1000);

@@ -16,7 +16,10 @@ function client(node = 'test-node'): DeltaClient {
   return c;
 }
 
-const TWO_CLUSTERS: Shape = { ...BASE, clusters: { web: '10.0.0.1:80', api: '10.0.0.2:80', dns: 'svc.default.svc.cluster.local:80' } };
+const TWO_CLUSTERS: Shape = {
+  ...BASE,
+  clusters: { web: '10.0.0.1:80', api: '10.0.0.2:80', dns: 'svc.default.svc.cluster.local:80' },
+};
 
 beforeEach(async () => {
   ({ server, cache, port } = await startServer());
@@ -70,7 +73,9 @@ test('removed resources are listed in removed_resources; unsubscribed names are 
   c.send({ type_url: T.endpoint, resource_names_unsubscribe: ['web'] });
   await done;
 
-  cache.setSnapshot(snapshotOf({ ...TWO_CLUSTERS, clusters: { dns: 'svc.default.svc.cluster.local:80', web: '10.0.0.9:80' } }));
+  cache.setSnapshot(
+    snapshotOf({ ...TWO_CLUSTERS, clusters: { dns: 'svc.default.svc.cluster.local:80', web: '10.0.0.9:80' } }),
+  );
   const cds = await c.expect(T.cluster);
   // The EDS cluster web itself is unchanged (its endpoints live in EDS): only the removal is sent.
   expect(cds.resources).toEqual([]);
@@ -90,7 +95,9 @@ test('a reconnecting client sends initial_resource_versions and gets only what d
   first.close();
   const have = Object.fromEntries(cds.resources.map((r) => [r.name, r.version]));
 
-  cache.setSnapshot(snapshotOf({ ...TWO_CLUSTERS, clusters: { ...TWO_CLUSTERS.clusters, dns: 'other.default.svc.cluster.local:80' } }));
+  cache.setSnapshot(
+    snapshotOf({ ...TWO_CLUSTERS, clusters: { ...TWO_CLUSTERS.clusters, dns: 'other.default.svc.cluster.local:80' } }),
+  );
   const again = client();
   again.send({ type_url: T.cluster, initial_resource_versions: { ...have, stale: 'v0' } });
   const r = await again.expect(T.cluster);
@@ -115,13 +122,22 @@ test('a NACK is recorded; the rejected resource version is not resent, on this s
   const bad = await c.expect(T.route);
   const nacked = new Promise((resolve) => server.once('nack', resolve));
   c.send({ type_url: T.route, response_nonce: bad.nonce, error_detail: { code: 3, message: 'rejected' } });
-  expect(await nacked).toMatchObject({ node: 'nacker', typeUrl: T.route, version: bad.system_version_info, errorDetail: { message: 'rejected' } });
+  expect(await nacked).toMatchObject({
+    node: 'nacker',
+    typeUrl: T.route,
+    version: bad.system_version_info,
+    errorDetail: { message: 'rejected' },
+  });
   expect(cache.lastNack('nacker', T.route)?.resources.get('http-8080')).toBe(bad.resources[0].version);
 
   c.close();
   const again = client('nacker');
   const done = handled(server);
-  again.send({ type_url: T.route, resource_names_subscribe: ['http-8080'], initial_resource_versions: { 'http-8080': good.resources[0].version } });
+  again.send({
+    type_url: T.route,
+    resource_names_subscribe: ['http-8080'],
+    initial_resource_versions: { 'http-8080': good.resources[0].version },
+  });
   await done;
   expect(again.inbox.pending).toBe(0);
 
@@ -143,14 +159,25 @@ test('a delta response ACKed with an unknown nonce records nothing', async () =>
 
 test('on a change, delta pushes in ADS order too: clusters, endpoints, listeners, routes', async () => {
   const c = client();
-  for (const [type, names] of [[T.route, ['http-8080']], [T.listener, []], [T.endpoint, ['web']], [T.cluster, []]] as const) {
+  for (const [type, names] of [
+    [T.route, ['http-8080']],
+    [T.listener, []],
+    [T.endpoint, ['web']],
+    [T.cluster, []],
+  ] as const) {
     c.send({ type_url: type, resource_names_subscribe: [...names] });
     const r = await c.expect(type);
     const done = handled(server);
     c.ack(r);
     await done;
   }
-  cache.setSnapshot(snapshotOf({ vhosts: { 'default.web': ['/x', 'web'] }, clusters: { web: '10.0.0.5:80', api: '10.0.0.2:80', dns: 'dns.example:80', more: 'more.example:80' }, port: 9090 }));
+  cache.setSnapshot(
+    snapshotOf({
+      vhosts: { 'default.web': ['/x', 'web'] },
+      clusters: { web: '10.0.0.5:80', api: '10.0.0.2:80', dns: 'dns.example:80', more: 'more.example:80' },
+      port: 9090,
+    }),
+  );
   const order = [];
   for (let i = 0; i < 4; i++) order.push((await c.next()).type_url);
   expect(order).toEqual([T.cluster, T.endpoint, T.listener, T.route]);

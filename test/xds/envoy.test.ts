@@ -99,7 +99,14 @@ describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (del
       debounceMs: 20,
     });
     const adminPort = await closedPort();
-    const bootstrap = adsBootstrap({ xdsAddress: { host: '127.0.0.1', port: serving.xdsPort }, nodeId: 'e2e', nodeCluster: 'e2e', adminPort, delta, listenerPort });
+    const bootstrap = adsBootstrap({
+      xdsAddress: { host: '127.0.0.1', port: serving.xdsPort },
+      nodeId: 'e2e',
+      nodeCluster: 'e2e',
+      adminPort,
+      delta,
+      listenerPort,
+    });
     expect(verifyBootstrap(bootstrap)).toEqual([]);
     const config = path.join(dir, 'envoy.yaml');
     writeFileSync(config, serialize(bootstrap, 'yaml'));
@@ -129,7 +136,9 @@ describeWithEnvoy.each([{ delta: false }, { delta: true }])('Envoy over ADS (del
     expect(await get(listenerPort, '/two/y')).toEqual({ status: 200, body: 'echo /two/y' });
     expect((await get(listenerPort, '/one')).status).toBe(404);
 
-    const failed = new Promise<CompileOutcome>((resolve) => serving.control.on('compiled', (o: CompileOutcome) => !o.ok && resolve(o)));
+    const failed = new Promise<CompileOutcome>((resolve) =>
+      serving.control.on('compiled', (o: CompileOutcome) => !o.ok && resolve(o)),
+    );
     writeFileSync(`${file}.tmp`, resources(echoPort, '/three', 'nowhere'));
     renameSync(`${file}.tmp`, file);
     await failed;

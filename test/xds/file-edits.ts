@@ -32,7 +32,8 @@ const BROKEN = [
   'apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: dangling, namespace: default}\nspec:\n  virtualHost:\n    domains: [dangling.example]\n    routes:\n      - routeAction: {single: {upstream: {name: nowhere, namespace: default}}}\n',
 ];
 
-const fileOfUpstream = (name: string): FileName => (Number(name.slice(1)) % 2 ? 'upstreams-b.yaml' : 'upstreams-a.yaml');
+const fileOfUpstream = (name: string): FileName =>
+  Number(name.slice(1)) % 2 ? 'upstreams-b.yaml' : 'upstreams-a.yaml';
 const fileOfVhost = (name: string): FileName => (Number(name.slice(1)) % 2 ? 'routes-b.yaml' : 'routes-a.yaml');
 
 const upstream = (name: string, namespace: string, host: string) =>
@@ -41,15 +42,26 @@ const upstream = (name: string, namespace: string, host: string) =>
 function render(world: World, file: FileName): string {
   const docs: string[] = [];
   if (file.startsWith('upstreams')) {
-    for (const [name, host] of [...world.upstreams].sort()) if (fileOfUpstream(name) === file) docs.push(upstream(name, 'default', host));
-    if (file === 'upstreams-a.yaml') for (const [service, ip] of [...world.overrides].sort()) docs.push(upstream(`default-${service}-8080`, 'sluice-system', ip));
+    for (const [name, host] of [...world.upstreams].sort())
+      if (fileOfUpstream(name) === file) docs.push(upstream(name, 'default', host));
+    if (file === 'upstreams-a.yaml')
+      for (const [service, ip] of [...world.overrides].sort())
+        docs.push(upstream(`default-${service}-8080`, 'sluice-system', ip));
   } else if (file === 'services.yaml') {
-    for (const name of [...world.services].sort()) docs.push(`apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: default}\nspec:\n  ports: [{port: 8080}]\n`);
+    for (const name of [...world.services].sort())
+      docs.push(
+        `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: default}\nspec:\n  ports: [{port: 8080}]\n`,
+      );
   } else {
     for (const [name, [kind, target]] of [...world.vhosts].sort()) {
       if (fileOfVhost(name) !== file) continue;
-      const destination = kind === 'upstream' ? `{upstream: {name: ${target}, namespace: default}}` : `{kube: {ref: {name: ${target}, namespace: default}, port: 8080}}`;
-      docs.push(`apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: default}\nspec:\n  virtualHost:\n    domains: [${name}.example]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: ${destination}}\n`);
+      const destination =
+        kind === 'upstream'
+          ? `{upstream: {name: ${target}, namespace: default}}`
+          : `{kube: {ref: {name: ${target}, namespace: default}, port: 8080}}`;
+      docs.push(
+        `apiVersion: gateway.gateway.example/v1\nkind: VirtualService\nmetadata: {name: ${name}, namespace: default}\nspec:\n  virtualHost:\n    domains: [${name}.example]\n    routes:\n      - matchers: [{prefix: /}]\n        routeAction: {single: ${destination}}\n`,
+      );
     }
   }
   // An empty file is a valid input (no documents).
@@ -58,10 +70,18 @@ function render(world: World, file: FileName): string {
 
 export class FileEditor {
   private readonly world: World = {
-    upstreams: new Map([['u0', '10.0.0.1'], ['u1', 'u1.example'], ['u2', '10.0.0.2']]),
+    upstreams: new Map([
+      ['u0', '10.0.0.1'],
+      ['u1', 'u1.example'],
+      ['u2', '10.0.0.2'],
+    ]),
     services: new Set(['s0', 's1']),
     overrides: new Map(),
-    vhosts: new Map([['v0', ['upstream', 'u0']], ['v1', ['service', 's0']], ['v2', ['upstream', 'u2']]]),
+    vhosts: new Map([
+      ['v0', ['upstream', 'u0']],
+      ['v1', ['service', 's0']],
+      ['v2', ['upstream', 'u2']],
+    ]),
   };
   private nextName = 3;
   /** A file broken or deleted by the last save, to be written again. */
@@ -153,7 +173,8 @@ export class FileEditor {
       } else {
         // A VirtualService added or routed elsewhere.
         const name = r.chance(0.3) ? `v${this.nextName++}` : r.pick([...w.vhosts.keys(), 'v0']);
-        const target: ['upstream' | 'service', string] = w.services.size > 0 && r.chance(0.4) ? ['service', r.pick([...w.services])] : ['upstream', r.pick(names)];
+        const target: ['upstream' | 'service', string] =
+          w.services.size > 0 && r.chance(0.4) ? ['service', r.pick([...w.services])] : ['upstream', r.pick(names)];
         w.vhosts.set(name, target);
         touched.add(fileOfVhost(name));
         kind = 'a VirtualService routed';

@@ -32,7 +32,12 @@ export function compiled(shape: Shape): XdsSet {
   set.listeners.set(listener.name as string, listener);
   for (const [name, target] of Object.entries(shape.clusters).sort()) {
     const [host, port] = target.split(':');
-    const assignment = { cluster_name: name, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: Number(port) } } } }] }] };
+    const assignment = {
+      cluster_name: name,
+      endpoints: [
+        { lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: Number(port) } } } }] },
+      ],
+    };
     if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
       set.clusters.set(name, { name, type: 'EDS', eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE } });
       set.endpoints.set(name, assignment);
@@ -40,7 +45,11 @@ export function compiled(shape: Shape): XdsSet {
       set.clusters.set(name, { name, type: 'STRICT_DNS', load_assignment: assignment });
     }
   }
-  for (const name of shape.authConfigs ?? []) set.authConfigs.set(name, { name, configs: [{ ldap: { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org' } }] });
+  for (const name of shape.authConfigs ?? [])
+    set.authConfigs.set(name, {
+      name,
+      configs: [{ ldap: { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org' } }],
+    });
   return set;
 }
 
@@ -54,7 +63,9 @@ export const BASE: Shape = {
   authConfigs: ['default.ldap'],
 };
 
-export async function startServer(cache = new SnapshotCache()): Promise<{ server: XdsServer; cache: SnapshotCache; port: number }> {
+export async function startServer(
+  cache = new SnapshotCache(),
+): Promise<{ server: XdsServer; cache: SnapshotCache; port: number }> {
   const server = new XdsServer(cache);
   const port = await server.listen('127.0.0.1', 0);
   return { server, cache, port };

@@ -26,7 +26,10 @@ afterEach(async () => {
 
 /** Edit `i`: the route prefix is /v<i>; every third edit also moves the endpoints of web and adds a cluster. */
 function edit(i: number): Shape {
-  const clusters: Record<string, string> = { web: `10.0.${i % 3 === 0 ? 1 : 0}.${1 + (i % 200)}:80`, dns: 'dns.example:80' };
+  const clusters: Record<string, string> = {
+    web: `10.0.${i % 3 === 0 ? 1 : 0}.${1 + (i % 200)}:80`,
+    dns: 'dns.example:80',
+  };
   if (i % 3 === 0) clusters[`extra${i}`] = `extra${i}.example:80`;
   return { vhosts: { 'default.web': [`/v${i}`, 'web'] }, clusters };
 }
@@ -34,14 +37,21 @@ function edit(i: number): Shape {
 /** Pushes (responses written) per stream and type, from the server's own events. */
 function countPushes(): Map<string, number> {
   const counts = new Map<string, number>();
-  server.on('push', (e: { stream: number; typeUrl: string }) => counts.set(`${e.stream} ${e.typeUrl}`, (counts.get(`${e.stream} ${e.typeUrl}`) ?? 0) + 1));
+  server.on('push', (e: { stream: number; typeUrl: string }) =>
+    counts.set(`${e.stream} ${e.typeUrl}`, (counts.get(`${e.stream} ${e.typeUrl}`) ?? 0) + 1),
+  );
   return counts;
 }
 
 const prefixOf = (json: any): string => json.virtual_hosts[0].routes[0].match.prefix;
 
 async function deltaSubscribe(c: DeltaClient): Promise<void> {
-  for (const [type, names] of [[T.cluster, []], [T.endpoint, ['web']], [T.listener, []], [T.route, ['http-8080']]] as const) {
+  for (const [type, names] of [
+    [T.cluster, []],
+    [T.endpoint, ['web']],
+    [T.listener, []],
+    [T.route, ['http-8080']],
+  ] as const) {
     c.send({ type_url: type, resource_names_subscribe: [...names] });
     c.ack(await c.expect(type));
   }
@@ -93,7 +103,9 @@ test('delta: a client that stops ACKing holds one response per type; the live on
   const cds = merged.get(T.cluster)!;
   expect(cds.resources.map((r) => r.name)).toEqual([`extra${EDITS}`]);
   expect(cds.removed_resources).toEqual([]);
-  expect(merged.get(T.endpoint)!.resources[0].json.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.address).toBe(edit(EDITS).clusters.web.split(':')[0]);
+  expect(
+    merged.get(T.endpoint)!.resources[0].json.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.address,
+  ).toBe(edit(EDITS).clusters.web.split(':')[0]);
   for (const type of [T.cluster, T.endpoint, T.route]) expect(pushes.get(`${stuckId} ${type}`)).toBe(2);
 });
 
@@ -102,7 +114,12 @@ test('SotW: a client that stops ACKing holds one response per type; the live one
   const stuck = new SotwClient(port, 'stuck');
   const live = new SotwClient(port, 'live');
   clients.push(stuck, live);
-  const subs: Array<[string, string[]]> = [[T.cluster, []], [T.endpoint, ['web']], [T.listener, []], [T.route, ['http-8080']]];
+  const subs: Array<[string, string[]]> = [
+    [T.cluster, []],
+    [T.endpoint, ['web']],
+    [T.listener, []],
+    [T.route, ['http-8080']],
+  ];
   for (const c of [stuck, live])
     for (const [type, names] of subs) {
       c.send({ type_url: type, resource_names: names });

@@ -11,7 +11,6 @@ import { ControlPlane } from '../../control-plane/control.js';
 import { memoryLogger } from '../extauth/helpers.js';
 import { tempDir } from '../../harness/temp-dir.js';
 
-
 const SERVICE = `apiVersion: v1
 kind: Service
 metadata: {name: petstore, namespace: default}
@@ -21,7 +20,10 @@ spec:
 
 /** A VirtualService with one route per prefix, each to `service`. */
 function virtualService(prefixes: string[], service = (_i: number) => 'petstore'): string {
-  const routes = prefixes.map((p, i) => `      - matchers: [{prefix: ${p}}]\n        routeAction:\n          single:\n            kube: {ref: {name: ${service(i)}, namespace: default}, port: 8080}\n`);
+  const routes = prefixes.map(
+    (p, i) =>
+      `      - matchers: [{prefix: ${p}}]\n        routeAction:\n          single:\n            kube: {ref: {name: ${service(i)}, namespace: default}, port: 8080}\n`,
+  );
   return `apiVersion: gateway.gateway.example/v1
 kind: VirtualService
 metadata: {name: petstore, namespace: default}
@@ -40,7 +42,11 @@ test('one info line per snapshot; identical errors summarised; at most REPORT_LI
   const { logger, text } = memoryLogger();
   logger.level = 'info';
   const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger });
-  const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; changed?: Record<string, string> });
+  const lines = () =>
+    text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string; changed?: Record<string, string> });
   try {
     await control.recompile();
     for (let i = 1; i <= 20; i++) {
@@ -53,7 +59,10 @@ test('one info line per snapshot; identical errors summarised; at most REPORT_LI
     expect(log.at(-1)!.changed).toEqual({ RouteConfiguration: '+0 ~1 -0' });
 
     // The same broken edit five times: its error in full once, then one line each.
-    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    writeFileSync(
+      vs,
+      virtualService(['/broken'], () => 'nowhere'),
+    );
     for (let i = 0; i < 5; i++) await control.recompile();
     log = lines().slice(21);
     const errorLines = log.filter((l) => l.msg.includes('nowhere'));
@@ -63,7 +72,13 @@ test('one info line per snapshot; identical errors summarised; at most REPORT_LI
 
     // Hundreds of errors: REPORT_LIMIT lines and a count of the rest.
     const before = lines().length;
-    writeFileSync(vs, virtualService(Array.from({ length: 300 }, (_, i) => `/r${i}`), (i) => `nowhere-${i}`));
+    writeFileSync(
+      vs,
+      virtualService(
+        Array.from({ length: 300 }, (_, i) => `/r${i}`),
+        (i) => `nowhere-${i}`,
+      ),
+    );
     await control.recompile();
     log = lines().slice(before);
     expect(control.errors.length).toBeGreaterThanOrEqual(300);
@@ -84,14 +99,28 @@ test('the first good compile after failed ones says at info that the configurati
   const { logger, text } = memoryLogger();
   logger.level = 'info';
   const control = new ControlPlane({ paths: [dir], compileOptions: DEFAULT_OPTIONS, logger });
-  type Line = { level: number; msg: string; version?: string; pushed?: boolean; failedCompiles?: number; generation?: number };
-  const lines = () => text().trim().split('\n').map((l) => JSON.parse(l) as Line);
+  type Line = {
+    level: number;
+    msg: string;
+    version?: string;
+    pushed?: boolean;
+    failedCompiles?: number;
+    generation?: number;
+  };
+  const lines = () =>
+    text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
   const again = (log: Line[]) => log.filter((l) => l.msg.startsWith('the configuration compiles again'));
   try {
     await control.recompile();
     const served = control.version;
     // Broken twice, then the file restored as it was: nothing new to push, and the log says so.
-    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    writeFileSync(
+      vs,
+      virtualService(['/broken'], () => 'nowhere'),
+    );
     await control.recompile();
     await control.recompile();
     let start = lines().length;
@@ -99,19 +128,35 @@ test('the first good compile after failed ones says at info that the configurati
     await control.recompile();
     let log = lines().slice(start);
     expect(again(log)).toEqual([
-      expect.objectContaining({ level: 30, version: served, pushed: false, failedCompiles: 2, msg: `the configuration compiles again after 2 failed compiles; nothing to push: it compiles to the snapshot served all along (${served})` }),
+      expect.objectContaining({
+        level: 30,
+        version: served,
+        pushed: false,
+        failedCompiles: 2,
+        msg: `the configuration compiles again after 2 failed compiles; nothing to push: it compiles to the snapshot served all along (${served})`,
+      }),
     ]);
     expect(log).toHaveLength(1);
 
     // Broken once, then fixed with a change: the new snapshot is what was pushed.
-    writeFileSync(vs, virtualService(['/broken'], () => 'nowhere'));
+    writeFileSync(
+      vs,
+      virtualService(['/broken'], () => 'nowhere'),
+    );
     await control.recompile();
     start = lines().length;
     writeFileSync(vs, virtualService(['/v1']));
     await control.recompile();
     log = lines().slice(start);
     expect(again(log)).toEqual([
-      expect.objectContaining({ level: 30, version: control.version, pushed: true, failedCompiles: 1, generation: 2, msg: `the configuration compiles again after 1 failed compile; pushed snapshot ${control.version} (generation 2)` }),
+      expect.objectContaining({
+        level: 30,
+        version: control.version,
+        pushed: true,
+        failedCompiles: 1,
+        generation: 2,
+        msg: `the configuration compiles again after 1 failed compile; pushed snapshot ${control.version} (generation 2)`,
+      }),
     ]);
     expect(log.map((l) => l.msg)).toEqual([again(log)[0].msg, 'new snapshot']);
 

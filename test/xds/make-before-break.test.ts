@@ -57,7 +57,11 @@ function edits(count: number, seed: number): Shape[] {
   const shapes = [...fixed];
   for (let i = 0; i < count; i++) {
     const clusters: Record<string, string> = {};
-    for (const name of pool) if (random.chance(0.4)) clusters[name] = random.chance(0.6) ? `10.0.${random.int(4)}.${1 + random.int(9)}:80` : `${name}-${random.int(3)}.example:80`;
+    for (const name of pool)
+      if (random.chance(0.4))
+        clusters[name] = random.chance(0.6)
+          ? `10.0.${random.int(4)}.${1 + random.int(9)}:80`
+          : `${name}-${random.int(3)}.example:80`;
     if (Object.keys(clusters).length === 0) clusters[random.pick(pool)] = '10.0.0.9:80';
     const names = Object.keys(clusters);
     const vhosts: Shape['vhosts'] = {};
@@ -71,7 +75,9 @@ async function run(protocol: 'sotw' | 'delta', seed: number): Promise<void> {
   const shapes = edits(EDITS, seed + SEED);
   const random = new Random(seed + SEED + 1);
   cache.setSnapshot(snapshotOf(shapes[0]));
-  const w = (watcher = new EnvoyWatcher(port, protocol, 'watcher', (name) => cache.current!.type(TYPE_URL.endpoint)!.resources.has(name)));
+  const w = (watcher = new EnvoyWatcher(port, protocol, 'watcher', (name) =>
+    cache.current!.type(TYPE_URL.endpoint)!.resources.has(name),
+  ));
   await until(() => w.syncedWith(cache.current!));
   for (const shape of shapes.slice(1)) {
     cache.setSnapshot(snapshotOf(shape));
@@ -110,7 +116,9 @@ async function runOnFiles(protocol: 'sotw' | 'delta', seed: number): Promise<voi
   try {
     expect(serving.firstCompile).toMatchObject({ ok: true });
     const current = () => serving.control.cache.current!;
-    const w = (watcher = new EnvoyWatcher(serving.xdsPort, protocol, 'watcher', (name) => current().type(TYPE_URL.endpoint)!.resources.has(name)));
+    const w = (watcher = new EnvoyWatcher(serving.xdsPort, protocol, 'watcher', (name) =>
+      current().type(TYPE_URL.endpoint)!.resources.has(name),
+    ));
     await until(() => w.syncedWith(current()));
     for (let i = 0; i < SAVES; i++) {
       const compiled = once(serving.control, 'compiled');
@@ -130,7 +138,9 @@ async function runOnFiles(protocol: 'sotw' | 'delta', seed: number): Promise<voi
     }
     await until(() => w.syncedWith(current()));
     expect(w.violations).toEqual([]);
-    expect([...w.state.get(TYPE_URL.cluster)!.keys()].sort()).toEqual([...current().type(TYPE_URL.cluster)!.resources.keys()].sort());
+    expect([...w.state.get(TYPE_URL.cluster)!.keys()].sort()).toEqual(
+      [...current().type(TYPE_URL.cluster)!.resources.keys()].sort(),
+    );
     // Every kind of save was made (the counts show in a failure).
     expect([...editor.kinds.keys()].sort()).toEqual([
       'a Service added',

@@ -17,16 +17,42 @@ import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 import { testLogger } from '../../harness/log-check.js';
 
-
 /** A self-signed certificate for `host` and its key, made by openssl in `dir`. */
 function certificate(dir: string, name: string, host: string): { crt: string; key: string } {
   const crt = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', crt, '-days', '2', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${host}`,
+      '-addext',
+      `subjectAltName=DNS:${host}`,
+    ],
+    { stdio: 'ignore' },
+  );
   return { crt: readFileSync(crt, 'utf8'), key: readFileSync(key, 'utf8') };
 }
 
-const indent = (text: string) => text.trim().split('\n').map((l) => `    ${l}`).join('\n');
+const indent = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 function secret(pair: { crt: string; key: string }): string {
   return `apiVersion: v1
@@ -107,7 +133,15 @@ test('a Secret edited on disk is pushed over SDS alone; the listener keeps its v
 
   let log = '';
   const sink = new Writable({ write: (chunk, _enc, done) => ((log += String(chunk)), done()) });
-  serving = await startServe({ paths: [dir], compileOptions: DEFAULT_OPTIONS, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger('trace', sink), debounceMs: 20 });
+  serving = await startServe({
+    paths: [dir],
+    compileOptions: DEFAULT_OPTIONS,
+    host: '127.0.0.1',
+    xdsPort: 0,
+    adminPort: 0,
+    logger: testLogger('trace', sink),
+    debounceMs: 20,
+  });
   const s = serving;
   expect(s.firstCompile.ok).toBe(true);
 

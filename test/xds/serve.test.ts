@@ -18,7 +18,6 @@ import { TYPE_URL as T } from './fixtures.js';
 import { tempDir } from '../../harness/temp-dir.js';
 import { testLogger } from '../../harness/log-check.js';
 
-
 const SERVICE = `apiVersion: v1
 kind: Service
 metadata: {name: petstore, namespace: default}
@@ -115,7 +114,10 @@ test('files edited on disk while clients are connected: good edits pushed, a bro
   clients.push(sotw, delta);
   sotw.send({ type_url: T.cluster });
   const cds = await sotw.expect(T.cluster);
-  expect(cds.resources.map((c) => `${c.name}:${c.type}`).sort()).toEqual(['default-petstore-8080:STRICT_DNS', 'legacy:EDS']);
+  expect(cds.resources.map((c) => `${c.name}:${c.type}`).sort()).toEqual([
+    'default-petstore-8080:STRICT_DNS',
+    'legacy:EDS',
+  ]);
   sotw.ack(cds);
   sotw.send({ type_url: T.endpoint, resource_names: ['legacy'] });
   sotw.ack(await sotw.expect(T.endpoint), ['legacy']);
@@ -146,7 +148,10 @@ test('files edited on disk while clients are connected: good edits pushed, a bro
   const outcome = await failed;
   expect(outcome.ok).toBe(false);
   const status = JSON.parse((await http(s.adminPort, '/status')).body);
-  const [resource, errors] = Object.entries(status.errors)[0] as [string, Array<{ text: string; file: string; line: number }>];
+  const [resource, errors] = Object.entries(status.errors)[0] as [
+    string,
+    Array<{ text: string; file: string; line: number }>,
+  ];
   expect(resource).toBe('VirtualService default/petstore');
   expect(errors[0].file).toBe(vsFile);
   expect(errors[0].text).toMatch(/not found/);
@@ -185,7 +190,10 @@ test('status and metrics report connected nodes, ACKs and NACKs per type', async
   expect(status.clients).toHaveLength(1);
   expect(status.clients[0].node.id).toBe('envoy-1');
   expect(status.clients[0].types[T.cluster].acked).toBe(cds.version_info);
-  expect(status.clients[0].types[T.listener].nacked).toMatchObject({ version: lds.version_info, errorDetail: { message: 'listener rejected for the test' } });
+  expect(status.clients[0].types[T.listener].nacked).toMatchObject({
+    version: lds.version_info,
+    errorDetail: { message: 'listener rejected for the test' },
+  });
   expect(status.nacks[0]).toMatchObject({ node: 'envoy-1', typeUrl: T.listener, version: lds.version_info });
 
   const metrics = (await http(s.adminPort, '/metrics')).body;
@@ -218,7 +226,9 @@ test('a first compile that fails: serving, not ready, errors shown; the fix make
 
 test('the binary: serve on ephemeral ports, SIGTERM closes streams and exits 0', async () => {
   const { dir } = inputDir(virtualService('/api'));
-  const child = spawn(process.execPath, ['bin/sluice.js', 'serve', '-f', dir, '--xds-port', '0', '--admin-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['bin/sluice.js', 'serve', '-f', dir, '--xds-port', '0', '--admin-port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = once(child, 'exit');
   try {
     let ports: { xds: number; admin: number } | undefined;
@@ -245,15 +255,36 @@ test('the binary: serve on ephemeral ports, SIGTERM closes streams and exits 0',
 });
 
 test('the binary: `sluice bootstrap` prints a verified ADS bootstrap', () => {
-  const out = execFileSync(process.execPath, ['bin/sluice.js', 'bootstrap', '--xds-address', '127.0.0.1:18000', '--node-id', 'envoy-7', '--listener-port', '8080'], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [
+      'bin/sluice.js',
+      'bootstrap',
+      '--xds-address',
+      '127.0.0.1:18000',
+      '--node-id',
+      'envoy-7',
+      '--listener-port',
+      '8080',
+    ],
+    { encoding: 'utf8' },
+  );
   const bootstrap = parse(out);
   expect(verifyBootstrap(bootstrap)).toEqual([]);
   expect(bootstrap.node.id).toBe('envoy-7');
   expect(bootstrap.dynamic_resources.ads_config.grpc_services[0].envoy_grpc.cluster_name).toBe('xds_cluster');
-  expect(bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address).toEqual({ address: '127.0.0.1', port_value: 18000 });
+  expect(
+    bootstrap.static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address,
+  ).toEqual({ address: '127.0.0.1', port_value: 18000 });
   expect(bootstrap.node.metadata).toEqual({ 'sluice.listener_port': 8080 });
   // --proxy: the proxy of a fleet, in node metadata `role`, where Gloo's bootstrap puts it.
-  const edge = parse(execFileSync(process.execPath, ['bin/sluice.js', 'bootstrap', '--xds-address', '127.0.0.1:18000', '--node-id', 'edge-1', '--proxy', 'external'], { encoding: 'utf8' }));
+  const edge = parse(
+    execFileSync(
+      process.execPath,
+      ['bin/sluice.js', 'bootstrap', '--xds-address', '127.0.0.1:18000', '--node-id', 'edge-1', '--proxy', 'external'],
+      { encoding: 'utf8' },
+    ),
+  );
   expect(verifyBootstrap(edge)).toEqual([]);
   expect(edge.node.metadata).toEqual({ role: 'external' });
 });

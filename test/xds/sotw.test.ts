@@ -66,7 +66,12 @@ test('wildcard LDS/CDS get the full set; RDS/EDS only the names asked for; HCM u
 
   // An EDS request for a name that does not exist is answered without it.
   const done = handled(server);
-  c.send({ type_url: T.endpoint, version_info: got[T.endpoint].version_info, response_nonce: got[T.endpoint].nonce, resource_names: ['web', 'nope'] });
+  c.send({
+    type_url: T.endpoint,
+    version_info: got[T.endpoint].version_info,
+    response_nonce: got[T.endpoint].nonce,
+    resource_names: ['web', 'nope'],
+  });
   await done;
   const again = await c.expect(T.endpoint);
   expect(names(again.resources)).toEqual(['web']);
@@ -88,7 +93,12 @@ test('a request whose version is the current one is held until the snapshot chan
   // The ACKs sent by subscribeAll carry the current versions: nothing may answer them.
   const rdsVersion = got[T.route].version_info;
   const done = handled(server);
-  c.send({ type_url: T.route, version_info: rdsVersion, response_nonce: got[T.route].nonce, resource_names: ['http-8080'] });
+  c.send({
+    type_url: T.route,
+    version_info: rdsVersion,
+    response_nonce: got[T.route].nonce,
+    resource_names: ['http-8080'],
+  });
   await done;
   expect(c.inbox.pending).toBe(0);
   cache.setSnapshot(snapshotOf(CHANGED));
@@ -104,7 +114,13 @@ test('a request with a stale nonce is ignored', async () => {
   const second = await c.expect(T.route);
   // NACK of the superseded response, also asking for another name: both ignored.
   let done = handled(server);
-  c.send({ type_url: T.route, version_info: '', response_nonce: first[T.route].nonce, resource_names: ['http-8080', 'other'], error_detail: { code: 3, message: 'late' } });
+  c.send({
+    type_url: T.route,
+    version_info: '',
+    response_nonce: first[T.route].nonce,
+    resource_names: ['http-8080', 'other'],
+    error_detail: { code: 3, message: 'late' },
+  });
   await done;
   expect(cache.lastNack('test-node', T.route)).toBeUndefined();
   expect(c.inbox.pending).toBe(0);
@@ -188,9 +204,16 @@ test('a NACK is recorded and the rejected version is never resent to that node',
   const nacked = new Promise((resolve) => server.once('nack', resolve));
   c.nack(bad, good, 'route: unknown cluster', ['http-8080']);
   const record = (await nacked) as { node: string; typeUrl: string; version: string; errorDetail: { message: string } };
-  expect(record).toMatchObject({ node: 'nacker', typeUrl: T.route, version: bad.version_info, errorDetail: { code: 3, message: 'route: unknown cluster' } });
+  expect(record).toMatchObject({
+    node: 'nacker',
+    typeUrl: T.route,
+    version: bad.version_info,
+    errorDetail: { code: 3, message: 'route: unknown cluster' },
+  });
   expect(cache.lastNack('nacker', T.route)?.version).toBe(bad.version_info);
-  expect([...cache.lastNack('nacker', T.route)!.resources]).toEqual([['http-8080', cache.current!.type(T.route)!.resources.get('http-8080')!.version]]);
+  expect([...cache.lastNack('nacker', T.route)!.resources]).toEqual([
+    ['http-8080', cache.current!.type(T.route)!.resources.get('http-8080')!.version],
+  ]);
   expect(server.status()[0].types[T.route].nacked?.errorDetail.message).toBe('route: unknown cluster');
 
   // A change elsewhere (CDS only) does not resend the rejected routes.
@@ -199,7 +222,12 @@ test('a NACK is recorded and the rejected version is never resent to that node',
   const cds = await c.expect(T.cluster);
   c.ack(cds);
   // Barrier: a new EDS name set is answered at once; a resent RDS would have come before it.
-  c.send({ type_url: T.endpoint, version_info: got[T.endpoint].version_info, response_nonce: got[T.endpoint].nonce, resource_names: ['web', 'other'] });
+  c.send({
+    type_url: T.endpoint,
+    version_info: got[T.endpoint].version_info,
+    response_nonce: got[T.endpoint].nonce,
+    resource_names: ['web', 'other'],
+  });
   await c.expect(T.endpoint);
   // Reconnecting with the last good version does not get it either.
   c.close();
@@ -260,7 +288,10 @@ test('the node (id and proxy) comes from the first request of a stream only', as
   expect(names(cds.resources)).toEqual(['only_a', 'web']);
   c.ack(cds);
   // A later request naming another node and proxy changes nothing: still proxy-a's snapshot.
-  c.send({ type_url: T.listener, node: { id: 'node-b', metadata: { fields: { role: { stringValue: 'proxy-b' } } } } as never });
+  c.send({
+    type_url: T.listener,
+    node: { id: 'node-b', metadata: { fields: { role: { stringValue: 'proxy-b' } } } } as never,
+  });
   await c.expect(T.listener);
   expect(server.status()[0].node).toMatchObject({ id: 'node-a', proxy: 'proxy-a' });
   cache.setSnapshot(snapshotOf(CHANGED), 'proxy-b');
@@ -273,7 +304,12 @@ test('sidecar resource types are served by wildcard', async () => {
   const c = client('extauth');
   c.send({ type_url: T.authConfig });
   const r = await c.expect(T.authConfig);
-  expect(r.resources).toEqual([{ name: 'default.ldap', configs: [{ ldap: { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org' } }] }]);
+  expect(r.resources).toEqual([
+    {
+      name: 'default.ldap',
+      configs: [{ ldap: { address: 'ldap://ldap:389', user_dn_template: 'uid=%s,ou=people,dc=example,dc=org' } }],
+    },
+  ]);
 });
 
 test('close() ends the streams with status OK', async () => {

@@ -18,7 +18,6 @@ import { DeltaClient, type DeltaResponse } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 import { testLogger } from '../../harness/log-check.js';
 
-
 const RC = 'http-8080';
 
 function virtualService(name: string, domain: string, prefix: string, service = 'books'): string {
@@ -34,7 +33,9 @@ spec:
 `;
 }
 
-const SERVICES = ['books', 'toys'].map((s) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${s}, namespace: shop}\nspec: {ports: [{port: 80}]}\n`).join('---\n');
+const SERVICES = ['books', 'toys']
+  .map((s) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${s}, namespace: shop}\nspec: {ports: [{port: 80}]}\n`)
+  .join('---\n');
 
 let serving: Serving | undefined;
 const clients: DeltaClient[] = [];
@@ -56,13 +57,24 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<Serving> {
-  serving = await startServe({ paths: [dir], compileOptions: { ...DEFAULT_OPTIONS, vhds: true }, host: '127.0.0.1', xdsPort: 0, adminPort: 0, logger: testLogger(), debounceMs: 20 });
+  serving = await startServe({
+    paths: [dir],
+    compileOptions: { ...DEFAULT_OPTIONS, vhds: true },
+    host: '127.0.0.1',
+    xdsPort: 0,
+    adminPort: 0,
+    logger: testLogger(),
+    debounceMs: 20,
+  });
   expect(serving.firstCompile.ok).toBe(true);
   return serving;
 }
 
 /** A delta client that has subscribed as Envoy does and ACKed everything up to the virtual hosts. */
-async function envoy(port: number, id = `envoy-${clients.length}`): Promise<{ c: DeltaClient; rds: DeltaResponse; vhds: DeltaResponse }> {
+async function envoy(
+  port: number,
+  id = `envoy-${clients.length}`,
+): Promise<{ c: DeltaClient; rds: DeltaResponse; vhds: DeltaResponse }> {
   const c = new DeltaClient(port, id);
   clients.push(c);
   c.send({ type_url: T.cluster });
@@ -120,12 +132,18 @@ test('an edit of one host sends that host alone, to every client; a removed host
 test('on demand: a host resolves by domain matching to its virtual host with the alias; an unknown host gets an empty entry', async () => {
   const s = await serve();
   const { c } = await envoy(s.xdsPort);
-  c.send({ type_url: T.virtualHost, resource_names_subscribe: [`${RC}/shop.b.example.com`, `${RC}/nowhere.example.org`] });
+  c.send({
+    type_url: T.virtualHost,
+    resource_names_subscribe: [`${RC}/shop.b.example.com`, `${RC}/nowhere.example.org`],
+  });
   const answer = await c.expect(T.virtualHost);
   const byName = new Map(answer.resources.map((r) => [r.name, r]));
   expect(byName.get(`${RC}/shop.b`)).toMatchObject({ aliases: [`${RC}/shop.b.example.com`], hasResource: true });
   expect(byName.get(`${RC}/shop.b`)!.json.domains).toEqual(['*.b.example.com']);
-  expect(byName.get(`${RC}/nowhere.example.org`)).toMatchObject({ aliases: [`${RC}/nowhere.example.org`], hasResource: false });
+  expect(byName.get(`${RC}/nowhere.example.org`)).toMatchObject({
+    aliases: [`${RC}/nowhere.example.org`],
+    hasResource: false,
+  });
   expect(answer.resources).toHaveLength(2);
 });
 
@@ -159,7 +177,11 @@ test('a reconnecting client that has the current hosts gets an empty answer, one
 
   const stale = new DeltaClient(s.xdsPort, 'envoy-stale');
   clients.push(stale);
-  stale.send({ type_url: T.virtualHost, resource_names_subscribe: [RC], initial_resource_versions: { ...held, [`${RC}/shop.a`]: 'old', [`${RC}/shop.gone`]: 'old' } });
+  stale.send({
+    type_url: T.virtualHost,
+    resource_names_subscribe: [RC],
+    initial_resource_versions: { ...held, [`${RC}/shop.a`]: 'old', [`${RC}/shop.gone`]: 'old' },
+  });
   const diff = await stale.expect(T.virtualHost);
   expect(names(diff)).toEqual([`${RC}/shop.a`]);
   expect(diff.removed_resources).toEqual([`${RC}/shop.gone`]);
@@ -172,7 +194,9 @@ test('the served set passes the proto and PGV checks: route configurations with 
 });
 
 test('the binary: serve --vhds with --mesh is refused with the reason', () => {
-  const run = spawnSync(process.execPath, ['bin/sluice.js', 'serve', '--vhds', '--mesh', '-f', dir], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['bin/sluice.js', 'serve', '--vhds', '--mesh', '-f', dir], {
+    encoding: 'utf8',
+  });
   expect(run.status).toBe(2);
   expect(run.stderr).toContain('--vhds and --mesh cannot be used together');
 });

@@ -27,7 +27,9 @@ export interface Violation {
 
 export class EnvoyWatcher {
   /** What the client holds, per type: name -> resource. */
-  readonly state = new Map<string, Map<string, Json>>([T.cluster, T.endpoint, T.listener, T.route].map((t) => [t, new Map()]));
+  readonly state = new Map<string, Map<string, Json>>(
+    [T.cluster, T.endpoint, T.listener, T.route].map((t) => [t, new Map()]),
+  );
   /** Clusters in use (warmed), and those waiting for their endpoints. */
   private readonly active = new Map<string, Json>();
   private readonly warming = new Map<string, Json>();
@@ -36,7 +38,9 @@ export class EnvoyWatcher {
   received = 0;
   /** SotW: version_info of the last response per type; delta: name -> version per type. */
   readonly versions = new Map<string, string>();
-  readonly resourceVersions = new Map<string, Map<string, string>>([T.cluster, T.endpoint, T.listener, T.route].map((t) => [t, new Map()]));
+  readonly resourceVersions = new Map<string, Map<string, string>>(
+    [T.cluster, T.endpoint, T.listener, T.route].map((t) => [t, new Map()]),
+  );
   private readonly sotw?: SotwClient;
   private readonly delta?: DeltaClient;
   private lastSotw = new Map<string, Response>();
@@ -76,7 +80,14 @@ export class EnvoyWatcher {
       const held = this.resourceVersions.get(type)!;
       if (this.sotw) {
         if (wanted.length && this.versions.get(type) !== snapshot.type(type)!.version) return false;
-        if ([...held.keys()].sort().join() !== wanted.filter((n) => served.has(n)).sort().join()) return false;
+        if (
+          [...held.keys()].sort().join() !==
+          wanted
+            .filter((n) => served.has(n))
+            .sort()
+            .join()
+        )
+          return false;
       } else {
         if (held.size !== wanted.filter((n) => served.has(n)).length) return false;
         for (const name of wanted) if (served.has(name) && held.get(name) !== served.get(name)!.version) return false;
@@ -135,7 +146,8 @@ export class EnvoyWatcher {
   /** Envoy forgets the endpoints of a cluster it no longer has as EDS, and route configurations no listener names. */
   private dropOrphans(): void {
     const clusters = this.state.get(T.cluster)!;
-    for (const name of this.state.get(T.endpoint)!.keys()) if (clusters.get(name)?.type !== 'EDS') this.forget(T.endpoint, name);
+    for (const name of this.state.get(T.endpoint)!.keys())
+      if (clusters.get(name)?.type !== 'EDS') this.forget(T.endpoint, name);
     const routeNames = new Set(this.wantedRoutes());
     for (const name of this.state.get(T.route)!.keys()) if (!routeNames.has(name)) this.forget(T.route, name);
   }
@@ -178,8 +190,10 @@ export class EnvoyWatcher {
           const cluster = route.route?.cluster as string | undefined;
           if (!cluster) continue;
           const where = `${routeName}/${vh.name}`;
-          if (!clusters.has(cluster)) this.violations.push({ response: this.received, route: where, cluster, missing: 'cluster' });
-          else if (clusters.get(cluster)!.type === 'EDS' && !endpoints.has(cluster)) this.violations.push({ response: this.received, route: where, cluster, missing: 'endpoints' });
+          if (!clusters.has(cluster))
+            this.violations.push({ response: this.received, route: where, cluster, missing: 'cluster' });
+          else if (clusters.get(cluster)!.type === 'EDS' && !endpoints.has(cluster))
+            this.violations.push({ response: this.received, route: where, cluster, missing: 'endpoints' });
         }
       }
     }
@@ -187,7 +201,9 @@ export class EnvoyWatcher {
 
   /** After an EDS response: each asked-for name it lacks has waited one more response; a second one without it is a violation. */
   private checkAssignments(r: Response | DeltaResponse): void {
-    const carried = new Set('version_info' in r ? r.resources.map((res) => res.cluster_name as string) : r.resources.map((res) => res.name));
+    const carried = new Set(
+      'version_info' in r ? r.resources.map((res) => res.cluster_name as string) : r.resources.map((res) => res.name),
+    );
     const clusters = this.state.get(T.cluster)!;
     for (const [name, waited] of this.asked) {
       if (carried.has(name) || clusters.get(name)?.type !== 'EDS') {
@@ -214,7 +230,10 @@ export class EnvoyWatcher {
   }
 
   private wantedEndpoints(): string[] {
-    return [...this.state.get(T.cluster)!.values()].filter((c) => c.type === 'EDS').map((c) => c.name as string).sort();
+    return [...this.state.get(T.cluster)!.values()]
+      .filter((c) => c.type === 'EDS')
+      .map((c) => c.name as string)
+      .sort();
   }
 
   /** As Envoy: new EDS/RDS subscriptions first (asked for before the CDS/LDS ACK), then the ACK. */
@@ -226,7 +245,12 @@ export class EnvoyWatcher {
       const resubscribe = (type: string, names: string[], current: string[]) => {
         if (names.join() === current.join() || r.type_url === type) return;
         const last = this.lastSotw.get(type);
-        sotw.send({ type_url: type, resource_names: names, version_info: last?.version_info ?? '', response_nonce: last?.nonce ?? '' });
+        sotw.send({
+          type_url: type,
+          resource_names: names,
+          version_info: last?.version_info ?? '',
+          response_nonce: last?.nonce ?? '',
+        });
       };
       resubscribe(T.endpoint, eds, this.edsNames);
       resubscribe(T.route, rds, this.rdsNames);
@@ -240,7 +264,8 @@ export class EnvoyWatcher {
       const resubscribe = (type: string, names: string[], current: string[]) => {
         const subscribe = names.filter((n) => !current.includes(n));
         const unsubscribe = current.filter((n) => !names.includes(n));
-        if (subscribe.length || unsubscribe.length) delta.send({ type_url: type, resource_names_subscribe: subscribe, resource_names_unsubscribe: unsubscribe });
+        if (subscribe.length || unsubscribe.length)
+          delta.send({ type_url: type, resource_names_subscribe: subscribe, resource_names_unsubscribe: unsubscribe });
         for (const n of unsubscribe) this.forget(type, n);
       };
       resubscribe(T.endpoint, eds, this.edsNames);

@@ -9,18 +9,35 @@ const HEADER_NAME = Type.String({ minLength: 1, pattern: "^[A-Za-z0-9!#$%&'*+.^_
 const metadataEntry = object({ name: singleLine, required: boolean }, ['name']);
 
 const secretSelection = {
-  labelSelector: note(stringMap, 'every Secret of type extauth.solo.io/apikey in the inputs whose labels include all of these'),
-  apiKeySecretRefs: note(Type.Array(resourceRef), 'Secrets of type extauth.solo.io/apikey; the namespace defaults to the AuthConfig\'s'),
+  labelSelector: note(
+    stringMap,
+    'every Secret of type extauth.solo.io/apikey in the inputs whose labels include all of these',
+  ),
+  apiKeySecretRefs: note(
+    Type.Array(resourceRef),
+    "Secrets of type extauth.solo.io/apikey; the namespace defaults to the AuthConfig's",
+  ),
 };
 
 export const apiKeyAuth = object({
   ...secretSelection,
   headerName: note(HEADER_NAME, 'default api-key; the header is removed before the request goes upstream'),
-  headersFromMetadata: note(mapOf(metadataEntry, HEADER_NAME), "Gloo's deprecated form of headersFromMetadataEntry, read as it"),
-  headersFromMetadataEntry: note(mapOf(metadataEntry, HEADER_NAME), 'header name -> an entry of the key\'s Secret; required: a key whose Secret lacks it is refused (401)'),
+  headersFromMetadata: note(
+    mapOf(metadataEntry, HEADER_NAME),
+    "Gloo's deprecated form of headersFromMetadataEntry, read as it",
+  ),
+  headersFromMetadataEntry: note(
+    mapOf(metadataEntry, HEADER_NAME),
+    "header name -> an entry of the key's Secret; required: a key whose Secret lacks it is refused (401)",
+  ),
   k8sSecretApikeyStorage: object(secretSelection),
-  aerospikeApikeyStorage: refused('Aerospike key storage is not implemented (deprecated in Gloo)', 'keep the keys in Secrets (k8sSecretApikeyStorage)'),
-  skipMetadataValidation: refused('metadata is checked once, when compiling (a value that is no valid header value is an error naming its Secret), so there is nothing to skip per request'),
+  aerospikeApikeyStorage: refused(
+    'Aerospike key storage is not implemented (deprecated in Gloo)',
+    'keep the keys in Secrets (k8sSecretApikeyStorage)',
+  ),
+  skipMetadataValidation: refused(
+    'metadata is checked once, when compiling (a value that is no valid header value is an error naming its Secret), so there is nothing to skip per request',
+  ),
   hmac: notYet(),
   digest: notYet(),
   match: notYet(),

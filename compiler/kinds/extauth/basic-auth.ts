@@ -10,9 +10,15 @@ const users = note(mapOf(saltedHash, USERNAME, { minProperties: 1 }), 'username 
 
 export const basicAuth = object({
   realm: note(string, 'sent in the 401\'s WWW-Authenticate: Basic realm="..."'),
-  apr: note(object({ users }, ['users']), 'APR1 hashes, as htpasswd -m and openssl passwd -apr1 make them ($apr1$<salt>$<hash>)'),
+  apr: note(
+    object({ users }, ['users']),
+    'APR1 hashes, as htpasswd -m and openssl passwd -apr1 make them ($apr1$<salt>$<hash>)',
+  ),
   encryption: object(
-    { apr: note(object({}), 'APR1 hashes'), sha1: note(object({}), 'hex SHA-1 of the password followed by the salt, compared case-insensitively') },
+    {
+      apr: note(object({}), 'APR1 hashes'),
+      sha1: note(object({}), 'hex SHA-1 of the password followed by the salt, compared case-insensitively'),
+    },
     [],
     exactlyOne('apr', 'sha1'),
   ),

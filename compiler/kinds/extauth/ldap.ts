@@ -9,11 +9,17 @@ export const ldap = note(
     {
       address: singleLine,
       userDnTemplate: singleLine,
-      allowedGroups: differs(Type.Array(singleLine), 'required: a user is let in only as a member of one of these groups'),
+      allowedGroups: differs(
+        Type.Array(singleLine),
+        'required: a user is let in only as a member of one of these groups',
+      ),
       searchFilter: singleLine,
       membershipAttributeName: singleLine,
       groupLookupSettings: object({ checkGroupsWithServiceAccount: boolean, credentialsSecretRef: resourceRef }),
-      pool: object({ initialSize: Type.Integer({ minimum: 0, maximum: 100 }), maxSize: Type.Integer({ minimum: 1, maximum: 100 }) }),
+      pool: object({
+        initialSize: Type.Integer({ minimum: 0, maximum: 100 }),
+        maxSize: Type.Integer({ minimum: 1, maximum: 100 }),
+      }),
       disableGroupChecking: notYet(),
     },
     ['address', 'userDnTemplate', 'allowedGroups'],

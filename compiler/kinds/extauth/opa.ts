@@ -6,11 +6,19 @@ import { object, singleLine } from '../schema.js';
 export const opaServerAuth = object(
   {
     package: note(singleLine, 'the Rego package, dotted'),
-    ruleName: note(singleLine, 'the rule queried (a / path may reach into its value); unset: the whole package document'),
-    serverAddr: note(singleLine, 'host:port or http://host:port of the OPA server; required (Sluice has no OPA sidecar to default to)'),
+    ruleName: note(
+      singleLine,
+      'the rule queried (a / path may reach into its value); unset: the whole package document',
+    ),
+    serverAddr: note(
+      singleLine,
+      'host:port or http://host:port of the OPA server; required (Sluice has no OPA sidecar to default to)',
+    ),
     options: object({
       fastInputConversion: refused('the input is always the whole check request, as OPA reads it'),
-      returnDecisionReason: refused('Sluice writes no dynamic metadata for Envoy; the reason of a denial is in sluice-extauth\'s log'),
+      returnDecisionReason: refused(
+        "Sluice writes no dynamic metadata for Envoy; the reason of a denial is in sluice-extauth's log",
+      ),
     }),
   },
   ['package', 'serverAddr'],

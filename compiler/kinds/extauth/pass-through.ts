@@ -4,7 +4,10 @@ import { note, notYet, refused } from '../gloo.js';
 import { anyValue, boolean, mapOf, object, positiveDuration, singleLine, string } from '../schema.js';
 
 const timeout = note(positiveDuration, 'the longest wait for an answer; default 5s; whole milliseconds');
-const tls = refused('TLS to the pass-through service is not implemented yet', 'reach the service over plain gRPC or HTTP inside the cluster');
+const tls = refused(
+  'TLS to the pass-through service is not implemented yet',
+  'reach the service over plain gRPC or HTTP inside the cluster',
+);
 const headerList = Type.Array(singleLine);
 
 const grpc = object(
@@ -25,7 +28,10 @@ const http = object(
       headersToAdd: mapOf(string),
       passThroughState: boolean,
       passThroughFilterMetadata: boolean,
-      passThroughBody: note(boolean, "the body's first 4 KiB (Envoy buffers it for the check on every host and route this AuthConfig guards; a larger body is sent cut, as x-envoy-auth-partial-body says)"),
+      passThroughBody: note(
+        boolean,
+        "the body's first 4 KiB (Envoy buffers it for the check on every host and route this AuthConfig guards; a larger body is sent cut, as x-envoy-auth-partial-body says)",
+      ),
     }),
     response: object({
       allowedUpstreamHeaders: headerList,
@@ -45,8 +51,14 @@ const http = object(
 export const passThroughAuth = object({
   grpc,
   http,
-  config: note(Type.Unsafe<Record<string, unknown>>({ ...anyValue, type: 'object' }), 'sent with every request (gRPC: filter metadata solo.auth.passthrough.config; HTTP: the body\'s "config")'),
-  failureModeAllow: note(boolean, 'the request is allowed when the service is unreachable, times out or answers a server error; otherwise 503'),
+  config: note(
+    Type.Unsafe<Record<string, unknown>>({ ...anyValue, type: 'object' }),
+    'sent with every request (gRPC: filter metadata solo.auth.passthrough.config; HTTP: the body\'s "config")',
+  ),
+  failureModeAllow: note(
+    boolean,
+    'the request is allowed when the service is unreachable, times out or answers a server error; otherwise 503',
+  ),
 });
 
 export type PassThroughAuthSpec = Static<typeof passThroughAuth>;

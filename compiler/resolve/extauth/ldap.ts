@@ -1,5 +1,12 @@
 /** Gloo's `ldap` config: the address, templates and groups checked; the service account's Secret read. */
-import { DEFAULT_MEMBERSHIP_ATTRIBUTE, DEFAULT_POOL_SIZE, DEFAULT_SEARCH_FILTER, ldapAddressProblem, quotableAddress, searchFilterProblem } from '../../../contract/extauth.js';
+import {
+  DEFAULT_MEMBERSHIP_ATTRIBUTE,
+  DEFAULT_POOL_SIZE,
+  DEFAULT_SEARCH_FILTER,
+  ldapAddressProblem,
+  quotableAddress,
+  searchFilterProblem,
+} from '../../../contract/extauth.js';
 import { normalizeDn } from '../../../contract/ldap-dn.js';
 import { fieldError, notFound, quote, type Diagnostic, type FieldPath } from '../../diagnostics.js';
 import type { LdapIR } from '../../ir/model.js';
@@ -9,33 +16,75 @@ import { refOf, showRef } from '../index.js';
 import type { Lookups } from '../lookups.js';
 import { secretEntry } from '../tls.js';
 
-export const LDAP_DEFAULTS = { searchFilter: DEFAULT_SEARCH_FILTER, membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE, pool: DEFAULT_POOL_SIZE } as const;
+export const LDAP_DEFAULTS = {
+  searchFilter: DEFAULT_SEARCH_FILTER,
+  membershipAttributeName: DEFAULT_MEMBERSHIP_ATTRIBUTE,
+  pool: DEFAULT_POOL_SIZE,
+} as const;
 
-export function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, lookups: Lookups, diagnostics: Diagnostic[]): LdapIR | undefined {
+export function resolveLdap(
+  ac: Resource,
+  path: FieldPath,
+  spec: LdapSpec,
+  lookups: Lookups,
+  diagnostics: Diagnostic[],
+): LdapIR | undefined {
   let ok = true;
   const fail = (field: string, message: string, hint: string) => {
     diagnostics.push(fieldError('resolve', ac.origin, [...path, field], message, hint));
     ok = false;
   };
   const addressProblem = ldapAddressProblem(spec.address);
-  if (addressProblem) fail('address', `${quote(quotableAddress(spec.address))} ${addressProblem}`, 'e.g. ldap://openldap:389 or ldaps://openldap:636');
+  if (addressProblem)
+    fail(
+      'address',
+      `${quote(quotableAddress(spec.address))} ${addressProblem}`,
+      'e.g. ldap://openldap:389 or ldaps://openldap:636',
+    );
   const filterProblem = spec.searchFilter === undefined ? undefined : searchFilterProblem(spec.searchFilter);
-  if (filterProblem) fail('searchFilter', `${quote(spec.searchFilter!)} ${filterProblem}`, 'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username');
-  if (!spec.userDnTemplate.includes('%s')) fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
+  if (filterProblem)
+    fail(
+      'searchFilter',
+      `${quote(spec.searchFilter!)} ${filterProblem}`,
+      'e.g. (uid=*) or (&(objectClass=person)(uid=%s)); %s is the escaped username',
+    );
+  if (!spec.userDnTemplate.includes('%s'))
+    fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
   spec.allowedGroups.forEach((group, i) => {
     // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
     const canonical = normalizeDn(group);
     if (canonical === undefined) {
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `${quote(group)} is not a DN`, 'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          [...path, 'allowedGroups', i],
+          `${quote(group)} is not a DN`,
+          'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash',
+        ),
+      );
       ok = false;
     } else if (!canonical.includes(',')) {
       // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'allowedGroups', i], `${quote(group)} is a single RDN, not the DN of a group entry`, "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN"));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          [...path, 'allowedGroups', i],
+          `${quote(group)} is a single RDN, not the DN of a group entry`,
+          "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN",
+        ),
+      );
       ok = false;
     }
   });
   const pool = { ...LDAP_DEFAULTS.pool, ...spec.pool };
-  if (pool.initialSize > pool.maxSize) fail('pool', `initialSize ${pool.initialSize} is larger than maxSize ${pool.maxSize}`, 'lower initialSize or raise maxSize');
+  if (pool.initialSize > pool.maxSize)
+    fail(
+      'pool',
+      `initialSize ${pool.initialSize} is larger than maxSize ${pool.maxSize}`,
+      'lower initialSize or raise maxSize',
+    );
 
   const ldap: LdapIR = {
     address: spec.address,
@@ -49,27 +98,58 @@ export function resolveLdap(ac: Resource, path: FieldPath, spec: LdapSpec, looku
   if (lookup?.checkGroupsWithServiceAccount) {
     const secretPath = [...path, 'groupLookupSettings', 'credentialsSecretRef'];
     if (!lookup.credentialsSecretRef) {
-      diagnostics.push(fieldError('resolve', ac.origin, [...path, 'groupLookupSettings'], 'checkGroupsWithServiceAccount is true but credentialsSecretRef is missing', 'reference a Secret made with `sluice create secret authcredentials`'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          [...path, 'groupLookupSettings'],
+          'checkGroupsWithServiceAccount is true but credentialsSecretRef is missing',
+          'reference a Secret made with `sluice create secret authcredentials`',
+        ),
+      );
       return undefined;
     }
     const ref = refOf(lookup.credentialsSecretRef, ac);
     const secret = lookups.resource('Secret', ref);
     if (!secret) {
       const hint = `create it with \`sluice create secret authcredentials --name ${ref.name} --namespace ${ref.namespace} --username <service account DN> --password <password>\` and add its output to the resources`;
-      diagnostics.push(notFound(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, hint), `Secret ${showRef(ref)}`));
+      diagnostics.push(
+        notFound(
+          fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} not found`, hint),
+          `Secret ${showRef(ref)}`,
+        ),
+      );
       return undefined;
     }
     const username = secretValue(secret, 'username');
     const password = secretValue(secret, 'password');
-    const missing = [username === undefined ? 'username' : '', password === undefined ? 'password' : ''].filter(Boolean);
+    const missing = [username === undefined ? 'username' : '', password === undefined ? 'password' : ''].filter(
+      Boolean,
+    );
     if (missing.length > 0) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} has no ${missing.join(' or ')} key`, 'an authcredentials Secret holds "username" (a DN) and "password"'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          secretPath,
+          `Secret ${showRef(ref)} has no ${missing.join(' or ')} key`,
+          'an authcredentials Secret holds "username" (a DN) and "password"',
+        ),
+      );
       return undefined;
     }
     // An empty password would be an unauthenticated bind, which LDAP servers accept as anonymous.
     const empty = [username === '' ? 'username' : '', password === '' ? 'password' : ''].filter(Boolean);
     if (empty.length > 0) {
-      diagnostics.push(fieldError('resolve', ac.origin, secretPath, `Secret ${showRef(ref)} has an empty ${empty.join(' and ')}`, 'set the service account DN and its password in the Secret'));
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          ac.origin,
+          secretPath,
+          `Secret ${showRef(ref)} has an empty ${empty.join(' and ')}`,
+          'set the service account DN and its password in the Secret',
+        ),
+      );
       return undefined;
     }
     ldap.serviceAccount = { username: username!, password: password! };

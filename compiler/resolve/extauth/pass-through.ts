@@ -12,7 +12,12 @@ import type { Resource } from '../../validate/validate.js';
 
 const lower = (names: string[] | undefined) => names?.map((n) => n.toLowerCase());
 
-export function resolvePassThrough(ac: Resource, path: FieldPath, spec: PassThroughAuthSpec, diagnostics: Diagnostic[]): PassThroughIR | undefined {
+export function resolvePassThrough(
+  ac: Resource,
+  path: FieldPath,
+  spec: PassThroughAuthSpec,
+  diagnostics: Diagnostic[],
+): PassThroughIR | undefined {
   let ok = true;
   const fail = (at: FieldPath, message: string, hint: string) => {
     diagnostics.push(fieldError('resolve', ac.origin, at, message, hint));
@@ -21,32 +26,56 @@ export function resolvePassThrough(ac: Resource, path: FieldPath, spec: PassThro
   const timeoutMs = (value: string | undefined, at: FieldPath): number | undefined => {
     if (value === undefined) return undefined;
     const nanos = parseDuration(value)!;
-    if (nanos % 1_000_000n !== 0n || nanos / 1_000_000n > BigInt(MAX_TIMEOUT_MS)) fail(at, `"${value}" is not a whole number of milliseconds up to ${MAX_TIMEOUT_MS / 1000}s`, 'e.g. "2s" or "0.250s"');
+    if (nanos % 1_000_000n !== 0n || nanos / 1_000_000n > BigInt(MAX_TIMEOUT_MS))
+      fail(
+        at,
+        `"${value}" is not a whole number of milliseconds up to ${MAX_TIMEOUT_MS / 1000}s`,
+        'e.g. "2s" or "0.250s"',
+      );
     return Number(nanos / 1_000_000n);
   };
   if (!spec.grpc === !spec.http) {
-    fail(path, spec.grpc ? 'sets both grpc and http' : 'sets neither grpc nor http', 'set grpc.address (a server speaking envoy.service.auth.v3.Authorization) or http.url');
+    fail(
+      path,
+      spec.grpc ? 'sets both grpc and http' : 'sets neither grpc nor http',
+      'set grpc.address (a server speaking envoy.service.auth.v3.Authorization) or http.url',
+    );
     return undefined;
   }
-  const ir: PassThroughIR = { failureModeAllow: spec.failureModeAllow ?? false, ...(spec.config ? { config: spec.config } : {}) };
+  const ir: PassThroughIR = {
+    failureModeAllow: spec.failureModeAllow ?? false,
+    ...(spec.config ? { config: spec.config } : {}),
+  };
   if (spec.grpc) {
     const at = [...path, 'grpc'];
     const problem = hostPortProblem(spec.grpc.address);
-    if (problem) fail([...at, 'address'], `${quote(spec.grpc.address)} ${problem}`, 'e.g. auth.team.svc.cluster.local:9001');
+    if (problem)
+      fail([...at, 'address'], `${quote(spec.grpc.address)} ${problem}`, 'e.g. auth.team.svc.cluster.local:9001');
     const t = timeoutMs(spec.grpc.connectionTimeout, [...at, 'connectionTimeout']);
     ir.grpc = { address: spec.grpc.address, ...(t !== undefined ? { timeoutMs: t } : {}) };
   } else {
     const h = spec.http!;
     const at = [...path, 'http'];
     const problem = httpUrlProblem(h.url);
-    if (problem) fail([...at, 'url'], `${quote(h.url)} ${problem}`, 'e.g. http://auth.team.svc.cluster.local:8080/check');
+    if (problem)
+      fail([...at, 'url'], `${quote(h.url)} ${problem}`, 'e.g. http://auth.team.svc.cluster.local:8080/check');
     const t = timeoutMs(h.connectionTimeout, [...at, 'connectionTimeout']);
     const rq = h.request;
     const rs = h.response;
     ir.http = {
       url: h.url,
       ...(t !== undefined ? { timeoutMs: t } : {}),
-      ...(rq ? { request: { ...rq, allowedHeaders: lower(rq.allowedHeaders), headersToAdd: rq.headersToAdd && Object.fromEntries(Object.entries(rq.headersToAdd).map(([k, v]) => [k.toLowerCase(), v])) } } : {}),
+      ...(rq
+        ? {
+            request: {
+              ...rq,
+              allowedHeaders: lower(rq.allowedHeaders),
+              headersToAdd:
+                rq.headersToAdd &&
+                Object.fromEntries(Object.entries(rq.headersToAdd).map(([k, v]) => [k.toLowerCase(), v])),
+            },
+          }
+        : {}),
       ...(rs
         ? {
             response: {

@@ -5,7 +5,13 @@ import type { Json } from '../output.js';
 export function compileApiKey(a: ApiKeyIR): Json {
   return {
     header_name: a.headerName,
-    keys: a.keys.map((k) => ({ key: k.apiKey, user: k.user, ...(Object.keys(k.metadata).length ? { metadata: k.metadata } : {}) })),
-    ...(Object.keys(a.headersFromMetadataEntry).length ? { headers_from_metadata_entry: a.headersFromMetadataEntry } : {}),
+    keys: a.keys.map((k) => ({
+      key: k.apiKey,
+      user: k.user,
+      ...(Object.keys(k.metadata).length ? { metadata: k.metadata } : {}),
+    })),
+    ...(Object.keys(a.headersFromMetadataEntry).length
+      ? { headers_from_metadata_entry: a.headersFromMetadataEntry }
+      : {}),
   };
 }

@@ -6,6 +6,8 @@ export function compileBasicAuth(b: BasicAuthIR): Json {
   return {
     realm: b.realm,
     algorithm: b.algorithm,
-    users: Object.fromEntries(Object.entries(b.users).map(([user, u]) => [user, { salt: u.salt, hashed_password: u.hashedPassword }])),
+    users: Object.fromEntries(
+      Object.entries(b.users).map(([user, u]) => [user, { salt: u.salt, hashed_password: u.hashedPassword }]),
+    ),
   };
 }

@@ -9,7 +9,9 @@ export function compileLdap(l: LdapIR): Json {
     allowed_groups: l.allowedGroups,
     search_filter: l.searchFilter,
     membership_attribute_name: l.membershipAttributeName,
-    ...(l.serviceAccount ? { service_account: { username: l.serviceAccount.username, password: l.serviceAccount.password } } : {}),
+    ...(l.serviceAccount
+      ? { service_account: { username: l.serviceAccount.username, password: l.serviceAccount.password } }
+      : {}),
     // Timeouts are left to the sidecar's flags (0 = its default).
     pool: { initial_size: l.pool.initialSize, max_size: l.pool.maxSize },
   };

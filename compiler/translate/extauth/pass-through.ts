@@ -5,7 +5,9 @@ import type { Json } from '../output.js';
 /** Only the fields set, snake_case: proto3 JSON leaves defaults out. */
 function snake(o: Record<string, unknown> | undefined): Json | undefined {
   if (!o) return undefined;
-  const set = Object.entries(o).filter(([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0));
+  const set = Object.entries(o).filter(
+    ([, v]) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0),
+  );
   return Object.fromEntries(set.map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 }
 
@@ -21,5 +23,9 @@ export function compilePassThrough(p: PassThroughIR): Json {
           ...(p.http!.response ? { response: snake(p.http!.response) } : {}),
         },
       };
-  return { ...protocol, ...(p.config ? { config: p.config } : {}), ...(p.failureModeAllow ? { failure_mode_allow: true } : {}) };
+  return {
+    ...protocol,
+    ...(p.config ? { config: p.config } : {}),
+    ...(p.failureModeAllow ? { failure_mode_allow: true } : {}),
+  };
 }

@@ -38,6 +38,9 @@ export const claimHeadersConcern: HttpFilterConcern = {
   perVirtualHost: (vh) => {
     const names = claimHeaderNames(vh);
     if (names.length === 0) return undefined;
-    return { '@type': HEADER_MUTATION_PER_ROUTE_TYPE, mutations: { request_mutations: names.map((remove) => ({ remove })) } };
+    return {
+      '@type': HEADER_MUTATION_PER_ROUTE_TYPE,
+      mutations: { request_mutations: names.map((remove) => ({ remove })) },
+    };
   },
 };

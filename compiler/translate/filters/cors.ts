@@ -18,7 +18,13 @@ const CORS_POLICY_TYPE = `${TYPE}CorsPolicy`;
 function corsPolicy(c: CorsIR): Json {
   return {
     '@type': CORS_POLICY_TYPE,
-    ...(c.allowOrigins.length > 0 ? { allow_origin_string_match: c.allowOrigins.map((o) => (o.kind === 'exact' ? { exact: o.value } : { safe_regex: { regex: o.value } })) } : {}),
+    ...(c.allowOrigins.length > 0
+      ? {
+          allow_origin_string_match: c.allowOrigins.map((o) =>
+            o.kind === 'exact' ? { exact: o.value } : { safe_regex: { regex: o.value } },
+          ),
+        }
+      : {}),
     ...(c.allowMethods.length > 0 ? { allow_methods: c.allowMethods.join(',') } : {}),
     ...(c.allowHeaders.length > 0 ? { allow_headers: c.allowHeaders.join(',') } : {}),
     ...(c.exposeHeaders.length > 0 ? { expose_headers: c.exposeHeaders.join(',') } : {}),

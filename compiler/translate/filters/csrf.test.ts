@@ -17,9 +17,22 @@ const route = (name: string, csrf?: CsrfIR): RouteIR => ({
   ...(csrf ? { options: { csrf } } : {}),
 });
 
-const host = (name: string, routes: RouteIR[], csrf?: CsrfIR): VirtualHostIR => ({ name: `default.${name}`, namespace: 'default', origin, domains: [`${name}.example`], routes, ...(csrf ? { csrf } : {}) });
+const host = (name: string, routes: RouteIR[], csrf?: CsrfIR): VirtualHostIR => ({
+  name: `default.${name}`,
+  namespace: 'default',
+  origin,
+  domains: [`${name}.example`],
+  routes,
+  ...(csrf ? { csrf } : {}),
+});
 
-const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs: [], graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[]): Model => ({
+  virtualHosts,
+  gateways: [],
+  upstreams: [],
+  authConfigs: [],
+  graphqlApis: [],
+});
 
 const enforced: CsrfIR = {
   enabled: { numerator: 100, denominator: 'HUNDRED' },
@@ -36,19 +49,35 @@ describe('csrfConcern', () => {
   });
 
   test("a host's policy is its per-filter config; the filter's own policy checks nothing", () => {
-    const part = runConcern(csrfConcern, model([host('bank', [route('bank/0')], enforced), host('shop', [route('shop/0')])]));
+    const part = runConcern(
+      csrfConcern,
+      model([host('bank', [route('bank/0')], enforced), host('shop', [route('shop/0')])]),
+    );
     expect(part.httpFilter).toEqual({ name: CSRF_FILTER_NAME, typed_config: OFF });
     expect(part.perVirtualHost.get('default.bank')).toEqual({
       '@type': POLICY,
       filter_enabled: { default_value: { numerator: 100, denominator: 'HUNDRED' } },
-      additional_origins: [{ exact: 'app.example.com' }, { suffix: '.trusted.example.com', ignore_case: true }, { safe_regex: { regex: 'admin-[0-9]+\\.example\\.com' } }],
+      additional_origins: [
+        { exact: 'app.example.com' },
+        { suffix: '.trusted.example.com', ignore_case: true },
+        { safe_regex: { regex: 'admin-[0-9]+\\.example\\.com' } },
+      ],
     });
     expect(part.perVirtualHost.has('default.shop')).toBe(false);
   });
 
   test("a route's own policy (shadow only) is on the route; the others take the host's", () => {
-    const shadow: CsrfIR = { enabled: { numerator: 0, denominator: 'HUNDRED' }, shadow: { numerator: 5, denominator: 'TEN_THOUSAND' }, additionalOrigins: [] };
-    const set = translate(model([host('bank', [route('bank/0', shadow), route('bank/1')], enforced)]), DEFAULT_OPTIONS, new TranslateMemo(), [csrfConcern]);
+    const shadow: CsrfIR = {
+      enabled: { numerator: 0, denominator: 'HUNDRED' },
+      shadow: { numerator: 5, denominator: 'TEN_THOUSAND' },
+      additionalOrigins: [],
+    };
+    const set = translate(
+      model([host('bank', [route('bank/0', shadow), route('bank/1')], enforced)]),
+      DEFAULT_OPTIONS,
+      new TranslateMemo(),
+      [csrfConcern],
+    );
     const [vh] = [...set.routes.values()][0]!.virtual_hosts as Json[];
     const [own, other] = vh!.routes as Json[];
     expect((own!.typed_per_filter_config as Json)[CSRF_FILTER_NAME]).toEqual({
@@ -64,6 +93,9 @@ describe('csrfConcern', () => {
     expect(names.indexOf(CSRF_FILTER_NAME)).toBe(names.indexOf('envoy.filters.http.ext_authz') + 1);
     const set = translate(model([host('bank', [route('bank/0')], enforced)]), DEFAULT_OPTIONS);
     const hcm = ([...set.listeners.values()][0] as any).filter_chains[0].filters[0].typed_config;
-    expect(hcm.http_filters.map((f: Json) => f.name).slice(-2)).toEqual([CSRF_FILTER_NAME, 'envoy.filters.http.router']);
+    expect(hcm.http_filters.map((f: Json) => f.name).slice(-2)).toEqual([
+      CSRF_FILTER_NAME,
+      'envoy.filters.http.router',
+    ]);
   });
 });

@@ -8,7 +8,14 @@ import { runConcern } from './run-concern.js';
 const origin = (resource: string): Origin => ({ file: 'r.yaml', resource, lineOf: (path) => 1 + path.length });
 
 function host(ns: string, name: string, configRef?: string): VirtualHostIR {
-  return { name: `${ns}.${name}`, namespace: ns, origin: origin(`VirtualService ${ns}/${name}`), domains: [`${name}.example`], routes: [], ...(configRef ? { extauth: { configRef } } : {}) };
+  return {
+    name: `${ns}.${name}`,
+    namespace: ns,
+    origin: origin(`VirtualService ${ns}/${name}`),
+    domains: [`${name}.example`],
+    routes: [],
+    ...(configRef ? { extauth: { configRef } } : {}),
+  };
 }
 
 const ldap: LdapIR = {
@@ -24,7 +31,13 @@ function authConfig(name: string, l: LdapIR = ldap): AuthConfigIR {
   return { name, origin: origin(`AuthConfig ${name.replace('.', '/')}`), configs: [{ kind: 'ldap', ldap: l }] };
 }
 
-const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs, graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[], authConfigs: AuthConfigIR[]): Model => ({
+  virtualHosts,
+  gateways: [],
+  upstreams: [],
+  authConfigs,
+  graphqlApis: [],
+});
 
 /** Checks `json` (with its `@type`) against Envoy's proto. */
 function issues(json: Json): string[] {
@@ -35,7 +48,11 @@ function issues(json: Json): string[] {
 
 describe('extauthConcern', () => {
   test('no virtual host uses extauth: no filter, no cluster, no per-host config; AuthConfigs still compiled', () => {
-    const result = runConcern(extauthConcern, model([host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    const result = runConcern(
+      extauthConcern,
+      model([host('default', 'open')], [authConfig('default.ldap')]),
+      DEFAULT_OPTIONS,
+    );
     expect(result.httpFilter).toBeUndefined();
     expect(result.clusters).toEqual([]);
     expect(result.perVirtualHost.size).toBe(0);
@@ -45,12 +62,20 @@ describe('extauthConcern', () => {
   test('hosts without extauth drop a client-sent x-user-id; extauth hosts leave it to the sidecar', () => {
     const withNone = runConcern(extauthConcern, model([host('default', 'open')], []), DEFAULT_OPTIONS);
     expect([...(withNone.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
-    const mixed = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap'), host('default', 'open')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    const mixed = runConcern(
+      extauthConcern,
+      model([host('default', 'api', 'default.ldap'), host('default', 'open')], [authConfig('default.ldap')]),
+      DEFAULT_OPTIONS,
+    );
     expect([...(mixed.requestHeadersToRemove ?? [])]).toEqual([['default.open', ['x-user-id']]]);
   });
 
   test('filter: gRPC to the extauth cluster, V3, fail closed, timeout, 503 on error, jwt_authn metadata forwarded; valid against Envoy protos', () => {
-    const result = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), DEFAULT_OPTIONS);
+    const result = runConcern(
+      extauthConcern,
+      model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]),
+      DEFAULT_OPTIONS,
+    );
     expect(result.httpFilter).toEqual({
       name: EXTAUTH_FILTER_NAME,
       typed_config: {
@@ -70,7 +95,10 @@ describe('extauthConcern', () => {
   test('per virtual host: config_ref where used, disabled elsewhere; valid ExtAuthzPerRoute', () => {
     const result = runConcern(
       extauthConcern,
-      model([host('default', 'api', 'default.ldap'), host('default', 'open'), host('team', 'admin', 'team.strict')], [authConfig('default.ldap'), authConfig('team.strict')]),
+      model(
+        [host('default', 'api', 'default.ldap'), host('default', 'open'), host('team', 'admin', 'team.strict')],
+        [authConfig('default.ldap'), authConfig('team.strict')],
+      ),
     );
     const type = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute';
     expect(Object.fromEntries(result.perVirtualHost)).toEqual({
@@ -83,12 +111,25 @@ describe('extauthConcern', () => {
 
   test('extauth cluster: HTTP/2 to the configured address, valid Cluster', () => {
     const options = { ...DEFAULT_OPTIONS, extauthAddress: { host: 'extauth.sluice-system.svc', port: 9083 } };
-    const [cluster, ...rest] = runConcern(extauthConcern, model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]), options).clusters;
+    const [cluster, ...rest] = runConcern(
+      extauthConcern,
+      model([host('default', 'api', 'default.ldap')], [authConfig('default.ldap')]),
+      options,
+    ).clusters;
     expect(rest).toEqual([]);
     expect(cluster).toMatchObject({
       name: EXTAUTH_CLUSTER,
       type: 'STRICT_DNS',
-      load_assignment: { cluster_name: 'extauth', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: 'extauth.sluice-system.svc', port_value: 9083 } } } }] }] },
+      load_assignment: {
+        cluster_name: 'extauth',
+        endpoints: [
+          {
+            lb_endpoints: [
+              { endpoint: { address: { socket_address: { address: 'extauth.sluice-system.svc', port_value: 9083 } } } },
+            ],
+          },
+        ],
+      },
       typed_extension_protocol_options: {
         'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
           '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
@@ -100,7 +141,14 @@ describe('extauthConcern', () => {
   });
 
   test('compiled AuthConfigs: every field, service account credentials resolved, valid sluice.extauth.v1.AuthConfig', () => {
-    const sa = authConfig('team.sa', { ...ldap, address: 'ldaps://ldap.corp:636', searchFilter: '(objectClass=person)', membershipAttributeName: 'isMemberOf', pool: { initialSize: 1, maxSize: 10 }, serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' } });
+    const sa = authConfig('team.sa', {
+      ...ldap,
+      address: 'ldaps://ldap.corp:636',
+      searchFilter: '(objectClass=person)',
+      membershipAttributeName: 'isMemberOf',
+      pool: { initialSize: 1, maxSize: 10 },
+      serviceAccount: { username: 'cn=reader,dc=example,dc=org', password: 's3cret' },
+    });
     const result = runConcern(extauthConcern, model([], [authConfig('default.ldap'), sa]), DEFAULT_OPTIONS);
     expect(result.authConfigs).toEqual([
       {

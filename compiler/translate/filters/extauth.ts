@@ -31,7 +31,10 @@ const REQUEST_BODY = { max_request_bytes: 4096, allow_partial_message: true };
 /** The per-route settings that send the check to the AuthConfig (and the body when it passes it through). */
 const checkSettings = (e: ExtauthRefIR): Json => ({
   '@type': EXT_AUTHZ_PER_ROUTE_TYPE,
-  check_settings: { context_extensions: { config_ref: e.configRef }, ...(e.withRequestBody ? { with_request_body: REQUEST_BODY } : {}) },
+  check_settings: {
+    context_extensions: { config_ref: e.configRef },
+    ...(e.withRequestBody ? { with_request_body: REQUEST_BODY } : {}),
+  },
 });
 
 function extauthFilter(extra: Json = {}): Json {

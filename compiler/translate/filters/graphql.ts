@@ -18,10 +18,29 @@ function target(t: TargetIR): Json {
 function resolution(r: ResolutionIR): Json {
   if (r.kind === 'grpc') {
     const message = r.outgoingMessageJson === undefined ? {} : { outgoing_message_json: r.outgoingMessageJson };
-    return { grpc: { service_name: r.serviceName, method_name: r.methodName, ...message, request_metadata: r.requestMetadata, target: target(r.target), timeout_ms: r.timeoutMs } };
+    return {
+      grpc: {
+        service_name: r.serviceName,
+        method_name: r.methodName,
+        ...message,
+        request_metadata: r.requestMetadata,
+        target: target(r.target),
+        timeout_ms: r.timeoutMs,
+      },
+    };
   }
   const body = r.body === undefined ? {} : { body: r.body };
-  return { rest: { target: target(r.target), headers: r.headers, query_params: r.queryParams, ...body, result_root: r.resultRoot, setters: r.setters, timeout_ms: r.timeoutMs } };
+  return {
+    rest: {
+      target: target(r.target),
+      headers: r.headers,
+      query_params: r.queryParams,
+      ...body,
+      result_root: r.resultRoot,
+      setters: r.setters,
+      timeout_ms: r.timeoutMs,
+    },
+  };
 }
 
 function executable(e: ExecutableSchemaIR): Json {
@@ -31,7 +50,13 @@ function executable(e: ExecutableSchemaIR): Json {
     resolutions: Object.fromEntries(Object.entries(e.resolutions).map(([name, r]) => [name, resolution(r)])),
     max_depth: e.maxDepth,
   };
-  if (e.remote) out.remote = { target: target(e.remote.target), headers: e.remote.headers, query_params: e.remote.queryParams, span_name: e.remote.spanName };
+  if (e.remote)
+    out.remote = {
+      target: target(e.remote.target),
+      headers: e.remote.headers,
+      query_params: e.remote.queryParams,
+      span_name: e.remote.spanName,
+    };
   if (e.protoDescriptorBin !== undefined) out.proto_descriptor_bin = e.protoDescriptorBin;
   return out;
 }
@@ -43,7 +68,12 @@ export function compileApi(api: GraphQLApiIR): Json {
   else {
     const subschemas = api.stitched!.subschemas.map((s) => ({
       api: s.api,
-      type_merge: Object.fromEntries(Object.entries(s.typeMerge).map(([type, m]) => [type, { selection_set: m.selectionSet, query_name: m.queryName, args: m.args }])),
+      type_merge: Object.fromEntries(
+        Object.entries(s.typeMerge).map(([type, m]) => [
+          type,
+          { selection_set: m.selectionSet, query_name: m.queryName, args: m.args },
+        ]),
+      ),
     }));
     // Stitched APIs answer introspection, as Gloo's do.
     out.stitched = { subschemas, enable_introspection: true };

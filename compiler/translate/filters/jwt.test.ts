@@ -8,12 +8,27 @@ import { runConcern, type ConcernPart } from './run-concern.js';
 
 const origin = (resource: string): Origin => ({ file: 'vs.yaml', resource, lineOf: (path) => 10 + path.length });
 
-const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({
+  type: 'spki',
+  format: 'pem',
+}) as string;
 const converted = pemToJwks(rsaPem);
 const rsaKeys = JSON.stringify({ keys: converted.ok ? converted.keys : [] });
 
-function providerIR(ns: string, vs: string, name: string, jwks: JwtProviderIR['jwks'], issuer = `https://${name}.example`): JwtProviderIR {
-  return { name: `${ns}.${vs}.${name}`, issuer, jwks, origin: origin(`VirtualService ${ns}/${vs}`), path: ['spec', 'virtualHost', 'options', 'jwt', 'providers', name] };
+function providerIR(
+  ns: string,
+  vs: string,
+  name: string,
+  jwks: JwtProviderIR['jwks'],
+  issuer = `https://${name}.example`,
+): JwtProviderIR {
+  return {
+    name: `${ns}.${vs}.${name}`,
+    issuer,
+    jwks,
+    origin: origin(`VirtualService ${ns}/${vs}`),
+    path: ['spec', 'virtualHost', 'options', 'jwt', 'providers', name],
+  };
 }
 
 function host(ns: string, name: string, providers?: JwtProviderIR[]): VirtualHostIR {
@@ -27,9 +42,16 @@ function host(ns: string, name: string, providers?: JwtProviderIR[]): VirtualHos
   };
 }
 
-const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs: [], graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[]): Model => ({
+  virtualHosts,
+  gateways: [],
+  upstreams: [],
+  authConfigs: [],
+  graphqlApis: [],
+});
 
-const typed = (result: ConcernPart) => (result.httpFilter!.typed_config as Json) as { providers: Record<string, Json>; requirement_map: Record<string, Json> };
+const typed = (result: ConcernPart) =>
+  result.httpFilter!.typed_config as Json as { providers: Record<string, Json>; requirement_map: Record<string, Json> };
 
 describe('jwtConcern', () => {
   test('no virtual host with jwt: no filter, no per-host config', () => {
@@ -43,7 +65,9 @@ describe('jwtConcern', () => {
     const result = runConcern(jwtConcern, model([host('default', 'api', [p])]));
     expect(result.httpFilter!.name).toBe(JWT_FILTER_NAME);
     const config = typed(result);
-    expect(config).toMatchObject({ '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication' });
+    expect(config).toMatchObject({
+      '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication',
+    });
     expect(config).not.toHaveProperty('rules');
     const provider = config.providers['default.api.corp'] as Json & { local_jwks: { inline_string: string } };
     expect(provider).toMatchObject({
@@ -53,7 +77,9 @@ describe('jwtConcern', () => {
       payload_in_metadata: 'principal',
     });
     const jwks = JSON.parse(provider.local_jwks.inline_string) as { keys: Json[] };
-    expect(jwks.keys).toEqual([expect.objectContaining({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB', kid: expect.any(String) })]);
+    expect(jwks.keys).toEqual([
+      expect.objectContaining({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB', kid: expect.any(String) }),
+    ]);
     expect(config.requirement_map).toEqual({ 'default.api': { provider_name: 'default.api.corp' } });
     expect(result.perVirtualHost.get('default.api')).toEqual({
       '@type': 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig',
@@ -62,7 +88,11 @@ describe('jwtConcern', () => {
   });
 
   test('remote provider: http_uri through the resolved cluster, timeout, cache duration, async fetch', () => {
-    const p = providerIR('team', 'api', 'idp', { kind: 'remote', url: 'http://jwks.example/keys.json', cluster: 'team-jwks-8080' });
+    const p = providerIR('team', 'api', 'idp', {
+      kind: 'remote',
+      url: 'http://jwks.example/keys.json',
+      cluster: 'team-jwks-8080',
+    });
     const config = typed(runConcern(jwtConcern, model([host('team', 'api', [p])])));
     expect(config.providers['team.api.idp']).toMatchObject({
       remote_jwks: {
@@ -76,12 +106,18 @@ describe('jwtConcern', () => {
 
   test('two providers on one host: requires_any over both; other hosts are disabled', () => {
     const a = providerIR('default', 'api', 'b-second', { kind: 'local', keys: rsaKeys });
-    const b = providerIR('default', 'api', 'a-first', { kind: 'remote', url: 'https://idp.example/jwks', cluster: 'idp' });
+    const b = providerIR('default', 'api', 'a-first', {
+      kind: 'remote',
+      url: 'https://idp.example/jwks',
+      cluster: 'idp',
+    });
     const result = runConcern(jwtConcern, model([host('default', 'api', [a, b]), host('default', 'open')]));
     const config = typed(result);
     expect(Object.keys(config.providers)).toEqual(['default.api.a-first', 'default.api.b-second']);
     expect(config.requirement_map['default.api']).toEqual({
-      requires_any: { requirements: [{ provider_name: 'default.api.a-first' }, { provider_name: 'default.api.b-second' }] },
+      requires_any: {
+        requirements: [{ provider_name: 'default.api.a-first' }, { provider_name: 'default.api.b-second' }],
+      },
     });
     expect(config.requirement_map).not.toHaveProperty('default.open');
     expect(result.perVirtualHost.get('default.open')).toEqual({
@@ -95,6 +131,9 @@ describe('jwtConcern', () => {
     const b = providerIR('b', 'two', 'p', { kind: 'local', keys: rsaKeys });
     const config = typed(runConcern(jwtConcern, model([host('a', 'one', [a]), host('b', 'two', [b])])));
     expect(Object.keys(config.providers)).toEqual(['a.one.p', 'b.two.p']);
-    expect(config.requirement_map).toEqual({ 'a.one': { provider_name: 'a.one.p' }, 'b.two': { provider_name: 'b.two.p' } });
+    expect(config.requirement_map).toEqual({
+      'a.one': { provider_name: 'a.one.p' },
+      'b.two': { provider_name: 'b.two.p' },
+    });
   });
 });

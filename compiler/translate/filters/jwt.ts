@@ -49,12 +49,19 @@ export function jwtProvider(p: JwtProviderIR): Json {
     issuer: p.issuer,
     ...jwksSource(p),
     // Tokens come in `Authorization: Bearer <token>` or `?access_token=<token>`, unless the provider says where.
-    from_headers: p.tokenSource ? p.tokenSource.headers.map((h) => ({ name: h.name, ...(h.prefix ? { value_prefix: h.prefix } : {}) })) : [{ name: 'Authorization', value_prefix: 'Bearer ' }],
+    from_headers: p.tokenSource
+      ? p.tokenSource.headers.map((h) => ({ name: h.name, ...(h.prefix ? { value_prefix: h.prefix } : {}) }))
+      : [{ name: 'Authorization', value_prefix: 'Bearer ' }],
     from_params: p.tokenSource ? p.tokenSource.queryParams : ['access_token'],
     ...(p.keepToken ? { forward: true } : {}),
     // Envoy removes a client-sent copy of each header first (Extractor::sanitizeHeaders), then adds the claim if the token has it.
     // The route was chosen before that (by the client's copy, if any): clear_route_cache has it chosen again with the claims.
-    ...(p.claimsToHeaders ? { claim_to_headers: p.claimsToHeaders.map((c) => ({ header_name: c.header, claim_name: c.claim })), clear_route_cache: true } : {}),
+    ...(p.claimsToHeaders
+      ? {
+          claim_to_headers: p.claimsToHeaders.map((c) => ({ header_name: c.header, claim_name: c.claim })),
+          clear_route_cache: true,
+        }
+      : {}),
     payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,
   };
 }
@@ -64,14 +71,18 @@ export function jwtRequirement(vh: VirtualHostIR): Json | undefined {
   const names = (vh.jwt?.providers ?? []).map((p) => p.name).sort();
   if (names.length === 0) return undefined;
   // requires_any needs at least two entries (validate rule), hence the single-provider form.
-  return names.length === 1 ? { provider_name: names[0] } : { requires_any: { requirements: names.map((name) => ({ provider_name: name })) } };
+  return names.length === 1
+    ? { provider_name: names[0] }
+    : { requires_any: { requirements: names.map((name) => ({ provider_name: name })) } };
 }
 
 /**
  * The filter's config from each virtual host's providers (as jwtProvider
  * makes them) and requirement; translate keeps those per virtual host.
  */
-export function jwtFilter(hosts: ReadonlyArray<{ name: string; providers: ReadonlyArray<readonly [string, Json]>; requirement?: Json }>): Json {
+export function jwtFilter(
+  hosts: ReadonlyArray<{ name: string; providers: ReadonlyArray<readonly [string, Json]>; requirement?: Json }>,
+): Json {
   const providers: (readonly [string, Json])[] = [];
   const requirementMap: Record<string, Json> = {};
   for (const h of hosts) {
@@ -93,7 +104,9 @@ export const jwtConcern: HttpFilterConcern = {
   filterName: JWT_FILTER_NAME,
   usedBy: (vh) => (vh.jwt?.providers.length ?? 0) > 0,
   perVirtualHost: (vh) =>
-    vh.jwt && vh.jwt.providers.length > 0 ? { '@type': PER_ROUTE_CONFIG_TYPE, requirement_name: vh.name } : { '@type': PER_ROUTE_CONFIG_TYPE, disabled: true },
+    vh.jwt && vh.jwt.providers.length > 0
+      ? { '@type': PER_ROUTE_CONFIG_TYPE, requirement_name: vh.name }
+      : { '@type': PER_ROUTE_CONFIG_TYPE, disabled: true },
   // Gloo's route option jwt.disable: no token is asked for on that route.
   perRoute: (route) => (route.options?.jwtDisabled ? { '@type': PER_ROUTE_CONFIG_TYPE, disabled: true } : undefined),
   // Its filter holds every host's providers: translate builds it with jwtFilter from the parts it keeps per host.

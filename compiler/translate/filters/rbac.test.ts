@@ -8,8 +8,18 @@ const origin: Origin = { file: 'vs.yaml', resource: 'VirtualService default/api'
 
 const PER_ROUTE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute';
 
-function policy(name: string, fields: Partial<Pick<RbacPolicyIR, 'methods' | 'pathPrefix' | 'principals'>>): RbacPolicyIR {
-  return { name, methods: [], principals: [{ claims: { sub: 'alice' } }], ...fields, origin, path: ['spec', 'virtualHost', 'options', 'rbac', 'policies', name] };
+function policy(
+  name: string,
+  fields: Partial<Pick<RbacPolicyIR, 'methods' | 'pathPrefix' | 'principals'>>,
+): RbacPolicyIR {
+  return {
+    name,
+    methods: [],
+    principals: [{ claims: { sub: 'alice' } }],
+    ...fields,
+    origin,
+    path: ['spec', 'virtualHost', 'options', 'rbac', 'policies', name],
+  };
 }
 
 function host(name: string, options: { jwt?: boolean; policies?: RbacPolicyIR[] }): VirtualHostIR {
@@ -19,21 +29,47 @@ function host(name: string, options: { jwt?: boolean; policies?: RbacPolicyIR[] 
     origin,
     domains: [`${name}.example`],
     routes: [],
-    ...(options.jwt ? { jwt: { providers: [{ name: `default.${name}.p`, issuer: 'i', jwks: { kind: 'local', keys: '{"keys":[]}' }, origin, path: [] }] } } : {}),
+    ...(options.jwt
+      ? {
+          jwt: {
+            providers: [
+              {
+                name: `default.${name}.p`,
+                issuer: 'i',
+                jwks: { kind: 'local', keys: '{"keys":[]}' },
+                origin,
+                path: [],
+              },
+            ],
+          },
+        }
+      : {}),
     ...(options.policies ? { rbac: { policies: options.policies } } : {}),
   };
 }
 
-const model = (virtualHosts: VirtualHostIR[]): Model => ({ virtualHosts, gateways: [], upstreams: [], authConfigs: [], graphqlApis: [] });
+const model = (virtualHosts: VirtualHostIR[]): Model => ({
+  virtualHosts,
+  gateways: [],
+  upstreams: [],
+  authConfigs: [],
+  graphqlApis: [],
+});
 
 function rulesOf(vhs: VirtualHostIR[], name = 'default.api') {
   const result = runConcern(rbacConcern, model(vhs));
-  const perRoute = result.perVirtualHost.get(name) as { rbac: { rules: { action: string; policies: Record<string, { permissions: Json[]; principals: Json[] }> } } };
+  const perRoute = result.perVirtualHost.get(name) as {
+    rbac: { rules: { action: string; policies: Record<string, { permissions: Json[]; principals: Json[] }> } };
+  };
   return perRoute.rbac.rules;
 }
 
 const claim = (key: string, exact: string) => ({
-  metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'principal' }, { key }], value: { string_match: { exact } } },
+  metadata: {
+    filter: 'envoy.filters.http.jwt_authn',
+    path: [{ key: 'principal' }, { key }],
+    value: { string_match: { exact } },
+  },
 });
 
 describe('rbacConcern', () => {
@@ -44,14 +80,25 @@ describe('rbacConcern', () => {
   });
 
   test('filter has no global rules; hosts without rbac get an empty RBACPerRoute (disabled)', () => {
-    const result = runConcern(rbacConcern, model([host('api', { jwt: true, policies: [policy('p', {})] }), host('open', {})]));
-    expect(result.httpFilter).toEqual({ name: RBAC_FILTER_NAME, typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC' } });
+    const result = runConcern(
+      rbacConcern,
+      model([host('api', { jwt: true, policies: [policy('p', {})] }), host('open', {})]),
+    );
+    expect(result.httpFilter).toEqual({
+      name: RBAC_FILTER_NAME,
+      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC' },
+    });
     expect(result.perVirtualHost.get('default.open')).toEqual({ '@type': PER_ROUTE });
-    expect(result.perVirtualHost.get('default.api')).toMatchObject({ '@type': PER_ROUTE, rbac: { rules: { action: 'ALLOW' } } });
+    expect(result.perVirtualHost.get('default.api')).toMatchObject({
+      '@type': PER_ROUTE,
+      rbac: { rules: { action: 'ALLOW' } },
+    });
   });
 
   test('methods OR-ed, AND path prefix', () => {
-    const rules = rulesOf([host('api', { jwt: true, policies: [policy('read', { methods: ['GET', 'head', 'GET'], pathPrefix: '/api' })] })]);
+    const rules = rulesOf([
+      host('api', { jwt: true, policies: [policy('read', { methods: ['GET', 'head', 'GET'], pathPrefix: '/api' })] }),
+    ]);
     expect(rules.policies.read!.permissions).toEqual([
       {
         and_rules: {
@@ -75,7 +122,12 @@ describe('rbacConcern', () => {
     const rules = rulesOf([
       host('api', {
         jwt: true,
-        policies: [policy('m', { methods: ['POST'] }), policy('p', { pathPrefix: '/x' }), policy('any', {}), policy('empty-prefix', { pathPrefix: '' })],
+        policies: [
+          policy('m', { methods: ['POST'] }),
+          policy('p', { pathPrefix: '/x' }),
+          policy('any', {}),
+          policy('empty-prefix', { pathPrefix: '' }),
+        ],
       }),
     ]);
     expect(rules.policies.m!.permissions).toEqual([{ header: { name: ':method', string_match: { exact: 'POST' } } }]);
@@ -88,7 +140,11 @@ describe('rbacConcern', () => {
     const rules = rulesOf([
       host('api', {
         jwt: true,
-        policies: [policy('p', { principals: [{ claims: { sub: 'alice', role: 'admin' } }, { claims: { sub: 'bob' } }, { claims: {} }] })],
+        policies: [
+          policy('p', {
+            principals: [{ claims: { sub: 'alice', role: 'admin' } }, { claims: { sub: 'bob' } }, { claims: {} }],
+          }),
+        ],
       }),
     ]);
     expect(rules.policies.p!.principals).toEqual([

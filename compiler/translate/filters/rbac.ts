@@ -46,7 +46,10 @@ function principal(p: RbacPolicyIR['principals'][number], delimiter: string | un
     metadata: {
       filter: JWT_FILTER_NAME,
       // A nested claim is a path into the payload: org.team with "." reads payload.org.team.
-      path: [{ key: JWT_PAYLOAD_METADATA_KEY }, ...(delimiter ? claim.split(delimiter) : [claim]).map((key) => ({ key }))],
+      path: [
+        { key: JWT_PAYLOAD_METADATA_KEY },
+        ...(delimiter ? claim.split(delimiter) : [claim]).map((key) => ({ key })),
+      ],
       value: { string_match: { exact: value } },
     },
   }));
@@ -56,7 +59,10 @@ function principal(p: RbacPolicyIR['principals'][number], delimiter: string | un
 function policies(list: RbacPolicyIR[]): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const policy of [...list].sort((a, b) => a.name.localeCompare(b.name))) {
-    out[policy.name] = { permissions: [permission(policy)], principals: policy.principals.map((p) => principal(p, policy.nestedClaimDelimiter)) };
+    out[policy.name] = {
+      permissions: [permission(policy)],
+      principals: policy.principals.map((p) => principal(p, policy.nestedClaimDelimiter)),
+    };
   }
   return out;
 }

@@ -20,7 +20,11 @@ export interface ConcernPart {
   authConfigs: Json[];
 }
 
-export function runConcern(concern: HttpFilterConcern, model: Model, options: CompileOptions = DEFAULT_OPTIONS): ConcernPart {
+export function runConcern(
+  concern: HttpFilterConcern,
+  model: Model,
+  options: CompileOptions = DEFAULT_OPTIONS,
+): ConcernPart {
   const set = translate(model, options, new TranslateMemo(), [concern]);
   const listener = [...set.listeners.values()][0] as any;
   const hcm = listener.filter_chains[0].filters[0].typed_config as { http_filters: Json[] };
