@@ -43,10 +43,15 @@ npm run --silent typecheck
 echo "== checking the import rules (.dependency-cruiser.cjs)"
 npm run --silent lint
 
+echo "== checking the format (Prettier; npm run format rewrites it)"
+npm run --silent format:check
+
 echo "== running the tests"
 mkdir -p .tmp
 status=0
-npm test -- --ci --json --outputFile=.tmp/jest-results.json || status=$?
+# --forceExit: a setup that failed half-way (a hook past its time limit) can leave a server it
+# started after the failure running; the run must still end and report instead of waiting on it.
+npm test -- --ci --forceExit --json --outputFile=.tmp/jest-results.json || status=$?
 # One plain closing line that CI reads: "tests: N passed, N failed, N skipped".
 node -e '
 const r = require("./.tmp/jest-results.json");
