@@ -15,6 +15,8 @@ COPY bench ./bench
 COPY examples ./examples
 # The real parts the benchmarks start on loopback (slapd, upstreams, xDS clients); test/ stays out of the image.
 COPY harness ./harness
+# The build itself (scripts/build.mjs, which the prepare script runs, and what it precomputes).
+COPY scripts ./scripts
 # `npm ci` installs the committed lock file and builds dist/ (the prepare script).
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 

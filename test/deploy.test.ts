@@ -207,9 +207,11 @@ describe('the Dockerfile', () => {
     expect(outside).toEqual([]);
   });
 
-  test('copies every folder the build compiles that a binary or benchmark needs', () => {
+  test('copies every folder the build compiles, and the build script that `npm ci` runs', () => {
     const { include } = JSON.parse(readFileSync('tsconfig.build.json', 'utf8')) as { include: string[] };
-    // scripts/ is `npm start` on a developer's machine, not part of the image.
-    expect(include.filter((folder) => folder !== 'scripts' && !copied().has(folder))).toEqual([]);
+    expect(include.filter((folder) => !copied().has(folder))).toEqual([]);
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts.build).toMatch(/^node scripts\/build\.mjs/);
+    expect(copied().has('scripts')).toBe(true);
   });
 });
