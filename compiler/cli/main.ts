@@ -1,13 +1,24 @@
-/** The `sluice` command line. Each command lives in its own module and registers itself. */
+/**
+ * The `sluice` command line. Each command lives in its own module and
+ * registers itself; only the module of the command asked for is loaded, so
+ * `sluice explain` does not pay for what `sluice serve` imports (the xDS and
+ * HTTP servers). Help and unknown commands load them all.
+ */
 import { Command } from 'commander';
 import { VERSION } from '../../runtime/version.js';
-import { register as registerCompile } from './compile.js';
-import { register as registerCreate } from './create.js';
-import { register as registerCrds } from './crds.js';
-import { register as registerServe } from './serve.js';
-import { register as registerBootstrap } from './bootstrap.js';
-import { register as registerExplain } from './explain.js';
-import { register as registerTest } from './test.js';
+
+type CommandModule = Promise<{ register(program: Command): void }>;
+
+const COMMANDS: Record<string, () => CommandModule> = {
+  compile: () => import('./compile.js'),
+  validate: () => import('./compile.js'),
+  create: () => import('./create.js'),
+  serve: () => import('./serve.js'),
+  bootstrap: () => import('./bootstrap.js'),
+  explain: () => import('./explain.js'),
+  test: () => import('./test.js'),
+  crds: () => import('./crds.js'),
+};
 
 const program = new Command('sluice')
   .description(
@@ -17,15 +28,14 @@ const program = new Command('sluice')
   .showHelpAfterError()
   .exitOverride((err) => process.exit(err.exitCode === 1 ? 2 : err.exitCode));
 
-for (const register of [
-  registerCompile,
-  registerCreate,
-  registerServe,
-  registerBootstrap,
-  registerExplain,
-  registerTest,
-  registerCrds,
-])
-  register(program);
+const asked = process.argv[2];
+const loaders = Object.hasOwn(COMMANDS, asked)
+  ? [COMMANDS[asked]]
+  : asked === '-V' || asked === '--version'
+    ? []
+    : Object.values(COMMANDS);
+// `compile` and `validate` share a module, which registers both once.
+const modules = new Set(await Promise.all(loaders.map((load) => load())));
+for (const module of modules) module.register(program);
 
 await program.parseAsync(process.argv);
