@@ -2,14 +2,15 @@
  * Validate: each loaded document against the JSON Schema of its
  * apiVersion/kind (ajv). Errors carry file:line, resource and field path.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import { accepted } from '../kinds/accepted.js';
-import { FORMATS } from '../kinds/formats.js';
 import { definitionOf, GLOO_API_ALIASES, KINDS, refusedKind } from '../kinds/index.js';
 import { DEFAULT_NAMESPACE, type LoadedDocument } from '../load/load.js';
 import { glooRefusals, kindRefusal } from './gloo-refusals.js';
+import { FORMATS } from '../kinds/formats.js';
 import { normaliseDocument } from './proto3-json.js';
+import { schemaCheck } from './schema-check.js';
 import { allowedFields, closestName, consequencesOfTypos } from './typos.js';
 
 /** A document that passed its schema: typed envelope, spec still plain data. */
@@ -24,7 +25,6 @@ export interface Resource<Spec = Record<string, unknown>> {
   origin: Origin;
 }
 
-let ajv: Ajv | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 /** The schema check of one apiVersion and kind, compiled when first asked for: an input with three kinds pays for three schemas, not all of them. */
@@ -34,13 +34,7 @@ function validatorFor(apiVersion: string, kind: string): ValidateFunction | unde
   if (validate) return validate;
   const definition = definitionOf(apiVersion, kind);
   if (!definition) return undefined;
-  if (!ajv) {
-    // strictRequired off: exactly-one choices name their members in `oneOf` branches.
-    ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    for (const [name, format] of Object.entries(FORMATS))
-      ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
-  }
-  validators.set(key, (validate = ajv.compile(accepted(definition.document))));
+  validators.set(key, (validate = schemaCheck(accepted(definition.document))));
   return validate;
 }
 
