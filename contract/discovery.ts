@@ -1,12 +1,11 @@
 /** The xDS discovery protocol as protobufjs types: spoken by `sluice serve` and by the sidecars' ADS client. */
-import { loadRoot, lookupType } from './envoy.js';
+import { lookupType } from './envoy.js';
 
 /** gRPC path prefix of the Aggregated Discovery Service. */
 export const ADS_SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 
 /** The discovery messages (snake_case fields). */
 export function discoveryTypes() {
-  loadRoot();
   return {
     DiscoveryRequest: lookupType('envoy.service.discovery.v3.DiscoveryRequest'),
     DiscoveryResponse: lookupType('envoy.service.discovery.v3.DiscoveryResponse'),

@@ -4,11 +4,13 @@
  * with snake_case field names and protoc-gen-validate options kept.
  * Shared by the compiler's verifier, the xDS server and both sidecars.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { readRootJson, type LazyRoot } from './root-cache.js';
 
 const require = createRequire(import.meta.url);
 const XDS_DEPS = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
@@ -109,27 +111,57 @@ function rootFiles(): { files: string[]; skipped: string[] } {
   return { files, skipped };
 }
 
-let cached: { root: protobuf.Root; loadMs: number; skipped: string[] } | undefined;
+let cached: { root: protobuf.Root; lazy?: LazyRoot; loadMs: number; skipped: string[] } | undefined;
 
-function load() {
-  if (cached) return cached;
-  const started = performance.now();
+/** Parses the .proto files. */
+export function parseRoot(): { root: protobuf.Root; skipped: string[] } {
   const { files, skipped } = rootFiles();
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : (findFile(target) ?? target));
   // keepCase: field names stay snake_case, as in the proto files and in our JSON.
   root.loadSync(files, { keepCase: true });
   root.resolveAll();
-  cached = { root, loadMs: performance.now() - started, skipped };
+  return { root, skipped };
+}
+
+/** Where the build writes the protos as JSON (root-cache.ts); the sources (tests) read dist/'s. */
+const ROOT_JSON = [path.join(HERE, 'envoy-root.json'), path.resolve(HERE, '../dist/contract/envoy-root.json')];
+export const BUILD_ROOT_JSON = ROOT_JSON[0];
+
+/**
+ * What the Root is made of: Envoy's protos are those of the installed
+ * @grpc/grpc-js-xds, read by the installed protobufjs; this project's are
+ * read here, since they change with the sources.
+ */
+export function rootKey(): string {
+  const hash = createHash('sha256');
+  for (const pkg of ['@grpc/grpc-js-xds', 'protobufjs'])
+    hash.update(`${pkg}@${(require(`${pkg}/package.json`) as { version: string }).version}\n`);
+  if (SLUICE_PROTOS)
+    for (const file of walkProtos(path.join(SLUICE_PROTOS, 'sluice')).sort())
+      hash.update(`${path.relative(SLUICE_PROTOS, file)}\n`).update(fs.readFileSync(file));
+  return hash.digest('hex');
+}
+
+/** The build's JSON when it is of these protos (types are then added as they are asked for), else the parsed files. */
+function load() {
+  if (cached) return cached;
+  const started = performance.now();
+  const key = rootKey();
+  const lazy = ROOT_JSON.map((file) => readRootJson(file, key)).find(Boolean);
+  const { root, skipped } = lazy ? { root: lazy.root, skipped: lazy.skipped } : parseRoot();
+  cached = { root, lazy, loadMs: performance.now() - started, skipped };
   return cached;
 }
 
-/** The shared Root; the first call loads it (about half a second). */
+/** The shared Root with every type in it; the first call loads it (about a second). */
 export function loadRoot(): protobuf.Root {
-  return load().root;
+  const { root, lazy } = load();
+  lazy?.requireAll();
+  return root;
 }
 
-/** How long the first loadRoot() took, and which Envoy files were left out for missing imports. */
+/** How long loading took, and which Envoy files were left out for missing imports. */
 export function loadStats(): { loadMs: number; skipped: readonly string[] } {
   const c = load();
   return { loadMs: c.loadMs, skipped: c.skipped };
@@ -142,7 +174,8 @@ export function findType(name: string): protobuf.Type | undefined {
   let t = typeCache.get(name);
   if (t === undefined) {
     const full = name.slice(name.lastIndexOf('/') + 1).replace(/^\./, '');
-    const found = loadRoot().lookup(full);
+    const { root, lazy } = load();
+    const found = !lazy || lazy.require(full) ? root.lookup(full) : null;
     t = found instanceof protobuf.Type ? found : null;
     typeCache.set(name, t);
   }

@@ -112,6 +112,13 @@ export function build(why, root = ROOT, say = (text) => process.stderr.write(tex
   );
   // The record dates from the start: a file saved during the build makes the next one build again.
   utimesSync(abs(RECORD), started / 1000, started / 1000);
+  // Worked out once here rather than by every process (scripts/precompute.ts).
+  const checks = spawnSync(process.execPath, [path.join(OUT, 'scripts', 'precompute.js')], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  say(checks.stderr);
+  if (checks.status !== 0) return checks.status ?? 1;
   say(`build: done in ${seconds} s\n`);
   return 0;
 }
