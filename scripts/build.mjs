@@ -98,12 +98,19 @@ export function build(why, root = ROOT, say = (text) => process.stderr.write(tex
     else if (line) say(`${line}\n`);
   }
   say(run.stderr);
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
   if (run.status !== 0) {
     say(
-      `build: tsc exited with ${run.status} after ${seconds} s${run.status === 2 ? ` (${OUT}/ written, with the type errors above)` : ''}\n`,
+      `build: tsc exited with ${run.status} after ${seconds()} s${run.status === 2 ? ` (${OUT}/ written, with the type errors above)` : ''}\n`,
     );
     return run.status ?? 1;
+  }
+  // Worked out once here rather than by every process (scripts/precompute.ts; a project without it has nothing to precompute).
+  const precompute = path.join(OUT, 'scripts', 'precompute.js');
+  if (existsSync(abs(precompute))) {
+    const precomputed = spawnSync(process.execPath, [precompute], { cwd: root, encoding: 'utf8' });
+    say(precomputed.stderr);
+    if (precomputed.status !== 0) return precomputed.status ?? 1;
   }
   const outputs = emitted.filter((f) => !f.endsWith('.map'));
   writeFileSync(
@@ -112,14 +119,7 @@ export function build(why, root = ROOT, say = (text) => process.stderr.write(tex
   );
   // The record dates from the start: a file saved during the build makes the next one build again.
   utimesSync(abs(RECORD), started / 1000, started / 1000);
-  // Worked out once here rather than by every process (scripts/precompute.ts).
-  const checks = spawnSync(process.execPath, [path.join(OUT, 'scripts', 'precompute.js')], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  say(checks.stderr);
-  if (checks.status !== 0) return checks.status ?? 1;
-  say(`build: done in ${seconds} s\n`);
+  say(`build: done in ${seconds()} s\n`);
   return 0;
 }
 
