@@ -9,6 +9,7 @@
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
+import { evaluateLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { destination, endpointsOf } from './destination.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
@@ -278,6 +279,10 @@ export async function explain(
       if (r.reply) return done(r.reply);
       removed.push(...r.removedHeaders);
       added = { ...added, ...r.addedHeaders };
+    } else if (name === LOCAL_RATELIMIT_FILTER) {
+      const r = evaluateLocalRateLimit(typed, levels);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
     } else if (name === CSRF_FILTER) {
       const r = evaluateCsrf(typed, levels, req);
       t.steps.push(r.step);

@@ -235,6 +235,8 @@ export interface RouteOptionsIR {
   cors?: CorsIR;
   /** The route's own CSRF policy, replacing the virtual host's. */
   csrf?: CsrfIR;
+  /** The route's own local rate limit, replacing the virtual host's. */
+  localRateLimit?: TokenBucketIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
   /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
@@ -270,6 +272,13 @@ export interface CsrfIR {
   shadow?: FractionIR;
   /** Matched against the source origin's host and port; ignoreCase applies to exact, prefix and suffix. */
   additionalOrigins: { kind: 'exact' | 'prefix' | 'suffix' | 'regex'; value: string; ignoreCase: boolean }[];
+}
+
+/** A local rate limit: a token bucket in each Envoy (Envoy's TokenBucket; the interval a proto3 JSON duration). */
+export interface TokenBucketIR {
+  maxTokens: number;
+  tokensPerFill: number;
+  fillInterval: string;
 }
 
 /** Gloo's retry policy, as Envoy's: on a route, or on a virtual host for its routes without one. */
@@ -347,6 +356,8 @@ export interface VirtualHostIR {
   cors?: CorsIR;
   /** CSRF for every route without a policy of its own. */
   csrf?: CsrfIR;
+  /** One bucket shared by every route without a limit of its own. */
+  localRateLimit?: TokenBucketIR;
   headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;

@@ -79,7 +79,8 @@ export const REFUSED_KINDS: readonly RefusedKind[] = [
     glooApiVersion: 'ratelimit.solo.io/v1alpha1',
     refused: {
       reason: REASONS.rateLimit,
-      instead: 'rate-limit in front of the gateway, or leave the RateLimitConfig out',
+      instead:
+        'set ratelimit.localRatelimit on the virtual host or route (a token bucket in each Envoy), and leave the RateLimitConfig out',
     },
   },
 ];

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
+import { routeRateLimit } from './rate-limit.js';
 import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
@@ -35,7 +36,7 @@ export const retries = object({
     ['baseInterval'],
   ),
   previousPriorities: refused('Upstream failover priorities are not implemented'),
-  rateLimitedRetryBackOff: rateLimit(),
+  rateLimitedRetryBackOff: refused("backing off by the upstream's rate-limit reset headers is not implemented yet"),
 });
 
 /** Gloo's HeaderManipulation (headers.proto). */
@@ -138,13 +139,12 @@ const faults = note(
 
 export const customAuth = () => refused('ext auth is served by sluice-extauth', 'use an AuthConfig with ldap');
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
-/** Gloo's rate limit and external processing options, refused on routes and virtual hosts alike. */
+/** Gloo's global rate limit and external processing options, refused on routes and virtual hosts alike. */
 export const rateLimitOptions = refuseEach(
   [
     'ratelimitBasic',
     'ratelimitEarly',
     'rateLimitEarlyConfigs',
-    'ratelimit',
     'rateLimitConfigs',
     'ratelimitRegular',
     'rateLimitRegularConfigs',
@@ -184,6 +184,7 @@ export const routeOptions = object({
   upgrades,
   headerManipulation: note(headerManipulation, "applied before the virtual host's"),
   cors: routeCors,
+  ratelimit: routeRateLimit,
   ...rateLimitOptions,
   waf: glooEnvoy(),
   // Per-route security (Gloo's RouteExtension, ExtensionSettings, ExtAuthExtension); resolve checks the combinations.

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
+import { hostRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
@@ -142,6 +143,7 @@ export const virtualHostOptions = object({
   cors: hostCors,
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),
+  ratelimit: hostRateLimit,
   ...rateLimitOptions,
   waf: glooEnvoy(),
   jwtStaged: jwtStaged('use options.jwt'),

@@ -13,6 +13,7 @@ import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from 
 import type {
   CorsIR,
   CsrfIR,
+  TokenBucketIR,
   ExtauthRefIR,
   FractionIR,
   HeaderManipulationIR,
@@ -20,6 +21,7 @@ import type {
   RouteOptionsIR,
 } from '../ir/model.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
+import type { TokenBucketSpec } from '../kinds/rate-limit.js';
 import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
@@ -264,13 +266,34 @@ function hostOf(origin: string): string {
   }
 }
 
-/** A virtual host's retries, headerManipulation, cors and csrf as IR; `ok: false` after reporting a problem. */
+/** Gloo's TokenBucket: tokensPerFill unset is 1, fillInterval unset is 1s and at least 50 ms (Envoy's floor). */
+function tokenBucket(spec: TokenBucketSpec, path: FieldPath, report: OptionReport): TokenBucketIR {
+  const fillInterval =
+    spec.fillInterval === undefined
+      ? '1s'
+      : report.duration(
+          spec.fillInterval,
+          [...path, 'fillInterval'],
+          50_000_000n,
+          'write at least "0.050s": Envoy refills a bucket at most every 50 ms',
+        );
+  return { maxTokens: spec.maxTokens, tokensPerFill: spec.tokensPerFill ?? 1, fillInterval: fillInterval ?? '1s' };
+}
+
+/** A virtual host's retries, headerManipulation, cors, csrf and local rate limit as IR; `ok: false` after reporting a problem. */
 export function virtualHostOptions(
-  spec: Pick<VirtualHostOptionsSpec, 'retries' | 'headerManipulation' | 'cors' | 'csrf'>,
+  spec: Pick<VirtualHostOptionsSpec, 'retries' | 'headerManipulation' | 'cors' | 'csrf' | 'ratelimit'>,
   path: FieldPath,
   origin: Origin,
   diagnostics: Diagnostic[],
-): { ok: boolean; retries?: RetriesIR; headers?: HeaderManipulationIR; cors?: CorsIR; csrf?: CsrfIR } {
+): {
+  ok: boolean;
+  retries?: RetriesIR;
+  headers?: HeaderManipulationIR;
+  cors?: CorsIR;
+  csrf?: CsrfIR;
+  localRateLimit?: TokenBucketIR;
+} {
   const report = new OptionReport(origin, diagnostics);
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
@@ -279,6 +302,9 @@ export function virtualHostOptions(
       : {}),
     ...(spec.cors ? { cors: cors(spec.cors, [...path, 'cors'], report) } : {}),
     ...(spec.csrf ? { csrf: csrf(spec.csrf, [...path, 'csrf'], report) } : {}),
+    ...(spec.ratelimit?.localRatelimit
+      ? { localRateLimit: tokenBucket(spec.ratelimit.localRatelimit, [...path, 'ratelimit', 'localRatelimit'], report) }
+      : {}),
   };
   return { ok: report.ok, ...out };
 }
@@ -377,6 +403,8 @@ export function routeOptions(
     options.cors = cors(s.cors, [...path, 'cors'], report);
   }
   if (s.csrf !== undefined) options.csrf = csrf(s.csrf, [...path, 'csrf'], report);
+  if (s.ratelimit?.localRatelimit !== undefined)
+    options.localRateLimit = tokenBucket(s.ratelimit.localRatelimit, [...path, 'ratelimit', 'localRatelimit'], report);
   // disable: false is Gloo's default, so it changes nothing and sets nothing.
   if (s.jwt?.disable) options.jwtDisabled = true;
   if (s.rbac?.disable) options.rbacDisabled = true;

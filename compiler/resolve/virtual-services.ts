@@ -214,6 +214,7 @@ export function resolveVirtualService(
   if (hostOptions.headers) vh.headers = hostOptions.headers;
   if (hostOptions.cors) vh.cors = hostOptions.cors;
   if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
+  if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
     const claims = claimHeaders(opts.jwt.providers, [...base, 'options', 'jwt', 'providers'], vs.origin, diagnostics);

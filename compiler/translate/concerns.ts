@@ -1,4 +1,4 @@
-/** The HTTP filter concerns in chain order (fault -> cors -> jwt_authn -> rbac -> ext_authz -> csrf, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
+/** The HTTP filter concerns in chain order (fault -> cors -> local_ratelimit -> jwt_authn -> rbac -> ext_authz -> csrf, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
 import type { HttpFilterConcern } from './concern.js';
 import { claimHeadersConcern } from './filters/claim-headers.js';
 import { corsConcern } from './filters/cors.js';
@@ -7,11 +7,13 @@ import { faultConcern } from './filters/fault.js';
 import { extauthConcern } from './filters/extauth.js';
 import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
+import { localRateLimitConcern } from './filters/local-ratelimit.js';
 import { rbacConcern } from './filters/rbac.js';
 
 export const CONCERNS: readonly HttpFilterConcern[] = [
   faultConcern,
   corsConcern,
+  localRateLimitConcern,
   claimHeadersConcern,
   jwtConcern,
   rbacConcern,

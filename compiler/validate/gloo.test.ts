@@ -58,13 +58,13 @@ test('an unsupported field is reported, with the reason, instead of a misleading
   }
 });
 
-test("fields that need Gloo's Envoy build and rate limiting say so", () => {
+test("fields that need Gloo's Envoy build and global rate limiting say so", () => {
   const { diagnostics } = validate(
-    vs('gateway.solo.io/v1', `    options:\n      stagedTransformations: {}\n      ratelimit: {}\n`),
+    vs('gateway.solo.io/v1', `    options:\n      stagedTransformations: {}\n      ratelimitBasic: {}\n`),
   );
   expect(diagnostics.map(formatDiagnostic)).toEqual([
     `in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.stagedTransformations: "stagedTransformations" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove stagedTransformations`,
-    'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimit: "ratelimit" is not supported: rate limiting is out of scope for Sluice — rate-limit in front of the gateway or in the service',
+    'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimitBasic: "ratelimitBasic" is not supported: global rate limits need a rate limit service, which Sluice does not have yet — set ratelimit.localRatelimit on the virtual host or route: a token bucket in each Envoy',
   ]);
   const aws = validate(
     'apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  aws: {region: us-east-1}\n',
