@@ -104,7 +104,8 @@ export function resolveOidc(
     fail([...cookieAt, 'cookieOptions', 'sameSite'], 'is NoneMode with notSecure: browsers refuse SameSite=None without Secure', 'drop notSecure, or choose LaxMode');
   const redis = s.redis;
   const prefix = s.cookie?.keyPrefix;
-  const preExpiryBufferMs = ms(redis?.preExpiryBuffer, 2000);
+  // Gloo's preExpiryBuffer belongs to Redis sessions (default 2s); a cookie session refreshes once expired.
+  const preExpiryBufferMs = redis ? ms(redis.preExpiryBuffer, 2000) : 0;
   if (redis && !redis.options?.host)
     fail([...cookieAt, 'redis', 'options', 'host'], 'is required for Redis sessions', 'e.g. redis.sessions.svc:6379');
   const ir: OidcIR = {

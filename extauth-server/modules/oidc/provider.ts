@@ -49,9 +49,11 @@ function unreachable(err: unknown): boolean {
 
 /** An error's description for a denial's reason: the OAuth error code or the check that failed, never a token. */
 function describe(err: unknown): string {
-  const e = err as { error?: string; code?: string; message?: string };
+  const e = err as { error?: string; message?: string; cause?: { message?: unknown } };
   if (e.error) return `the provider answered ${e.error}`;
-  return e.message?.split('\n')[0]?.slice(0, 200) ?? String(err);
+  // openid-client wraps oauth4webapi's error, whose message names the check that failed ("aud" claim, nonce, ...).
+  const inner = typeof e.cause?.message === 'string' ? `: ${e.cause.message.slice(0, 200)}` : '';
+  return `${e.message?.split('\n')[0]?.slice(0, 200) ?? String(err)}${inner}`;
 }
 
 export class Provider {
