@@ -68,6 +68,7 @@ export async function startOpenIdProvider(clients: TestClient[]): Promise<OpenId
   const sockets = new Set<Socket>();
 
   async function start(): Promise<void> {
+    if (server) return;
     await new Promise<void>((resolve, reject) => {
       const s = provider.listen(port, '127.0.0.1', () => resolve()) as Server;
       s.once('error', reject);

@@ -25,6 +25,7 @@ export async function startRedis(): Promise<RedisServer> {
   let log = '';
 
   async function start(): Promise<void> {
+    if (child) return;
     const proc = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
