@@ -91,7 +91,11 @@ export interface ServerProcess {
 }
 
 /** A Check server in its own process, as the sidecar runs next to Envoy; it prints `"port":N` when listening. */
-export async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },

@@ -39,7 +39,17 @@ const COOKIE = '__session';
 function sessionCookie(): string {
   const idToken = [
     Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'k1' })).toString('base64url'),
-    Buffer.from(JSON.stringify({ iss: 'https://idp.example.org', sub: 'alice', aud: 'app', email: 'alice@example.org', exp: 2e9, iat: 1.7e9, nonce: 'n'.repeat(43) })).toString('base64url'),
+    Buffer.from(
+      JSON.stringify({
+        iss: 'https://idp.example.org',
+        sub: 'alice',
+        aud: 'app',
+        email: 'alice@example.org',
+        exp: 2e9,
+        iat: 1.7e9,
+        nonce: 'n'.repeat(43),
+      }),
+    ).toString('base64url'),
     'S'.repeat(342),
   ].join('.');
   const stored = {
@@ -72,16 +82,25 @@ function runBarePeer(): void {
   const check: grpc.handleUnaryCall<Request, unknown> = (call, cb) => {
     const text = cookieOf(call.request.attributes?.request?.http?.headers?.cookie);
     const opened = text && seal.open('session', text);
-    const s = opened ? (JSON.parse(opened) as { idToken: string; accessToken: string; expiresAt: number; claims: { sub: string } }) : undefined;
+    const s = opened
+      ? (JSON.parse(opened) as { idToken: string; accessToken: string; expiresAt: number; claims: { sub: string } })
+      : undefined;
     if (!s || s.expiresAt <= Date.now()) {
       failed++;
       return cb(null, { status: { code: 7 }, denied_response: { status: { code: 302 } } });
     }
-    const header = (key: string, value: string) => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
+    const header = (key: string, value: string) => ({
+      header: { key, value },
+      append_action: 'OVERWRITE_IF_EXISTS_OR_ADD',
+    });
     cb(null, {
       status: { code: 0 },
       ok_response: {
-        headers: [header('x-id-token', s.idToken), header('authorization', `Bearer ${s.accessToken}`), header('x-user', s.claims.sub)],
+        headers: [
+          header('x-id-token', s.idToken),
+          header('authorization', `Bearer ${s.accessToken}`),
+          header('x-user', s.claims.sub),
+        ],
       },
     });
   };
@@ -119,7 +138,14 @@ async function sidecarPeer(load: LoadGenerator, concurrency: number): Promise<Pe
               callback_path: '/callback',
               scopes: ['openid'],
               session: {
-                cookie: { name: COOKIE, max_age_seconds: 2592000, secure: true, http_only: true, path: '/', same_site: 'Lax' },
+                cookie: {
+                  name: COOKIE,
+                  max_age_seconds: 2592000,
+                  secure: true,
+                  http_only: true,
+                  path: '/',
+                  same_site: 'Lax',
+                },
                 cipher_keys: [KEY],
               },
               headers: { id_token_header: 'x-id-token', access_token_header: 'authorization', use_bearer_schema: true },
@@ -131,7 +157,16 @@ async function sidecarPeer(load: LoadGenerator, concurrency: number): Promise<Pe
     },
   ]);
   const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
-  const server = await startProcess(main, ['--config', file, '--port', '0', '--admin-port', '0', '--bind', '127.0.0.1']);
+  const server = await startProcess(main, [
+    '--config',
+    file,
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--bind',
+    '127.0.0.1',
+  ]);
   const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
   return {
     label: 'extauth',
@@ -161,11 +196,17 @@ async function barePeer(load: LoadGenerator, concurrency: number): Promise<Peer>
 export async function runOidcSession(ms: number, rounds: number): Promise<void> {
   const frame = grpcFrame(
     messageType('envoy.service.auth.v3.CheckRequest').serialize(
-      envoyCheckRequest('bench.oidc', { ':path': '/pets', cookie: `${COOKIE}=${sessionCookie()}` }, { host: 'app.example.org' }),
+      envoyCheckRequest(
+        'bench.oidc',
+        { ':path': '/pets', cookie: `${COOKIE}=${sessionCookie()}` },
+        { host: 'app.example.org' },
+      ),
     ),
   );
   const load = (await h2load(frame)) ?? nodeClient(frame);
-  console.log(`OIDC session check (cookie present, valid); load generator ${load.name}; ${rounds} interleaved rounds of ${ms} ms`);
+  console.log(
+    `OIDC session check (cookie present, valid); load generator ${load.name}; ${rounds} interleaved rounds of ${ms} ms`,
+  );
   for (const c of CONCURRENCY) {
     const peers = [await sidecarPeer(load, c), await barePeer(load, c)];
     const results = new Map<string, Figures[]>(peers.map((p) => [p.label, []]));

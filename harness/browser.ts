@@ -54,7 +54,8 @@ export class Browser {
       for (const c of res.headers.getSetCookie()) headers.push(['set-cookie', c]);
       page = { url: url.href, status: res.status, headers, body: await res.text() };
     }
-    for (const [k, v] of page.headers) if (k === 'set-cookie') await this.jar.setCookie(v, url.href, { ignoreError: true });
+    for (const [k, v] of page.headers)
+      if (k === 'set-cookie') await this.jar.setCookie(v, url.href, { ignoreError: true });
     this.visited.push(page);
     return page;
   }
@@ -66,7 +67,8 @@ export class Browser {
     for (let hops = 0; page.status >= 300 && page.status < 400 && header(page, 'location'); hops++) {
       if (hops > 20) throw new Error('more than 20 redirects');
       target = new URL(header(page, 'location')!, target);
-      if (this.stopAt.some((s) => target.href.startsWith(s))) return { url: target.href, status: 0, headers: [], body: '' };
+      if (this.stopAt.some((s) => target.href.startsWith(s)))
+        return { url: target.href, status: 0, headers: [], body: '' };
       page = await this.once(target);
     }
     return page;
@@ -77,9 +79,13 @@ export class Browser {
     const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(page.body);
     if (!form) throw new Error(`no form on ${page.url} (status ${page.status}):\n${page.body.slice(0, 500)}`);
     const values = new URLSearchParams();
-    for (const m of form[2]!.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) values.set(m[1]!, m[2]!);
+    for (const m of form[2]!.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+      values.set(m[1]!, m[2]!);
     for (const [k, v] of Object.entries(fields)) values.set(k, v);
-    return this.go(new URL(form[1]!.replace(/&amp;/g, '&'), page.url).href, { method: 'POST', body: values.toString() });
+    return this.go(new URL(form[1]!.replace(/&amp;/g, '&'), page.url).href, {
+      method: 'POST',
+      body: values.toString(),
+    });
   }
 
   /** The session through the provider's forms: login (any password), then consent when asked. */

@@ -19,7 +19,9 @@ export interface RedisServer {
 
 export async function startRedis(): Promise<RedisServer> {
   if (!existsSync(REDIS))
-    throw new Error(`${REDIS} not found: the Redis session tests need Debian's redis-server; install it with \`apt-get install -y redis-server\``);
+    throw new Error(
+      `${REDIS} not found: the Redis session tests need Debian's redis-server; install it with \`apt-get install -y redis-server\``,
+    );
   const port = await freePort();
   let child: ChildProcess | undefined;
   let log = '';
@@ -35,7 +37,8 @@ export async function startRedis(): Promise<RedisServer> {
     const deadline = Date.now() + 10_000;
     while (!(await canConnect(port))) {
       if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}:\n${log.slice(-2000)}`);
-      if (Date.now() > deadline) throw new Error(`redis-server did not listen on port ${port} within 10s:\n${log.slice(-2000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`redis-server did not listen on port ${port} within 10s:\n${log.slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -42,7 +42,11 @@ export function oidcVerdict(o: Json, req: HttpRequest, failOnRedirect: boolean):
       denials: [outcome(302), outcome(403), outcome(503)],
     };
   if (o.logout_path && path === o.logout_path)
-    return { kind: 'deny', why: `the logout path: the session ends, 302 to ${o.after_logout_url as string}`, outcome: outcome(302, { location: o.after_logout_url as string }) };
+    return {
+      kind: 'deny',
+      why: `the logout path: the session ends, 302 to ${o.after_logout_url as string}`,
+      outcome: outcome(302, { location: o.after_logout_url as string }),
+    };
   if (!hasCookie(req, cookieName)) return { kind: 'deny', why: loginWhy, outcome: login };
   return {
     kind: 'open',

@@ -14,7 +14,6 @@ import { oauth2 } from './extauth/oauth2.js';
 import { opaAuth, opaServerAuth } from './extauth/opa.js';
 import { passThroughAuth } from './extauth/pass-through.js';
 
-
 /** A config's name as booleanExpr can refer to it. */
 const configName = note(
   Type.String({ minLength: 1, pattern: '^[A-Za-z0-9_.:-]+$' }),

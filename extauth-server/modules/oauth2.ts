@@ -25,7 +25,11 @@ export const oauth2Module: AuthModule<OAuth2Settings> = {
     return {
       prepare(all) {
         const prepared = oidc.prepare(all.flatMap((s) => (s.oidc ? [s.oidc] : [])));
-        return { check: (s) => prepared.check(s.oidc!), commit: () => prepared.commit(), abort: () => prepared.abort() };
+        return {
+          check: (s) => prepared.check(s.oidc!),
+          commit: () => prepared.commit(),
+          abort: () => prepared.abort(),
+        };
       },
       close: () => oidc.close(),
     };

@@ -72,7 +72,9 @@ test('no session: the OIDC config decides, 302 to the provider to log in (not co
   const e = await explain(config, request('http://web.test/pets'), {});
   const step = e.steps.find((s) => s.stage === 'ext_authz')!;
   expect(step.summary).toMatch(/decided by login/);
-  expect(step.details.join('\n')).toContain(`302 to the authorization endpoint of ${issuer} (discovered; not contacted)`);
+  expect(step.details.join('\n')).toContain(
+    `302 to the authorization endpoint of ${issuer} (discovered; not contacted)`,
+  );
   expect(e.answer).toMatchObject({ status: 302, by: 'sluice-extauth', assumptions: [] });
   expect(renderText(e)).not.toContain('the-client-secret');
 });

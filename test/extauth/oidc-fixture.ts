@@ -78,7 +78,12 @@ export function resources(issuer: string, redis: string, tokenEndpoint: string, 
     logoutPath: '/logout',
     afterLogoutUrl: `${APP}/bye`,
     headers: { idTokenHeader: 'x-id-token', accessTokenHeader: 'authorization', useBearerSchemaForAuthorization: true },
-    identityToken: { claimsToHeaders: [{ claim: 'sub', header: 'x-user' }, { claim: 'email', header: 'x-email' }] },
+    identityToken: {
+      claimsToHeaders: [
+        { claim: 'sub', header: 'x-user' },
+        { claim: 'email', header: 'x-email' },
+      ],
+    },
     session: { cipherConfig: { keyRef: { name: 'cookie-keys' } } },
   });
   const redisSession = (failOnFetchFailure: boolean): Json => ({
@@ -135,19 +140,37 @@ export function gateway(check: Checker, configRef: string) {
       { host: url.host },
     )) as CheckResponse & { ok_response?: { response_headers_to_add?: HeaderList } };
     const status = httpStatus(res);
-    const pairs = (list: HeaderList | undefined) => (list ?? []).map((h) => [h.header.key, h.header.value] as [string, string]);
+    const pairs = (list: HeaderList | undefined) =>
+      (list ?? []).map((h) => [h.header.key, h.header.value] as [string, string]);
     if (status === 200) {
       const upstream = Object.fromEntries(pairs(res.ok_response?.headers as HeaderList));
-      return { url: url.href, status, headers: pairs(res.ok_response?.response_headers_to_add), body: JSON.stringify(upstream) };
+      return {
+        url: url.href,
+        status,
+        headers: pairs(res.ok_response?.response_headers_to_add),
+        body: JSON.stringify(upstream),
+      };
     }
-    return { url: url.href, status, headers: pairs(res.denied_response?.headers as HeaderList), body: res.denied_response?.body ?? '' };
+    return {
+      url: url.href,
+      status,
+      headers: pairs(res.denied_response?.headers as HeaderList),
+      body: res.denied_response?.body ?? '',
+    };
   };
 }
 
 /** A sidecar serving `configFile`, logging into memory. */
 export async function startSidecar(configFile: string) {
   const { logger, text } = memoryLogger();
-  const sidecar = await startExtauth({ config: configFile, port: 0, adminPort: 0, host: '127.0.0.1', nodeId: 't', logger });
+  const sidecar = await startExtauth({
+    config: configFile,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 't',
+    logger,
+  });
   return { sidecar, check: checker(sidecar.port), log: text };
 }
 
@@ -166,7 +189,9 @@ export async function tokenEndpoint(answer: () => Json) {
   return { url: `http://127.0.0.1:${port}/token`, close: () => new Promise((r) => server.close(r)) };
 }
 
-export async function startWorld(forgedAnswer: () => Json = () => ({})): Promise<World & { forged: { close(): unknown } }> {
+export async function startWorld(
+  forgedAnswer: () => Json = () => ({}),
+): Promise<World & { forged: { close(): unknown } }> {
   const provider = await startOpenIdProvider(CLIENTS);
   const redis = await startRedis();
   const forged = await tokenEndpoint(forgedAnswer);

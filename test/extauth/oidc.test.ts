@@ -57,8 +57,15 @@ test('login: 302 to the provider with state, nonce and PKCE; login and consent t
   expect(seen['x-id-token']!.split('.')).toHaveLength(3);
   const callback = browser.visited.find((p) => p.url.startsWith(`${APP}/callback`))!;
   const setCookies = callback.headers.filter(([k]) => k === 'set-cookie').map(([, v]) => v);
-  expect(setCookies.find((c) => c.startsWith('__session='))).toMatch(/; Path=\/; Max-Age=2592000; Secure; HttpOnly; SameSite=Lax$/);
-  remember(seen.authorization!.slice(7), seen['x-id-token'], await sessionCookie(browser), new URL(callback.url).searchParams.get('code')!);
+  expect(setCookies.find((c) => c.startsWith('__session='))).toMatch(
+    /; Path=\/; Max-Age=2592000; Secure; HttpOnly; SameSite=Lax$/,
+  );
+  remember(
+    seen.authorization!.slice(7),
+    seen['x-id-token'],
+    await sessionCookie(browser),
+    new URL(callback.url).searchParams.get('code')!,
+  );
   // The session holds: the next request is allowed without the provider.
   const again = await browser.go(`${APP}/pets`);
   expect(again.status).toBe(200);
@@ -97,7 +104,11 @@ test('expired token: without refreshing, a session whose tokens expired is a new
   expect((await logIn(browser)).status).toBe(200);
   remember(await sessionCookie(browser));
   await sleep(SHORT_TTL_S * 1000 + 500);
-  const res = await world.check('default.expiring', { ':path': '/pets', cookie: `__session=${await sessionCookie(browser)}` }, { host: 'app.example.test' });
+  const res = await world.check(
+    'default.expiring',
+    { ':path': '/pets', cookie: `__session=${await sessionCookie(browser)}` },
+    { host: 'app.example.test' },
+  );
   expect(httpStatus(res)).toBe(302);
   const headers = (res.denied_response?.headers ?? []).map((h) => h.header);
   expect(headers.find((h) => h.key === 'location')!.value.startsWith(world.provider.issuer)).toBe(true);
@@ -146,12 +157,26 @@ test('key rotation, any replica: another sidecar given a new key first and the o
   expect((await logIn(browser)).status).toBe(200);
   const cookie = (await sessionCookie(browser))!;
   remember(cookie);
-  const rotated = await compileConfig(resources(world.provider.issuer, world.redis.address, 'http://127.0.0.1:1/token', { key: KEY_2, 'previous-key': KEY_1 }));
-  const replaced = await compileConfig(resources(world.provider.issuer, world.redis.address, 'http://127.0.0.1:1/token', { key: KEY_2 }));
-  for (const [file, status] of [[rotated, 200], [replaced, 302]] as const) {
+  const rotated = await compileConfig(
+    resources(world.provider.issuer, world.redis.address, 'http://127.0.0.1:1/token', {
+      key: KEY_2,
+      'previous-key': KEY_1,
+    }),
+  );
+  const replaced = await compileConfig(
+    resources(world.provider.issuer, world.redis.address, 'http://127.0.0.1:1/token', { key: KEY_2 }),
+  );
+  for (const [file, status] of [
+    [rotated, 200],
+    [replaced, 302],
+  ] as const) {
     const other = await startSidecar(file);
     try {
-      const res = await other.check('default.cookie', { ':path': '/pets', cookie: `__session=${cookie}` }, { host: 'app.example.test' });
+      const res = await other.check(
+        'default.cookie',
+        { ':path': '/pets', cookie: `__session=${cookie}` },
+        { host: 'app.example.test' },
+      );
       expect(httpStatus(res)).toBe(status);
     } finally {
       other.check.close();
@@ -167,10 +192,18 @@ test('malformed or tampered session cookie: no session, a new login (302), never
   remember(cookie);
   const flipped = cookie.slice(0, 30) + (cookie[30] === 'A' ? 'B' : 'A') + cookie.slice(31);
   for (const value of ['garbage', '', '%%%', flipped, cookie.slice(0, 40), 'A'.repeat(5000)]) {
-    const res = await world.check('default.cookie', { ':path': '/pets', cookie: `__session=${value}` }, { host: 'app.example.test' });
+    const res = await world.check(
+      'default.cookie',
+      { ':path': '/pets', cookie: `__session=${value}` },
+      { host: 'app.example.test' },
+    );
     expect(httpStatus(res)).toBe(302);
   }
-  const redis = await world.check('default.redis', { ':path': '/pets', cookie: '__session=../../etc' }, { host: 'app.example.test' });
+  const redis = await world.check(
+    'default.redis',
+    { ':path': '/pets', cookie: '__session=../../etc' },
+    { host: 'app.example.test' },
+  );
   expect(httpStatus(redis)).toBe(302);
 });
 
@@ -181,17 +214,27 @@ test('forged state: a callback whose state is not the one of the login in progre
   url.searchParams.set('state', 'forged-state-value-0123456789');
   const res = await browser.go(url.href);
   expect(res.status).toBe(403);
-  const bare = await world.check('default.cookie', { ':path': new URL(callback).pathname + new URL(callback).search }, { host: 'app.example.test' });
+  const bare = await world.check(
+    'default.cookie',
+    { ':path': new URL(callback).pathname + new URL(callback).search },
+    { host: 'app.example.test' },
+  );
   expect(httpStatus(bare)).toBe(403);
 });
 
 test('replayed code: the same callback again (login cookie kept by an attacker) is refused: the provider does not take a code twice', async () => {
   const { browser, callback } = await upToCallback('default.cookie');
-  const loginCookie = (await browser.jar.getCookieString(`${APP}/callback`)).split('; ').find((c) => c.startsWith('__session_login='))!;
+  const loginCookie = (await browser.jar.getCookieString(`${APP}/callback`))
+    .split('; ')
+    .find((c) => c.startsWith('__session_login='))!;
   remember(new URL(callback).searchParams.get('code')!, loginCookie.split('=')[1]);
   expect((await browser.go(callback)).status).toBe(200);
   const path = new URL(callback).pathname + new URL(callback).search;
-  const replay = await world.check('default.cookie', { ':path': path, cookie: loginCookie }, { host: 'app.example.test' });
+  const replay = await world.check(
+    'default.cookie',
+    { ':path': path, cookie: loginCookie },
+    { host: 'app.example.test' },
+  );
   expect(httpStatus(replay)).toBe(403);
   expect(replay.status?.message).toMatch(/invalid_grant/);
 });
@@ -199,7 +242,9 @@ test('replayed code: the same callback again (login cookie kept by an attacker) 
 test('ID token for another audience: a token the provider signed for another client is refused (403)', async () => {
   // The provider's own ID token for client `other`, with the nonce of the sidecar's login in progress.
   const { browser, callback } = await upToCallback('default.forged-token');
-  const nonce = new URL(browser.visited.find((p) => p.url.startsWith(world.provider.issuer + '/auth'))!.url).searchParams.get('nonce')!;
+  const nonce = new URL(
+    browser.visited.find((p) => p.url.startsWith(world.provider.issuer + '/auth'))!.url,
+  ).searchParams.get('nonce')!;
   const other = world.browser('none', [OTHER_APP]);
   const params = new URLSearchParams({
     client_id: 'other',
@@ -216,15 +261,27 @@ test('ID token for another audience: a token the provider signed for another cli
   const tokens = (await (
     await fetch(`${world.provider.issuer}/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('other:other-secret-0123456789').toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: OTHER_APP, code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' }),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('other:other-secret-0123456789').toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: OTHER_APP,
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      }),
     })
   ).json()) as Record<string, unknown>;
   expect(typeof tokens.id_token).toBe('string');
   forgedAnswer = tokens;
   remember(tokens.id_token as string, tokens.access_token as string, tokens.refresh_token as string, code);
   const path = new URL(callback).pathname + new URL(callback).search;
-  const res = await world.check('default.forged-token', { ':path': path, cookie: await browser.jar.getCookieString(`${APP}/callback`) }, { host: 'app.example.test' });
+  const res = await world.check(
+    'default.forged-token',
+    { ':path': path, cookie: await browser.jar.getCookieString(`${APP}/callback`) },
+    { host: 'app.example.test' },
+  );
   expect(httpStatus(res)).toBe(403);
   expect(res.status?.message).toMatch(/aud/);
 });

@@ -7,7 +7,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { differs, note, refused } from '../gloo.js';
 import { resourceRef } from '../resource.js';
-import { atMostOne, boolean, duration, mapOf, object, oneOfValues, positiveDuration, singleLine, string, uint32 } from '../schema.js';
+import {
+  atMostOne,
+  boolean,
+  duration,
+  mapOf,
+  object,
+  oneOfValues,
+  positiveDuration,
+  singleLine,
+  string,
+  uint32,
+} from '../schema.js';
 
 const HEADER_NAME = Type.String({ minLength: 1, pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" });
 const url = Type.String({ minLength: 1, pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' });
@@ -53,7 +64,10 @@ const cookieOptions = object({
 
 const session = object(
   {
-    failOnFetchFailure: note(boolean, 'a session Redis cannot give (down, timed out) is answered 503 instead of a new login'),
+    failOnFetchFailure: note(
+      boolean,
+      'a session Redis cannot give (down, timed out) is answered 503 instead of a new login',
+    ),
     cookieOptions,
     cookie: cookieSession,
     redis: redisSession,
@@ -91,7 +105,10 @@ const discoveryOverride = object({
 });
 
 const clientSecretFields = {
-  clientSecretRef: note(resourceRef, "a Secret whose client-secret entry is the client secret; the namespace defaults to the AuthConfig's"),
+  clientSecretRef: note(
+    resourceRef,
+    "a Secret whose client-secret entry is the client secret; the namespace defaults to the AuthConfig's",
+  ),
   disableClientSecret: note(boolean, 'a public client: no secret at the token endpoint (PKCE is always used)'),
 };
 
@@ -114,7 +131,10 @@ export const oidcAuthorizationCode = object(
       useBearerSchemaForAuthorization: note(boolean, 'default false'),
     }),
     discoveryOverride,
-    discoveryPollInterval: note(positiveDuration, 'default 30m; a provider not reached yet is asked again every second'),
+    discoveryPollInterval: note(
+      positiveDuration,
+      'default 30m; a provider not reached yet is asked again every second',
+    ),
     jwksCacheRefreshPolicy: refused(
       'the JWKS is read again when an ID token names a key not in the cache, at most once every 30 s',
     ),
@@ -139,7 +159,7 @@ export const oidcAuthorizationCode = object(
       atMostOne('clientSecret', 'privateKeyJwt'),
     ),
     default: object({}),
-    azure: refused("Microsoft Entra distributed claims are not implemented", 'use Entra ID as a plain OpenID provider'),
+    azure: refused('Microsoft Entra distributed claims are not implemented', 'use Entra ID as a plain OpenID provider'),
     frontChannelLogout: refused('front-channel logout is not implemented', 'end sessions with logoutPath'),
   },
   ['clientId', 'issuerUrl', 'appUrl', 'callbackPath'],

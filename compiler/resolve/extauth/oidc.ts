@@ -46,7 +46,13 @@ export function resolveOidc(
     if (!secret) {
       diagnostics.push(
         notFound(
-          fieldError('resolve', ac.origin, at, `Secret ${showRef(ref)} not found`, `create it with \`${create.replace('NAME', ref.name).replace('NS', ref.namespace)}\` and add its output to the resources`),
+          fieldError(
+            'resolve',
+            ac.origin,
+            at,
+            `Secret ${showRef(ref)} not found`,
+            `create it with \`${create.replace('NAME', ref.name).replace('NS', ref.namespace)}\` and add its output to the resources`,
+          ),
           `Secret ${showRef(ref)}`,
         ),
       );
@@ -62,17 +68,38 @@ export function resolveOidc(
   const disabled = auth ? auth.disableClientSecret : spec.disableClientSecret;
   let clientSecret = '';
   if (spec.clientAuthentication && !auth)
-    fail([...path, 'clientAuthentication'], 'sets no clientSecret', 'set clientSecret.clientSecretRef or clientSecret.disableClientSecret: true');
+    fail(
+      [...path, 'clientAuthentication'],
+      'sets no clientSecret',
+      'set clientSecret.clientSecretRef or clientSecret.disableClientSecret: true',
+    );
   else if (secretRef && disabled)
-    fail(authAt, 'sets both clientSecretRef and disableClientSecret', 'a public client has no secret: drop one of them');
+    fail(
+      authAt,
+      'sets both clientSecretRef and disableClientSecret',
+      'a public client has no secret: drop one of them',
+    );
   else if (!secretRef && !disabled)
-    fail(authAt, 'sets neither clientSecretRef nor disableClientSecret', 'reference the Secret of the client secret, or set disableClientSecret: true for a public client');
+    fail(
+      authAt,
+      'sets neither clientSecretRef nor disableClientSecret',
+      'reference the Secret of the client secret, or set disableClientSecret: true for a public client',
+    );
   else if (secretRef) {
     const at = [...authAt, 'clientSecretRef'];
-    const found = secretOf(secretRef, at, `kubectl create secret generic NAME -n NS --type extauth.solo.io/oauth --from-literal=${CLIENT_SECRET_ENTRY}=SECRET --dry-run=client -o yaml`);
+    const found = secretOf(
+      secretRef,
+      at,
+      `kubectl create secret generic NAME -n NS --type extauth.solo.io/oauth --from-literal=${CLIENT_SECRET_ENTRY}=SECRET --dry-run=client -o yaml`,
+    );
     if (found) {
       const value = entriesOf(found.secret)[CLIENT_SECRET_ENTRY];
-      if (!value) fail(at, `Secret ${found.name} has no ${CLIENT_SECRET_ENTRY} entry (or an empty one)`, `put the client secret under "${CLIENT_SECRET_ENTRY}"`);
+      if (!value)
+        fail(
+          at,
+          `Secret ${found.name} has no ${CLIENT_SECRET_ENTRY} entry (or an empty one)`,
+          `put the client secret under "${CLIENT_SECRET_ENTRY}"`,
+        );
       else clientSecret = clientSecretOf(value);
     }
   }
@@ -84,15 +111,33 @@ export function resolveOidc(
   let cipherSecret: string | undefined;
   if (s.cipherConfig?.keyRef) {
     const at = [...cookieAt, 'cipherConfig', 'keyRef'];
-    const found = secretOf(s.cipherConfig.keyRef, at, `kubectl create secret generic NAME -n NS --type gloo.solo.io.EncryptionKeySecret --from-literal=${CIPHER_KEY_ENTRY}=<32 bytes> --dry-run=client -o yaml`);
+    const found = secretOf(
+      s.cipherConfig.keyRef,
+      at,
+      `kubectl create secret generic NAME -n NS --type gloo.solo.io.EncryptionKeySecret --from-literal=${CIPHER_KEY_ENTRY}=<32 bytes> --dry-run=client -o yaml`,
+    );
     if (found) {
       const entries = entriesOf(found.secret);
-      const names = [CIPHER_KEY_ENTRY, ...Object.keys(entries).filter((k) => PREVIOUS_KEY.test(k)).sort()];
-      if (!entries[CIPHER_KEY_ENTRY]) fail(at, `Secret ${found.name} has no ${CIPHER_KEY_ENTRY} entry`, `put the 32-byte key under "${CIPHER_KEY_ENTRY}"`);
+      const names = [
+        CIPHER_KEY_ENTRY,
+        ...Object.keys(entries)
+          .filter((k) => PREVIOUS_KEY.test(k))
+          .sort(),
+      ];
+      if (!entries[CIPHER_KEY_ENTRY])
+        fail(
+          at,
+          `Secret ${found.name} has no ${CIPHER_KEY_ENTRY} entry`,
+          `put the 32-byte key under "${CIPHER_KEY_ENTRY}"`,
+        );
       for (const n of names) {
         const value = entries[n];
         if (value !== undefined && Buffer.byteLength(value, 'utf8') !== 32)
-          fail(at, `Secret ${found.name}'s entry ${n} is ${Buffer.byteLength(value, 'utf8')} bytes long, not 32`, 'an AES-256 key is 32 bytes: e.g. `openssl rand -hex 16`');
+          fail(
+            at,
+            `Secret ${found.name}'s entry ${n} is ${Buffer.byteLength(value, 'utf8')} bytes long, not 32`,
+            'an AES-256 key is 32 bytes: e.g. `openssl rand -hex 16`',
+          );
       }
       cipherKeys = names.map((n) => entries[n]!).filter((v) => v !== undefined);
       cipherSecret = found.name;
@@ -101,7 +146,11 @@ export function resolveOidc(
   const options = s.cookieOptions ?? {};
   const sameSite = options.sameSite && options.sameSite !== 'DefaultMode' ? SAME_SITE[options.sameSite] : 'Lax';
   if (sameSite === 'None' && options.notSecure)
-    fail([...cookieAt, 'cookieOptions', 'sameSite'], 'is NoneMode with notSecure: browsers refuse SameSite=None without Secure', 'drop notSecure, or choose LaxMode');
+    fail(
+      [...cookieAt, 'cookieOptions', 'sameSite'],
+      'is NoneMode with notSecure: browsers refuse SameSite=None without Secure',
+      'drop notSecure, or choose LaxMode',
+    );
   const redis = s.redis;
   const prefix = s.cookie?.keyPrefix;
   // Gloo's preExpiryBuffer belongs to Redis sessions (default 2s); a cookie session refreshes once expired.
@@ -134,8 +183,14 @@ export function resolveOidc(
       ...(cipherSecret ? { cipherSecret } : {}),
       allowRefreshing: redis ? (redis.allowRefreshing ?? true) : (s.cookie?.allowRefreshing ?? false),
       preExpiryBufferMs,
-      ...((redis?.targetDomain ?? s.cookie?.targetDomain) ? { targetDomain: (redis?.targetDomain ?? s.cookie?.targetDomain)! } : {}),
-      ...(redis ? { redis: { address: redis.options?.host ?? '', db: redis.options?.db ?? 0, keyPrefix: redis.keyPrefix ?? '' } } : {}),
+      ...((redis?.targetDomain ?? s.cookie?.targetDomain)
+        ? { targetDomain: (redis?.targetDomain ?? s.cookie?.targetDomain)! }
+        : {}),
+      ...(redis
+        ? {
+            redis: { address: redis.options?.host ?? '', db: redis.options?.db ?? 0, keyPrefix: redis.keyPrefix ?? '' },
+          }
+        : {}),
     },
     headers: {
       ...(spec.headers?.idTokenHeader ? { idTokenHeader: spec.headers.idTokenHeader.toLowerCase() } : {}),
@@ -149,7 +204,11 @@ export function resolveOidc(
   };
   const methods = ir.discoveryOverride.authMethods;
   if (methods && !methods.some((m) => m === 'client_secret_basic' || m === 'client_secret_post' || m === 'none'))
-    fail([...path, 'discoveryOverride', 'authMethods'], `names no method Sluice speaks (${methods.join(', ')})`, 'list client_secret_basic or client_secret_post');
+    fail(
+      [...path, 'discoveryOverride', 'authMethods'],
+      `names no method Sluice speaks (${methods.join(', ')})`,
+      'list client_secret_basic or client_secret_post',
+    );
   return ok ? ir : undefined;
 }
 

@@ -4,7 +4,9 @@ import type { Json } from '../output.js';
 
 const nonEmpty = (m: Record<string, string>) => (Object.keys(m).length ? m : undefined);
 const claims = (list: OidcClaimHeaderIR[]) =>
-  list.length ? list.map((c) => ({ claim: c.claim, header: c.header, ...(c.append ? { append: true } : {}) })) : undefined;
+  list.length
+    ? list.map((c) => ({ claim: c.claim, header: c.header, ...(c.append ? { append: true } : {}) }))
+    : undefined;
 
 /** Without the fields proto3 leaves out (undefined, false, empty). */
 function compact(o: Record<string, unknown>): Json {
@@ -49,7 +51,8 @@ export function compileOidc(o: OidcIR): Json {
       allow_refreshing: s.allowRefreshing,
       pre_expiry_buffer_ms: s.preExpiryBufferMs || undefined,
       target_domain: s.targetDomain,
-      redis: s.redis && compact({ address: s.redis.address, db: s.redis.db || undefined, key_prefix: s.redis.keyPrefix }),
+      redis:
+        s.redis && compact({ address: s.redis.address, db: s.redis.db || undefined, key_prefix: s.redis.keyPrefix }),
     }),
     headers: nonEmptyObject(
       compact({

@@ -13,7 +13,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import { decodeJwt } from 'jose';
-import { allow, deny, type Allow, type AuthRequest, type Check, type Header, type Pending, type Verdict } from '../../module.js';
+import {
+  allow,
+  deny,
+  type Allow,
+  type AuthRequest,
+  type Check,
+  type Header,
+  type Pending,
+  type Verdict,
+} from '../../module.js';
 import { cookieValue, domainMatches, setCookie } from './cookies.js';
 import { ProviderError, type Provider, type Tokens } from './provider.js';
 import type { Sealer } from './seal.js';
@@ -42,7 +51,9 @@ const claimText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v)
 
 function claimHeaders(claims: Record<string, unknown>, wanted: ClaimHeader[]): Header[] {
   return wanted.flatMap((w) =>
-    claims[w.claim] === undefined ? [] : [{ key: w.header, value: claimText(claims[w.claim]), ...(w.append ? { append: true } : {}) }],
+    claims[w.claim] === undefined
+      ? []
+      : [{ key: w.header, value: claimText(claims[w.claim]), ...(w.append ? { append: true } : {}) }],
   );
 }
 
@@ -77,7 +88,10 @@ export function oidcCheck(s: OidcSettings, provider: Provider, store: SessionSto
     const headers: Header[] = [];
     if (s.headers.idTokenHeader) headers.push({ key: s.headers.idTokenHeader, value: st.idToken });
     if (s.headers.accessTokenHeader)
-      headers.push({ key: s.headers.accessTokenHeader, value: s.headers.useBearerSchema ? `Bearer ${st.accessToken}` : st.accessToken });
+      headers.push({
+        key: s.headers.accessTokenHeader,
+        value: s.headers.useBearerSchema ? `Bearer ${st.accessToken}` : st.accessToken,
+      });
     headers.push(...claimHeaders(st.claims, s.identityClaimsToHeaders));
     if (s.accessClaimsToHeaders.length) {
       try {
@@ -104,7 +118,9 @@ export function oidcCheck(s: OidcSettings, provider: Provider, store: SessionSto
     ...(t.refreshToken ? { refreshToken: t.refreshToken } : {}),
     expiresAt: t.expiresAt,
     claims: Object.fromEntries(
-      ['sub', ...s.identityClaimsToHeaders.map((c) => c.claim)].filter((c) => t.claims[c] !== undefined).map((c) => [c, t.claims[c]]),
+      ['sub', ...s.identityClaimsToHeaders.map((c) => c.claim)]
+        .filter((c) => t.claims[c] !== undefined)
+        .map((c) => [c, t.claims[c]]),
     ),
   });
 
@@ -132,7 +148,16 @@ export function oidcCheck(s: OidcSettings, provider: Provider, store: SessionSto
       headers: [
         { key: 'location', value: location.href },
         ...extraCookies.map((value) => ({ key: 'set-cookie', value, append: true })),
-        { key: 'set-cookie', value: setCookie(loginAttributes, loginCookie, sealer.seal(LOGIN_PURPOSE, JSON.stringify(state)), LOGIN_TTL_S), append: true },
+        {
+          key: 'set-cookie',
+          value: setCookie(
+            loginAttributes,
+            loginCookie,
+            sealer.seal(LOGIN_PURPOSE, JSON.stringify(state)),
+            LOGIN_TTL_S,
+          ),
+          append: true,
+        },
       ],
       redirect: true,
     });
@@ -151,7 +176,8 @@ export function oidcCheck(s: OidcSettings, provider: Provider, store: SessionSto
     if (!opened) return forbidden('callback without a login in progress (no valid login cookie)');
     const st = JSON.parse(opened) as LoginState;
     if (Date.now() - st.at > LOGIN_TTL_S * 1000) return forbidden('the login took too long: its state expired');
-    if (!equal(query.get('state') ?? '', st.state)) return forbidden('callback state does not match the login in progress');
+    if (!equal(query.get('state') ?? '', st.state))
+      return forbidden('callback state does not match the login in progress');
     if (!provider.ready) return unavailable(`the OpenID provider ${s.issuerUrl} has not been reached yet`);
     try {
       const tokens = await provider.exchange(new URL(`${s.appUrl}${request.path}`), {
@@ -213,7 +239,11 @@ export function oidcCheck(s: OidcSettings, provider: Provider, store: SessionSto
     return pending;
   }
 
-  const withSession = (request: AuthRequest, value: string, st: Stored | undefined | typeof FETCH_FAILED): Pending<Verdict> => {
+  const withSession = (
+    request: AuthRequest,
+    value: string,
+    st: Stored | undefined | typeof FETCH_FAILED,
+  ): Pending<Verdict> => {
     if (st === FETCH_FAILED)
       return s.session.failOnFetchFailure ? unavailable('the session store (Redis) cannot be reached') : login(request);
     if (!st) return login(request, [clearSession]);
@@ -221,7 +251,10 @@ export function oidcCheck(s: OidcSettings, provider: Provider, store: SessionSto
   };
 
   return (request) => {
-    if (s.session.targetDomain && !domainMatches(request.host || request.headers[':authority'] || '', s.session.targetDomain))
+    if (
+      s.session.targetDomain &&
+      !domainMatches(request.host || request.headers[':authority'] || '', s.session.targetDomain)
+    )
       return wrongDomain;
     const path = request.path.split('?')[0]!;
     if (path === s.callbackPath) return callback(request);

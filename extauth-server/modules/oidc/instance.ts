@@ -16,7 +16,17 @@ import type { OidcSettings } from './settings.js';
 const DEFAULT_REDIS_TTL_S = 30 * 24 * 3600;
 
 const providerKey = (s: OidcSettings) =>
-  JSON.stringify([s.issuerUrl, s.clientId, s.clientSecret, s.discoveryOverride, s.discoveryPollIntervalMs, s.authEndpointQueryParams, s.tokenEndpointParams, s.appUrl, s.callbackPath]);
+  JSON.stringify([
+    s.issuerUrl,
+    s.clientId,
+    s.clientSecret,
+    s.discoveryOverride,
+    s.discoveryPollIntervalMs,
+    s.authEndpointQueryParams,
+    s.tokenEndpointParams,
+    s.appUrl,
+    s.callbackPath,
+  ]);
 
 /** Shared resources of one kind, kept across sets while some config still uses them. */
 class Shared<T> {
@@ -75,7 +85,9 @@ export function oidcInstance(context: ModuleContext): ModuleInstance<OidcSetting
           all.map((s) => {
             const key = providerKey(s);
             bySettings.set(key, s);
-            const keys = s.session.cipherKeys.length ? s.session.cipherKeys.map((k) => Buffer.from(k, 'utf8')) : [ownKey];
+            const keys = s.session.cipherKeys.length
+              ? s.session.cipherKeys.map((k) => Buffer.from(k, 'utf8'))
+              : [ownKey];
             const seal = sealer(keys);
             const redis = s.session.redis;
             const store = redis
@@ -90,7 +102,9 @@ export function oidcInstance(context: ModuleContext): ModuleInstance<OidcSetting
           }),
         );
         if (all.some((s) => !s.session.cipherKeys.length))
-          logger.warn('an oidcAuthorizationCode config names no cookie key (session.cipherConfig): its sessions are sealed with a key of this sidecar only');
+          logger.warn(
+            'an oidcAuthorizationCode config names no cookie key (session.cipherConfig): its sessions are sealed with a key of this sidecar only',
+          );
         return {
           check: (s) => checks.get(s)!,
           commit: () => {

@@ -36,11 +36,16 @@ export interface Tokens {
 
 /** Whether a failure is the provider being unreachable (down, timing out, answering 5xx) rather than refusing. */
 function unreachable(err: unknown): boolean {
-  for (let e = err as { name?: string; code?: string; message?: string; cause?: unknown; status?: number } | undefined; e; e = e.cause as typeof e) {
+  for (
+    let e = err as { name?: string; code?: string; message?: string; cause?: unknown; status?: number } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
     if (e instanceof Response) return e.status >= 500;
     if (e.name === 'AbortError' || e.name === 'TimeoutError') return true;
     if (e.name === 'TypeError' && /fetch failed/.test(e.message ?? '')) return true;
-    if (typeof e.code === 'string' && /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|UND_ERR)/.test(e.code)) return true;
+    if (typeof e.code === 'string' && /^(ECONN|ENOTFOUND|EAI_|ETIMEDOUT|EHOSTUNREACH|UND_ERR)/.test(e.code))
+      return true;
     if (typeof e.status === 'number' && e.status >= 500) return true;
     if (typeof e !== 'object') return false;
   }
@@ -135,7 +140,12 @@ export class Provider {
       response = await client.authorizationCodeGrant(
         config,
         callbackUrl,
-        { pkceCodeVerifier: checks.verifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true },
+        {
+          pkceCodeVerifier: checks.verifier,
+          expectedState: checks.state,
+          expectedNonce: checks.nonce,
+          idTokenExpected: true,
+        },
         { ...this.s.tokenEndpointParams, redirect_uri: `${this.s.appUrl}${this.s.callbackPath}` },
       );
     } catch (err) {
@@ -176,7 +186,9 @@ export class Provider {
     return {
       idToken,
       accessToken: r.access_token,
-      ...((r.refresh_token ?? previous?.refreshToken) ? { refreshToken: r.refresh_token ?? previous!.refreshToken! } : {}),
+      ...((r.refresh_token ?? previous?.refreshToken)
+        ? { refreshToken: r.refresh_token ?? previous!.refreshToken! }
+        : {}),
       expiresAt: Math.min(accessExpiry, idExpiry),
       claims,
     };

@@ -91,7 +91,8 @@ export function connectRedis(address: string, db: number, logger: Logger): Redis
   });
   let down = false;
   redis.on('error', (err: Error) => {
-    if (!down) logger.warn({ redis: address, err: err.message }, 'Redis unreachable: sessions kept there cannot be read');
+    if (!down)
+      logger.warn({ redis: address, err: err.message }, 'Redis unreachable: sessions kept there cannot be read');
     down = true;
   });
   redis.on('ready', () => {

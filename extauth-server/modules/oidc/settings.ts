@@ -1,5 +1,17 @@
 /** `sluice.extauth.v1.OidcAuthorizationCode` (proto3 JSON) read into the settings the OIDC checks use. */
-import { bool, ConfigError, entries, list, message, num, obj, str, stringValue, strings, type Obj } from '../../config-fields.js';
+import {
+  bool,
+  ConfigError,
+  entries,
+  list,
+  message,
+  num,
+  obj,
+  str,
+  stringValue,
+  strings,
+  type Obj,
+} from '../../config-fields.js';
 
 export interface ClaimHeader {
   claim: string;
@@ -54,7 +66,8 @@ const DAY_MS = 24 * 3600 * 1000;
 
 function url(o: Obj, name: string, where: string, required = false): string {
   const v = str(o, name, where, required);
-  if (v && !/^https?:\/\/[^\s/?#]+/.test(v)) throw new ConfigError(`${where}.${name}: must be an http:// or https:// URL`);
+  if (v && !/^https?:\/\/[^\s/?#]+/.test(v))
+    throw new ConfigError(`${where}.${name}: must be an http:// or https:// URL`);
   return v;
 }
 
@@ -62,7 +75,11 @@ const claimHeaders = (o: Obj, name: string, where: string): ClaimHeader[] =>
   list(o, name, where).map((c, i) => {
     const at = `${where}.${name}[${i}]`;
     const e = obj(c, at);
-    return { claim: str(e, 'claim', at, true), header: str(e, 'header', at, true).toLowerCase(), append: bool(e, 'append', at) };
+    return {
+      claim: str(e, 'claim', at, true),
+      header: str(e, 'header', at, true).toLowerCase(),
+      append: bool(e, 'append', at),
+    };
   });
 
 export function parseOidc(raw: Obj, where: string): OidcSettings {
