@@ -74,7 +74,11 @@ export function oidcInstance(context: ModuleContext): ModuleInstance<OidcSetting
       const [address, db] = JSON.parse(key) as [string, number];
       return connectRedis(address, db, logger);
     },
-    (r) => r.disconnect(),
+    (r) => {
+      // Closed on purpose: not an outage to report.
+      r.removeAllListeners('close');
+      r.disconnect();
+    },
   );
   return {
     prepare(all) {

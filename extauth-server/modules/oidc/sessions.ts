@@ -90,11 +90,13 @@ export function connectRedis(address: string, db: number, logger: Logger): Redis
     retryStrategy: (times) => Math.min(times * 100, 500),
   });
   let down = false;
-  redis.on('error', (err: Error) => {
-    if (!down)
-      logger.warn({ redis: address, err: err.message }, 'Redis unreachable: sessions kept there cannot be read');
+  // A connection lost ('close') or not made ('error'): said once, and once again when it is back.
+  const lost = (why: string) => {
+    if (!down) logger.warn({ redis: address, err: why }, 'Redis unreachable: sessions kept there cannot be read');
     down = true;
-  });
+  };
+  redis.on('error', (err: Error) => lost(err.message));
+  redis.on('close', () => lost('connection closed'));
   redis.on('ready', () => {
     if (down) logger.info({ redis: address }, 'Redis reachable again');
     down = false;
