@@ -91,6 +91,85 @@ test.each([
     'no kind sluice-extauth implements (oauth); it implements ldap',
   ],
   [
+    { resources: [{ name: 'a', configs: [{ oauth2: {} }] }] },
+    'oauth2: sets no kind sluice-extauth implements (it implements oidc_authorization_code)',
+  ],
+  [
+    {
+      resources: [
+        {
+          name: 'a',
+          configs: [
+            {
+              oauth2: {
+                oidc_authorization_code: {
+                  ...{
+                    client_id: 'c',
+                    issuer_url: 'https://idp.example.org',
+                    app_url: 'https://app.example.org',
+                    callback_path: '/cb',
+                  },
+                  session: { cipher_keys: ['short'] },
+                },
+              },
+            },
+          ],
+        },
+      ],
+    },
+    'session.cipher_keys[0]: must be 32 bytes long',
+  ],
+  [
+    {
+      resources: [
+        {
+          name: 'a',
+          configs: [
+            {
+              oauth2: {
+                oidc_authorization_code: {
+                  ...{
+                    client_id: 'c',
+                    issuer_url: 'https://idp.example.org',
+                    app_url: 'https://app.example.org',
+                    callback_path: '/cb',
+                  },
+                  callback_path: 'cb',
+                },
+              },
+            },
+          ],
+        },
+      ],
+    },
+    'callback_path: must start with /',
+  ],
+  [
+    {
+      resources: [
+        {
+          name: 'a',
+          configs: [
+            {
+              oauth2: {
+                oidc_authorization_code: {
+                  ...{
+                    client_id: 'c',
+                    issuer_url: 'https://idp.example.org',
+                    app_url: 'https://app.example.org',
+                    callback_path: '/cb',
+                  },
+                  app_url: 'app.example.org',
+                },
+              },
+            },
+          ],
+        },
+      ],
+    },
+    'app_url: must be an http:// or https:// URL',
+  ],
+  [
     { resources: [{ name: 'a', configs: [{ ldap: { ...ldap, service_account: { username: 'cn=sa' } } }] }] },
     'service_account.password: required',
   ],

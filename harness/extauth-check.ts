@@ -14,6 +14,8 @@ export function basic(username: string, password: string): string {
 export interface CheckExtras {
   filterMetadata?: Record<string, unknown>;
   body?: string;
+  /** The request's host (default api.example.org). */
+  host?: string;
 }
 
 /** A CheckRequest shaped like Envoy's (envoy/extensions/filters/common/ext_authz/check_request_utils.cc). */
@@ -34,7 +36,7 @@ export function envoyCheckRequest(
           id: '1234567890',
           method: 'GET',
           headers: {
-            ':authority': 'api.example.org',
+            ':authority': extra.host ?? 'api.example.org',
             ':method': 'GET',
             ':path': path,
             ':scheme': 'http',
@@ -42,7 +44,7 @@ export function envoyCheckRequest(
             ...lower,
           },
           path,
-          host: 'api.example.org',
+          host: extra.host ?? 'api.example.org',
           scheme: 'http',
           protocol: 'HTTP/1.1',
           ...(extra.body !== undefined ? { body: extra.body } : {}),

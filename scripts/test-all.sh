@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need
-# (Debian's slapd and ldap-utils for the LDAP tests, openssl for the basicAuth
-# tests, the npm dependencies),
+# (Debian's slapd and ldap-utils for the LDAP tests, redis-server for the OIDC
+# session tests, openssl for the basicAuth tests, the npm dependencies),
 # type-checks, then runs every test. This is what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,15 @@ if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slapd ldap-utils >/dev/null
+fi
+
+# redis-server keeps the OIDC sessions of the Redis session tests (started by the tests like slapd).
+if [ ! -x /usr/bin/redis-server ]; then
+  echo "== installing redis-server (needed by the OIDC Redis session tests)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends redis-server >/dev/null
 fi
 
 # openssl makes the password hashes the basicAuth tests check against (openssl passwd -apr1, dgst -sha1).

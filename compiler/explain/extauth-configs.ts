@@ -12,15 +12,12 @@ import { hashPassword, parseBasic, type HashAlgorithm } from '../../contract/bas
 import { API_KEY_CHALLENGE, DEFAULT_API_KEY_HEADER, USER_ID_HEADER, realmChallenge } from '../../contract/extauth.js';
 import { headerValue, type HttpRequest } from '../envoy/request.js';
 import type { Json } from '../translate/output.js';
-import type { Outcome } from './model.js';
+import type { ConfigVerdict, Outcome } from './model.js';
+import { oidcVerdict } from './extauth-oidc.js';
 
 const SIDECAR = 'sluice-extauth';
 
-export type ConfigVerdict =
-  | { kind: 'allow'; why: string; headers: Record<string, string>; removed: string[] }
-  | { kind: 'deny'; why: string; outcome: Outcome }
-  /** A service decides; `denials`: what it may answer instead of allowing. */
-  | { kind: 'open'; why: string; denials: Outcome[] };
+export type { ConfigVerdict };
 
 const denial = (status: number, headers?: Record<string, string>): Outcome => ({
   status,
@@ -84,7 +81,9 @@ function basicAuth(c: Json, req: HttpRequest): ConfigVerdict {
 }
 
 /** What one config answers this request, or that a service answers. */
-export function configVerdict(c: Json, req: HttpRequest): ConfigVerdict {
+export function configVerdict(c: Json, req: HttpRequest, failOnRedirect = false): ConfigVerdict {
+  const oidc = (c.oauth2 as Json | undefined)?.oidc_authorization_code as Json | undefined;
+  if (oidc) return oidcVerdict(oidc, req, failOnRedirect);
   if (c.api_key_auth) return apiKey(c.api_key_auth as Json, req);
   if (c.basic_auth) return basicAuth(c.basic_auth as Json, req);
   if (c.jwt) {
@@ -168,7 +167,7 @@ function run(expr: BoolExpr, verdicts: Map<string, ConfigVerdict>, assume: (name
 export function combineConfigs(authConfig: Json, req: HttpRequest): Combined {
   const configs = ((authConfig.configs as Json[] | undefined) ?? []).map((c, i) => ({
     name: (c.name as string | undefined) || `config_${i}`,
-    verdict: configVerdict(c, req),
+    verdict: configVerdict(c, req, authConfig.fail_on_redirect === true),
   }));
   const verdicts = new Map(configs.map((c) => [c.name, c.verdict]));
   const exprText = authConfig.boolean_expr as string | undefined;

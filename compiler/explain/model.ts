@@ -24,6 +24,13 @@ export interface Outcome {
   by: string;
 }
 
+/** What one config of an AuthConfig answers a request, as explain works it out. */
+export type ConfigVerdict =
+  | { kind: 'allow'; why: string; headers: Record<string, string>; removed: string[] }
+  | { kind: 'deny'; why: string; outcome: Outcome }
+  /** A service decides; `denials`: what it may answer instead of allowing. */
+  | { kind: 'open'; why: string; denials: Outcome[] };
+
 export interface Answer extends Outcome {
   /** What this answer rests on that explain could not check (empty: it is certain). */
   assumptions: string[];

@@ -30,7 +30,7 @@ const labelsOf = (s: Resource) =>
   >;
 
 /** The Secret's entries, decoded (stringData over data, as the API server merges them). */
-function entriesOf(secret: Resource): Record<string, string> {
+export function entriesOf(secret: Resource): Record<string, string> {
   const { data, stringData } = secret.value as { data?: Record<string, unknown>; stringData?: Record<string, unknown> };
   const keys = new Set([...Object.keys(data ?? {}), ...Object.keys(stringData ?? {})]);
   return Object.fromEntries(

@@ -1,0 +1,3 @@
+import { refused } from '../gloo.js';
+
+export const accessTokenValidation = refused('not implemented yet');
