@@ -7,6 +7,7 @@
  */
 import type { HashAlgorithm } from '../../contract/basic-credentials.js';
 import type { Origin } from '../diagnostics.js';
+import type { OAuth2IR } from './oauth2.js';
 
 export interface LdapIR {
   address: string;
@@ -76,7 +77,8 @@ export type AuthKindIR =
   | { kind: 'basicAuth'; basicAuth: BasicAuthIR }
   | { kind: 'passThroughAuth'; passThroughAuth: PassThroughIR }
   | { kind: 'opaServerAuth'; opaServerAuth: OpaServerIR }
-  | { kind: 'jwt' };
+  | { kind: 'jwt' }
+  | { kind: 'oauth2'; oauth2: OAuth2IR };
 
 /** One config of an AuthConfig. */
 export type AuthConfigEntryIR = AuthKindIR & {

@@ -4,20 +4,15 @@
  * sluice-extauth does not implement is refused with what to use.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { note, refused, refuseEach } from './gloo.js';
+import { note, refused } from './gloo.js';
 import { kind } from './resource.js';
-import { exactlyOne, object } from './schema.js';
+import { boolean, exactlyOne, object } from './schema.js';
 import { apiKeyAuth } from './extauth/api-key.js';
 import { basicAuth } from './extauth/basic-auth.js';
 import { ldap } from './extauth/ldap.js';
 import { opaAuth, opaServerAuth } from './extauth/opa.js';
+import { oauth2 } from './extauth/oauth2.js';
 import { passThroughAuth } from './extauth/pass-through.js';
-
-const oauthNotYet = () =>
-  refused(
-    'OAuth and OpenID Connect are not implemented yet',
-    'use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued',
-  );
 
 /** A config's name as booleanExpr can refer to it. */
 const configName = note(
@@ -26,13 +21,14 @@ const configName = note(
 );
 
 /** The kinds of config, one per config (Gloo's `auth_config` oneof). */
-const KIND_NAMES = ['basicAuth', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth'] as const;
+const KIND_NAMES = ['basicAuth', 'oauth2', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth'] as const;
 
 const config = object(
   {
     name: configName,
     basicAuth,
-    ...refuseEach(['oauth', 'oauth2'], oauthNotYet),
+    oauth: refused("Gloo's deprecated form of OpenID Connect login", 'use oauth2.oidcAuthorizationCode'),
+    oauth2,
     apiKeyAuth,
     pluginAuth: refused(
       "Go plugins run only inside Gloo's own extauth server",
@@ -67,7 +63,10 @@ const authConfigSpec = object(
       Type.String({ minLength: 1 }),
       'config names combined with &&, || and ! (tightest) and parentheses, evaluated left to right with short-circuit; a config that answers an error (5xx) ends the check with it',
     ),
-    failOnRedirect: refused('only meaningful with OAuth, which is not supported'),
+    failOnRedirect: note(
+      boolean,
+      "a config's login redirect (302) is answered 401 instead, for clients that cannot follow it",
+    ),
   },
   ['configs'],
 );

@@ -12,6 +12,7 @@ import type { Lookups } from './lookups.js';
 import { resolveApiKey } from './extauth/api-key.js';
 import { resolveBasicAuth } from './extauth/basic-auth.js';
 import { resolveLdap } from './extauth/ldap.js';
+import { resolveOAuth2 } from './extauth/oauth2.js';
 import { resolveOpaServer } from './extauth/opa-server.js';
 import { resolvePassThrough } from './extauth/pass-through.js';
 
@@ -45,6 +46,10 @@ function resolveKind(
   if (spec.opaServerAuth) {
     const opaServerAuth = resolveOpaServer(ac, [...path, 'opaServerAuth'], spec.opaServerAuth, diagnostics);
     return opaServerAuth && { kind: 'opaServerAuth', opaServerAuth };
+  }
+  if (spec.oauth2) {
+    const oauth2 = resolveOAuth2(ac, [...path, 'oauth2'], spec.oauth2, lookups, diagnostics);
+    return oauth2 && { kind: 'oauth2', oauth2 };
   }
   if (spec.jwt) return { kind: 'jwt' };
   return undefined;

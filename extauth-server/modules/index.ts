@@ -8,6 +8,7 @@ import { apiKeyModule } from './api-key.js';
 import { basicAuthModule } from './basic-auth.js';
 import { jwtModule } from './jwt.js';
 import { ldapModule } from './ldap.js';
+import { oauth2Module } from './oauth2.js';
 import { opaServerModule } from './opa-server.js';
 import { passThroughModule } from './pass-through.js';
 
@@ -18,4 +19,5 @@ export const MODULES: readonly AuthModule<any>[] = [
   passThroughModule,
   opaServerModule,
   jwtModule,
+  oauth2Module,
 ];

@@ -8,6 +8,7 @@ import type { Json } from '../output.js';
 import { compileApiKey } from './api-key.js';
 import { compileBasicAuth } from './basic-auth.js';
 import { compileLdap } from './ldap.js';
+import { compileOAuth2 } from './oauth2.js';
 import { compileOpaServer } from './opa-server.js';
 import { compilePassThrough } from './pass-through.js';
 
@@ -25,6 +26,8 @@ function compileKind(c: AuthKindIR): Json {
       return { opa_server_auth: compileOpaServer(c.opaServerAuth) };
     case 'jwt':
       return { jwt: {} };
+    case 'oauth2':
+      return { oauth2: compileOAuth2(c.oauth2) };
   }
 }
 

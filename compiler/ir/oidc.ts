@@ -1,0 +1,1 @@
+export type OidcIR = Record<string, never>;

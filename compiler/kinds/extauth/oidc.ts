@@ -1,0 +1,3 @@
+import { refused } from '../gloo.js';
+
+export const oidcAuthorizationCode = refused('not implemented yet');
