@@ -13,12 +13,14 @@ import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from 
 import type {
   CorsIR,
   CsrfIR,
+  CustomAuthIR,
   ExtauthRefIR,
   FractionIR,
   HeaderManipulationIR,
   RetriesIR,
   RouteOptionsIR,
 } from '../ir/model.js';
+import type { CustomAuthSpec } from './custom-auth.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
 import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
@@ -289,6 +291,8 @@ export interface OptionRefs {
   upstream(path: FieldPath, ref: Ref): string | undefined;
   /** The AuthConfig a route is checked by. */
   authConfig(path: FieldPath, ref: Ref): ExtauthRefIR | undefined;
+  /** A team's own ext_authz server (Gloo's customAuth). */
+  customAuth(path: FieldPath, spec: CustomAuthSpec): CustomAuthIR | undefined;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -392,6 +396,10 @@ export function routeOptions(
     const extauth = refs.authConfig([...path, 'extauth', 'configRef'], s.extauth.configRef);
     if (extauth === undefined) report.ok = false;
     else options.extauth = extauth;
+  } else if (s.extauth?.customAuth) {
+    const custom = refs.customAuth([...path, 'extauth', 'customAuth'], s.extauth.customAuth);
+    if (custom === undefined) report.ok = false;
+    else options.extauth = { customAuth: custom };
   }
   if (s.faults !== undefined) {
     // Gloo's percentage defaults to 0: the fault is configured but injected into no request.
