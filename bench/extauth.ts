@@ -22,6 +22,7 @@
  * without LDAP. Rounds are interleaved and the median
  * round is shown, as this machine's speed drifts during a run. CPU per
  * operation is the measured side's own (user + system, all threads).
+ * apiKeyAuth and basicAuth follow (./extauth-kinds.ts; --kinds-only runs them alone).
  * Flags: --duration-ms=N (per round, default 1500), --rounds=N (default 9:
  * the machine's speed drifts, and the median of many short pairs is steadier
  * than of a few long ones). Each server is warmed once, before its first round.
@@ -29,93 +30,31 @@
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
 import { Client } from 'ldapts';
-import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { once } from 'node:events';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { authorizationService, messageType } from '../extauth-server/protos.js';
 import { DEFAULT_POOL } from '../extauth-server/config.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, type Slapd } from '../harness/slapd.js';
-import { basic, envoyCheckRequest, writeConfig } from '../harness/extauth-check.js';
-
-const execFileP = promisify(execFile);
+import { basic, envoyCheckRequest } from '../harness/extauth-check.js';
+import {
+  closedLoop,
+  fmt,
+  grpcFrame,
+  h2load,
+  median,
+  medianOf,
+  nodeClient,
+  ownCpu,
+  sidecarPeer,
+  startProcess,
+  type Figures,
+  type LoadGenerator,
+  type Peer,
+} from './check-load.js';
+import { run as runKinds } from './extauth-kinds.js';
 const CONCURRENCY = [1, 16, 64];
 const USER = 'alice';
 const PASSWORD = 'alice-pw';
 const ALLOWED_GROUP = groupDn('developers').toLowerCase();
-const CHECK_PATH = '/envoy.service.auth.v3.Authorization/Check';
-
-interface Figures {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** CPU time per operation of the measured side, in µs. */
-  cpuPerOp: number;
-}
-
-/** CPU time (user + system) of process `pid` in µs, from /proc (Linux; clock ticks of 10 ms). */
-function processCpu(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
-}
-
-function figures(latencies: number[], seconds: number, errors: number, cpuMicros: number): Figures {
-  latencies.sort((a, b) => a - b);
-  const n = latencies.length;
-  return {
-    perSecond: n / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    errors,
-    cpuPerOp: cpuMicros / n,
-  };
-}
-
-/**
- * Runs `op` from `concurrency` workers for `ms` after a short warm-up (a
- * closed loop, as the raw peer and the node:http2 client both are).
- * `cpu` reads the measured side's CPU time in µs; latencies in ms.
- */
-async function closedLoop(
-  concurrency: number,
-  ms: number,
-  cpu: () => number,
-  op: (worker: number) => Promise<boolean>,
-): Promise<Figures> {
-  const loop = async (until: number, latencies: number[]): Promise<number> => {
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, w) => {
-        while (performance.now() < until) {
-          const t = performance.now();
-          if (!(await op(w))) errors++;
-          latencies.push(performance.now() - t);
-        }
-      }),
-    );
-    return errors;
-  };
-  await loop(performance.now() + Math.min(500, ms / 4), []);
-  const latencies: number[] = [];
-  const cpuStart = cpu();
-  const start = performance.now();
-  const errors = await loop(start + ms, latencies);
-  return figures(latencies, (performance.now() - start) / 1000, errors, cpu() - cpuStart);
-}
-
-function ownCpu(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 /** The LDAP work of one check, the same for the raw loop and the bare peers: user bind, base search, membership. */
 async function bindAndSearch(client: Client, password: string): Promise<boolean> {
@@ -249,54 +188,6 @@ function runPeer(kind: string): void {
 
 if (process.env[PEER_ENV]) runPeer(process.env[PEER_ENV]!);
 
-interface ServerProcess {
-  port: number;
-  pid: number;
-  /** The rest of what it printed on stdout when listening (the sidecar's log line carries adminPort). */
-  banner: string;
-  /** Stops it with SIGTERM; resolves to what it printed after listening. */
-  stop(): Promise<string>;
-}
-
-/** A Check server in its own process, as the sidecar runs next to Envoy; it prints `"port":N` when listening. */
-async function startProcess(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
-  // 'close', not 'exit': `stop` returns the output read whole.
-  const exited = once(child, 'close');
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (d: string) => (out += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', () => {
-      const m = /"port":(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    void exited.then(() => reject(new Error(`${script} exited before listening:\n${out}`)));
-  });
-  const banner = out;
-  return {
-    port,
-    pid: child.pid!,
-    banner,
-    async stop() {
-      child.kill('SIGTERM');
-      const [code] = await exited;
-      if (code !== 0) throw new Error(`${script} exited with ${code} on SIGTERM`);
-      return out.slice(banner.length);
-    },
-  };
-}
-
-/** A gRPC length-prefixed message: flag 0 (not compressed), 4-byte length, the bytes. */
-function grpcFrame(message: Buffer): Buffer {
-  const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), message]);
-  frame.writeUInt32BE(message.length, 1);
-  return frame;
-}
-
 /** The gRPC frame of the CheckRequest Envoy sends for alice (encoded once). */
 function checkFrame(): Buffer {
   return grpcFrame(
@@ -306,158 +197,26 @@ function checkFrame(): Buffer {
   );
 }
 
-interface LoadGenerator {
-  name: string;
-  /**
-   * `concurrency` Check calls in flight on one HTTP/2 connection for `ms`; `errors` counts what the client itself saw fail.
-   * `warmUp`: the first call against this server (later rounds find it warm).
-   */
-  run(port: number, pid: number, concurrency: number, ms: number, warmUp: boolean): Promise<Figures>;
-}
-
-async function h2load(): Promise<LoadGenerator | undefined> {
-  try {
-    await execFileP('h2load', ['--version']);
-  } catch {
-    return undefined;
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'sluice-bench-'));
-  const body = path.join(dir, 'check.bin');
-  const log = path.join(dir, 'requests.log');
-  await writeFile(body, checkFrame());
-  const args = (port: number, concurrency: number): string[] => [
-    '-c1',
-    `-m${concurrency}`,
-    `--data=${body}`,
-    '--header=content-type: application/grpc',
-    '--header=te: trailers',
-    `http://127.0.0.1:${port}${CHECK_PATH}`,
-  ];
-  return {
-    name: 'h2load (nghttp2: one HTTP/2 connection, N streams, as Envoy)',
-    async run(port, pid, concurrency, ms, warmUp) {
-      // Enough calls for V8 to optimise the hot paths of either side.
-      if (warmUp) await execFileP('h2load', [...args(port, concurrency), `-n${Math.max(2000, concurrency * 50)}`]);
-      await rm(log, { force: true }); // h2load appends
-      const cpu = processCpu(pid);
-      const { stdout } = await execFileP('h2load', [
-        ...args(port, concurrency),
-        `--duration=${ms}ms`,
-        `--log-file=${log}`,
-      ]);
-      const used = processCpu(pid) - cpu;
-      // "finished in 2.00s", or in ms for a run under a second.
-      const [, amount, unit] = /finished in ([\d.]+)(m?s)/.exec(stdout)!;
-      const seconds = Number(amount) / (unit === 'ms' ? 1000 : 1);
-      const notOk = /(\d+) failed, (\d+) errored, (\d+) timeout/
-        .exec(stdout)!
-        .slice(1)
-        .reduce((n, x) => n + Number(x), 0);
-      // Tab-separated: start (µs since epoch), HTTP status, µs until the end of the response.
-      const latencies = (await readFile(log, 'utf8'))
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => Number(line.split('\t')[2]) / 1000);
-      return figures(latencies, seconds, notOk, used);
-    },
-  };
-}
-
-/** Without h2load: Check calls over one node:http2 connection with gRPC framing done by hand (request encoded once). */
-function nodeClient(): LoadGenerator {
-  const body = checkFrame();
-  const responseType = messageType('envoy.service.auth.v3.CheckResponse');
-  return {
-    name: 'node:http2 (install nghttp2-client for h2load, far cheaper per call)',
-    async run(port, pid, concurrency, ms) {
-      const session = http2.connect(`http://127.0.0.1:${port}`);
-      await once(session, 'connect');
-      const call = () =>
-        new Promise<boolean>((resolve) => {
-          const req = session.request({
-            ':method': 'POST',
-            ':path': CHECK_PATH,
-            'content-type': 'application/grpc',
-            te: 'trailers',
-          });
-          const chunks: Buffer[] = [];
-          let grpcStatus: string | undefined;
-          req.on('data', (c: Buffer) => chunks.push(c));
-          req.on('trailers', (t) => (grpcStatus = String(t['grpc-status'])));
-          req.on('error', () => resolve(false));
-          req.on('end', () => {
-            const data = Buffer.concat(chunks);
-            if (grpcStatus !== '0' || data.length < 5) return resolve(false);
-            const res = responseType.deserialize(data.subarray(5)) as { status?: { code?: number } };
-            resolve((res.status?.code ?? 0) === 0);
-          });
-          req.end(body);
-        });
-      try {
-        return await closedLoop(concurrency, ms, () => processCpu(pid), call);
-      } finally {
-        session.close();
-      }
-    },
-  };
-}
-
-/** The sidecar's count of decisions other than OK, from its /metrics. */
-async function deniedChecks(adminPort: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-  return [...text.matchAll(/^sluice_extauth_checks_total\{result="(\w+)"\} (\d+)$/gm)].reduce(
-    (n, [, result, count]) => (result === 'ok' ? n : n + Number(count)),
-    0,
-  );
-}
-
-interface Peer {
-  label: string;
-  /** One measurement round. */
-  round(ms: number, first: boolean): Promise<Figures>;
-  stop(): Promise<void>;
-}
-
-async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: number, poolMax: number): Promise<Peer> {
-  const file = await writeConfig([
-    {
-      name: 'bench.users',
-      configs: [
-        {
-          ldap: {
-            address: slapd.url,
-            user_dn_template: USER_DN_TEMPLATE,
-            allowed_groups: [groupDn('developers')],
-            pool: { initial_size: poolMax, max_size: poolMax },
+async function ldapSidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: number, poolMax: number): Promise<Peer> {
+  return sidecarPeer(
+    [
+      {
+        name: 'bench.users',
+        configs: [
+          {
+            ldap: {
+              address: slapd.url,
+              user_dn_template: USER_DN_TEMPLATE,
+              allowed_groups: [groupDn('developers')],
+              pool: { initial_size: poolMax, max_size: poolMax },
+            },
           },
-        },
-      ],
-    },
-  ]);
-  const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
-  const server = await startProcess(main, [
-    '--config',
-    file,
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--bind',
-    '127.0.0.1',
-  ]);
-  const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
-  return {
-    label: 'extauth',
-    async round(ms, first) {
-      const before = await deniedChecks(adminPort);
-      const f = await load.run(server.port, server.pid, concurrency, ms, first);
-      // What the client saw fail, and every check the sidecar did not allow.
-      return { ...f, errors: f.errors + (await deniedChecks(adminPort)) - before };
-    },
-    async stop() {
-      await server.stop();
-    },
-  };
+        ],
+      },
+    ],
+    load,
+    concurrency,
+  );
 }
 
 async function childPeer(
@@ -478,25 +237,18 @@ async function childPeer(
   };
 }
 
-function median(rounds: Figures[]): Figures {
-  return [...rounds].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(rounds.length / 2)]!;
-}
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function fmt(f: Figures): string {
-  return `${f.perSecond.toFixed(0).padStart(7)}/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU ${f.cpuPerOp.toFixed(0).padStart(4)} µs/op${f.errors ? `  (${f.errors} failed)` : ''}`;
-}
-
 export async function run(args: string[]): Promise<void> {
   const flag = (name: string, fallback: number) =>
     Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const ms = flag('duration-ms', 1500);
   const rounds = flag('rounds', 9);
-  const load = (await h2load()) ?? nodeClient();
+  // --kinds-only: the apiKeyAuth and basicAuth part alone (./extauth-kinds.ts).
+  if (!args.includes('--kinds-only')) await runLdap(ms, rounds);
+  await runKinds(args);
+}
+
+async function runLdap(ms: number, rounds: number): Promise<void> {
+  const load = (await h2load(checkFrame())) ?? nodeClient(checkFrame());
   const slapd = await startSlapd({ statsLog: false });
   try {
     console.log(
@@ -506,7 +258,7 @@ export async function run(args: string[]): Promise<void> {
     rows.push([`c=64, default pool (max ${DEFAULT_POOL.maxSize})`, 64, DEFAULT_POOL.maxSize]);
     for (const [label, c, poolMax] of rows) {
       const peers = [
-        await sidecarPeer(slapd, load, c, poolMax),
+        await ldapSidecarPeer(slapd, load, c, poolMax),
         await childPeer('grpc-js + ldapts', 'grpc', load, c, [slapd.url, String(poolMax)]),
         await childPeer('http2 + ldapts', 'http2', load, c, [slapd.url, String(poolMax)]),
         await childPeer('no-op Check', 'noop', load, c, [slapd.url, String(poolMax)]),
