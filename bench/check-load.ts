@@ -1,19 +1,21 @@
 /**
- * What the extauth benchmarks share: Check calls driven at a server in its
- * own process (h2load over one HTTP/2 connection with N streams, as Envoy
- * calls its ext_authz cluster, or a hand-framed node:http2 client without
- * it), the figures of a round (calls per second, p50/p99, CPU per call of
- * the measured side from /proc), and the server processes themselves.
+ * What the extauth benchmarks share: a Check server in its own process
+ * (the sidecar, or a bare peer), the load generators that call it over one
+ * HTTP/2 connection as Envoy does (h2load, or node:http2 without it), the
+ * figures of a round (calls per second, p50/p99, CPU per call of the
+ * measured side) and the median of interleaved rounds.
  */
-import http2 from 'node:http2';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { messageType } from '../extauth-server/protos.js';
+import { writeConfig } from '../harness/extauth-check.js';
 
 const execFileP = promisify(execFile);
 export const CHECK_PATH = '/envoy.service.auth.v3.Authorization/Check';
@@ -79,6 +81,11 @@ export async function closedLoop(
   const start = performance.now();
   const errors = await loop(start + ms, latencies);
   return figures(latencies, (performance.now() - start) / 1000, errors, cpu() - cpuStart);
+}
+
+export function ownCpu(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
 }
 
 export interface ServerProcess {
@@ -256,4 +263,33 @@ export function medianOf(values: number[]): number {
 
 export function fmt(f: Figures): string {
   return `${f.perSecond.toFixed(0).padStart(7)}/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU ${f.cpuPerOp.toFixed(0).padStart(4)} µs/op${f.errors ? `  (${f.errors} failed)` : ''}`;
+}
+
+/** sluice-extauth in its own process with `resources` as its configuration; every check it does not allow counts as failed. */
+export async function sidecarPeer(resources: unknown[], load: LoadGenerator, concurrency: number): Promise<Peer> {
+  const file = await writeConfig(resources);
+  const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
+  const server = await startProcess(main, [
+    '--config',
+    file,
+    '--port',
+    '0',
+    '--admin-port',
+    '0',
+    '--bind',
+    '127.0.0.1',
+  ]);
+  const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
+  return {
+    label: 'extauth',
+    async round(ms, first) {
+      const before = await deniedChecks(adminPort);
+      const f = await load.run(server.port, server.pid, concurrency, ms, first);
+      // What the client saw fail, and every check the sidecar did not allow.
+      return { ...f, errors: f.errors + (await deniedChecks(adminPort)) - before };
+    },
+    async stop() {
+      await server.stop();
+    },
+  };
 }

@@ -15,15 +15,15 @@ import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { authorizationService, messageType } from '../extauth-server/protos.js';
 import { sealer } from '../extauth-server/modules/oidc/seal.js';
-import { envoyCheckRequest, writeConfig } from '../harness/extauth-check.js';
+import { envoyCheckRequest } from '../harness/extauth-check.js';
 import {
-  deniedChecks,
   fmt,
   grpcFrame,
   h2load,
   median,
   medianOf,
   nodeClient,
+  sidecarPeer,
   startProcess,
   type Figures,
   type LoadGenerator,
@@ -123,62 +123,47 @@ async function closedPort(): Promise<number> {
   });
 }
 
-async function sidecarPeer(load: LoadGenerator, concurrency: number): Promise<Peer> {
-  const file = await writeConfig([
-    {
-      name: 'bench.oidc',
-      configs: [
-        {
-          oauth2: {
-            oidc_authorization_code: {
-              client_id: 'app',
-              client_secret: 'secret',
-              issuer_url: `http://127.0.0.1:${await closedPort()}`,
-              app_url: 'https://app.example.org',
-              callback_path: '/callback',
-              scopes: ['openid'],
-              session: {
-                cookie: {
-                  name: COOKIE,
-                  max_age_seconds: 2592000,
-                  secure: true,
-                  http_only: true,
-                  path: '/',
-                  same_site: 'Lax',
+async function oidcSidecarPeer(load: LoadGenerator, concurrency: number): Promise<Peer> {
+  return sidecarPeer(
+    [
+      {
+        name: 'bench.oidc',
+        configs: [
+          {
+            oauth2: {
+              oidc_authorization_code: {
+                client_id: 'app',
+                client_secret: 'secret',
+                issuer_url: `http://127.0.0.1:${await closedPort()}`,
+                app_url: 'https://app.example.org',
+                callback_path: '/callback',
+                scopes: ['openid'],
+                session: {
+                  cookie: {
+                    name: COOKIE,
+                    max_age_seconds: 2592000,
+                    secure: true,
+                    http_only: true,
+                    path: '/',
+                    same_site: 'Lax',
+                  },
+                  cipher_keys: [KEY],
                 },
-                cipher_keys: [KEY],
+                headers: {
+                  id_token_header: 'x-id-token',
+                  access_token_header: 'authorization',
+                  use_bearer_schema: true,
+                },
+                identity_claims_to_headers: [{ claim: 'sub', header: 'x-user' }],
               },
-              headers: { id_token_header: 'x-id-token', access_token_header: 'authorization', use_bearer_schema: true },
-              identity_claims_to_headers: [{ claim: 'sub', header: 'x-user' }],
             },
           },
-        },
-      ],
-    },
-  ]);
-  const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
-  const server = await startProcess(main, [
-    '--config',
-    file,
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--bind',
-    '127.0.0.1',
-  ]);
-  const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
-  return {
-    label: 'extauth',
-    async round(ms, first) {
-      const before = await deniedChecks(adminPort);
-      const f = await load.run(server.port, server.pid, concurrency, ms, first);
-      return { ...f, errors: f.errors + (await deniedChecks(adminPort)) - before };
-    },
-    async stop() {
-      await server.stop();
-    },
-  };
+        ],
+      },
+    ],
+    load,
+    concurrency,
+  );
 }
 
 async function barePeer(load: LoadGenerator, concurrency: number): Promise<Peer> {
@@ -208,7 +193,7 @@ export async function runOidcSession(ms: number, rounds: number): Promise<void> 
     `OIDC session check (cookie present, valid); load generator ${load.name}; ${rounds} interleaved rounds of ${ms} ms`,
   );
   for (const c of CONCURRENCY) {
-    const peers = [await sidecarPeer(load, c), await barePeer(load, c)];
+    const peers = [await oidcSidecarPeer(load, c), await barePeer(load, c)];
     const results = new Map<string, Figures[]>(peers.map((p) => [p.label, []]));
     try {
       for (let r = 0; r < rounds; r++) for (const p of peers) results.get(p.label)!.push(await p.round(ms, r === 0));

@@ -22,10 +22,10 @@
  * without LDAP. Rounds are interleaved and the median
  * round is shown, as this machine's speed drifts during a run. CPU per
  * operation is the measured side's own (user + system, all threads).
+ * apiKeyAuth and basicAuth follow (./extauth-kinds.ts), then the OIDC session check (./extauth-oidc.ts); --only=ldap, kinds or oidc runs one part alone.
  * Flags: --duration-ms=N (per round, default 1500), --rounds=N (default 9:
  * the machine's speed drifts, and the median of many short pairs is steadier
  * than of a few long ones). Each server is warmed once, before its first round.
- * Then the OIDC session check (./extauth-oidc.ts); --only=oidc runs it alone.
  */
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
@@ -34,32 +34,28 @@ import { fileURLToPath } from 'node:url';
 import { authorizationService, messageType } from '../extauth-server/protos.js';
 import { DEFAULT_POOL } from '../extauth-server/config.js';
 import { startSlapd, groupDn, userDn, USER_DN_TEMPLATE, type Slapd } from '../harness/slapd.js';
-import { basic, envoyCheckRequest, writeConfig } from '../harness/extauth-check.js';
+import { basic, envoyCheckRequest } from '../harness/extauth-check.js';
 import {
   closedLoop,
-  deniedChecks,
   fmt,
   grpcFrame,
   h2load,
   median,
   medianOf,
   nodeClient,
+  ownCpu,
+  sidecarPeer,
   startProcess,
   type Figures,
   type LoadGenerator,
   type Peer,
 } from './check-load.js';
+import { run as runKinds } from './extauth-kinds.js';
 import { runOidcSession } from './extauth-oidc.js';
-
 const CONCURRENCY = [1, 16, 64];
 const USER = 'alice';
 const PASSWORD = 'alice-pw';
 const ALLOWED_GROUP = groupDn('developers').toLowerCase();
-
-function ownCpu(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 /** The LDAP work of one check, the same for the raw loop and the bare peers: user bind, base search, membership. */
 async function bindAndSearch(client: Client, password: string): Promise<boolean> {
@@ -202,46 +198,26 @@ function checkFrame(): Buffer {
   );
 }
 
-async function sidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: number, poolMax: number): Promise<Peer> {
-  const file = await writeConfig([
-    {
-      name: 'bench.users',
-      configs: [
-        {
-          ldap: {
-            address: slapd.url,
-            user_dn_template: USER_DN_TEMPLATE,
-            allowed_groups: [groupDn('developers')],
-            pool: { initial_size: poolMax, max_size: poolMax },
+async function ldapSidecarPeer(slapd: Slapd, load: LoadGenerator, concurrency: number, poolMax: number): Promise<Peer> {
+  return sidecarPeer(
+    [
+      {
+        name: 'bench.users',
+        configs: [
+          {
+            ldap: {
+              address: slapd.url,
+              user_dn_template: USER_DN_TEMPLATE,
+              allowed_groups: [groupDn('developers')],
+              pool: { initial_size: poolMax, max_size: poolMax },
+            },
           },
-        },
-      ],
-    },
-  ]);
-  const main = fileURLToPath(new URL('../extauth-server/main.js', import.meta.url));
-  const server = await startProcess(main, [
-    '--config',
-    file,
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--bind',
-    '127.0.0.1',
-  ]);
-  const adminPort = Number(/"adminPort":(\d+)/.exec(server.banner)![1]);
-  return {
-    label: 'extauth',
-    async round(ms, first) {
-      const before = await deniedChecks(adminPort);
-      const f = await load.run(server.port, server.pid, concurrency, ms, first);
-      // What the client saw fail, and every check the sidecar did not allow.
-      return { ...f, errors: f.errors + (await deniedChecks(adminPort)) - before };
-    },
-    async stop() {
-      await server.stop();
-    },
-  };
+        ],
+      },
+    ],
+    load,
+    concurrency,
+  );
 }
 
 async function childPeer(
@@ -267,9 +243,10 @@ export async function run(args: string[]): Promise<void> {
     Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const ms = flag('duration-ms', 1500);
   const rounds = flag('rounds', 9);
-  // --only=oidc: the OIDC session check alone (the LDAP rows take minutes).
+  // --only=ldap|kinds|oidc: one part alone (the LDAP rows take minutes); kinds is apiKeyAuth and basicAuth (./extauth-kinds.ts), oidc the session check (./extauth-oidc.ts).
   const only = args.find((a) => a.startsWith('--only='))?.split('=')[1];
-  if (only !== 'oidc') await runLdap(ms, rounds);
+  if (!only || only === 'ldap') await runLdap(ms, rounds);
+  if (!only || only === 'kinds') await runKinds(args);
   if (!only || only === 'oidc') await runOidcSession(ms, rounds);
 }
 
@@ -284,7 +261,7 @@ async function runLdap(ms: number, rounds: number): Promise<void> {
     rows.push([`c=64, default pool (max ${DEFAULT_POOL.maxSize})`, 64, DEFAULT_POOL.maxSize]);
     for (const [label, c, poolMax] of rows) {
       const peers = [
-        await sidecarPeer(slapd, load, c, poolMax),
+        await ldapSidecarPeer(slapd, load, c, poolMax),
         await childPeer('grpc-js + ldapts', 'grpc', load, c, [slapd.url, String(poolMax)]),
         await childPeer('http2 + ldapts', 'http2', load, c, [slapd.url, String(poolMax)]),
         await childPeer('no-op Check', 'noop', load, c, [slapd.url, String(poolMax)]),

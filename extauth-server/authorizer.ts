@@ -220,7 +220,7 @@ export class Authorizer {
 }
 
 /** Gloo's failOnRedirect: a client that cannot follow a login redirect gets 401 instead. */
-function failOnRedirect(verdict: Verdict): Verdict {
+export function failOnRedirect(verdict: Verdict): Verdict {
   return verdict.kind === 'deny' && verdict.redirect
     ? deny(401, `${verdict.reason} (failOnRedirect: 401 instead of the redirect)`)
     : verdict;

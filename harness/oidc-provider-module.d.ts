@@ -1,8 +1,9 @@
 // The part of oidc-provider 8's API the tests use (8.x ships no types; @types/oidc-provider follows 9.x).
 declare module 'oidc-provider' {
-  import type { Server } from 'node:http';
+  import type { IncomingMessage, Server, ServerResponse } from 'node:http';
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>);
     listen(port: number, host: string, listening: () => void): Server;
+    callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   }
 }

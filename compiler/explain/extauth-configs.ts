@@ -110,6 +110,19 @@ export function configVerdict(c: Json, req: HttpRequest, failOnRedirect = false)
       denials: [denial(403), denial(503)],
     };
   }
+  const token = (c.oauth2 as Json | undefined)?.access_token_validation as Json | undefined;
+  if (token) {
+    if (!/^bearer\s+\S+\s*$/i.test(headerValue(req, 'authorization') ?? ''))
+      return { kind: 'deny', why: 'no bearer token: 403', outcome: denial(403) };
+    const by = token.introspection
+      ? `the introspection endpoint ${(token.introspection as Json).url}`
+      : `the JWT's signature, issuer and audience against ${((token.jwt as Json).remote_jwks as Json | undefined)?.url ?? 'the inline JWKS'}`;
+    return {
+      kind: 'open',
+      why: `${by} decides whether the bearer token is valid (not contacted); a missing scope is 403, the provider failing 503`,
+      denials: [denial(403), denial(503)],
+    };
+  }
   if (c.ldap)
     return {
       kind: 'open',

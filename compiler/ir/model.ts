@@ -228,7 +228,7 @@ export interface RouteOptionsIR {
   /** Per-route security as Gloo has it: a filter turned off, or another AuthConfig than the host's. */
   jwtDisabled?: boolean;
   rbacDisabled?: boolean;
-  extauth?: { disabled: true } | ExtauthRefIR;
+  extauth?: { disabled: true } | ExtauthRefIR | { customAuth: CustomAuthIR };
   /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
   /** The route's own CORS policy, replacing the virtual host's. */
@@ -350,6 +350,8 @@ export interface VirtualHostIR {
   jwt?: { providers: JwtProviderIR[] };
   rbac?: { policies: RbacPolicyIR[] };
   extauth?: ExtauthRefIR;
+  /** Gloo's customAuth: a team's own ext_authz server instead of sluice-extauth. */
+  customAuth?: CustomAuthIR;
   /** Virtual-host options that apply to every route; a route's own retries replace these. */
   retries?: RetriesIR;
   /** CORS for every route without a policy of its own. */
@@ -361,6 +363,28 @@ export interface VirtualHostIR {
   headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
+}
+
+/** A team's own ext_authz server, as Gloo's Settings names it (extauth, or namedExtauth.<name>). */
+export interface CustomAuthServerIR {
+  /** The namedExtauth key; '' for Settings' extauth. */
+  name: string;
+  /** The cluster of its Upstream (HTTP/2). */
+  cluster: string;
+  /** Envoy duration, Gloo's default 200ms applied. */
+  timeout: string;
+  authority?: string;
+  failureModeAllow: boolean;
+  statusOnError?: number;
+  requestBody?: { maxRequestBytes: number; allowPartialMessage: boolean; packAsBytes: boolean };
+  clearRouteCache: boolean;
+  statPrefix?: string;
+}
+
+/** Gloo's customAuth on a virtual host or route. */
+export interface CustomAuthIR {
+  server: CustomAuthServerIR;
+  contextExtensions: Record<string, string>;
 }
 
 /** The AuthConfig a virtual host or route is checked by. */

@@ -10,8 +10,8 @@ import { boolean, exactlyOne, object } from './schema.js';
 import { apiKeyAuth } from './extauth/api-key.js';
 import { basicAuth } from './extauth/basic-auth.js';
 import { ldap } from './extauth/ldap.js';
-import { oauth2 } from './extauth/oauth2.js';
 import { opaAuth, opaServerAuth } from './extauth/opa.js';
+import { oauth2 } from './extauth/oauth2.js';
 import { passThroughAuth } from './extauth/pass-through.js';
 
 /** A config's name as booleanExpr can refer to it. */
@@ -21,13 +21,13 @@ const configName = note(
 );
 
 /** The kinds of config, one per config (Gloo's `auth_config` oneof). */
-const KIND_NAMES = ['basicAuth', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth', 'oauth2'] as const;
+const KIND_NAMES = ['basicAuth', 'oauth2', 'apiKeyAuth', 'ldap', 'jwt', 'passThroughAuth', 'opaServerAuth'] as const;
 
 const config = object(
   {
     name: configName,
     basicAuth,
-    oauth: refused("Gloo's deprecated form of oauth2", 'write oauth2.oidcAuthorizationCode with the same fields'),
+    oauth: refused("Gloo's deprecated form of OpenID Connect login", 'use oauth2.oidcAuthorizationCode'),
     oauth2,
     apiKeyAuth,
     pluginAuth: refused(
@@ -63,7 +63,10 @@ const authConfigSpec = object(
       Type.String({ minLength: 1 }),
       'config names combined with &&, || and ! (tightest) and parentheses, evaluated left to right with short-circuit; a config that answers an error (5xx) ends the check with it',
     ),
-    failOnRedirect: note(boolean, 'a login redirect (oauth2.oidcAuthorizationCode) is answered 401 instead'),
+    failOnRedirect: note(
+      boolean,
+      "a config's login redirect (302) is answered 401 instead, for clients that cannot follow it",
+    ),
   },
   ['configs'],
 );

@@ -66,6 +66,12 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
     glooShortNames: ['gql'],
     glooCategories: ['solo-io', 'gloo-gateway'],
   },
+  Settings: {
+    plural: 'settings',
+    shortNames: ['sst'],
+    glooShortNames: ['st'],
+    glooCategories: ['solo-io', 'gloo-gateway'],
+  },
 };
 
 /** The category `kubectl get sluice` lists. */

@@ -12,6 +12,7 @@ import { REASONS } from './gloo.js';
 import { GRAPHQL_API } from './graphql-api.js';
 import { ENDPOINT_SLICE, POD, SECRET, SERVICE } from './kubernetes.js';
 import { REQUEST_TEST } from './request-test.js';
+import { SETTINGS } from './settings.js';
 import type { KindDefinition, RefusedKind } from './resource.js';
 import { UPSTREAM, UPSTREAM_GROUP } from './upstream.js';
 import { ROUTE_TABLE, VIRTUAL_SERVICE } from './virtual-service.js';
@@ -32,6 +33,7 @@ export const KINDS: readonly KindDefinition[] = [
   SECRET,
   ENDPOINT_SLICE,
   POD,
+  SETTINGS,
   // Request tables for `sluice test`: validated here, ignored by resolve.
   REQUEST_TEST,
 ];
@@ -67,11 +69,6 @@ export const REFUSED_KINDS: readonly RefusedKind[] = [
     'Proxy',
     "a Proxy is what Gloo's gateway controller writes from Gateways and VirtualServices, and Sluice compiles those itself",
     'leave Proxy resources out of the inputs',
-  ),
-  gloo(
-    'Settings',
-    "Gloo's control-plane settings have no counterpart in the resources",
-    "use sluice serve's flags (sluice serve --help)",
   ),
   {
     kind: 'RateLimitConfig',

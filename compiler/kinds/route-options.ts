@@ -19,6 +19,7 @@ import {
   positiveDuration,
   singleLine,
   string,
+  stringMap,
   uint32,
 } from './schema.js';
 
@@ -137,7 +138,14 @@ const faults = note(
   `${forwarding}; requests cannot ask for faults with x-envoy-fault-* headers`,
 );
 
-export const customAuth = () => refused('ext auth is served by sluice-extauth', 'use an AuthConfig with ldap');
+export const customAuth = () =>
+  note(
+    object({
+      contextExtensions: note(stringMap, "sent to the server as the check's context_extensions"),
+      name: note(singleLine, "the server of Settings' namedExtauth with this name; unset: Settings' extauth"),
+    }),
+    "a team's own ext_authz server (gRPC), as the Settings resource names it",
+  );
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
 /** Gloo's global rate limit and external processing options, refused on routes and virtual hosts alike. */
 export const rateLimitOptions = refuseEach(
@@ -213,7 +221,7 @@ export const routeOptions = object({
       customAuth: customAuth(),
     },
     [],
-    exactlyOne('disable', 'configRef'),
+    exactlyOne('disable', 'configRef', 'customAuth'),
   ),
   faults,
   shadowing: note(

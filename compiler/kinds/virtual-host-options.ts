@@ -136,7 +136,11 @@ export const virtualHostOptions = object({
     ['providers'],
   ),
   rbac: object({ disable: notYet(), policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }) }, ['policies']),
-  extauth: object({ configRef: resourceRef, disable: notYet(), customAuth: customAuth() }, ['configRef']),
+  extauth: object(
+    { configRef: resourceRef, disable: notYet(), customAuth: customAuth() },
+    [],
+    exactlyOne('configRef', 'customAuth'),
+  ),
   retries: note(retries, 'every route without retries of its own'),
   stats: refused('virtual cluster statistics are not implemented'),
   headerManipulation: note(headerManipulation, "every route, after the route's own"),

@@ -47,6 +47,10 @@ function resolveKind(
     const opaServerAuth = resolveOpaServer(ac, [...path, 'opaServerAuth'], spec.opaServerAuth, diagnostics);
     return opaServerAuth && { kind: 'opaServerAuth', opaServerAuth };
   }
+  if (spec.oauth2) {
+    const oauth2 = resolveOAuth2(ac, [...path, 'oauth2'], spec.oauth2, lookups, diagnostics);
+    return oauth2 && { kind: 'oauth2', oauth2 };
+  }
   if (spec.jwt) return { kind: 'jwt' };
   if (spec.oauth2) {
     const oauth2 = resolveOAuth2(ac, [...path, 'oauth2'], spec.oauth2, lookups, diagnostics);

@@ -13,6 +13,7 @@ import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from 
 import type {
   CorsIR,
   CsrfIR,
+  CustomAuthIR,
   TokenBucketIR,
   ExtauthRefIR,
   FractionIR,
@@ -20,6 +21,7 @@ import type {
   RetriesIR,
   RouteOptionsIR,
 } from '../ir/model.js';
+import type { CustomAuthSpec } from './custom-auth.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
 import type { TokenBucketSpec } from '../kinds/rate-limit.js';
 import type { Ref } from '../kinds/resource.js';
@@ -315,6 +317,8 @@ export interface OptionRefs {
   upstream(path: FieldPath, ref: Ref): string | undefined;
   /** The AuthConfig a route is checked by. */
   authConfig(path: FieldPath, ref: Ref): ExtauthRefIR | undefined;
+  /** A team's own ext_authz server (Gloo's customAuth). */
+  customAuth(path: FieldPath, spec: CustomAuthSpec): CustomAuthIR | undefined;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -420,6 +424,10 @@ export function routeOptions(
     const extauth = refs.authConfig([...path, 'extauth', 'configRef'], s.extauth.configRef);
     if (extauth === undefined) report.ok = false;
     else options.extauth = extauth;
+  } else if (s.extauth?.customAuth) {
+    const custom = refs.customAuth([...path, 'extauth', 'customAuth'], s.extauth.customAuth);
+    if (custom === undefined) report.ok = false;
+    else options.extauth = { customAuth: custom };
   }
   if (s.faults !== undefined) {
     // Gloo's percentage defaults to 0: the fault is configured but injected into no request.

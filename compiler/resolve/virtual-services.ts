@@ -27,6 +27,7 @@ import { pemToJwks } from './pem.js';
 import { destinationCluster as clusterOf, weightedClusters } from './destinations.js';
 import { checkNestedClaims, claimHeaders } from './jwt-claims.js';
 import { expandDelegation, withInherited } from './route-tables.js';
+import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
 import { downstreamTls } from './tls.js';
 import type { ResolveOptions } from './options.js';
@@ -100,6 +101,13 @@ export function resolveVirtualService(
     const withBody = (spec.configs ?? []).some((c) => c.passThroughAuth?.http?.request?.passThroughBody);
     return { configRef: `${ref.namespace}.${ref.name}`, ...(withBody ? { withRequestBody: true } : {}) };
   };
+
+  const customAuthOf = customAuthResolver(
+    lookups,
+    findUpstream,
+    (path, owner, upstream) => uses.push({ path, origin: owner.origin, upstream }),
+    diagnostics,
+  );
 
   /** The cluster of a Gloo Destination (kube or upstream), or undefined after reporting why not. */
   const destinationCluster = (at: FieldPath, dest: DestinationSpec, from: Resource = vs): ClusterRefIR | undefined =>
@@ -185,8 +193,9 @@ export function resolveVirtualService(
         {
           upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
           authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
+          customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
         },
-        host.options?.extauth !== undefined,
+        host.options?.extauth?.configRef !== undefined,
       );
     const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
     // Envoy's route name: the position keeps it unique; Gloo's route `name`s on the branch (outermost first) and a
@@ -296,9 +305,12 @@ export function resolveVirtualService(
         );
     vh.rbac = { policies };
   }
-  if (opts.extauth) {
+  if (opts.extauth?.configRef) {
     const extauth = authConfigRef([...base, 'options', 'extauth', 'configRef'], opts.extauth.configRef, vs);
     if (extauth) vh.extauth = extauth;
+  } else if (opts.extauth?.customAuth) {
+    const custom = customAuthOf([...base, 'options', 'extauth', 'customAuth'], opts.extauth.customAuth, vs);
+    if (custom) vh.customAuth = custom;
   }
   return { vh, uses, reached: expanded.reached, providers: providerNames };
 }

@@ -13,6 +13,8 @@ import type { CompileOptions, Json } from './output.js';
 export interface HttpFilterConcern {
   /** Envoy filter name, e.g. `envoy.filters.http.jwt_authn`; the key of its per-virtual-host config. */
   readonly filterName: string;
+  /** What tells this concern's output apart when its filter is made from the inputs (a customAuth server's settings); unset: the filter name. */
+  readonly usageKey?: string;
   /** Whether this virtual host uses it. The concern is in use when any host does; only then is it in the chain and configures every virtual host. */
   usedBy(vh: VirtualHostIR): boolean;
   /**

@@ -1,5 +1,7 @@
 /** The HTTP filter concerns in chain order (fault -> cors -> local_ratelimit -> jwt_authn -> rbac -> ext_authz -> csrf, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
+import type { VirtualHostIR } from '../ir/model.js';
 import type { HttpFilterConcern } from './concern.js';
+import { customAuthConcerns } from './filters/custom-auth.js';
 import { claimHeadersConcern } from './filters/claim-headers.js';
 import { corsConcern } from './filters/cors.js';
 import { csrfConcern } from './filters/csrf.js';
@@ -21,3 +23,11 @@ export const CONCERNS: readonly HttpFilterConcern[] = [
   csrfConcern,
   graphqlConcern,
 ];
+
+/** The concerns of a model: its customAuth servers' filters (./filters/custom-auth.ts) right after sluice-extauth's. */
+export function concernsFor(virtualHosts: readonly VirtualHostIR[]): readonly HttpFilterConcern[] {
+  const custom = customAuthConcerns(virtualHosts);
+  if (!custom.length) return CONCERNS;
+  const at = CONCERNS.indexOf(extauthConcern) + 1;
+  return [...CONCERNS.slice(0, at), ...custom, ...CONCERNS.slice(at)];
+}

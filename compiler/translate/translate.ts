@@ -23,7 +23,7 @@ import type {
 } from '../ir/model.js';
 import { loadAssignment, upstreamCluster, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
-import { CONCERNS } from './concerns.js';
+import { concernsFor } from './concerns.js';
 import { compileAuthConfig } from './extauth/auth-config.js';
 import { compileApi } from './filters/graphql.js';
 import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
@@ -58,7 +58,9 @@ interface VirtualHostEntry {
 export class TranslateMemo {
   readonly virtualHosts = new WeakMap<VirtualHostIR, VirtualHostEntry>();
   /** Which concerns each virtual host uses, one bit per concern (in the order of the concerns it was asked for). */
-  readonly used = new WeakMap<VirtualHostIR, number>();
+  used = new WeakMap<VirtualHostIR, number>();
+  /** The concerns `used` was worked out for (their usage keys): a customAuth server added or changed shifts the bits. */
+  concernKeys = '';
   readonly clusters = new WeakMap<UpstreamIR, ClusterPair>();
   readonly endpoints = new WeakMap<EndpointSetIR, Json>();
   readonly authConfigs = new WeakMap<AuthConfigIR, Json>();
@@ -74,10 +76,15 @@ export function translate(
   model: Model,
   options: CompileOptions,
   memo = new TranslateMemo(),
-  concerns: readonly HttpFilterConcern[] = CONCERNS,
+  concerns: readonly HttpFilterConcern[] = concernsFor(model.virtualHosts),
 ): XdsSet {
+  const keys = concerns.map((c) => c.usageKey ?? c.filterName).join(',');
+  if (memo.concernKeys !== keys) {
+    memo.used = new WeakMap();
+    memo.concernKeys = keys;
+  }
   const inUse = concernsInUse(model, concerns, memo);
-  const usage = inUse.map((c) => c.filterName).join(',');
+  const usage = inUse.map((c) => c.usageKey ?? c.filterName).join(',');
   const jwtInUse = inUse.some((c) => c.filterName === JWT_FILTER_NAME);
 
   const entries = model.virtualHosts.map((vh) => {

@@ -74,12 +74,12 @@ test("fields that need Gloo's Envoy build and global rate limiting say so", () =
   ]);
 });
 
-test('an oauth2 AuthConfig is refused as such, not asked for ldap', () => {
+test("Gloo's deprecated oauth AuthConfig is refused as such, not asked for another kind", () => {
   const { diagnostics } = validate(
-    'apiVersion: enterprise.gloo.solo.io/v1\nkind: AuthConfig\nmetadata: {name: a}\nspec:\n  configs:\n    - oauth2: {oidcAuthorizationCode: {}}\n',
+    'apiVersion: enterprise.gloo.solo.io/v1\nkind: AuthConfig\nmetadata: {name: a}\nspec:\n  configs:\n    - oauth: {appUrl: http://app}\n',
   );
   expect(diagnostics.map((d) => `${d.field}: ${d.message} — ${d.hint}`)).toEqual([
-    'spec.configs[0].oauth2: "oauth2" is not supported: OAuth and OpenID Connect are not implemented yet — use JWT on the VirtualService (virtualHost.options.jwt) for tokens a provider issued',
+    'spec.configs[0].oauth: "oauth" is not supported: Gloo\'s deprecated form of OpenID Connect login — use oauth2.oidcAuthorizationCode',
   ]);
 });
 

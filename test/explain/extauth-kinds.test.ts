@@ -61,7 +61,16 @@ spec:
         headersFromMetadataEntry: { x-owner: { name: owner } }
     - name: remote
       passThroughAuth: { grpc: { address: '127.0.0.1:${closed}' } }
-${host('either')}`);
+---
+apiVersion: enterprise.gloo.solo.io/v1
+kind: AuthConfig
+metadata: { name: tokens, namespace: t }
+spec:
+  configs:
+    - oauth2:
+        accessTokenValidation:
+          introspectionUrl: 'http://127.0.0.1:${closed}/introspect'
+${host('either')}${host('tokens')}`);
 });
 
 const request = (headers: Record<string, string>): ExplainRequest => ({
@@ -102,4 +111,14 @@ test('neither: the pass-through service decides; allowed if it allows, otherwise
   expect(e.answer.status).toBe('upstream');
   expect(e.answer.assumptions).toEqual(['remote allows (not contacted)']);
   expect(e.answer.otherwise.map((o) => o.status).sort()).toEqual([401, 403, 503]);
+});
+
+test('an access token: without a bearer token 403; with one, the introspection endpoint decides (not contacted): 403 or 503 otherwise', async () => {
+  const url = 'http://tokens.test/x';
+  const none = await explain(config, { method: 'GET', url, headers: [] }, {});
+  expect(none.answer.status).toBe(403);
+  const e = await explain(config, { method: 'GET', url, headers: [['authorization', 'Bearer some-token']] }, {});
+  expect(e.steps.find((s) => s.stage === 'ext_authz')!.details.join('\n')).toContain('the introspection endpoint');
+  expect(e.answer.status).toBe('upstream');
+  expect(e.answer.otherwise.map((o) => o.status).sort()).toEqual([403, 503]);
 });

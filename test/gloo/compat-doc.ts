@@ -4,6 +4,7 @@
  */
 import { glooFields, type Support } from '../../compiler/kinds/gloo.js';
 import { KINDS, REFUSED_KINDS } from '../../compiler/kinds/index.js';
+import { renderCorpus } from './auth-config-corpus.js';
 
 const STATUS: Record<Support, string> = { supported: 'supported', different: 'supported, differs', refused: 'refused' };
 
@@ -78,6 +79,7 @@ export function renderCompatibility(): string {
       `Refused as a whole: ${k.refused.reason}.${k.refused.instead ? ` Instead: ${k.refused.instead}.` : ''}\n`,
     );
   }
+  parts.push(renderCorpus());
   return parts.join('\n');
 }
 

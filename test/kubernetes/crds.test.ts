@@ -45,9 +45,16 @@ describe('the committed CRDs', () => {
     expect(names('sluice')).toEqual(crdKinds(KINDS, 'sluice').map((k) => `${k.kind} ${k.apiVersion.split('/')[0]}`));
     expect(names('gloo')).toEqual(crdKinds(KINDS, 'gloo').map((k) => `${k.kind} ${k.glooApiVersion!.split('/')[0]}`));
     expect(names('sluice')).toEqual(
-      ['VirtualService', 'RouteTable', 'Gateway', 'AuthConfig', 'Upstream', 'UpstreamGroup', 'GraphQLApi'].map((kind) =>
-        expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`)),
-      ),
+      [
+        'VirtualService',
+        'RouteTable',
+        'Gateway',
+        'AuthConfig',
+        'Upstream',
+        'UpstreamGroup',
+        'GraphQLApi',
+        'Settings',
+      ].map((kind) => expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`))),
     );
     expect(
       names('sluice').some((n) => n.startsWith('RequestTest') || n.startsWith('Service') || n.startsWith('Secret')),

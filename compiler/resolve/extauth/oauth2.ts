@@ -1,10 +1,11 @@
-/** Gloo's `oauth2` config: each half resolved by its own resolver. */
+/** Gloo's `oauth2` config: OpenID Connect login or access-token validation, each resolved by its own file. */
 import type { Diagnostic, FieldPath } from '../../diagnostics.js';
 import type { OAuth2IR } from '../../ir/oauth2.js';
-import type { Resource } from '../../validate/validate.js';
-import type { Lookups } from '../lookups.js';
 import type { Static } from '@sinclair/typebox';
 import type { oauth2 } from '../../kinds/extauth/oauth2.js';
+import type { Resource } from '../../validate/validate.js';
+import type { Lookups } from '../lookups.js';
+import { resolveAccessToken } from './access-token.js';
 import { resolveOidc } from './oidc.js';
 
 export function resolveOAuth2(
@@ -18,5 +19,12 @@ export function resolveOAuth2(
     const oidc = resolveOidc(ac, [...path, 'oidcAuthorizationCode'], spec.oidcAuthorizationCode, lookups, diagnostics);
     return oidc && { oidc };
   }
-  return undefined;
+  const accessToken = resolveAccessToken(
+    ac,
+    [...path, 'accessTokenValidation'],
+    spec.accessTokenValidation!,
+    lookups,
+    diagnostics,
+  );
+  return accessToken && { accessToken };
 }

@@ -23,8 +23,8 @@ export const EXTAUTH_TIMEOUT = '5s';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.';
 // Made once: a type URL built per virtual host is a string of its own in each.
-const EXT_AUTHZ_TYPE = `${TYPE}ExtAuthz`;
-const EXT_AUTHZ_PER_ROUTE_TYPE = `${TYPE}ExtAuthzPerRoute`;
+export const EXT_AUTHZ_TYPE = `${TYPE}ExtAuthz`;
+export const EXT_AUTHZ_PER_ROUTE_TYPE = `${TYPE}ExtAuthzPerRoute`;
 /** passThroughBody: the body Envoy buffers for the check (its first 4 KiB; larger bodies are sent cut, not refused). */
 const REQUEST_BODY = { max_request_bytes: 4096, allow_partial_message: true };
 
@@ -62,10 +62,11 @@ export const extauthConcern: HttpFilterConcern = {
   perVirtualHost: (vh) =>
     vh.extauth ? checkSettings(vh.extauth) : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true },
   // Gloo's route option extauth: disabled, or another AuthConfig (the sidecar reads config_ref) than the host's.
+  // A route's customAuth goes to its own server's filter (./custom-auth.ts): this one stays out of it.
   perRoute: (route) => {
     const e = route.options?.extauth;
     if (!e) return undefined;
-    return 'disabled' in e ? { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true } : checkSettings(e);
+    return 'configRef' in e ? checkSettings(e) : { '@type': EXT_AUTHZ_PER_ROUTE_TYPE, disabled: true };
   },
   httpFilter: () => extauthFilter(),
   // Enabled for no request: without a host's per-route config it would ask the sidecar about every request.
