@@ -92,7 +92,7 @@ test.each([
   ],
   [
     { resources: [{ name: 'a', configs: [{ oauth2: {} }] }] },
-    'oauth2: sets no kind sluice-extauth implements (it implements oidc_authorization_code)',
+    'oauth2: exactly one of oidc_authorization_code and access_token_validation',
   ],
   [
     {

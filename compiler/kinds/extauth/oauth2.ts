@@ -5,7 +5,15 @@ import { oidcAuthorizationCode } from './oidc.js';
 import { accessTokenValidation } from './access-token.js';
 
 export const oauth2 = object(
-  { oidcAuthorizationCode, accessTokenValidation },
+  {
+    oidcAuthorizationCode,
+    accessTokenValidation,
+    // Gloo's PlainOAuth2 (tech preview): a login whose access token, not an ID token, makes the session.
+    oauth2: refused(
+      'plain OAuth2 login (tech preview in Gloo) is not implemented',
+      'use oidcAuthorizationCode with a provider that speaks OpenID Connect',
+    ),
+  },
   [],
   exactlyOne('oidcAuthorizationCode', 'accessTokenValidation'),
 );
