@@ -15,6 +15,15 @@ function described(type: protobuf.Type) {
   const plan = planOf(type);
   return {
     fullName: plan.fullName,
+    // What protobufjs's own encoder reads of each field (the xDS server encodes discovery messages with it).
+    encoding: type.fieldsArray
+      .filter((field) => !field.name.startsWith('.'))
+      .map((field) => ({
+        name: field.name,
+        packed: field.packed,
+        presence: Boolean(field.hasPresence),
+        delimited: Boolean(field.delimited),
+      })),
     wkt: plan.wkt,
     // Extensions of descriptor.proto's option messages (named `.package.field`) are left out of the JSON: options are read as parsedOptions.
     fields: plan.fields

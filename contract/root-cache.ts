@@ -129,6 +129,8 @@ export class LazyRoot {
       }
       stack.push(...deps);
     }
+    // Resolves the references and the features (proto3's packed repeated scalars, field presence) of what was added, as the Root of every file has them; the parts resolved before are skipped.
+    this.root.resolveAll();
   }
 }
 
