@@ -75,21 +75,25 @@ export async function startTokenIssuer(): Promise<TokenIssuer> {
       },
     },
     ttl: {
-      ClientCredentials: (_ctx: unknown, _token: unknown, c: { clientId: string }) => (c.clientId === ISSUER_CLIENTS.shortLived.id ? 2 : 600),
+      ClientCredentials: (_ctx: unknown, _token: unknown, c: { clientId: string }) =>
+        c.clientId === ISSUER_CLIENTS.shortLived.id ? 2 : 600,
     },
   });
   const hits = new Map<string, number>();
-  const callback = provider.callback();
-  const server = http.createServer((req, res) => {
+  const count = (req: http.IncomingMessage) => {
     const path = (req.url ?? '').split('?')[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    void callback(req, res);
-  });
-  const start = () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  };
+  let server: http.Server | undefined;
+  const start = () =>
+    new Promise<void>((resolve) => {
+      server = provider.listen(port, '127.0.0.1', () => resolve());
+      server.on('request', count);
+    });
   const stop = () =>
     new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
+      server!.closeAllConnections();
+      server!.close(() => resolve());
     });
   await start();
   return {
