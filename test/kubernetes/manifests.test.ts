@@ -59,7 +59,7 @@ const names = [`base (files)`, ...[BASE, ...OVERLAYS].map((dir) => `${dir} (kube
 const eachInstall = (title: string, check: (docs: Json[], install: string) => void | Promise<void>) => {
   for (const install of names) {
     const rendered = install !== 'base (files)';
-    (rendered && !kubectl ? test.skip : test)(`${install}: ${title}`, () => check(installs.get(install)!, install));
+    (rendered && !kubectl ? test.skip : test)(`${install}: ${title}`, async () => check(installs.get(install)!, install));
   }
 };
 
