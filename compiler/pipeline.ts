@@ -156,10 +156,38 @@ export class Compiler {
     if (known && known.bytes.equals(read.bytes)) return { ...known, ...checked };
     const binary = binaryFile(file, read.bytes);
     if (binary) return failedEntry(read.bytes, binary);
+    return { ...this.parsed(file, read.bytes, known), ...checked };
+  }
+
+  /**
+   * Compiles resources held in memory instead of files (a cluster's objects,
+   * or an admission check's candidate set): each source is one text (JSON or
+   * YAML) under a name that stands for its file in diagnostics. Incremental
+   * as files are: a source whose text is unchanged is not parsed or
+   * validated again.
+   */
+  compileSources(sources: ReadonlyMap<string, string>): CompileResult {
+    const loadDiagnostics: Diagnostic[] = [];
+    const validated = emptyValidated();
+    const files = new Map<string, FileEntry>();
+    for (const [name, text] of sources) {
+      const known = this.files.get(name);
+      const bytes = Buffer.from(text);
+      const entry = known?.bytes.equals(bytes) ? known : this.parsed(name, bytes, known);
+      files.set(name, entry);
+      append(loadDiagnostics, entry.loadDiagnostics);
+      appendValidated(validated, entry.validated);
+    }
+    this.files = files;
+    return this.fromResources(loadDiagnostics, validated);
+  }
+
+  /** A file's (or source's) entry from its bytes: only the chunks that differ from `known`'s are parsed and validated. */
+  private parsed(file: string, bytes: Buffer, known: FileEntry | undefined): FileEntry {
     const previous = new Map(known?.chunks.map((c) => [c.chunk.text, c]));
     const chunks = parseChunks(
       file,
-      read.bytes.toString('utf8'),
+      bytes.toString('utf8'),
       this.incremental ? (text) => previous.get(text)?.chunk : undefined,
     ).map((chunk): FileChunk => {
       const kept = previous.get(chunk.text);
@@ -172,7 +200,7 @@ export class Compiler {
       appendValidated(joined, validated);
     }
     // The bytes only tell the next run whether the file changed.
-    return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, loadDiagnostics, validated: joined, ...checked };
+    return { bytes: this.incremental ? bytes : NO_BYTES, chunks, loadDiagnostics, validated: joined };
   }
 
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {

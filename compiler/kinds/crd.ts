@@ -68,6 +68,11 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
   },
 };
 
+/** The REST resource name (plural) of a kind that has a CRD: what a client puts in the path. */
+export function crdPlural(kind: string): string | undefined {
+  return NAMES[kind]?.plural;
+}
+
 /** The category `kubectl get sluice` lists. */
 export const SLUICE_CATEGORY = 'sluice';
 

@@ -1,0 +1,115 @@
+/**
+ * The webhook's serving certificate. `--webhook-self-signed NAME`: a CA and
+ * a certificate for the Service NAME in the install namespace, made at start
+ * (selfsigned), and the CA written into the caBundle of the
+ * ValidatingWebhookConfiguration NAME, so the API server trusts this replica
+ * and nothing needs renewing (every start makes new ones; replicas replace
+ * each other's CA, see docs/kubernetes.md). `--webhook-cert-dir DIR`: tls.crt
+ * and tls.key as cert-manager's Secret mounts them, read again when the
+ * directory changes (the kubelet swaps a mounted Secret's files when it is
+ * renewed).
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AdmissionregistrationV1Api } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { generate } from 'selfsigned';
+
+export interface ServingCertificate {
+  cert: string;
+  key: string;
+}
+
+/** Long enough for any pod's life; a new pod makes new ones. */
+const VALID_DAYS = 3650;
+
+/** The names the API server may dial a Service by: it uses `<service>.<namespace>.svc`. */
+export function serviceDnsNames(service: string, namespace: string): string[] {
+  return [
+    service,
+    `${service}.${namespace}`,
+    `${service}.${namespace}.svc`,
+    `${service}.${namespace}.svc.cluster.local`,
+  ];
+}
+
+/** A CA, and a serving certificate it signs for `dnsNames` (and `ips`, for tests on 127.0.0.1). */
+export async function selfSignedCertificate(
+  dnsNames: readonly string[],
+  ips: readonly string[] = [],
+): Promise<ServingCertificate & { ca: string }> {
+  const notBeforeDate = new Date();
+  const notAfterDate = new Date(notBeforeDate.getTime() + VALID_DAYS * 86_400_000);
+  const common = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notBeforeDate, notAfterDate } as const;
+  const ca = await generate([{ name: 'commonName', value: `sluice webhook CA for ${dnsNames[0]}` }], {
+    ...common,
+    extensions: [
+      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ],
+  });
+  const serving = await generate([{ name: 'commonName', value: dnsNames[0] ?? 'sluice-webhook' }], {
+    ...common,
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          ...dnsNames.map((value) => ({ type: 2 as const, value })),
+          ...ips.map((ip) => ({ type: 7 as const, ip })),
+        ],
+      },
+    ],
+  });
+  return { cert: serving.cert, key: serving.private, ca: ca.cert };
+}
+
+/** Writes `caPem` into every webhook of the ValidatingWebhookConfiguration `name` (a JSON patch: RBAC grants patch on that one object). */
+export async function patchCaBundle(api: AdmissionregistrationV1Api, name: string, caPem: string): Promise<number> {
+  const configuration = await api.readValidatingWebhookConfiguration({ name });
+  const caBundle = Buffer.from(caPem).toString('base64');
+  const webhooks = configuration.webhooks ?? [];
+  await api.patchValidatingWebhookConfiguration({
+    name,
+    body: webhooks.map((_, i) => ({ op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: caBundle })),
+  });
+  return webhooks.length;
+}
+
+/** tls.crt and tls.key of `dir`. */
+export async function readCertificateDir(dir: string): Promise<ServingCertificate> {
+  const [cert, key] = await Promise.all([
+    readFile(path.join(dir, 'tls.crt'), 'utf8'),
+    readFile(path.join(dir, 'tls.key'), 'utf8'),
+  ]);
+  return { cert, key };
+}
+
+/** Calls `reload` with the directory's certificate after each burst of changes in it; a pair that cannot be read keeps the one in use. */
+export function watchCertificateDir(
+  dir: string,
+  reload: (certificate: ServingCertificate) => void,
+  logger: Logger,
+  quietMs = 500,
+): FSWatcher {
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = watch(dir, () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      readCertificateDir(dir).then(
+        (certificate) => {
+          reload(certificate);
+          logger.info({ dir }, 'webhook certificate reloaded');
+        },
+        (err: Error) =>
+          logger.warn({ dir, err: err.message }, 'webhook certificate not reloaded: keeping the one in use'),
+      );
+    }, quietMs);
+  });
+  watcher.on('close', () => clearTimeout(timer));
+  return watcher;
+}

@@ -1,0 +1,105 @@
+/**
+ * What each resource's status should say, from a compile's diagnostics: the
+ * pure half of the status writer (status-writer.ts does the I/O). The shape
+ * is Gloo's (solo-kit's NamespacedStatuses): `status.statuses.<install
+ * namespace>` holds this install's verdict, so another reporter's entry
+ * (Gloo's under gloo-system, another install's) is left as it is.
+ */
+import { isError, renderDiagnostics, type Diagnostic } from '../../compiler/diagnostics.js';
+
+/** solo-kit's Status.State as Gloo writes it (proto3 JSON: the enum's name). Pending is never written: a resource is judged with the compile that read it. */
+export type StatusState = 'Accepted' | 'Rejected' | 'Warning';
+
+/** What Sluice writes under `status.statuses.<install namespace>`. */
+export interface ResourceStatus {
+  state: StatusState;
+  /** The errors (Rejected) or warnings (Warning), one line each, as the CLI prints them without file and line; absent when Accepted (solo-kit leaves it empty). */
+  reason?: string;
+  reportedBy: string;
+  /** The metadata.generation the verdict is about (Sluice's addition; Gloo's CRDs keep the field). */
+  observedGeneration: number;
+}
+
+export const REPORTED_BY = 'sluice';
+
+/** A resource read from the cluster, as the status needs it. */
+export interface StatusTarget {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  generation: number;
+}
+
+/** `Kind namespace/name`: how diagnostics name a resource (compiler/load/load.ts describeResource). */
+export const resourceName = (t: Pick<StatusTarget, 'kind' | 'namespace' | 'name'>): string =>
+  `${t.kind} ${t.namespace}/${t.name}`;
+
+/** One object's identity across both API groups: Sluice's and Gloo's aliases are distinct objects. */
+export const targetKey = (t: Pick<StatusTarget, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string =>
+  `${t.apiVersion}|${t.kind}|${t.namespace}/${t.name}`;
+
+/**
+ * Diagnostics as the status and the admission webhook show them: the CLI's
+ * lines with the object's name and field and without file and line (an
+ * object in the cluster has no lines a user could open), at most
+ * REPORT_LIMIT of them.
+ */
+export function clusterLines(diagnostics: readonly Diagnostic[]): string[] {
+  return renderDiagnostics(diagnostics.map((d) => ({ ...d, file: undefined, line: undefined })));
+}
+
+/** The verdict on one resource from the diagnostics that name it. */
+export function statusOf(target: StatusTarget, diagnostics: readonly Diagnostic[]): ResourceStatus {
+  const errors = diagnostics.filter(isError);
+  const shown = errors.length > 0 ? errors : diagnostics;
+  const state: StatusState = errors.length > 0 ? 'Rejected' : diagnostics.length > 0 ? 'Warning' : 'Accepted';
+  const lines = clusterLines(shown);
+  return {
+    state,
+    ...(lines.length > 0 ? { reason: lines.join('\n') } : {}),
+    reportedBy: REPORTED_BY,
+    observedGeneration: target.generation,
+  };
+}
+
+/**
+ * Every target's status after a compile: Rejected with its errors, Warning
+ * with its warnings, else Accepted. A diagnostic that names no resource (a
+ * file that cannot be read, a check of the whole output) belongs to no
+ * status; serve logs it and shows it on /status.
+ */
+export function desiredStatuses(
+  targets: readonly StatusTarget[],
+  diagnostics: readonly Diagnostic[],
+): Map<string, ResourceStatus> {
+  const byResource = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics)
+    if (d.resource !== undefined)
+      (byResource.get(d.resource) ?? byResource.set(d.resource, []).get(d.resource)!).push(d);
+  return new Map(targets.map((t) => [targetKey(t), statusOf(t, byResource.get(resourceName(t)) ?? [])]));
+}
+
+/** Whether the status an object holds under `namespace` already says `desired` (other fields of the entry, such as another writer's, do not count). */
+export function statusHolds(objectStatus: unknown, namespace: string, desired: ResourceStatus): boolean {
+  const entry = (objectStatus as { statuses?: Record<string, Record<string, unknown>> } | undefined)?.statuses?.[
+    namespace
+  ];
+  if (!entry) return false;
+  return (
+    entry.state === desired.state &&
+    (entry.reason ?? undefined) === desired.reason &&
+    entry.reportedBy === desired.reportedBy &&
+    Number(entry.observedGeneration) === desired.observedGeneration
+  );
+}
+
+/** The object's status with this install's entry set to `desired`, every other entry and field kept. */
+export function withStatus(objectStatus: unknown, namespace: string, desired: ResourceStatus): Record<string, unknown> {
+  const status = (objectStatus && typeof objectStatus === 'object' ? objectStatus : {}) as Record<string, unknown>;
+  const statuses = (status.statuses && typeof status.statuses === 'object' ? status.statuses : {}) as Record<
+    string,
+    unknown
+  >;
+  return { ...status, statuses: { ...statuses, [namespace]: { ...desired } } };
+}
