@@ -1,0 +1,148 @@
+/**
+ * Writes the statuses status-desired.ts computes, through the status
+ * subresource (never the spec): only where the object does not already say
+ * it, at the token bucket's pace, and only while this replica holds the
+ * status Lease. A write carries the resourceVersion the object was read at;
+ * a 409 Conflict (the object changed since) is retried with a fresh read, and
+ * not at all when the fresh object already holds the status or has a new
+ * generation (its next compile decides then). Writes left when the Lease is
+ * lost are dropped: the next holder compares the cluster with its own
+ * verdicts and writes what differs.
+ */
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Diagnostic } from '../../compiler/diagnostics.js';
+import { crdPlural } from '../../compiler/kinds/crd.js';
+import {
+  desiredStatuses,
+  statusHolds,
+  targetKey,
+  withStatus,
+  type ResourceStatus,
+  type StatusTarget,
+} from './status-desired.js';
+import type { TokenBucket } from './status-rate.js';
+
+/** An object of a Sluice kind as the watch gives it. */
+export interface StatusObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; generation?: number; resourceVersion?: string };
+  status?: unknown;
+}
+
+export interface StatusWriterOptions {
+  api: CustomObjectsApi;
+  /** The install namespace: the key of this install's entry in `status.statuses`. */
+  namespace: string;
+  rate: TokenBucket;
+  logger: Logger;
+}
+
+/** Attempts per write: the first, then fresh reads after conflicts. */
+const ATTEMPTS = 5;
+
+const statusCode = (err: unknown): number | undefined => (err as { code?: number }).code;
+
+export const targetOf = (o: StatusObject): StatusTarget => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  namespace: o.metadata.namespace ?? 'default',
+  name: o.metadata.name,
+  generation: o.metadata.generation ?? 0,
+});
+
+interface Pending {
+  object: StatusObject;
+  status: ResourceStatus;
+}
+
+export class StatusWriter {
+  /** Successful status writes so far. */
+  writes = 0;
+  private leading = false;
+  private pending = new Map<string, Pending>();
+  /** Per object, what this replica last wrote and the resourceVersion it wrote over: until the watch shows a newer object, the write stands. */
+  private written = new Map<string, { status: string; over: string | undefined }>();
+  private draining: Promise<void> | undefined;
+
+  constructor(private readonly options: StatusWriterOptions) {}
+
+  /** After a compile: the objects of Sluice's kinds the compile read, and its diagnostics. */
+  update(objects: readonly StatusObject[], diagnostics: readonly Diagnostic[]): void {
+    const byKey = new Map(objects.map((o) => [targetKey(targetOf(o)), o]));
+    const desired = desiredStatuses([...byKey.values()].map(targetOf), diagnostics);
+    const pending = new Map<string, Pending>();
+    for (const [key, status] of desired) {
+      const object = byKey.get(key)!;
+      if (statusHolds(object.status, this.options.namespace, status)) continue;
+      const mine = this.written.get(key);
+      if (mine && mine.over === object.metadata.resourceVersion && mine.status === JSON.stringify(status)) continue;
+      pending.set(key, { object, status });
+    }
+    for (const key of this.written.keys()) if (!byKey.has(key)) this.written.delete(key);
+    this.pending = pending;
+    this.drain();
+  }
+
+  setLeading(leading: boolean): void {
+    this.leading = leading;
+    // A new holder cannot trust what it wrote in an earlier term: another replica may have written since.
+    if (leading) this.written.clear();
+    this.drain();
+  }
+
+  /** Resolves once nothing is left to write (or this replica stops leading). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private drain(): void {
+    if (this.draining || !this.leading || this.pending.size === 0) return;
+    this.draining = (async () => {
+      while (this.leading && this.pending.size > 0) {
+        const [key, next] = this.pending.entries().next().value!;
+        this.pending.delete(key);
+        await this.write(key, next).catch((err: Error) =>
+          this.options.logger.warn({ resource: key, err: err.message }, 'status write failed'),
+        );
+      }
+      this.draining = undefined;
+    })();
+  }
+
+  private async write(key: string, { object, status }: Pending): Promise<void> {
+    const { api, namespace, rate } = this.options;
+    const [group, version] = object.apiVersion.split('/') as [string, string];
+    const plural = crdPlural(object.kind);
+    if (!plural) return;
+    const where = {
+      group,
+      version,
+      namespace: object.metadata.namespace ?? 'default',
+      plural,
+      name: object.metadata.name,
+    };
+    let current = object;
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      await rate.take();
+      // The Lease may have moved while this write waited for its token.
+      if (!this.leading) return;
+      try {
+        await api.replaceNamespacedCustomObjectStatus({
+          ...where,
+          body: { ...current, status: withStatus(current.status, namespace, status) },
+        });
+        this.writes++;
+        this.written.set(key, { status: JSON.stringify(status), over: object.metadata.resourceVersion });
+        return;
+      } catch (err) {
+        if (statusCode(err) === 404) return; // deleted since: its watch event brings the next compile
+        if (statusCode(err) !== 409 || attempt === ATTEMPTS) throw err;
+      }
+      current = (await api.getNamespacedCustomObject(where)) as StatusObject;
+      if ((current.metadata.generation ?? 0) !== status.observedGeneration) return;
+      if (statusHolds(current.status, namespace, status)) return;
+    }
+  }
+}
