@@ -2,9 +2,9 @@
  * The webhook's serving certificate. `--webhook-self-signed NAME`: a CA and
  * a certificate for the Service NAME in the install namespace, made at start
  * (selfsigned), and the CA written into the caBundle of the
- * ValidatingWebhookConfiguration NAME, so the API server trusts this replica
- * and nothing needs renewing (every start makes new ones; replicas replace
- * each other's CA, see docs/kubernetes.md). `--webhook-cert-dir DIR`: tls.crt
+ * ValidatingWebhookConfiguration NAME beside the other replicas' CAs, so
+ * the API server trusts this replica and nothing needs renewing (every start
+ * makes new ones). `--webhook-cert-dir DIR`: tls.crt
  * and tls.key as cert-manager's Secret mounts them, read again when the
  * directory changes (the kubelet swaps a mounted Secret's files when it is
  * renewed).
@@ -68,16 +68,51 @@ export async function selfSignedCertificate(
   return { cert: serving.cert, key: serving.private, ca: ca.cert };
 }
 
-/** Writes `caPem` into every webhook of the ValidatingWebhookConfiguration `name` (a JSON patch: RBAC grants patch on that one object). */
-export async function patchCaBundle(api: AdmissionregistrationV1Api, name: string, caPem: string): Promise<number> {
-  const configuration = await api.readValidatingWebhookConfiguration({ name });
-  const caBundle = Buffer.from(caPem).toString('base64');
-  const webhooks = configuration.webhooks ?? [];
-  await api.patchValidatingWebhookConfiguration({
-    name,
-    body: webhooks.map((_, i) => ({ op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: caBundle })),
-  });
-  return webhooks.length;
+/** CAs the caBundle keeps: the replicas running now and those a rolling update starts, with room to spare. */
+export const CA_BUNDLE_LIMIT = 8;
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----\n?/g;
+
+/** The CAs of a PEM bundle, each ending in a newline. */
+const certificatesOf = (pem: string): string[] =>
+  (pem.match(PEM_CERTIFICATE) ?? []).map((c) => (c.endsWith('\n') ? c : `${c}\n`));
+
+/**
+ * `caPem` added to the caBundle of every webhook of the
+ * ValidatingWebhookConfiguration `name`, beside the CAs already there (each
+ * serve replica makes its own certificate, and the API server must trust
+ * whichever replica the Service picks), the oldest dropped past
+ * CA_BUNDLE_LIMIT. A JSON patch with a test of the resourceVersion, so two
+ * replicas starting at once do not drop each other's CA: the one that loses
+ * reads again. Returns whether the bundle had to change.
+ */
+export async function addToCaBundle(api: AdmissionregistrationV1Api, name: string, ca: string): Promise<boolean> {
+  const caPem = certificatesOf(ca)[0];
+  if (!caPem) throw new Error('not a PEM certificate');
+  for (let attempt = 1; ; attempt++) {
+    const configuration = await api.readValidatingWebhookConfiguration({ name });
+    const webhooks = configuration.webhooks ?? [];
+    const bundles = webhooks.map((w) =>
+      w.clientConfig.caBundle ? Buffer.from(w.clientConfig.caBundle, 'base64').toString() : '',
+    );
+    if (bundles.every((b) => certificatesOf(b).includes(caPem))) return false;
+    const operations = [
+      { op: 'test', path: '/metadata/resourceVersion', value: configuration.metadata?.resourceVersion },
+      ...bundles.map((bundle, i) => {
+        const others = certificatesOf(bundle).filter((c) => c !== caPem);
+        const kept = [...others.slice(-(CA_BUNDLE_LIMIT - 1)), caPem].join('');
+        return { op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: Buffer.from(kept).toString('base64') };
+      }),
+    ];
+    try {
+      await api.patchValidatingWebhookConfiguration({ name, body: operations });
+      return true;
+    } catch (err) {
+      // 409 or 422 (the test failed): changed since the read. Give up after a few rounds; the caller tries again later.
+      const code = (err as { code?: number }).code;
+      if ((code !== 409 && code !== 422) || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** tls.crt and tls.key of `dir`. */
