@@ -12,6 +12,7 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../../compiler/diagnostics.js';
+import type { KubeObject } from './admission-review.js';
 import { crdPlural } from '../../compiler/kinds/crd.js';
 import {
   desiredStatuses,
@@ -24,10 +25,8 @@ import {
 import type { TokenBucket } from './status-rate.js';
 
 /** An object of a Sluice kind as the watch gives it. */
-export interface StatusObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; generation?: number; resourceVersion?: string };
+export interface StatusObject extends KubeObject {
+  metadata: { name: string; namespace?: string; generation?: number; resourceVersion?: string; [key: string]: unknown };
   status?: unknown;
 }
 
