@@ -20,6 +20,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { BUILT_IN_TYPES, groupList, resourceList } from './kube-discovery.js';
 import { jsonPatch, mergePatch, PatchError } from './kube-patch.js';
 import { fieldSelector, labelSelector, type KubeObject, type ObjectPredicate } from './kube-selectors.js';
 import {
@@ -34,47 +35,7 @@ import {
 
 export type { KubeObject } from './kube-selectors.js';
 export type { ResourceType } from './kube-store.js';
-
-/** The built-in kinds every double serves; custom resources are added with addType (as installing their CRD). */
-export const BUILT_IN_TYPES: readonly ResourceType[] = [
-  {
-    group: '',
-    version: 'v1',
-    plural: 'namespaces',
-    kind: 'Namespace',
-    namespaced: false,
-    status: true,
-    unconditionalUpdate: true,
-  },
-  {
-    group: '',
-    version: 'v1',
-    plural: 'services',
-    kind: 'Service',
-    namespaced: true,
-    status: true,
-    unconditionalUpdate: true,
-  },
-  { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, status: true, unconditionalUpdate: true },
-  { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, unconditionalUpdate: true },
-  { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, unconditionalUpdate: true },
-  {
-    group: 'discovery.k8s.io',
-    version: 'v1',
-    plural: 'endpointslices',
-    kind: 'EndpointSlice',
-    namespaced: true,
-    unconditionalUpdate: true,
-  },
-  {
-    group: 'coordination.k8s.io',
-    version: 'v1',
-    plural: 'leases',
-    kind: 'Lease',
-    namespaced: true,
-    unconditionalUpdate: true,
-  },
-];
+export { BUILT_IN_TYPES } from './kube-discovery.js';
 
 export interface KubeApiServerOptions {
   /** Custom resource kinds served from the start. */
@@ -241,14 +202,14 @@ export class KubeApiServer {
     if (url.pathname === '/healthz' || url.pathname === '/readyz') return send(res, 200, 'ok');
     if (segments[0] === 'api' && segments.length === 1)
       return send(res, 200, { kind: 'APIVersions', versions: ['v1'] });
-    if (segments[0] === 'apis' && segments.length === 1) return send(res, 200, this.groupList());
+    if (segments[0] === 'apis' && segments.length === 1) return send(res, 200, groupList(this.store.types()));
     const core = segments[0] === 'api';
     if (!core && segments[0] !== 'apis') throw notFound();
     const group = core ? '' : segments[1];
     const version = core ? segments[1] : segments[2];
     let rest = segments.slice(core ? 2 : 3);
     if (!version) throw notFound();
-    if (rest.length === 0) return send(res, 200, this.resourceList(group, version));
+    if (rest.length === 0) return send(res, 200, resourceList(this.store.types(), group, version));
     let namespace: string | undefined;
     if (rest[0] === 'namespaces' && rest.length >= 3 && this.store.typeOf(group, rest[2])?.namespaced) {
       namespace = rest[1];
@@ -394,46 +355,6 @@ export class KubeApiServer {
     if (event.type === 'MODIFIED') type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     else if (!now) type = undefined;
     if (type) watcher.response.write(`${JSON.stringify({ type, object: event.object })}\n`);
-  }
-
-  private groupList() {
-    const groups = new Map<string, Set<string>>();
-    for (const type of this.store.types()) {
-      if (type.group) groups.set(type.group, (groups.get(type.group) ?? new Set()).add(type.version));
-    }
-    return {
-      kind: 'APIGroupList',
-      apiVersion: 'v1',
-      groups: [...groups].map(([name, versions]) => {
-        const list = [...versions].map((version) => ({ groupVersion: `${name}/${version}`, version }));
-        return { name, versions: list, preferredVersion: list[0] };
-      }),
-    };
-  }
-
-  private resourceList(group: string, version: string) {
-    const types = this.store.types().filter((t) => t.group === group && t.version === version);
-    if (types.length === 0) throw notFound();
-    const verbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-    return {
-      kind: 'APIResourceList',
-      apiVersion: 'v1',
-      groupVersion: group ? `${group}/${version}` : version,
-      resources: types.flatMap((t) => [
-        { name: t.plural, singularName: t.kind.toLowerCase(), namespaced: t.namespaced, kind: t.kind, verbs },
-        ...(t.status
-          ? [
-              {
-                name: `${t.plural}/status`,
-                singularName: '',
-                namespaced: t.namespaced,
-                kind: t.kind,
-                verbs: ['get', 'patch', 'update'],
-              },
-            ]
-          : []),
-      ]),
-    };
   }
 
   private fail(res: http.ServerResponse, error: unknown): void {
