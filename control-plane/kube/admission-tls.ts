@@ -9,6 +9,7 @@
  * directory changes (the kubelet swaps a mounted Secret's files when it is
  * renewed).
  */
+import { randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -42,7 +43,8 @@ export async function selfSignedCertificate(
   const notBeforeDate = new Date();
   const notAfterDate = new Date(notBeforeDate.getTime() + VALID_DAYS * 86_400_000);
   const common = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notBeforeDate, notAfterDate } as const;
-  const ca = await generate([{ name: 'commonName', value: `sluice webhook CA for ${dnsNames[0]}` }], {
+  // A name of its own: several replicas' CAs share the caBundle, and TLS clients look an issuer up by its name.
+  const ca = await generate([{ name: 'commonName', value: `sluice webhook CA ${randomUUID()}` }], {
     ...common,
     extensions: [
       { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
