@@ -17,7 +17,15 @@ import { promises as fs, type Stats } from 'node:fs';
 import { fieldError, isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Model } from './ir/model.js';
 import { listInputFiles } from './load/files.js';
-import { binaryFile, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
+import {
+  binaryFile,
+  describeResource,
+  parseChunks,
+  readResourceFile,
+  type LoadedDocument,
+  type LoadResult,
+  type ParsedChunk,
+} from './load/load.js';
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
 import { MeshMemo, meshSet } from './translate/mesh.js';
@@ -100,8 +108,23 @@ interface FileEntry {
   validated: Validated;
 }
 
+/**
+ * Objects read from a Kubernetes cluster, each under a key of the provider's
+ * that stays the same across its versions (apiVersion, kind, namespace and
+ * name). An object is the API server's JSON, as a watch delivers it.
+ */
+export type ClusterObjects = ReadonlyMap<string, ClusterObject>;
+export type ClusterObject = Record<string, unknown> & { metadata?: { resourceVersion?: string } };
+
+/** One cluster object as last compiled, and what validating it gave. */
+interface ObjectEntry {
+  object: ClusterObject;
+  validated: Validated;
+}
+
 export class Compiler {
   private files = new Map<string, FileEntry>();
+  private objects = new Map<string, ObjectEntry>();
   private readonly resolveMemo: ResolveMemo;
   private readonly translateMemo = new TranslateMemo();
   private readonly meshMemo = new MeshMemo();
@@ -139,6 +162,29 @@ export class Compiler {
   }
 
   /**
+   * Compiles the objects of a cluster. An object that is the one of the last
+   * run (the same value, or the same resourceVersion) is not validated again;
+   * the stages' memos work as for files. The keys are read in sorted order, so
+   * the result does not depend on the order the objects arrived in.
+   */
+  compileObjects(objects: ClusterObjects): CompileResult {
+    const validated = emptyValidated();
+    const entries = new Map<string, ObjectEntry>();
+    for (const key of [...objects.keys()].sort()) {
+      const object = objects.get(key)!;
+      const known = this.objects.get(key);
+      const entry =
+        known && sameObject(known.object, object)
+          ? known
+          : { object, validated: validateDocuments([clusterDocument(object)]) };
+      entries.set(key, entry);
+      appendValidated(validated, entry.validated);
+    }
+    this.objects = entries;
+    return this.fromResources([], validated);
+  }
+
+  /**
    * The file's entry. A file whose size, times and inode are those of the
    * last read is not read again, unless it was modified so close to that read
    * that an edit in the same clock tick would not show in its times (git's
@@ -156,38 +202,10 @@ export class Compiler {
     if (known && known.bytes.equals(read.bytes)) return { ...known, ...checked };
     const binary = binaryFile(file, read.bytes);
     if (binary) return failedEntry(read.bytes, binary);
-    return { ...this.parsed(file, read.bytes, known), ...checked };
-  }
-
-  /**
-   * Compiles resources held in memory instead of files (a cluster's objects,
-   * or an admission check's candidate set): each source is one text (JSON or
-   * YAML) under a name that stands for its file in diagnostics. Incremental
-   * as files are: a source whose text is unchanged is not parsed or
-   * validated again.
-   */
-  compileSources(sources: ReadonlyMap<string, string>): CompileResult {
-    const loadDiagnostics: Diagnostic[] = [];
-    const validated = emptyValidated();
-    const files = new Map<string, FileEntry>();
-    for (const [name, text] of sources) {
-      const known = this.files.get(name);
-      const bytes = Buffer.from(text);
-      const entry = known?.bytes.equals(bytes) ? known : this.parsed(name, bytes, known);
-      files.set(name, entry);
-      append(loadDiagnostics, entry.loadDiagnostics);
-      appendValidated(validated, entry.validated);
-    }
-    this.files = files;
-    return this.fromResources(loadDiagnostics, validated);
-  }
-
-  /** A file's (or source's) entry from its bytes: only the chunks that differ from `known`'s are parsed and validated. */
-  private parsed(file: string, bytes: Buffer, known: FileEntry | undefined): FileEntry {
     const previous = new Map(known?.chunks.map((c) => [c.chunk.text, c]));
     const chunks = parseChunks(
       file,
-      bytes.toString('utf8'),
+      read.bytes.toString('utf8'),
       this.incremental ? (text) => previous.get(text)?.chunk : undefined,
     ).map((chunk): FileChunk => {
       const kept = previous.get(chunk.text);
@@ -200,7 +218,7 @@ export class Compiler {
       appendValidated(joined, validated);
     }
     // The bytes only tell the next run whether the file changed.
-    return { bytes: this.incremental ? bytes : NO_BYTES, chunks, loadDiagnostics, validated: joined };
+    return { bytes: this.incremental ? read.bytes : NO_BYTES, chunks, loadDiagnostics, validated: joined, ...checked };
   }
 
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {
@@ -273,6 +291,22 @@ export class Compiler {
 }
 
 const NO_BYTES = Buffer.alloc(0);
+
+function sameObject(a: ClusterObject, b: ClusterObject): boolean {
+  const version = a.metadata?.resourceVersion;
+  return a === b || (version !== undefined && version === b.metadata?.resourceVersion);
+}
+
+/** A cluster object as a document: no file or line; diagnostics name it (`Kind namespace/name`) and the field. */
+function clusterDocument(object: ClusterObject): LoadedDocument {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  return {
+    file: '',
+    index: 0,
+    value: object,
+    origin: { file: '', resource: describeResource(object), lineOf: () => 0, cluster: { apiVersion } },
+  };
+}
 
 /** A file that cannot be read or parsed at all: its diagnostics only. */
 function failedEntry(bytes: Buffer, failed: LoadResult): FileEntry {

@@ -71,12 +71,19 @@ export const reviewOf = (response: AdmissionResponse): AdmissionReview => ({
   response,
 });
 
-/** `Kind ns/name` of an object in the request, the namespace and name from the request where the object leaves them out (generateName, a namespace from the URL). */
+/**
+ * The object under review as the compiler is to read it: the namespace and
+ * name from the request where the object leaves them out (generateName, a
+ * namespace from the URL), and no resourceVersion: an update carries the
+ * stored version's, and the compiler would take the new content for the
+ * stored object it has already validated.
+ */
 function named(object: KubeObject, request: AdmissionRequest): KubeObject {
+  const { resourceVersion: _stored, ...metadata } = object.metadata;
   return {
     ...object,
     metadata: {
-      ...object.metadata,
+      ...metadata,
       name: object.metadata.name ?? request.name,
       namespace: object.metadata.namespace ?? request.namespace ?? 'default',
     },

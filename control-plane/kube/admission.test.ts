@@ -10,7 +10,7 @@ import { testLogger } from '../../harness/log-check.js';
 import type { AdmissionRequest, AdmissionReview, KubeObject } from './admission-review.js';
 import { startWebhook, type Webhook } from './admission-server.js';
 import { selfSignedCertificate, serviceDnsNames } from './admission-tls.js';
-import { compileObjects } from './object-sources.js';
+import { compileObjects } from './compile-objects.js';
 
 const SERVICE = 'sluice-webhook.sluice-system.svc';
 
@@ -23,7 +23,8 @@ const upstream = (name: string, loadBalancerConfig: object): KubeObject => ({
 const virtualService = (name: string, upstreamName: string, options?: object): KubeObject => ({
   apiVersion: 'gateway.solo.io/v1',
   kind: 'VirtualService',
-  metadata: { name, namespace: 'shop' },
+  // An update's object carries the stored version's resourceVersion, whatever its content.
+  metadata: { name, namespace: 'shop', resourceVersion: '9' },
   spec: {
     virtualHost: {
       domains: [`${name}.example.com`],

@@ -20,7 +20,7 @@ import {
   watchCertificateDir,
   type ServingCertificate,
 } from './admission-tls.js';
-import { compileObjects } from './object-sources.js';
+import { compileObjects } from './compile-objects.js';
 
 export interface AdmissionOptions {
   host: string;

@@ -8,7 +8,7 @@ import { Compiler } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { KubeApiServer, type KubeObject, type ResourceType } from '../../harness/kube-apiserver.js';
 import { testLogger } from '../../harness/log-check.js';
-import { compileObjects } from './object-sources.js';
+import { compileObjects } from './compile-objects.js';
 import { StatusReporter } from './status.js';
 import type { StatusObject } from './status-writer.js';
 
