@@ -4,11 +4,15 @@ import { listenOn } from '../runtime/binary.js';
 import type { CompileOptions } from '../compiler/translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
+import { KubeSource, type KubeSourceOptions } from './kube/source.js';
 import { collectWhenQuiet } from './memory.js';
 import { XdsServer } from './server/server.js';
 
 export interface ServeOptions {
+  /** The resource files and directories; unread with `kube`. */
   paths: string[];
+  /** Read the resources from a Kubernetes cluster instead of files (serve --kube). */
+  kube?: Omit<KubeSourceOptions, 'logger'>;
   compileOptions: CompileOptions;
   host: string;
   xdsPort: number;
@@ -19,6 +23,8 @@ export interface ServeOptions {
 
 export interface Serving {
   control: ControlPlane;
+  /** With `kube`: the cluster's objects and what each compile said of them (status, admission). */
+  kube?: KubeSource;
   xds: XdsServer;
   xdsPort: number;
   adminPort: number;
@@ -28,8 +34,11 @@ export interface Serving {
 
 export async function startServe(options: ServeOptions): Promise<Serving> {
   const { logger } = options;
+  const kube = options.kube ? new KubeSource({ ...options.kube, logger }) : undefined;
+  if (kube) logger.info({ server: kube.server, namespaces: options.kube?.namespaces ?? 'all' }, 'kube: watching');
   const control = new ControlPlane({
     paths: options.paths,
+    source: kube,
     compileOptions: options.compileOptions,
     logger,
     debounceMs: options.debounceMs,
@@ -66,6 +75,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   logger.info({ xds: `${options.host}:${xdsPort}`, admin: `${options.host}:${admin.port}` }, 'sluice serve listening');
   return {
     control,
+    kube,
     xds,
     xdsPort,
     adminPort: admin.port,

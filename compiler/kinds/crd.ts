@@ -68,9 +68,9 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
   },
 };
 
-/** The REST resource name (plural) of a kind that has a CRD: what a client puts in the path. */
-export function crdPlural(kind: string): string | undefined {
-  return NAMES[kind]?.plural;
+/** The plural (REST resource name) of a kind that has a CRD. */
+export function pluralOf(kind: string): string | undefined {
+  return Object.hasOwn(NAMES, kind) ? NAMES[kind].plural : undefined;
 }
 
 /** The category `kubectl get sluice` lists. */

@@ -10,7 +10,7 @@
  * side effects.
  */
 import { isError, type Diagnostic } from '../../compiler/diagnostics.js';
-import { crdPlural } from '../../compiler/kinds/crd.js';
+import { pluralOf } from '../../compiler/kinds/crd.js';
 import { clusterLines, resourceName } from './status-desired.js';
 
 /** A Kubernetes object as the webhook and the watch see it. */
@@ -104,7 +104,7 @@ export async function review(
   check: CheckObjects,
 ): Promise<AdmissionResponse> {
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
-  if (!crdPlural(request.kind.kind) || request.operation === 'CONNECT') return allowed;
+  if (!pluralOf(request.kind.kind) || request.operation === 'CONNECT') return allowed;
   const target = request.operation === 'DELETE' ? request.oldObject : request.object;
   if (!target) return allowed;
   const object = named(target, request);

@@ -13,7 +13,7 @@ import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../../compiler/diagnostics.js';
 import type { KubeObject } from './admission-review.js';
-import { crdPlural } from '../../compiler/kinds/crd.js';
+import { pluralOf } from '../../compiler/kinds/crd.js';
 import {
   desiredStatuses,
   statusHolds,
@@ -113,7 +113,7 @@ export class StatusWriter {
   private async write(key: string, { object, status }: Pending): Promise<void> {
     const { api, namespace, rate } = this.options;
     const [group, version] = object.apiVersion.split('/') as [string, string];
-    const plural = crdPlural(object.kind);
+    const plural = pluralOf(object.kind);
     if (!plural) return;
     const where = {
       group,
