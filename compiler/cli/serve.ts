@@ -10,12 +10,23 @@ import {
 } from '../../runtime/binary.js';
 import { MESH_DEFAULTS } from '../translate/mesh.js';
 import { startServe } from '../../control-plane/run.js';
-import { addCompileOptions, compileOptionsFrom, parseNamespace, parsePort, type CompileFlags } from './options.js';
+import {
+  addCompileOptions,
+  compileOptionsFrom,
+  parseNamespace,
+  parsePort,
+  parseResourceName,
+  type CompileFlags,
+} from './options.js';
 
 interface ServeFlags extends CompileFlags {
   kube?: boolean;
   kubeconfig?: string;
   namespaces?: string[];
+  statusLease?: string;
+  webhookPort?: number;
+  webhookSelfSigned?: string;
+  webhookCertDir?: string;
   mesh?: boolean;
   vhds?: boolean;
   routeConfigName: string;
@@ -56,6 +67,24 @@ export function register(program: Command): void {
       'with --kube: the kubeconfig file (default: in-cluster config, else KUBECONFIG or ~/.kube/config)',
     )
     .option('--namespaces <a,b>', 'with --kube: watch these namespaces only (default: all)', parseNamespaces)
+    .option(
+      '--status-lease <name>',
+      "with --kube: write each resource's verdict into its status (status.statuses.<--namespace>) while this replica holds the coordination.k8s.io Lease of that name in --namespace (holder: $POD_NAME, else the host name); without it, no status is written",
+    )
+    .option(
+      '--webhook-port <port>',
+      'with --kube: serve the validating admission webhook (HTTPS, POST /validate) on this port',
+      parsePortOrZero,
+    )
+    .option(
+      '--webhook-self-signed <name>',
+      "the webhook's certificate: made at start for the Service <name>.<--namespace>.svc, its CA added to the caBundle of the ValidatingWebhookConfiguration <name>",
+      parseResourceName,
+    )
+    .option(
+      '--webhook-cert-dir <dir>',
+      "the webhook's certificate: tls.crt and tls.key in this directory (a mounted cert-manager Secret), read again when they change",
+    )
     .option('--xds-port <port>', 'gRPC port of the aggregated discovery service', parsePortOrZero, 18000)
     .option('--admin-port <port>', 'HTTP port of /healthz, /readyz, /metrics, /status', parsePortOrZero, 9901)
     .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
@@ -88,8 +117,23 @@ export function register(program: Command): void {
         return fail('-f and --kube cannot be used together: serve reads either files or a cluster');
       if (!flags.kube && flags.filename.length === 0)
         return fail("required option '-f, --filename <path>' not specified (or --kube to read a cluster)");
-      if (!flags.kube && (flags.kubeconfig !== undefined || flags.namespaces !== undefined))
-        return fail('--kubeconfig and --namespaces go with --kube');
+      const kubeOnly = [
+        'kubeconfig',
+        'namespaces',
+        'statusLease',
+        'webhookPort',
+        'webhookSelfSigned',
+        'webhookCertDir',
+      ] as const;
+      if (!flags.kube && kubeOnly.some((flag) => flags[flag] !== undefined))
+        return fail('--kubeconfig, --namespaces, --status-lease and the --webhook-* options go with --kube');
+      const certificates = [flags.webhookSelfSigned, flags.webhookCertDir].filter((c) => c !== undefined).length;
+      if (flags.webhookPort !== undefined && certificates !== 1)
+        return fail(
+          '--webhook-port needs the certificate from one of --webhook-self-signed <name> or --webhook-cert-dir <dir>',
+        );
+      if (flags.webhookPort === undefined && certificates > 0)
+        return fail('--webhook-self-signed and --webhook-cert-dir go with --webhook-port');
       // The install namespace: where serve runs, unless given.
       if (flags.kube && command.getOptionValueSource('namespace') === 'default')
         flags.namespace = process.env.POD_NAMESPACE || flags.namespace;
@@ -107,6 +151,16 @@ export function register(program: Command): void {
         serving = await startServe({
           paths: flags.filename,
           ...(flags.kube ? { kube: { kubeconfig: flags.kubeconfig, namespaces: flags.namespaces } } : {}),
+          ...(flags.statusLease ? { status: { lease: flags.statusLease } } : {}),
+          ...(flags.webhookPort !== undefined
+            ? {
+                webhook: {
+                  port: flags.webhookPort,
+                  selfSigned: flags.webhookSelfSigned,
+                  certDir: flags.webhookCertDir,
+                },
+              }
+            : {}),
           compileOptions: {
             ...compileOptionsFrom(flags),
             ...(flags.mesh ? { mesh: { routeConfigName: flags.routeConfigName, namePrefix: flags.namePrefix } } : {}),

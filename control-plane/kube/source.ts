@@ -7,6 +7,7 @@
  * writing and admission, which compile the same set with a candidate in it.
  */
 import { EventEmitter } from 'node:events';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../../compiler/diagnostics.js';
 import type { ClusterObject, ClusterObjects, CompileResult, Compiler } from '../../compiler/pipeline.js';
@@ -59,6 +60,11 @@ export class KubeSource extends EventEmitter<KubeSourceEvents> implements InputS
   constructor(private readonly options: KubeSourceOptions) {
     super();
     this.connection = connect(options.kubeconfig);
+  }
+
+  /** The client configuration (credentials, TLS), for status writes and the webhook's caBundle. */
+  get kubeConfig(): KubeConfig {
+    return this.connection.config;
   }
 
   /** The API server's address, for the log. */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { watchedKinds } from '../../control-plane/kube/kinds.js';
-import { startServe, type Serving } from '../../control-plane/run.js';
+import { startServe, type ServeOptions, type Serving } from '../../control-plane/run.js';
 import { BUILT_IN_TYPES, KubeApiServer, type KubeObject, type ResourceType } from '../../harness/kube-apiserver.js';
 import { tempDir } from '../../harness/temp-dir.js';
 
@@ -133,7 +133,7 @@ export function subsetUpstream(
   };
 }
 
-export interface ServeKubeOptions {
+export interface ServeKubeOptions extends Pick<ServeOptions, 'status' | 'webhook'> {
   namespaces?: string[];
   logger: Logger;
 }
@@ -150,5 +150,7 @@ export async function serveKube(double: KubeApiServer, options: ServeKubeOptions
     xdsPort: 0,
     adminPort: 0,
     logger: options.logger,
+    status: options.status,
+    webhook: options.webhook,
   });
 }
