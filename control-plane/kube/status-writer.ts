@@ -51,6 +51,14 @@ export const targetOf = (o: StatusObject): StatusTarget => ({
   generation: o.metadata.generation ?? 0,
 });
 
+interface Where {
+  group: string;
+  version: string;
+  namespace: string;
+  plural: string;
+  name: string;
+}
+
 interface Pending {
   object: StatusObject;
   status: ResourceStatus;
@@ -64,6 +72,8 @@ export class StatusWriter {
   /** Per object, what this replica last wrote and the resourceVersion it wrote over: until the watch shows a newer object, the write stands. */
   private written = new Map<string, { status: string; over: string | undefined }>();
   private draining: Promise<void> | undefined;
+  /** `apiVersion kind` of the kinds whose CRD has no status subresource. */
+  private readonly noSubresource = new Set<string>();
 
   constructor(private readonly options: StatusWriterOptions) {}
 
@@ -110,12 +120,33 @@ export class StatusWriter {
     })();
   }
 
+  /**
+   * A 404 on the status subresource: the object was deleted (its watch event
+   * brings the next compile), or its CRD has no status subresource, as
+   * Gloo's own CRDs have none. Gloo writes status with the whole object;
+   * Sluice does not, since that would rewrite what users own: said once per
+   * kind, and its objects are skipped from then on.
+   */
+  private async notFound(where: Where, object: StatusObject): Promise<void> {
+    const exists = await this.options.api.getNamespacedCustomObject(where).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return;
+    const kind = `${object.kind} (${object.apiVersion})`;
+    this.noSubresource.add(object.apiVersion + ' ' + object.kind);
+    this.options.logger.warn(
+      { kind },
+      `the CRD of ${kind} has no status subresource (Gloo's CRDs have none): no status is written on its objects; apply Sluice's CRDs (sluice crds) to have it, or read the verdicts on serve's /status`,
+    );
+  }
+
   private async write(key: string, { object, status }: Pending): Promise<void> {
     const { api, namespace, rate } = this.options;
     const [group, version] = object.apiVersion.split('/') as [string, string];
     const plural = pluralOf(object.kind);
-    if (!plural) return;
-    const where = {
+    if (!plural || this.noSubresource.has(object.apiVersion + ' ' + object.kind)) return;
+    const where: Where = {
       group,
       version,
       namespace: object.metadata.namespace ?? 'default',
@@ -136,7 +167,7 @@ export class StatusWriter {
         this.written.set(key, { status: JSON.stringify(status), over: object.metadata.resourceVersion });
         return;
       } catch (err) {
-        if (statusCode(err) === 404) return; // deleted since: its watch event brings the next compile
+        if (statusCode(err) === 404) return this.notFound(where, object);
         if (statusCode(err) !== 409 || attempt === ATTEMPTS) throw err;
       }
       current = (await api.getNamespacedCustomObject(where)) as StatusObject;

@@ -215,4 +215,24 @@ describe('status in the cluster', () => {
     const lease = double.object('coordination.k8s.io/v1', 'Lease', NS, 'sluice-status') as any;
     expect([lease.spec.holderIdentity, lease.spec.leaseTransitions]).toEqual(['serve-a', 4]);
   });
+
+  test("a kind whose CRD has no status subresource (Gloo's own CRDs) is tried once, then skipped; the others are written", async () => {
+    await double.close();
+    double = await KubeApiServer.start({ types: [TYPES[0]!, { ...TYPES[1]!, status: false }] });
+    double.put(upstream);
+    double.put(virtualService('pay'));
+    const r = reporter('serve-a');
+    await until('the Lease', () => r.elector.leading);
+    compileAndReport(r);
+    await until('Accepted', () => vsStatus()?.state === 'Accepted');
+    await r.writer.idle();
+    compileAndReport(r);
+    await r.writer.idle();
+    const upstreamRequests = double.requests.filter((q) => q.path.includes('/upstreams/pay'));
+    expect(upstreamRequests.map((q) => `${q.method} ${q.path.endsWith('/status') ? 'status' : 'object'}`)).toEqual([
+      'PUT status', // 404: no such subresource
+      'GET object', // the object exists: the CRD has no status subresource
+    ]);
+    expect([usStatus(), r.writer.writes]).toEqual([undefined, 1]);
+  });
 });
