@@ -11,6 +11,7 @@
  */
 import { isError, type Diagnostic } from '../../compiler/diagnostics.js';
 import { pluralOf } from '../../compiler/kinds/crd.js';
+import { objectKey } from './kinds.js';
 import { clusterLines, resourceName } from './status-desired.js';
 
 /** A Kubernetes object as the webhook and the watch see it. */
@@ -90,7 +91,9 @@ function named(object: KubeObject, request: AdmissionRequest): KubeObject {
   };
 }
 
-const identity = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+/** The object's identity: its apiVersion too, since a Sluice-group and a Gloo-group object may share kind, namespace and name. */
+const identity = (o: KubeObject) =>
+  objectKey(o.apiVersion, o.kind, o.metadata.namespace ?? 'default', o.metadata.name ?? '');
 
 const lineSet = (diagnostics: readonly Diagnostic[]) => new Set(clusterLines(diagnostics.filter(isError)));
 
@@ -112,7 +115,7 @@ export async function review(
   const rest = cluster.filter((o) => identity(o) !== key);
   const after = request.operation === 'DELETE' ? rest : [...rest, object];
   const diagnostics = await check(after);
-  const own = resourceName({ kind: object.kind, namespace: object.metadata.namespace!, name: object.metadata.name! });
+  const own = resourceName(object.kind, object.metadata.namespace!, object.metadata.name!);
   const errors = diagnostics.filter(isError);
   const ownErrors = errors.filter((d) => d.resource === own);
   // Errors elsewhere count only when the current set is free of them: a cluster already broken does not block an unrelated edit.

@@ -12,14 +12,19 @@ import type { KubeObject } from './admission-review.js';
 import { startAdmission, type Admission, type AdmissionOptions } from './admission.js';
 import type { KubeSource } from './source.js';
 import { StatusReporter, type StatusReportingOptions } from './status.js';
-import type { StatusObject } from './status-writer.js';
+import type { StatusObject } from './status-desired.js';
 
 export interface StatusFlags extends Pick<StatusReportingOptions, 'lease' | 'identity' | 'timing' | 'rate'> {}
 export interface WebhookFlags extends Pick<AdmissionOptions, 'port' | 'selfSigned' | 'certDir' | 'budgetMs'> {}
 
 /** The objects that get a status: those of Sluice's kinds (either API group), not the Services, Pods... they read. */
-export const statusObjects = (objects: ClusterObjects): StatusObject[] =>
-  [...objects.values()].filter((o) => typeof o.kind === 'string' && pluralOf(o.kind) !== undefined) as StatusObject[];
+export const statusObjects = (objects: ClusterObjects): Map<string, StatusObject> =>
+  new Map(
+    [...objects].filter(([, o]) => typeof o.kind === 'string' && pluralOf(o.kind) !== undefined) as [
+      string,
+      StatusObject,
+    ][],
+  );
 
 /** Status reporting, started now: it acts on the 'compiled' events of `kube`. */
 export function startStatusReporting(

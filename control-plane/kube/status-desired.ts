@@ -6,6 +6,9 @@
  * (Gloo's under gloo-system, another install's) is left as it is.
  */
 import { isError, renderDiagnostics, type Diagnostic } from '../../compiler/diagnostics.js';
+import type { ClusterObjects } from '../../compiler/pipeline.js';
+import type { KubeObject } from './admission-review.js';
+import { diagnosticsPerObject } from './per-object.js';
 
 /** solo-kit's Status.State as Gloo writes it (proto3 JSON: the enum's name). Pending is never written: a resource is judged with the compile that read it. */
 export type StatusState = 'Accepted' | 'Rejected' | 'Warning';
@@ -22,22 +25,14 @@ export interface ResourceStatus {
 
 export const REPORTED_BY = 'sluice';
 
-/** A resource read from the cluster, as the status needs it. */
-export interface StatusTarget {
-  apiVersion: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  generation: number;
+/** An object of a Sluice kind as the watch gives it. */
+export interface StatusObject extends KubeObject {
+  metadata: { name: string; namespace?: string; generation?: number; resourceVersion?: string; [key: string]: unknown };
+  status?: unknown;
 }
 
 /** `Kind namespace/name`: how diagnostics name a resource (compiler/load/load.ts describeResource). */
-export const resourceName = (t: Pick<StatusTarget, 'kind' | 'namespace' | 'name'>): string =>
-  `${t.kind} ${t.namespace}/${t.name}`;
-
-/** One object's identity across both API groups: Sluice's and Gloo's aliases are distinct objects. */
-export const targetKey = (t: Pick<StatusTarget, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string =>
-  `${t.apiVersion}|${t.kind}|${t.namespace}/${t.name}`;
+export const resourceName = (kind: string, namespace: string, name: string): string => `${kind} ${namespace}/${name}`;
 
 /**
  * Diagnostics as the status and the admission webhook show them: the CLI's
@@ -50,7 +45,7 @@ export function clusterLines(diagnostics: readonly Diagnostic[]): string[] {
 }
 
 /** The verdict on one resource from the diagnostics that name it. */
-export function statusOf(target: StatusTarget, diagnostics: readonly Diagnostic[]): ResourceStatus {
+export function statusOf(generation: number, diagnostics: readonly Diagnostic[]): ResourceStatus {
   const errors = diagnostics.filter(isError);
   const shown = errors.length > 0 ? errors : diagnostics;
   const state: StatusState = errors.length > 0 ? 'Rejected' : diagnostics.length > 0 ? 'Warning' : 'Accepted';
@@ -59,25 +54,25 @@ export function statusOf(target: StatusTarget, diagnostics: readonly Diagnostic[
     state,
     ...(lines.length > 0 ? { reason: lines.join('\n') } : {}),
     reportedBy: REPORTED_BY,
-    observedGeneration: target.generation,
+    observedGeneration: generation,
   };
 }
 
 /**
- * Every target's status after a compile: Rejected with its errors, Warning
- * with its warnings, else Accepted. A diagnostic that names no resource (a
- * file that cannot be read, a check of the whole output) belongs to no
- * status; serve logs it and shows it on /status.
+ * Every object's status after a compile (objects under the cluster source's
+ * keys): Rejected with its errors, Warning with its warnings, else Accepted.
+ * A diagnostic that names no object (a proxy no Gateway names, a check of
+ * the whole output) belongs to no status; serve logs it and shows it on
+ * /status.
  */
 export function desiredStatuses(
-  targets: readonly StatusTarget[],
+  objects: ReadonlyMap<string, StatusObject>,
   diagnostics: readonly Diagnostic[],
 ): Map<string, ResourceStatus> {
-  const byResource = new Map<string, Diagnostic[]>();
-  for (const d of diagnostics)
-    if (d.resource !== undefined)
-      (byResource.get(d.resource) ?? byResource.set(d.resource, []).get(d.resource)!).push(d);
-  return new Map(targets.map((t) => [targetKey(t), statusOf(t, byResource.get(resourceName(t)) ?? [])]));
+  const { byObject } = diagnosticsPerObject(objects as unknown as ClusterObjects, diagnostics);
+  return new Map(
+    [...byObject].map(([key, found]) => [key, statusOf(objects.get(key)!.metadata.generation ?? 0, found)]),
+  );
 }
 
 /** Whether the status an object holds under `namespace` already says `desired` (other fields of the entry, such as another writer's, do not count). */

@@ -12,23 +12,9 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../../compiler/diagnostics.js';
-import type { KubeObject } from './admission-review.js';
 import { pluralOf } from '../../compiler/kinds/crd.js';
-import {
-  desiredStatuses,
-  statusHolds,
-  targetKey,
-  withStatus,
-  type ResourceStatus,
-  type StatusTarget,
-} from './status-desired.js';
+import { desiredStatuses, statusHolds, withStatus, type ResourceStatus, type StatusObject } from './status-desired.js';
 import type { TokenBucket } from './status-rate.js';
-
-/** An object of a Sluice kind as the watch gives it. */
-export interface StatusObject extends KubeObject {
-  metadata: { name: string; namespace?: string; generation?: number; resourceVersion?: string; [key: string]: unknown };
-  status?: unknown;
-}
 
 export interface StatusWriterOptions {
   api: CustomObjectsApi;
@@ -42,14 +28,6 @@ export interface StatusWriterOptions {
 const ATTEMPTS = 5;
 
 const statusCode = (err: unknown): number | undefined => (err as { code?: number }).code;
-
-export const targetOf = (o: StatusObject): StatusTarget => ({
-  apiVersion: o.apiVersion,
-  kind: o.kind,
-  namespace: o.metadata.namespace ?? 'default',
-  name: o.metadata.name,
-  generation: o.metadata.generation ?? 0,
-});
 
 interface Where {
   group: string;
@@ -77,19 +55,18 @@ export class StatusWriter {
 
   constructor(private readonly options: StatusWriterOptions) {}
 
-  /** After a compile: the objects of Sluice's kinds the compile read, and its diagnostics. */
-  update(objects: readonly StatusObject[], diagnostics: readonly Diagnostic[]): void {
-    const byKey = new Map(objects.map((o) => [targetKey(targetOf(o)), o]));
-    const desired = desiredStatuses([...byKey.values()].map(targetOf), diagnostics);
+  /** After a compile: the objects of Sluice's kinds the compile read (under the cluster source's keys), and its diagnostics. */
+  update(objects: ReadonlyMap<string, StatusObject>, diagnostics: readonly Diagnostic[]): void {
+    const desired = desiredStatuses(objects, diagnostics);
     const pending = new Map<string, Pending>();
     for (const [key, status] of desired) {
-      const object = byKey.get(key)!;
+      const object = objects.get(key)!;
       if (statusHolds(object.status, this.options.namespace, status)) continue;
       const mine = this.written.get(key);
       if (mine && mine.over === object.metadata.resourceVersion && mine.status === JSON.stringify(status)) continue;
       pending.set(key, { object, status });
     }
-    for (const key of this.written.keys()) if (!byKey.has(key)) this.written.delete(key);
+    for (const key of this.written.keys()) if (!objects.has(key)) this.written.delete(key);
     this.pending = pending;
     this.drain();
   }

@@ -8,9 +8,9 @@ import { Compiler } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 import { KubeApiServer, type KubeObject, type ResourceType } from '../../harness/kube-apiserver.js';
 import { testLogger } from '../../harness/log-check.js';
-import { compileObjects } from './compile-objects.js';
 import { StatusReporter } from './status.js';
-import type { StatusObject } from './status-writer.js';
+import { objectKey } from './kinds.js';
+import type { StatusObject } from './status-desired.js';
 
 const NS = 'sluice-system';
 const TYPES: ResourceType[] = [
@@ -74,12 +74,18 @@ function reporter(identity: string): StatusReporter {
 }
 
 /** The objects of Sluice's kinds the double holds, as the watch gives them. */
-const objects = (): StatusObject[] => TYPES.flatMap((t) => double.store.current(t)) as unknown as StatusObject[];
+const objects = (): Map<string, StatusObject> =>
+  new Map(
+    TYPES.flatMap((t) => double.store.current(t)).map((o): [string, StatusObject] => [
+      objectKey(o.apiVersion!, o.kind!, o.metadata.namespace, o.metadata.name),
+      o as unknown as StatusObject,
+    ]),
+  );
 
 /** A compile of what the double holds, reported as serve does after each compile. */
 function compileAndReport(...to: StatusReporter[]): void {
   const current = objects();
-  const { diagnostics } = compileObjects(compiler, current);
+  const { diagnostics } = compiler.compileObjects(current);
   for (const r of to) r.report(current, diagnostics);
 }
 
@@ -163,7 +169,7 @@ describe('status in the cluster', () => {
       ...virtualService('nowhere'),
       metadata: { ...virtualService('nowhere').metadata, labels: { team: 'cart' } },
     });
-    r.report(seen, compileObjects(compiler, seen).diagnostics);
+    r.report(seen, compiler.compileObjects(seen).diagnostics);
     await until('Rejected', () => vsStatus()?.state === 'Rejected');
     await r.writer.idle();
     const vsRequests = double.requests.filter((q) => q.path.includes('/virtualservices/cart'));

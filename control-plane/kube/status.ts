@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import type { Diagnostic } from '../../compiler/diagnostics.js';
 import { LeaseElector, type LeaseTiming } from './status-lease.js';
 import { STATUS_WRITE_RATE, TokenBucket, type TokenBucketOptions } from './status-rate.js';
-import { StatusWriter, type StatusObject } from './status-writer.js';
+import type { StatusObject } from './status-desired.js';
+import { StatusWriter } from './status-writer.js';
 
 export interface StatusReportingOptions {
   kubeConfig: KubeConfig;
@@ -57,8 +58,8 @@ export class StatusReporter {
     this.elector.start();
   }
 
-  /** After a compile: the objects of Sluice's kinds it read, and its diagnostics (errors, or the warnings of a good compile). */
-  report(objects: readonly StatusObject[], diagnostics: readonly Diagnostic[]): void {
+  /** After a compile: the objects of Sluice's kinds it read (under the cluster source's keys), and its diagnostics (errors, or the warnings of a good compile). */
+  report(objects: ReadonlyMap<string, StatusObject>, diagnostics: readonly Diagnostic[]): void {
     this.writer.update(objects, diagnostics);
   }
 

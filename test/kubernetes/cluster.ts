@@ -8,25 +8,10 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { watchedKinds } from '../../control-plane/kube/kinds.js';
 import { startServe, type ServeOptions, type Serving } from '../../control-plane/run.js';
-import { BUILT_IN_TYPES, KubeApiServer, type KubeObject, type ResourceType } from '../../harness/kube-apiserver.js';
+import { type KubeApiServer, type KubeObject } from '../../harness/kube-apiserver.js';
+export { crdTypesFor as crdTypes } from '../../harness/kube-crds.js';
 import { tempDir } from '../../harness/temp-dir.js';
-
-/** The CRDs of Sluice's and Gloo's groups; `only` keeps those whose group matches. */
-export function crdTypes(only?: RegExp): ResourceType[] {
-  return watchedKinds()
-    .filter((k) => k.group !== '' && !BUILT_IN_TYPES.some((b) => b.group === k.group && b.plural === k.plural))
-    .filter((k) => !only || only.test(k.group))
-    .map((k) => ({
-      group: k.group,
-      version: k.version,
-      plural: k.plural,
-      kind: k.kind,
-      namespaced: true,
-      status: true,
-    }));
-}
 
 export function service(namespace: string, name: string, port: number, selector: Record<string, string>): KubeObject {
   return {

@@ -5,6 +5,7 @@
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CompileOutcome } from '../../control-plane/control.js';
+import { diagnosticsPerObject } from '../../control-plane/kube/per-object.js';
 import type { Serving } from '../../control-plane/run.js';
 import { KubeApiServer } from '../../harness/kube-apiserver.js';
 import { testLogger } from '../../harness/log-check.js';
@@ -200,6 +201,10 @@ test('a broken edit keeps the last good snapshot served and names Kind namespace
     }),
   ]);
   expect(serving.kube!.last!.ok).toBe(false);
+  const perObject = diagnosticsPerObject(serving.kube!.last!.objects, serving.kube!.last!.diagnostics);
+  expect(perObject.byObject.get('gateway.solo.io/v1|VirtualService|web/shop')).toEqual(errors);
+  expect(perObject.byObject.get('v1|Service|web/shop')).toEqual([]);
+  expect(perObject.unattributed).toEqual([]);
   expect(serving.control.snapshot!.version).toBe(served);
 
   double.put(virtualService('web', 'shop', 'shop.example', [shopRoute('/fixed')]));
