@@ -12,7 +12,7 @@
 import { isError, type Diagnostic } from '../../compiler/diagnostics.js';
 import { pluralOf } from '../../compiler/kinds/crd.js';
 import { objectKey } from './kinds.js';
-import { clusterLines, resourceName } from './status-desired.js';
+import { clusterLines, resourceName } from './messages.js';
 
 /** A Kubernetes object as the webhook and the watch see it. */
 export interface KubeObject {

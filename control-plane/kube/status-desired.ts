@@ -5,9 +5,10 @@
  * namespace>` holds this install's verdict, so another reporter's entry
  * (Gloo's under gloo-system, another install's) is left as it is.
  */
-import { isError, renderDiagnostics, type Diagnostic } from '../../compiler/diagnostics.js';
+import { isError, type Diagnostic } from '../../compiler/diagnostics.js';
 import type { ClusterObjects } from '../../compiler/pipeline.js';
 import type { KubeObject } from './admission-review.js';
+import { clusterLines } from './messages.js';
 import { diagnosticsPerObject } from './per-object.js';
 
 /** solo-kit's Status.State as Gloo writes it (proto3 JSON: the enum's name). Pending is never written: a resource is judged with the compile that read it. */
@@ -29,19 +30,6 @@ export const REPORTED_BY = 'sluice';
 export interface StatusObject extends KubeObject {
   metadata: { name: string; namespace?: string; generation?: number; resourceVersion?: string; [key: string]: unknown };
   status?: unknown;
-}
-
-/** `Kind namespace/name`: how diagnostics name a resource (compiler/load/load.ts describeResource). */
-export const resourceName = (kind: string, namespace: string, name: string): string => `${kind} ${namespace}/${name}`;
-
-/**
- * Diagnostics as the status and the admission webhook show them: the CLI's
- * lines with the object's name and field and without file and line (an
- * object in the cluster has no lines a user could open), at most
- * REPORT_LIMIT of them.
- */
-export function clusterLines(diagnostics: readonly Diagnostic[]): string[] {
-  return renderDiagnostics(diagnostics.map((d) => ({ ...d, file: undefined, line: undefined })));
 }
 
 /** The verdict on one resource from the diagnostics that name it. */
