@@ -54,7 +54,6 @@ export class LeaseElector extends EventEmitter<LeaseEvents> {
   private observed = '';
   private observedAt = 0;
   private lastRenew = 0;
-  private transitions = 0;
   private round: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: LeaseElectorOptions) {
@@ -137,13 +136,13 @@ export class LeaseElector extends EventEmitter<LeaseEvents> {
     }
     const spec = lease.spec ?? {};
     this.observe(JSON.stringify(spec), now);
-    this.transitions = spec.leaseTransitions ?? 0;
+    const transitions = spec.leaseTransitions ?? 0;
     const holder = spec.holderIdentity ?? '';
     const expiresAt = this.observedAt + (spec.leaseDurationSeconds ?? this.durationSeconds) * 1000;
     if (holder !== '' && holder !== identity && expiresAt > now) return false;
     const ours = holder === identity;
     const acquired = ours && spec.acquireTime ? new Date(spec.acquireTime).getTime() : now;
-    const next = this.spec(acquired, now, ours ? this.transitions : this.transitions + 1);
+    const next = this.spec(acquired, now, ours ? transitions : transitions + 1);
     try {
       await api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: next } });
     } catch (err) {
