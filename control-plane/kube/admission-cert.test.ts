@@ -36,7 +36,10 @@ afterEach(async () => {
   await double.close();
 });
 
-async function admission(source: { selfSigned: string } | { certDir: string }): Promise<Admission> {
+async function admission(
+  source: { selfSigned: string } | { certDir: string },
+  logger = testLogger(),
+): Promise<Admission> {
   const a = await startAdmission({
     host: '127.0.0.1',
     port: 0,
@@ -45,7 +48,7 @@ async function admission(source: { selfSigned: string } | { certDir: string }): 
     kubeConfig: double.kubeConfig(),
     cluster: () => [],
     compileOptions: DEFAULT_OPTIONS,
-    logger: testLogger(),
+    logger,
   });
   running.push(a);
   return a;
@@ -122,8 +125,16 @@ test('--webhook-cert-dir: tls.crt and tls.key served, and the renewed pair serve
   const first = await selfSignedCertificate(serviceDnsNames('sluice-webhook', NS));
   const renewed = await selfSignedCertificate(serviceDnsNames('sluice-webhook', NS));
   write(first);
-  const a = await admission({ certDir: dir });
+  const warnings: string[] = [];
+  const a = await admission(
+    { certDir: dir },
+    testLogger('warn', { write: (line: string) => void warnings.push(line) }),
+  );
   expect([await trusted(a.webhook.port, first.ca), await trusted(a.webhook.port, renewed.ca)]).toEqual([true, false]);
+  // The renewed certificate before its key: a pair that does not match is not taken, and serving goes on.
+  writeFileSync(path.join(dir, 'tls.crt'), renewed.cert);
+  await until('the mismatched pair refused', async () => warnings.some((w) => w.includes('not reloaded')));
+  expect(await trusted(a.webhook.port, first.ca)).toBe(true);
   write(renewed);
   await until('the renewed certificate', () => trusted(a.webhook.port, renewed.ca));
   expect(await trusted(a.webhook.port, first.ca)).toBe(false);

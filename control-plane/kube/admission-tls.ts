@@ -137,14 +137,15 @@ export function watchCertificateDir(
   const watcher = watch(dir, () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      readCertificateDir(dir).then(
-        (certificate) => {
+      // A pair caught half-written (the key of one renewal, the certificate of another) fails here or in reload: kept as it was.
+      readCertificateDir(dir)
+        .then((certificate) => {
           reload(certificate);
           logger.info({ dir }, 'webhook certificate reloaded');
-        },
-        (err: Error) =>
+        })
+        .catch((err: Error) =>
           logger.warn({ dir, err: err.message }, 'webhook certificate not reloaded: keeping the one in use'),
-      );
+        );
     }, quietMs);
   });
   watcher.on('close', () => clearTimeout(timer));
