@@ -9,8 +9,8 @@
  *   snapshot (every kind listed, compiled, encoded);
  * - one endpoint change to an ADS client: 50 times, one Service's
  *   EndpointSlice gets a new address in the double; the time until a real
- *   gRPC ADS client (subscribed to CDS, LDS, RDS and the changed Services'
- *   EDS) receives the EndpointSlice's cluster with it (p50, p99);
+ *   gRPC ADS client (subscribed to CDS, LDS, RDS and every EDS cluster, as
+ *   Envoy is) receives the EndpointSlice's cluster with it (p50, p99);
  * - serve's RSS after the changes, and its peak.
  * Peer, in the same run: `serve -f` on the same objects written as files
  * (what `kubectl get -o yaml` exports), its first snapshot and the same 50
@@ -34,8 +34,11 @@ import { KubeApiServer, type KubeObject } from '../harness/kube-apiserver.js';
 import { SotwClient, type Response } from '../harness/xds-client.js';
 
 const SERVE_FLAG = '--kube-serve';
-const VIRTUAL_SERVICES = 10_000;
-const SERVICES = 2_000;
+/** `--virtual-services=N`, `--services=N`: a smaller run, to try the benchmark out. */
+const flag = (name: string, fallback: number) =>
+  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const VIRTUAL_SERVICES = flag('virtual-services', 10_000);
+const SERVICES = flag('services', 2_000);
 const ENDPOINTS_PER_SERVICE = 10;
 const NAMESPACES = 20;
 const ROUNDS = 50;
@@ -157,10 +160,13 @@ async function measure(mode: 'kube' | 'files', input: string, change: (round: nu
     env: serveEnvironment(),
   });
   const [ready] = (await once(child, 'message')) as [Ready];
+  process.stderr.write(`serve (${mode}) ready in ${ready.syncMs.toFixed(0)} ms; subscribing\n`);
   const client = new SotwClient(ready.xdsPort, `bench-${mode}`);
-  const watched = Array.from({ length: ROUNDS }, (_, r) => clusterOf(r + 1));
   client.send({ type_url: TYPE_URL.cluster });
-  client.ack(await client.expect(TYPE_URL.cluster));
+  const clusters = await client.expect(TYPE_URL.cluster);
+  client.ack(clusters);
+  // As Envoy does: the endpoints of every EDS cluster.
+  const watched = clusters.resources.filter((c) => c.type === 'EDS').map((c) => c.name);
   client.send({ type_url: TYPE_URL.endpoint, resource_names: watched });
   client.ack(await client.expect(TYPE_URL.endpoint), watched);
   client.send({ type_url: TYPE_URL.listener });
@@ -170,6 +176,7 @@ async function measure(mode: 'kube' | 'files', input: string, change: (round: nu
   client.send({ type_url: TYPE_URL.route, resource_names: [routeName] });
   client.ack(await client.expect(TYPE_URL.route), [routeName]);
 
+  process.stderr.write(`serve (${mode}): subscribed; ${ROUNDS} endpoint changes\n`);
   const latencies: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const svc = round;

@@ -170,7 +170,9 @@ export class Compiler {
   compileObjects(objects: ClusterObjects): CompileResult {
     const validated = emptyValidated();
     const entries = new Map<string, ObjectEntry>();
-    for (const key of [...objects.keys()].sort()) {
+    // The last run's keys are in sorted order: when the same keys are given (an object changed, none came or went), no sort.
+    const sameKeys = objects.size === this.objects.size && [...objects.keys()].every((key) => this.objects.has(key));
+    for (const key of sameKeys ? this.objects.keys() : [...objects.keys()].sort()) {
       const object = objects.get(key)!;
       const known = this.objects.get(key);
       const entry =

@@ -132,9 +132,7 @@ export class KubeApiServer {
   put(object: KubeObject): KubeObject {
     const type = this.typeFor(object);
     const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined;
-    const exists = this.store
-      .current(type)
-      .some((o) => o.metadata.name === object.metadata.name && o.metadata.namespace === namespace);
+    const exists = this.store.find(type, namespace, object.metadata.name) !== undefined;
     const body = { ...object, metadata: { ...object.metadata, namespace, resourceVersion: undefined } };
     return exists
       ? this.store.update(type, body, { keepStatus: true })
@@ -148,7 +146,7 @@ export class KubeApiServer {
   /** The stored object, or undefined. */
   object(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
     const type = this.typeFor({ apiVersion, kind, metadata: { name } });
-    return this.store.current(type).find((o) => o.metadata.name === name && o.metadata.namespace === namespace);
+    return this.store.find(type, namespace, name);
   }
 
   /** Ends every open watch connection, as an API server restart or a load balancer would. */

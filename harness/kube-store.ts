@@ -113,6 +113,10 @@ export class KubeStore {
     this.history = [];
   }
 
+  find(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.kept(type).objects.get(objectKey(type.namespaced ? namespace : undefined, name));
+  }
+
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
     const found = this.kept(type).objects.get(objectKey(namespace, name));
     if (!found) throw new ApiError(404, 'NotFound', `${qualified(type)} "${name}" not found`, this.details(type, name));

@@ -3,12 +3,18 @@
  * server double (harness/kube-apiserver.ts), with a real gRPC ADS client:
  * what changes in the cluster reaches the client, and only that.
  */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CompileOutcome } from '../../control-plane/control.js';
 import { diagnosticsPerObject } from '../../control-plane/kube/per-object.js';
 import type { Serving } from '../../control-plane/run.js';
 import { KubeApiServer } from '../../harness/kube-apiserver.js';
 import { testLogger } from '../../harness/log-check.js';
+import { tempDir } from '../../harness/temp-dir.js';
 import { SotwClient, type Response } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from '../xds/fixtures.js';
 import {
@@ -317,4 +323,41 @@ test('a kind whose CRD is not installed is skipped, and watched once it is', asy
   double.put(virtualService('web', 'own', 'own.example', [shopRoute('/own')], 'gateway.gateway.example/v1'));
   const rds = await client.expect(T.route);
   expect(prefixes(rds).sort()).toEqual(['/gloo', '/own']);
+});
+
+test('the binary: serve --kube --kubeconfig lists and watches, its install namespace from POD_NAMESPACE; flag misuse is refused', async () => {
+  shop(1);
+  // Discovered Upstreams live in the install namespace: the route finds shop's in "edge".
+  double.put(
+    virtualService('web', 'shop', 'shop.example', [{ prefix: '/', upstream: SHOP, upstreamNamespace: 'edge' }]),
+  );
+  const kubeconfig = path.join(tempDir('kube-bin'), 'kubeconfig');
+  writeFileSync(kubeconfig, double.kubeconfigYaml());
+  const child = spawn(
+    process.execPath,
+    ['bin/sluice.js', 'serve', '--kube', '--kubeconfig', kubeconfig, '--xds-port', '0', '--admin-port', '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, POD_NAMESPACE: 'edge' } },
+  );
+  try {
+    let admin: number | undefined;
+    for await (const line of createInterface({ input: child.stdout! })) {
+      const log = JSON.parse(line);
+      if (log.msg === 'sluice serve listening') {
+        admin = Number(log.admin.split(':')[1]);
+        break;
+      }
+    }
+    expect((await fetch(`http://127.0.0.1:${admin}/readyz`)).status).toBe(200);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+  const misuse = (args: string[]) =>
+    spawnSync(process.execPath, ['bin/sluice.js', 'serve', ...args], { encoding: 'utf8' });
+  const both = misuse(['--kube', '-f', 'examples']);
+  expect(both.status).toBe(2);
+  expect(both.stderr).toMatch(/-f and --kube cannot be used together/);
+  const stray = misuse(['-f', 'examples', '--namespaces', 'a,b']);
+  expect(stray.status).toBe(2);
+  expect(stray.stderr).toMatch(/--kubeconfig and --namespaces go with --kube/);
 });
