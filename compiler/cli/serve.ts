@@ -126,7 +126,7 @@ export function register(program: Command): void {
         'webhookCertDir',
       ] as const;
       if (!flags.kube && kubeOnly.some((flag) => flags[flag] !== undefined))
-        return fail('--kubeconfig, --namespaces, --status-lease and the --webhook-* options go with --kube');
+        return fail('--kubeconfig and --namespaces go with --kube, as do --status-lease and the --webhook-* options');
       const certificates = [flags.webhookSelfSigned, flags.webhookCertDir].filter((c) => c !== undefined).length;
       if (flags.webhookPort !== undefined && certificates !== 1)
         return fail(
