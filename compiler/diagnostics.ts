@@ -27,9 +27,16 @@ export interface Diagnostic {
   reference?: string;
 }
 
-/** Where a resource came from, so later stages can point back at file:line of any field. */
+/**
+ * Where a resource came from, so later stages can point back at file:line of
+ * any field. An object read from a Kubernetes cluster has no file (`file` is
+ * ''): its diagnostics name the object and the field only, and other messages
+ * place it by its apiVersion (placeOf).
+ */
 export interface Origin {
   file: string;
+  /** An object from a cluster: its apiVersion as stored (Sluice's group or Gloo's). */
+  cluster?: { apiVersion: string };
   /** `Kind namespace/name` */
   resource: string;
   /** 1-based line of the node at `path` (or of its nearest existing parent). */
@@ -122,13 +129,18 @@ export function renderDiagnostics(diagnostics: Diagnostic[]): string[] {
 export function fieldError(stage: Stage, origin: Origin, path: FieldPath, message: string, hint?: string): Diagnostic {
   return {
     stage,
-    file: origin.file,
-    line: origin.lineOf(path),
+    file: origin.file || undefined,
+    line: origin.file ? origin.lineOf(path) : undefined,
     resource: origin.resource,
     field: fieldName(origin, path),
     message,
     hint,
   };
+}
+
+/** Where `origin`'s field at `path` is, for a message that points at another resource: `file:line`, or a cluster object's apiVersion. */
+export function placeOf(origin: Origin, path: FieldPath): string {
+  return origin.file ? `${origin.file}:${origin.lineOf(path)}` : `${origin.cluster?.apiVersion ?? 'the cluster'}`;
 }
 
 /** A field of the resource described by `origin`, named as its file writes it. */

@@ -17,7 +17,15 @@ import { promises as fs, type Stats } from 'node:fs';
 import { fieldError, isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import type { Model } from './ir/model.js';
 import { listInputFiles } from './load/files.js';
-import { binaryFile, parseChunks, readResourceFile, type LoadResult, type ParsedChunk } from './load/load.js';
+import {
+  binaryFile,
+  describeResource,
+  parseChunks,
+  readResourceFile,
+  type LoadedDocument,
+  type LoadResult,
+  type ParsedChunk,
+} from './load/load.js';
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
 import { MeshMemo, meshSet } from './translate/mesh.js';
@@ -100,8 +108,23 @@ interface FileEntry {
   validated: Validated;
 }
 
+/**
+ * Objects read from a Kubernetes cluster, each under a key of the provider's
+ * that stays the same across its versions (apiVersion, kind, namespace and
+ * name). An object is the API server's JSON, as a watch delivers it.
+ */
+export type ClusterObjects = ReadonlyMap<string, ClusterObject>;
+export type ClusterObject = Record<string, unknown> & { metadata?: { resourceVersion?: string } };
+
+/** One cluster object as last compiled, and what validating it gave. */
+interface ObjectEntry {
+  object: ClusterObject;
+  validated: Validated;
+}
+
 export class Compiler {
   private files = new Map<string, FileEntry>();
+  private objects = new Map<string, ObjectEntry>();
   private readonly resolveMemo: ResolveMemo;
   private readonly translateMemo = new TranslateMemo();
   private readonly meshMemo = new MeshMemo();
@@ -136,6 +159,31 @@ export class Compiler {
     // Files gone from the input are forgotten, with what was made from them.
     this.files = files;
     return this.fromResources(loadDiagnostics, validated);
+  }
+
+  /**
+   * Compiles the objects of a cluster. An object that is the one of the last
+   * run (the same value, or the same resourceVersion) is not validated again;
+   * the stages' memos work as for files. The keys are read in sorted order, so
+   * the result does not depend on the order the objects arrived in.
+   */
+  compileObjects(objects: ClusterObjects): CompileResult {
+    const validated = emptyValidated();
+    const entries = new Map<string, ObjectEntry>();
+    // The last run's keys are in sorted order: when the same keys are given (an object changed, none came or went), no sort.
+    const sameKeys = objects.size === this.objects.size && [...objects.keys()].every((key) => this.objects.has(key));
+    for (const key of sameKeys ? this.objects.keys() : [...objects.keys()].sort()) {
+      const object = objects.get(key)!;
+      const known = this.objects.get(key);
+      const entry =
+        known && sameObject(known.object, object)
+          ? known
+          : { object, validated: validateDocuments([clusterDocument(object)]) };
+      entries.set(key, entry);
+      appendValidated(validated, entry.validated);
+    }
+    this.objects = entries;
+    return this.fromResources([], validated);
   }
 
   /**
@@ -245,6 +293,22 @@ export class Compiler {
 }
 
 const NO_BYTES = Buffer.alloc(0);
+
+function sameObject(a: ClusterObject, b: ClusterObject): boolean {
+  const version = a.metadata?.resourceVersion;
+  return a === b || (version !== undefined && version === b.metadata?.resourceVersion);
+}
+
+/** A cluster object as a document: no file or line; diagnostics name it (`Kind namespace/name`) and the field. */
+function clusterDocument(object: ClusterObject): LoadedDocument {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+  return {
+    file: '',
+    index: 0,
+    value: object,
+    origin: { file: '', resource: describeResource(object), lineOf: () => 0, cluster: { apiVersion } },
+  };
+}
 
 /** A file that cannot be read or parsed at all: its diagnostics only. */
 function failedEntry(bytes: Buffer, failed: LoadResult): FileEntry {

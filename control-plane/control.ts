@@ -18,10 +18,13 @@ import { emptyXdsSet, type CompileOptions } from '../compiler/translate/output.j
 import { SnapshotCache } from './cache/cache.js';
 import { CompileLog } from './compile-log.js';
 import { SnapshotEncoder, type Snapshot } from './cache/snapshot.js';
-import { watchInputs, type Watcher } from './watch.js';
+import { FileSource, type InputSource } from './source.js';
 
 export interface ControlPlaneOptions {
-  paths: string[];
+  /** The resource files and directories, when `source` is not given. */
+  paths?: string[];
+  /** Where the resources come from (a cluster: kube/source.ts); default: the files of `paths`. */
+  source?: InputSource;
   compileOptions: CompileOptions;
   logger: Logger;
   /** Quiet period that ends a burst of file events (default: watch.ts's). */
@@ -45,7 +48,7 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
   generation = 0;
   snapshotAt: Date | undefined;
   lastCompile: { ok: boolean; at: Date; durationMs: number } | undefined;
-  private watcher: Watcher | undefined;
+  private readonly source: InputSource;
   private readonly compiler: Compiler;
   private readonly encoder = new SnapshotEncoder();
   /** Per proxy of a fleet: its own encoder, whose last snapshot is that proxy's. */
@@ -57,9 +60,10 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
   private again = false;
   private closed = false;
 
-  constructor(private readonly options: ControlPlaneOptions) {
+  constructor(options: ControlPlaneOptions) {
     super();
     this.compiler = new Compiler(options.compileOptions);
+    this.source = options.source ?? new FileSource(options.paths ?? [], options.debounceMs);
     this.log = new CompileLog(options.logger);
   }
 
@@ -94,9 +98,9 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
     return this.snapshot !== undefined;
   }
 
-  /** First compile (its failure leaves the server running, not ready), then watch. */
+  /** Watch, and once the source holds a complete view, the first compile (its failure leaves the server running, not ready). */
   async start(): Promise<CompileOutcome> {
-    this.watcher = watchInputs(this.options.paths, () => void this.recompile(), this.options.debounceMs);
+    await this.source.start(() => void this.recompile());
     return this.compileOnce();
   }
 
@@ -118,14 +122,14 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
 
   close(): void {
     this.closed = true;
-    this.watcher?.close();
+    this.source.close();
   }
 
   private async compileOnce(): Promise<CompileOutcome> {
     const started = performance.now();
     let outcome: CompileOutcome;
     try {
-      const result = await this.compiler.compile(this.options.paths);
+      const result = await this.source.compile(this.compiler);
       if (!result.xds && !result.proxies) throw new CompileFailed(result.diagnostics);
       this.log.diagnostics('warn', result.diagnostics);
       const before = { shared: this.cache.current, proxies: new Map(this.cache.proxies) };

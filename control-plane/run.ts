@@ -4,11 +4,27 @@ import { listenOn } from '../runtime/binary.js';
 import type { CompileOptions } from '../compiler/translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
+import type { Admission } from './kube/admission.js';
+import { KubeSource, type KubeSourceOptions } from './kube/source.js';
+import type { StatusReporter } from './kube/status.js';
+import {
+  startClusterAdmission,
+  startStatusReporting,
+  type StatusFlags,
+  type WebhookFlags,
+} from './kube/status-and-admission.js';
 import { collectWhenQuiet } from './memory.js';
 import { XdsServer } from './server/server.js';
 
 export interface ServeOptions {
+  /** The resource files and directories; unread with `kube`. */
   paths: string[];
+  /** Read the resources from a Kubernetes cluster instead of files (serve --kube). */
+  kube?: Omit<KubeSourceOptions, 'logger'>;
+  /** With `kube`: write each object's status while holding this Lease (serve --status-lease). */
+  status?: StatusFlags;
+  /** With `kube`: serve the admission webhook (serve --webhook-port). */
+  webhook?: WebhookFlags;
   compileOptions: CompileOptions;
   host: string;
   xdsPort: number;
@@ -19,6 +35,10 @@ export interface ServeOptions {
 
 export interface Serving {
   control: ControlPlane;
+  /** With `kube`: the cluster's objects and what each compile said of them (status, admission). */
+  kube?: KubeSource;
+  status?: StatusReporter;
+  admission?: Admission;
   xds: XdsServer;
   xdsPort: number;
   adminPort: number;
@@ -28,12 +48,18 @@ export interface Serving {
 
 export async function startServe(options: ServeOptions): Promise<Serving> {
   const { logger } = options;
+  const kube = options.kube ? new KubeSource({ ...options.kube, logger }) : undefined;
+  if (kube) logger.info({ server: kube.server, namespaces: options.kube?.namespaces ?? 'all' }, 'kube: watching');
   const control = new ControlPlane({
     paths: options.paths,
+    source: kube,
     compileOptions: options.compileOptions,
     logger,
     debounceMs: options.debounceMs,
   });
+  const namespace = options.compileOptions.controlPlaneNamespace;
+  // Before the first compile, whose verdicts it reports too.
+  const status = kube && options.status ? startStatusReporting(kube, namespace, options.status, logger) : undefined;
   const xds = new XdsServer(control.cache, logger);
   const collector = collectWhenQuiet(control, xds);
   xds.on('connect', (s) => logger.info({ stream: s.id, protocol: s.protocol }, 'xds stream opened'));
@@ -63,14 +89,28 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   );
   const firstCompile = await control.start();
   if (!firstCompile.ok) logger.warn('first compile failed: serving nothing, /readyz is 503 until the inputs compile');
+  // After every kind's first list: a check before it would not see what the cluster holds.
+  const webhook = options.webhook;
+  const admission =
+    kube && webhook
+      ? await listenOn('--webhook-port', options.host, webhook.port, () =>
+          startClusterAdmission(kube, options.host, options.compileOptions, webhook, logger),
+        )
+      : undefined;
   logger.info({ xds: `${options.host}:${xdsPort}`, admin: `${options.host}:${admin.port}` }, 'sluice serve listening');
   return {
     control,
+    kube,
+    status,
+    admission,
     xds,
     xdsPort,
     adminPort: admin.port,
     firstCompile,
     async close() {
+      // The Lease first, released so another replica writes status without waiting for it to run out.
+      await status?.stop();
+      await admission?.close();
       control.close();
       collector.close();
       await xds.close();

@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { coalesce } from './coalesce.js';
 
 /**
  * Quiet period that ends a burst. An editor's save (write a temporary file,
@@ -23,13 +24,8 @@ export interface Watcher {
 }
 
 export function watchInputs(paths: string[], onChange: () => void, quietMs = DEBOUNCE_MS): Watcher {
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const fire = () => {
-    if (closed) return;
-    clearTimeout(timer);
-    timer = setTimeout(onChange, quietMs);
-  };
+  const burst = coalesce(onChange, quietMs);
+  const fire = () => burst.fire();
   const watchers = new Map<string, fs.FSWatcher>();
   const isDir = (p: string) => {
     try {
@@ -72,8 +68,7 @@ export function watchInputs(paths: string[], onChange: () => void, quietMs = DEB
   }
   return {
     close() {
-      closed = true;
-      clearTimeout(timer);
+      burst.close();
       for (const w of watchers.values()) w.close();
     },
   };

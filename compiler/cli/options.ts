@@ -43,10 +43,15 @@ function hostPortOption(flags: string, description: string, fallback: { host: st
   return new Option(flags, description).argParser(parseHostPort).default(fallback, `${fallback.host}:${fallback.port}`);
 }
 
-export function addCompileOptions(cmd: Command): Command {
+/** `filesRequired: false` for a command that can read its resources elsewhere (serve --kube), and checks -f itself. */
+export function addCompileOptions(cmd: Command, { filesRequired = true } = {}): Command {
   const d = DEFAULT_OPTIONS;
+  const filename = new Option('-f, --filename <path>', 'resource file or directory (repeatable)')
+    .argParser(collect)
+    .default([])
+    .makeOptionMandatory(filesRequired);
   return cmd
-    .requiredOption('-f, --filename <path>', 'resource file or directory (repeatable)', collect, [])
+    .addOption(filename)
     .option('--listener-address <ip>', 'address the HTTP listener binds', d.listenerAddress)
     .option('--listener-port <port>', 'port of the HTTP listener', parsePort, d.listenerPort)
     .option('--cluster-domain <domain>', 'cluster DNS domain of kube services', d.clusterDomain)

@@ -74,6 +74,11 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
   },
 };
 
+/** The plural (REST resource name) of a kind that has a CRD. */
+export function pluralOf(kind: string): string | undefined {
+  return Object.hasOwn(NAMES, kind) ? NAMES[kind].plural : undefined;
+}
+
 /** The category `kubectl get sluice` lists. */
 export const SLUICE_CATEGORY = 'sluice';
 

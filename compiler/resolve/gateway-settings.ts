@@ -57,10 +57,6 @@ export function sourceRanges(
   return ranges.length === specs.length ? ranges : undefined;
 }
 
-export function where(origin: Origin, path: FieldPath): string {
-  return `${origin.file}:${origin.lineOf(path)}`;
-}
-
 export function httpSettings(
   spec: HttpConnectionManagerSpec | undefined,
   origin: Origin,

@@ -3,14 +3,13 @@
  * listener's HTTPS hosts by SNI, and the domains and SNI names two of them
  * would both claim.
  */
-import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { fieldError, placeOf, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { CidrIR, GatewayChainIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
 import type { TcpGatewaySpec } from '../kinds/gateway.js';
 import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { type Ref } from './index.js';
 import { downstreamTls } from './tls.js';
-import { where } from './gateway-settings.js';
 
 /** The cluster of the Upstream `ref` names at `path` of `from`, taken into the output; undefined after reporting. */
 export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string | undefined;
@@ -95,7 +94,7 @@ export function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagno
           'resolve',
           claim.origin,
           claim.path,
-          `${claim.label} ${what}, as ${owner.label} (${where(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`,
+          `${claim.label} ${what}, as ${owner.label} (${placeOf(owner.origin, owner.path)}) does, on the same Gateway: Envoy could not tell their connections apart`,
           hint,
         ),
       );
@@ -162,7 +161,7 @@ export function claimDomains(hosts: VirtualHostIR[], diagnostics: Diagnostic[], 
       const by =
         owner === vh
           ? 'this VirtualService already lists it'
-          : `VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)} (${where(owner.origin, ['spec', 'virtualHost', 'domains'])}) already claims it`;
+          : `VirtualService ${owner.namespace}/${owner.name.slice(owner.namespace.length + 1)} (${placeOf(owner.origin, ['spec', 'virtualHost', 'domains'])}) already claims it`;
       diagnostics.push(
         fieldError(
           'resolve',

@@ -7,7 +7,7 @@
  * filter chain per distinct sslConfig; a plain one only those without (Gloo's rule).
  */
 import { isIP } from 'node:net';
-import { asWarning, fieldError, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { asWarning, fieldError, placeOf, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { GatewayChainIR, GatewayIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
 import type { GatewaySpec, HttpGatewaySpec, MatchedGatewaySpec } from '../kinds/gateway.js';
 import type { SslConfigSpec } from '../kinds/tls.js';
@@ -85,7 +85,7 @@ export function resolveGateways(
           'resolve',
           resource.origin,
           ['spec', 'bindPort'],
-          `Gateway ${showRef(resource)} and Gateway ${showRef(clash.resource)} (${clash.resource.origin.file}:${clash.resource.origin.lineOf(['spec', 'bindPort'])}) both bind port ${gw.port} (${quote(gw.address)} and ${quote(clash.gw.address)}) on proxy ${quote(proxy)}`,
+          `Gateway ${showRef(resource)} and Gateway ${showRef(clash.resource)} (${placeOf(clash.resource.origin, ['spec', 'bindPort'])}) both bind port ${gw.port} (${quote(gw.address)} and ${quote(clash.gw.address)}) on proxy ${quote(proxy)}`,
           'give one of them another bindPort, or other proxyNames',
         ),
       );

@@ -2,7 +2,7 @@
  * The resource index: every validated resource by kind/namespace/name, with
  * duplicates reported. Resolvers look references up here.
  */
-import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import { fieldError, placeOf, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import { compareText, sortedLike } from '../order.js';
 import type { Resource } from '../validate/validate.js';
 import type { NamespacedName, UpstreamIR } from '../ir/model.js';
@@ -39,7 +39,7 @@ export class ResourceIndex {
             'resolve',
             r.origin,
             ['metadata', 'name'],
-            `duplicate ${r.kind} "${r.name}" in namespace "${r.namespace}"; first defined at ${first.origin.file}:${first.origin.lineOf([])}`,
+            `duplicate ${r.kind} "${r.name}" in namespace "${r.namespace}"; first defined at ${placeOf(first.origin, [])}`,
             'rename one of them or remove the copy',
           ),
         );

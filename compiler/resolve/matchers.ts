@@ -6,7 +6,15 @@
  * shadows entirely (a warning naming both).
  */
 import { createRequire } from 'node:module';
-import { asWarning, fieldError, fieldName, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import {
+  asWarning,
+  fieldError,
+  fieldName,
+  placeOf,
+  type Diagnostic,
+  type FieldPath,
+  type Origin,
+} from '../diagnostics.js';
 import type { HeaderMatchIR, QueryMatchIR, RouteMatchIR, StringMatchIR } from '../ir/model.js';
 import type { MatcherSpec } from '../kinds/matchers.js';
 
@@ -160,7 +168,7 @@ export function shadowWarnings(
     const where =
       firstOrigin === at
         ? fieldName(at, first.path)
-        : `${fieldName(firstOrigin, first.path)} of ${firstOrigin.resource} (${firstOrigin.file}:${firstOrigin.lineOf(first.path)})`;
+        : `${fieldName(firstOrigin, first.path)} of ${firstOrigin.resource} (${placeOf(firstOrigin, first.path)})`;
     out.push(
       asWarning(
         fieldError(

@@ -9,7 +9,16 @@
  * weight have their routes sorted by path specificity; a delegated route
  * takes each of the delegating route's options it does not set itself.
  */
-import { asWarning, fieldError, formatPath, notFound, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
+import {
+  asWarning,
+  fieldError,
+  formatPath,
+  notFound,
+  placeOf,
+  quote,
+  type Diagnostic,
+  type FieldPath,
+} from '../diagnostics.js';
 import type { RouteMatchIR, RouteOptionsIR } from '../ir/model.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { DelegateActionSpec, RouteSpec } from '../kinds/routes.js';
@@ -255,8 +264,7 @@ function checkAgainstParent(
   const prefix = parent.match.path.value;
   matches.forEach((m, j) => {
     // Only when there is a problem to report: finding a line parses the document again (and keeps its positions).
-    const parentAt = () =>
-      `${parent.owner.origin.resource} at ${parent.owner.origin.file}:${parent.owner.origin.lineOf(parent.matcherPath)}`;
+    const parentAt = () => `${parent.owner.origin.resource} at ${placeOf(parent.owner.origin, parent.matcherPath)}`;
     const at = (route.matchers ?? []).length > 0 ? [...path, 'matchers', j] : path;
     const problem = !m.path.value.startsWith(prefix)
       ? [

@@ -21,11 +21,11 @@ export function explainRefusedReferences(diagnostics: Diagnostic[]): Diagnostic[
     const { reference, ...plain } = d;
     const error = refused.get(reference);
     if (!error) return plain;
-    const where = `${error.file}${error.line ? `:${error.line}` : ''}`;
+    const where = error.file ? ` (${error.file}${error.line ? `:${error.line}` : ''})` : '';
     return {
       ...plain,
       message: `${reference} was refused: see the error ${before(error, d) ? 'above' : 'below'}`,
-      hint: `fix ${reference} (${where}); this reference then finds it`,
+      hint: `fix ${reference}${where}; this reference then finds it`,
     };
   });
 }
