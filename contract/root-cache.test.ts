@@ -72,6 +72,19 @@ test('protoc-gen-validate rules and oneof options survive the JSON', () => {
   expect(lazy.require('envoy.config.nope.v3.Nothing')).toBe(false);
 });
 
+test("an Any's JSON form finds its type though nobody asked for it yet, both ways", () => {
+  const lazy = new LazyRoot(JSON.parse(json));
+  lazy.require('envoy.config.listener.v3.Filter');
+  const Filter = lazy.root.lookupType('envoy.config.listener.v3.Filter');
+  const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+  const filter = {
+    name: 'hcm',
+    typed_config: { '@type': HCM, stat_prefix: 'ingress', rds: { route_config_name: 'r' } },
+  };
+  const decoded = Filter.toObject(Filter.decode(Filter.encode(Filter.fromObject(filter)).finish()), { json: true });
+  expect(decoded).toEqual(filter);
+});
+
 test("the build's JSON is read only for the protos it was made from", () => {
   // npm run build wrote it (the test setup builds); its key is of these protos.
   expect(readRootJson(BUILD_ROOT_JSON.replace('/contract/', '/dist/contract/'), rootKey())).toBeDefined();

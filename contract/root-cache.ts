@@ -88,6 +88,8 @@ export function rootJson(root: protobuf.Root, skipped: readonly string[], key: s
   return JSON.stringify({ key, skipped: [...skipped], names, definitions } satisfies RootJson);
 }
 
+type LookupImpl = (path: string[], flatPath: string) => protobuf.ReflectionObject | null;
+
 /** A Root that holds the definitions asked for so far and what they refer to. */
 export class LazyRoot {
   readonly root = new protobuf.Root();
@@ -95,6 +97,11 @@ export class LazyRoot {
 
   constructor(private readonly cache: RootJson) {
     this.loaded = cache.definitions.map(() => false);
+    // protobufjs finds the type of an Any's JSON form (`@type`) by a lookup that walks up to the Root: a
+    // full name no definition added so far has is added there, so that lookup answers as in the Root of every file.
+    const root = this.root as unknown as { _lookupImpl: LookupImpl };
+    const own = root._lookupImpl.bind(root);
+    root._lookupImpl = (path, flatPath) => own(path, flatPath) ?? (this.require(flatPath) ? own(path, flatPath) : null);
   }
 
   get skipped(): string[] {
