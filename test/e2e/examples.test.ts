@@ -309,22 +309,30 @@ describe('without Envoy, sluice explain and sluice test', () => {
     const targets = { overlay, ldapAddress: directory.address };
     const got = new Map<Scenario, { command: string; answer?: string; stderr: string }>();
     const queue = [...SCENARIOS];
+    const explainOnce = async (command: string) => {
+      const { stdout, stderr } = (await run('bash', ['-c', command], { cwd: ROOT }).catch((err) => err)) as {
+        stdout: string;
+        stderr: string;
+      };
+      return { command, answer: stdout.trimEnd().split('\n').at(-1), stderr };
+    };
     const worker = async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         const command = explainCommand(s, targets);
-        const { stdout, stderr } = (await run('bash', ['-c', command], { cwd: ROOT }).catch((err) => err)) as {
-          stdout: string;
-          stderr: string;
-        };
-        got.set(s, { command, answer: stdout.trimEnd().split('\n').at(-1), stderr });
+        let result = await explainOnce(command);
+        // --fetch-jwks asks this process's key server within 5 s; on two cores running two suites it once did not
+        // answer in time. Such a miss is asked again; keys that never come still fail the line.
+        if (result.answer?.includes('Jwks remote fetch is failed') && !explainAnswer(s).includes('Jwks remote fetch'))
+          result = await explainOnce(command);
+        got.set(s, result);
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
     expect(SCENARIOS.map((s) => got.get(s))).toEqual(
       SCENARIOS.map((s) => ({ command: explainCommand(s, targets), answer: explainAnswer(s), stderr: '' })),
     );
-    // Each run starts a compiler (about 4 s of CPU, most of it loading Envoy's protos and the schemas): 32 of them
-    // take a minute on a quiet two-core machine and several when it runs two suites and more.
+    // Each run starts a compiler (about 1.6 s of CPU since the build precomputes the schema checks and Envoy's protos):
+    // 32 of them take under a minute on a quiet two-core machine and a few when it runs two suites.
   }, 900_000);
 
   test('every case of examples/tests.yaml passes with --ldap-address on the example directory', async () => {
