@@ -6,19 +6,12 @@
  * ones and serves the keys of its JWTs at /jwks. A userinfo endpoint is an
  * HTTP server written here.
  */
-import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { stringify } from 'yaml';
-import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
-import { compileFiles } from '../../compiler/pipeline.js';
-import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { parseArgs } from '../../extauth-server/cli.js';
-import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
-import { tempDir } from '../../harness/temp-dir.js';
+import { type RunningExtauth } from '../../extauth-server/server.js';
 import { ISSUER_CLIENTS, startTokenIssuer, type TokenIssuer } from '../../harness/token-issuer.js';
-import { checker, closedPort, header, httpStatus, memoryLogger, type Checker } from './helpers.js';
+import { closedPort, header, httpStatus, type Checker, compileConfig, startSidecar } from './helpers.js';
 
 const INTROSPECTION = '/token/introspection';
 const AUDIENCE = 'urn:petstore';
@@ -26,7 +19,7 @@ const AUDIENCE = 'urn:petstore';
 let issuer: TokenIssuer;
 let server: RunningExtauth;
 let check: Checker;
-let log: ReturnType<typeof memoryLogger>;
+let log: () => string;
 let userinfo: { port: number; seen: string[]; refuse: boolean; close(): Promise<void> };
 /** The inline JWKS's private key and its kid. */
 let localKey: { privateKey: CryptoKey; kid: string };
@@ -105,25 +98,7 @@ async function resources(): Promise<string> {
 
 beforeAll(async () => {
   [issuer, userinfo] = await Promise.all([startTokenIssuer(), userinfoServer()]);
-  const dir = tempDir('access-token');
-  await writeFile(path.join(dir, 'resources.yaml'), await resources());
-  const result = await compileFiles([dir], DEFAULT_OPTIONS);
-  expect(result.diagnostics).toEqual([]);
-  const out = path.join(dir, 'out');
-  await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
-  log = memoryLogger();
-  const opts = parseArgs([
-    '--config',
-    path.join(out, 'extauth.json'),
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--bind',
-    '127.0.0.1',
-  ]);
-  server = await startExtauth({ ...opts, logger: log.logger });
-  check = checker(server.port);
+  ({ sidecar: server, check, log } = await startSidecar(await compileConfig(await resources())));
 });
 
 afterAll(async () => {
@@ -251,7 +226,7 @@ describe('JWT access tokens', () => {
 });
 
 test('no token and no client secret is ever logged', () => {
-  const text = log.text();
+  const text = log();
   expect(tokens.length).toBeGreaterThan(10);
   for (const t of tokens) expect(text).not.toContain(t);
   expect(text).not.toContain(ISSUER_CLIENTS.gateway.secret);

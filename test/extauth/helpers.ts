@@ -1,5 +1,7 @@
 /** Shared by the extauth tests: a Check client that sends what Envoy sends (harness/extauth-check.ts), and what the tests observe with. */
 import * as grpc from '@grpc/grpc-js';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
@@ -9,6 +11,11 @@ import { authRequest } from '../../extauth-server/grpc.js';
 import type { AuthConfig } from '../../extauth-server/config.js';
 import type { AuthModule, AuthRequest } from '../../extauth-server/module.js';
 import { envoyCheckRequest, type CheckExtras } from '../../harness/extauth-check.js';
+import { tempDir } from '../../harness/temp-dir.js';
+import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
+import { compileFiles } from '../../compiler/pipeline.js';
+import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
+import { startExtauth } from '../../extauth-server/server.js';
 import { checkLogText } from '../../harness/log-check.js';
 
 export interface CheckResponse {
@@ -177,4 +184,29 @@ export async function ldapProxy(targetPort: number): Promise<LdapProxy> {
     },
   };
   return proxy;
+}
+
+/** Compiles the resources in `text` as `sluice compile -o DIR` does; the path of DIR/extauth.json. Any diagnostic is an error. */
+export async function compileConfig(text: string): Promise<string> {
+  const dir = tempDir('extauth-config');
+  await writeFile(path.join(dir, 'resources.yaml'), text);
+  const result = await compileFiles([dir], DEFAULT_OPTIONS);
+  if (result.diagnostics.length) throw new Error(JSON.stringify(result.diagnostics, null, 2));
+  const out = path.join(dir, 'out');
+  await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
+  return path.join(out, 'extauth.json');
+}
+
+/** A sidecar serving `configFile`, logging into memory. */
+export async function startSidecar(configFile: string) {
+  const { logger, text } = memoryLogger();
+  const sidecar = await startExtauth({
+    config: configFile,
+    port: 0,
+    adminPort: 0,
+    host: '127.0.0.1',
+    nodeId: 't',
+    logger,
+  });
+  return { sidecar, check: checker(sidecar.port), log: text };
 }

@@ -13,19 +13,21 @@
 import * as grpc from '@grpc/grpc-js';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
-import { compileFiles } from '../../compiler/pipeline.js';
-import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { parseArgs } from '../../extauth-server/cli.js';
 import { authorizationService } from '../../extauth-server/protos.js';
-import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
+import { type RunningExtauth } from '../../extauth-server/server.js';
 import { basic } from '../../harness/extauth-check.js';
-import { tempDir } from '../../harness/temp-dir.js';
-import { checker, closedPort, header, httpStatus, memoryLogger, type Checker, type CheckResponse } from './helpers.js';
+import {
+  closedPort,
+  header,
+  httpStatus,
+  type Checker,
+  type CheckResponse,
+  compileConfig,
+  startSidecar,
+} from './helpers.js';
 import { opaDataApiDouble, type OpaServer } from './opa-double.js';
 
 const FIXTURE_SECRETS = path.join(import.meta.dirname, 'fixtures', 'apikey-secrets.yaml');
@@ -120,7 +122,7 @@ async function teamHttpServer(): Promise<TeamHttp> {
 
 let server: RunningExtauth;
 let check: Checker;
-let log: ReturnType<typeof memoryLogger>;
+let log: () => string;
 let teamGrpc: TeamGrpc;
 /** Stopped and started again by a test. */
 let restartable: TeamGrpc;
@@ -258,25 +260,7 @@ beforeAll(async () => {
     teamHttpServer(),
     opaDataApiDouble({ 'envoy/authz/allow': (input) => (input as any).http_request?.headers?.['x-opa'] === 'yes' }),
   ]);
-  const dir = tempDir('kinds');
-  await writeFile(path.join(dir, 'resources.yaml'), await resources());
-  const result = await compileFiles([dir], DEFAULT_OPTIONS);
-  expect(result.diagnostics).toEqual([]);
-  const out = path.join(dir, 'out');
-  await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
-  log = memoryLogger();
-  const opts = parseArgs([
-    '--config',
-    path.join(out, 'extauth.json'),
-    '--port',
-    '0',
-    '--admin-port',
-    '0',
-    '--bind',
-    '127.0.0.1',
-  ]);
-  server = await startExtauth({ ...opts, logger: log.logger });
-  check = checker(server.port);
+  ({ sidecar: server, check, log } = await startSidecar(await compileConfig(await resources())));
 });
 
 afterAll(async () => {
@@ -543,7 +527,7 @@ describe('jwt and booleanExpr', () => {
 });
 
 test('no key or password was logged', () => {
-  const text = log.text();
+  const text = log();
   expect(text.length).toBeGreaterThan(0);
   for (const secret of [...Object.values(KEYS), ...Object.values(PASSWORDS)]) expect(text).not.toContain(secret);
 });

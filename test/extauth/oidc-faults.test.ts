@@ -6,7 +6,8 @@
  * stopped and started again on the same port.
  */
 import { httpStatus } from './helpers.js';
-import { APP, logIn, sessionCookie, startSidecar, startWorld, type World } from './oidc-fixture.js';
+import { startSidecar } from './helpers.js';
+import { APP, logIn, sessionCookie, startWorld, type World } from './oidc-fixture.js';
 
 let world: World;
 

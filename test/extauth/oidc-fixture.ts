@@ -7,18 +7,13 @@
  * the headers the sidecar set, the client getting the sidecar's response
  * headers (a renewed session cookie) or its denial (302, 403, 503) as is.
  */
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { stringify } from 'yaml';
-import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
-import { compileFiles } from '../../compiler/pipeline.js';
-import { DEFAULT_OPTIONS, type Json } from '../../compiler/translate/output.js';
-import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
+import type { Json } from '../../compiler/translate/output.js';
+import { type RunningExtauth } from '../../extauth-server/server.js';
 import { Browser, type Page } from '../../harness/browser.js';
 import { startOpenIdProvider, type OpenIdProvider, type TestClient } from '../../harness/oidc-provider.js';
 import { startRedis, type RedisServer } from '../../harness/redis.js';
-import { tempDir } from '../../harness/temp-dir.js';
-import { checker, httpStatus, memoryLogger, type Checker, type CheckResponse } from './helpers.js';
+import { httpStatus, type Checker, type CheckResponse, compileConfig, startSidecar } from './helpers.js';
 
 export const APP = 'https://app.example.test';
 export const OTHER_APP = 'https://other.example.test/cb';
@@ -120,17 +115,6 @@ export function resources(issuer: string, redis: string, tokenEndpoint: string, 
     .join('---\n');
 }
 
-/** Compiles the resources into DIR/extauth.json. */
-export async function compileConfig(text: string): Promise<string> {
-  const dir = tempDir('oidc');
-  await writeFile(path.join(dir, 'resources.yaml'), text);
-  const result = await compileFiles([dir], DEFAULT_OPTIONS);
-  if (result.diagnostics.length) throw new Error(JSON.stringify(result.diagnostics, null, 2));
-  const out = path.join(dir, 'out');
-  await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
-  return path.join(out, 'extauth.json');
-}
-
 /** Envoy's ext_authz filter in front of an app that echoes the headers it receives. */
 export function gateway(check: Checker, configRef: string) {
   return async (url: URL, cookie: string): Promise<Page> => {
@@ -158,20 +142,6 @@ export function gateway(check: Checker, configRef: string) {
       body: res.denied_response?.body ?? '',
     };
   };
-}
-
-/** A sidecar serving `configFile`, logging into memory. */
-export async function startSidecar(configFile: string) {
-  const { logger, text } = memoryLogger();
-  const sidecar = await startExtauth({
-    config: configFile,
-    port: 0,
-    adminPort: 0,
-    host: '127.0.0.1',
-    nodeId: 't',
-    logger,
-  });
-  return { sidecar, check: checker(sidecar.port), log: text };
 }
 
 /** A fake token endpoint for `forged-token`: answers every code exchange with `answer()`. */

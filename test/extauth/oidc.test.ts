@@ -6,11 +6,9 @@
  * logout; the bad inputs a test each; nothing secret in the log.
  */
 import { SHORT_TTL_S } from '../../harness/oidc-provider.js';
-import { httpStatus } from './helpers.js';
+import { compileConfig, httpStatus, startSidecar } from './helpers.js';
 import {
   APP,
-  CLIENT_SECRET,
-  compileConfig,
   headerOf,
   KEY_1,
   KEY_2,
@@ -18,7 +16,6 @@ import {
   OTHER_APP,
   resources,
   sessionCookie,
-  startSidecar,
   startWorld,
   upstreamHeaders,
   type World,
