@@ -19,6 +19,8 @@ export const TYPE_URL = {
   extensionConfig: 'type.googleapis.com/envoy.config.core.v3.TypedExtensionConfig',
   authConfig: 'type.googleapis.com/sluice.extauth.v1.AuthConfig',
   graphqlApi: 'type.googleapis.com/sluice.graphql.v1.GraphQLApi',
+  /** sluice-ratelimit's rules, one resource per rate limit domain (contract/proto/sluice/ratelimit/v1/ratelimit.proto). */
+  rateLimitDomain: 'type.googleapis.com/sluice.ratelimit.v1.RateLimitDomain',
 } as const;
 
 /**
