@@ -11,5 +11,3 @@
  */
 export const SET_DESCRIPTOR_MARKER = { key: 'generic_key', value: 'solo.setDescriptor.uniqueValue' } as const;
 
-/** Gloo's rate limit domain for Envoy's filter and the server's rules when Settings name none. */
-export const DEFAULT_DOMAIN = 'solo.io';
