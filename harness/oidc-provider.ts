@@ -7,8 +7,8 @@
  * port with the same state (grants, codes, keys).
  */
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
 import Provider from 'oidc-provider';
+import { restartableServer } from './restartable-server.js';
 import { freePort } from './slapd.js';
 
 export interface TestClient {
@@ -64,31 +64,7 @@ export async function startOpenIdProvider(clients: TestClient[]): Promise<OpenId
     }),
   });
   Object.assign(console, { warn, info });
-  let server: Server | undefined;
-  const sockets = new Set<Socket>();
-
-  async function start(): Promise<void> {
-    if (server) return;
-    await new Promise<void>((resolve, reject) => {
-      const s = provider.listen(port, '127.0.0.1', () => resolve()) as Server;
-      s.once('error', reject);
-      s.on('connection', (sock: Socket) => {
-        sockets.add(sock);
-        sock.on('close', () => sockets.delete(sock));
-      });
-      server = s;
-    });
-  }
-
-  async function stop(): Promise<void> {
-    const s = server;
-    server = undefined;
-    if (!s) return;
-    const closed = new Promise((r) => s.close(r));
-    for (const sock of sockets) sock.destroy();
-    await closed;
-  }
-
+  const { start, stop } = restartableServer((ready) => provider.listen(port, '127.0.0.1', ready) as Server);
   await start();
   return { issuer, port, start, stop, close: stop };
 }

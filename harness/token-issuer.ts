@@ -9,8 +9,9 @@
  * back; every request path it answers is counted.
  */
 import http from 'node:http';
-import net from 'node:net';
 import Provider from 'oidc-provider';
+import { restartableServer } from './restartable-server.js';
+import { freePort } from './slapd.js';
 
 export const ISSUER_CLIENTS = {
   /** The gateway: introspects tokens. */
@@ -33,15 +34,6 @@ export interface TokenIssuer {
   /** Listens again on the same port. */
   start(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startTokenIssuer(): Promise<TokenIssuer> {
@@ -84,17 +76,9 @@ export async function startTokenIssuer(): Promise<TokenIssuer> {
     const path = (req.url ?? '').split('?')[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
   };
-  let server: http.Server | undefined;
-  const start = () =>
-    new Promise<void>((resolve) => {
-      server = provider.listen(port, '127.0.0.1', () => resolve());
-      server.on('request', count);
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      server!.closeAllConnections();
-      server!.close(() => resolve());
-    });
+  const { start, stop } = restartableServer((ready) =>
+    (provider.listen(port, '127.0.0.1', ready) as http.Server).on('request', count),
+  );
   await start();
   return {
     url,

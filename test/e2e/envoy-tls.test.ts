@@ -7,9 +7,8 @@
  * (Secrets inlined) is checked either way. Certificates are made with openssl
  * for each run.
  */
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +23,7 @@ import { DEFAULT_OPTIONS, type CompileOptions, type Json } from '../../compiler/
 import { verifyBootstrap } from '../../compiler/verify/verify.js';
 import { closedPort } from '../extauth/helpers.js';
 import { findEnvoy, noEnvoyReason, startEnvoy, type RunningEnvoy } from '../../harness/envoy.js';
+import { testCa } from '../../harness/certs.js';
 
 const ENVOY = findEnvoy();
 if (!ENVOY) console.log(noEnvoyReason('test/e2e/envoy-tls.test.ts'));
@@ -36,69 +36,14 @@ interface Pki {
   client: { crt: string; key: string };
 }
 
-/** A CA and certificates it signs for a.example.com, b.example.com and a client, made by openssl in `dir`. */
+/** A CA and certificates it signs for a.example.com, b.example.com and a client, made in `dir`. */
 function makePki(dir: string): Pki {
-  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  run(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=e2e test CA',
-  );
-  const leaf = (name: string, host: string) => {
-    run(
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      `/CN=${host}`,
-    );
-    writeFileSync(path.join(dir, `${name}.ext`), `subjectAltName=DNS:${host}\n`);
-    run(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    );
-    return {
-      crt: readFileSync(path.join(dir, `${name}.crt`), 'utf8'),
-      key: readFileSync(path.join(dir, `${name}.key`), 'utf8'),
-    };
-  };
+  const { ca, issue } = testCa(dir);
   return {
-    a: leaf('a', 'a.example.com'),
-    b: leaf('b', 'b.example.com'),
-    client: leaf('client', 'client.example.com'),
-    ca: readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
+    a: issue('a', 'a.example.com'),
+    b: issue('b', 'b.example.com'),
+    client: issue('client', 'client.example.com'),
+    ca: ca.crt,
   };
 }
 

@@ -5,8 +5,7 @@
  * not drain it); and no private key reaches the log, /status or an error.
  * Certificates are made with openssl for each run.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -16,36 +15,7 @@ import { startServe, type Serving } from '../../control-plane/run.js';
 import { SotwClient } from '../../harness/xds-client.js';
 import { TYPE_URL as T } from './fixtures.js';
 import { testLogger } from '../../harness/log-check.js';
-
-/** A self-signed certificate for `host` and its key, made by openssl in `dir`. */
-function certificate(dir: string, name: string, host: string): { crt: string; key: string } {
-  const crt = path.join(dir, `${name}.crt`);
-  const key = path.join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      crt,
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${host}`,
-      '-addext',
-      `subjectAltName=DNS:${host}`,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { crt: readFileSync(crt, 'utf8'), key: readFileSync(key, 'utf8') };
-}
+import { selfSignedCertificate } from '../../harness/certs.js';
 
 const indent = (text: string) =>
   text
@@ -124,9 +94,9 @@ afterEach(async () => {
 
 test('a Secret edited on disk is pushed over SDS alone; the listener keeps its version; no key in the log, /status or errors', async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'sluice-sds-'));
-  const first = certificate(dir, 'first', 'shop.example.com');
-  const second = certificate(dir, 'second', 'shop.example.com');
-  const other = certificate(dir, 'other', 'shop.example.com');
+  const first = selfSignedCertificate(dir, 'first', 'shop.example.com');
+  const second = selfSignedCertificate(dir, 'second', 'shop.example.com');
+  const other = selfSignedCertificate(dir, 'other', 'shop.example.com');
   writeFileSync(path.join(dir, 'resources.yaml'), RESOURCES);
   const secretFile = path.join(dir, 'secret.yaml');
   writeFileSync(secretFile, secret(first));
