@@ -3,19 +3,16 @@
  * the virtual host's ext_authz config_ref) drives sluice-extauth started with
  * the same command line flags as the binary, against a real slapd.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { authCredentialsSecret } from '../../compiler/cli/create.js';
-import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
-import { compileFiles } from '../../compiler/pipeline.js';
-import { DEFAULT_OPTIONS, type Json } from '../../compiler/translate/output.js';
+import type { Json } from '../../compiler/translate/output.js';
 import { parseArgs } from '../../extauth-server/cli.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, SERVICE_ACCOUNT, type Slapd } from '../../harness/slapd.js';
 import { basic } from '../../harness/extauth-check.js';
-import { tempDir } from '../../harness/temp-dir.js';
-import { checker, httpStatus, type Checker } from './helpers.js';
+import { checker, compileConfig, httpStatus, type Checker } from './helpers.js';
 import { testLogger } from '../../harness/log-check.js';
 
 let slapd: Slapd;
@@ -96,12 +93,7 @@ function virtualHosts(node: unknown): VirtualHost[] {
 
 beforeAll(async () => {
   slapd = await startSlapd();
-  const dir = tempDir('compiled');
-  await writeFile(path.join(dir, 'resources.yaml'), resources());
-  const result = await compileFiles([dir], DEFAULT_OPTIONS);
-  expect(result.diagnostics).toEqual([]);
-  const out = path.join(dir, 'out');
-  await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
+  const out = path.dirname(await compileConfig(resources()));
   // The service-account password is in extauth.json: owner-only. The bootstrap has no TLS key: the umask decides.
   expect((await stat(path.join(out, 'extauth.json'))).mode & 0o777).toBe(0o600);
   expect((await stat(path.join(out, 'envoy.json'))).mode & 0o777).toBe(0o644 & ~process.umask());

@@ -6,17 +6,12 @@
  * say so); ./kinds.test.ts covers the protocol with a double of the Data API.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pino from 'pino';
 import { stringify } from 'yaml';
-import { renderOutput, writeFiles } from '../../compiler/emit/write.js';
-import { compileFiles } from '../../compiler/pipeline.js';
-import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
-import { parseArgs } from '../../extauth-server/cli.js';
-import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
+import type { RunningExtauth } from '../../extauth-server/server.js';
 import { tempDir } from '../../harness/temp-dir.js';
-import { checker, closedPort, httpStatus, type Checker } from './helpers.js';
+import { closedPort, compileConfig, httpStatus, startSidecar, type Checker } from './helpers.js';
 
 const hasOpa = spawnSync('opa', ['version'], { stdio: 'ignore' }).status === 0;
 if (!hasOpa)
@@ -61,8 +56,6 @@ async function waitForOpa(port: number): Promise<void> {
       stdio: 'ignore',
     });
     await waitForOpa(port);
-    const input = path.join(dir, 'input');
-    await mkdir(input);
     const authConfig = {
       apiVersion: 'enterprise.gloo.solo.io/v1',
       kind: 'AuthConfig',
@@ -71,25 +64,7 @@ async function waitForOpa(port: number): Promise<void> {
         configs: [{ opaServerAuth: { serverAddr: `127.0.0.1:${port}`, package: 'envoy.authz', ruleName: 'allow' } }],
       },
     };
-    await writeFile(path.join(input, 'resources.yaml'), stringify(authConfig));
-    const result = await compileFiles([input], DEFAULT_OPTIONS);
-    expect(result.diagnostics).toEqual([]);
-    const out = path.join(dir, 'out');
-    await writeFiles(out, renderOutput(result.xds!, DEFAULT_OPTIONS, 'json'));
-    server = await startExtauth({
-      ...parseArgs([
-        '--config',
-        path.join(out, 'extauth.json'),
-        '--port',
-        '0',
-        '--admin-port',
-        '0',
-        '--bind',
-        '127.0.0.1',
-      ]),
-      logger: pino({ level: 'silent' }),
-    });
-    check = checker(server.port);
+    ({ sidecar: server, check } = await startSidecar(await compileConfig(stringify(authConfig))));
   });
 
   afterAll(async () => {
