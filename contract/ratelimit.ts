@@ -10,4 +10,3 @@
  * value, so a descriptor list reads the same in Sluice and in Gloo.
  */
 export const SET_DESCRIPTOR_MARKER = { key: 'generic_key', value: 'solo.setDescriptor.uniqueValue' } as const;
-
