@@ -62,21 +62,22 @@ function typeCell(t: TypeView): Markup {
   return h`<tr><td>${t.type}</td><td>${version(t.acked)}</td><td>${version(t.current)}</td><td>${state}${nack}</td></tr>`;
 }
 
-function clientBlock(c: ClientView, extra: Markup | string = ''): Markup {
+/** `role`: the proxy the node is, for Envoys (sidecars name none). */
+function clientBlock(c: ClientView, role: boolean, extra: Markup | string = ''): Markup {
   return h`<div class="client" data-node="${c.nodeId}">
-<div class="client-head"><b>${c.nodeId || '(no node id)'}</b> ${extra} <span class="dim">role</span> ${c.proxy} <span class="dim">address</span> ${c.address} <span class="dim">connected since</span> ${time(c.connectedAt)} <span class="dim">${c.protocol} · ${c.userAgent || c.cluster}</span></div>
+<div class="client-head"><b>${c.nodeId || '(no node id)'}</b> ${extra} ${role ? h`<span class="dim">role</span> ${c.proxy} ` : ''}<span class="dim">address</span> ${c.address} <span class="dim">connected since</span> ${time(c.connectedAt)} <span class="dim">${c.protocol} · ${c.userAgent || c.cluster}</span></div>
 <table><thead><tr><th>type</th><th>ACKed</th><th>current</th><th>state</th></tr></thead><tbody>${c.types.map(typeCell)}</tbody></table>
 </div>`;
 }
 
 function proxySection(p: ProxyView): Markup {
   return h`<div class="proxy"><h3>${p.name} <span class="dim">snapshot</span> ${version(p.version)}</h3>${
-    p.envoys.length === 0 ? h`<p class="bad">no Envoy connected</p>` : p.envoys.map((e) => clientBlock(e))
+    p.envoys.length === 0 ? h`<p class="bad">no Envoy connected</p>` : p.envoys.map((e) => clientBlock(e, true))
   }</div>`;
 }
 
 function sidecarBlock(s: SidecarView): Markup {
-  return clientBlock(s, s.ready ? h`<span class="ok">ready</span>` : h`<span class="bad">not ready</span>`);
+  return clientBlock(s, false, s.ready ? h`<span class="ok">ready</span>` : h`<span class="bad">not ready</span>`);
 }
 
 function changeItem(c: SnapshotChange): Markup {

@@ -58,11 +58,10 @@ export function problemsOf(status: StatusDocument, staleAfterSeconds: number): P
   // A client behind, but neither NACKing nor past the limit, has a push on its way: not a problem yet.
   for (const sidecar of status.sidecars) out.push(...clientProblems(sidecar, 'sidecar', now, staleAfterMs));
   for (const r of status.resources)
-    if (r.state === 'rejected')
-      for (const message of r.messages) out.push({ kind: 'rejected', message: `rejected ${r.resource}: ${message}` });
+    if (r.state === 'rejected') for (const message of r.messages) out.push({ kind: 'rejected', message });
   const named = new Set(status.resources.map((r) => r.resource));
   for (const d of status.diagnostics)
     if (d.severity === 'error' && (d.resource === undefined || !named.has(d.resource)))
-      out.push({ kind: 'compile-error', message: `compile error: ${d.text}` });
+      out.push({ kind: 'compile-error', message: d.text });
   return out;
 }

@@ -137,7 +137,22 @@ function isSidecar(stream: StreamStatus): boolean {
   return types.length > 0 && types.every((t) => SIDECAR_TYPES.has(t));
 }
 
-/** The verdict on each input resource, from the diagnostics that name it (as serve --kube writes it into status). */
+function verdict(name: string, own: readonly Diagnostic[], file?: string, line?: number): ResourceView {
+  const errors = own.filter(isError);
+  return {
+    resource: name,
+    ...(file ? { file } : {}),
+    ...(line ? { line } : {}),
+    state: errors.length > 0 ? 'rejected' : own.length > 0 ? 'warning' : 'accepted',
+    messages: (errors.length > 0 ? errors : own).map(formatDiagnostic),
+  };
+}
+
+/**
+ * The verdict on each input resource, from the diagnostics that name it (as
+ * serve --kube writes it into status); a resource refused before it was
+ * read as one (its name does not validate) is known from its diagnostics.
+ */
 function resourceViews(inputs: readonly Resource[], diagnostics: readonly Diagnostic[]): ResourceView[] {
   const byResource = new Map<string, Diagnostic[]>();
   for (const d of diagnostics) if (d.resource) byResource.set(d.resource, [...(byResource.get(d.resource) ?? []), d]);
@@ -147,17 +162,11 @@ function resourceViews(inputs: readonly Resource[], diagnostics: readonly Diagno
     const name = r.origin.resource;
     if (seen.has(`${name}\0${r.origin.file}`)) continue;
     seen.add(`${name}\0${r.origin.file}`);
-    const own = byResource.get(name) ?? [];
-    const errors = own.filter(isError);
-    const line = r.origin.lineOf([]);
-    views.push({
-      resource: name,
-      ...(r.origin.file ? { file: r.origin.file } : {}),
-      ...(line ? { line } : {}),
-      state: errors.length > 0 ? 'rejected' : own.length > 0 ? 'warning' : 'accepted',
-      messages: (errors.length > 0 ? errors : own).map(formatDiagnostic),
-    });
+    views.push(verdict(name, byResource.get(name) ?? [], r.origin.file, r.origin.lineOf([])));
   }
+  const named = new Set(inputs.map((r) => r.origin.resource));
+  for (const [name, own] of byResource)
+    if (!named.has(name)) views.push(verdict(name, own, own[0]!.file, own[0]!.line));
   const order: Record<ResourceState, number> = { rejected: 0, warning: 1, accepted: 2 };
   return views.sort((a, b) => order[a.state] - order[b.state] || a.resource.localeCompare(b.resource));
 }

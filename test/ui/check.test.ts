@@ -136,7 +136,7 @@ spec:
   const rejected = await check(['--admin', admin(), ...sidecarFlags]);
   expect(rejected.code).toBe(1);
   expect(rejected.stdout).toMatch(
-    /^rejected VirtualService default\/broken: .*broken\.yaml:\d+: error\[resolve\]: VirtualService default\/broken: .*nowhere/m,
+    /^rejected: .*broken\.yaml:\d+: error\[resolve\]: VirtualService default\/broken: .*nowhere/m,
   );
 
   // Every Envoy gone: the proxy has none.
