@@ -8,7 +8,8 @@
 import type { ClientView, StatusView } from './view.js';
 
 /** `sidecar`: a sidecar's health endpoint says it is not ready, or does not answer (the check asks it). */
-export type ProblemKind = 'not-ready' | 'nack' | 'no-envoy' | 'rejected' | 'compile-error' | 'stale' | 'sidecar';
+export type ProblemKind =
+  'not-ready' | 'nack' | 'no-envoy' | 'unknown-proxy' | 'rejected' | 'compile-error' | 'stale' | 'sidecar';
 
 export interface Problem {
   kind: ProblemKind;
@@ -53,6 +54,11 @@ export function problemsOf(status: StatusDocument, staleAfterSeconds: number): P
     out.push({ kind: 'not-ready', message: 'serve has no snapshot: the inputs have not compiled yet' });
   for (const proxy of status.proxies) {
     if (proxy.envoys.length === 0) out.push({ kind: 'no-envoy', message: `proxy ${proxy.name}: no Envoy connected` });
+    else if (status.ready && proxy.version === undefined)
+      out.push({
+        kind: 'unknown-proxy',
+        message: `proxy ${proxy.name}: ${proxy.envoys.map((e) => JSON.stringify(e.nodeId)).join(', ')} name it (node metadata role) but no Gateway lists it: served no listeners`,
+      });
     for (const envoy of proxy.envoys) out.push(...clientProblems(envoy, 'Envoy', now, staleAfterMs));
   }
   // A client behind, but neither NACKing nor past the limit, has a push on its way: not a problem yet.
