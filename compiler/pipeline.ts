@@ -33,7 +33,7 @@ import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
 import { VhdsMemo, vhdsSet } from './translate/vhds.js';
 import { explainRefusedReferences } from './validate/refused-references.js';
-import { validateDocuments, type Validated } from './validate/validate.js';
+import { validateDocuments, type Resource, type Validated } from './validate/validate.js';
 import { verifySet, VerifyMemo } from './verify/verify.js';
 
 export interface CompileResult {
@@ -49,6 +49,8 @@ export interface CompileResult {
   proxies?: ReadonlyMap<string, XdsSet>;
   /** With output: warnings only. Without: at least one error. */
   diagnostics: Diagnostic[];
+  /** The input resources that were named (valid or not), as objects the next run keeps when their document did not change. */
+  resources?: readonly Resource[];
 }
 
 /** Whether one formatted field path lies inside the other (or is it). */
@@ -158,7 +160,7 @@ export class Compiler {
     }
     // Files gone from the input are forgotten, with what was made from them.
     this.files = files;
-    return this.fromResources(loadDiagnostics, validated);
+    return { ...this.fromResources(loadDiagnostics, validated), resources: namedResources(validated) };
   }
 
   /**
@@ -183,7 +185,7 @@ export class Compiler {
       appendValidated(validated, entry.validated);
     }
     this.objects = entries;
-    return this.fromResources([], validated);
+    return { ...this.fromResources([], validated), resources: namedResources(validated) };
   }
 
   /**
@@ -313,6 +315,10 @@ function clusterDocument(object: ClusterObject): LoadedDocument {
 /** A file that cannot be read or parsed at all: its diagnostics only. */
 function failedEntry(bytes: Buffer, failed: LoadResult): FileEntry {
   return { bytes, chunks: [], loadDiagnostics: failed.diagnostics, validated: emptyValidated() };
+}
+
+function namedResources(validated: Validated): Resource[] {
+  return [...validated.resources, ...validated.invalid.map((i) => i.resource)];
 }
 
 function emptyValidated(): Validated {

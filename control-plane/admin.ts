@@ -1,8 +1,9 @@
 /**
  * Admin HTTP of `sluice serve`: /healthz, /readyz (once a first snapshot
- * exists), /metrics (Prometheus) and /status (JSON: snapshot, current
+ * exists), /metrics (Prometheus), /status (JSON: snapshot, current
  * compile errors per resource, connected nodes with what each ACKed or
- * NACKed).
+ * NACKed, and the status page's view: status/view.ts) and the status page
+ * (status/routes.ts).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -11,6 +12,7 @@ import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import type { ControlPlane } from './control.js';
 import type { Snapshot } from './cache/snapshot.js';
 import type { XdsServer } from './server/server.js';
+import { StatusPages } from './status/routes.js';
 
 const typeLabel = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
@@ -86,11 +88,12 @@ function types(snapshot: Snapshot) {
   );
 }
 
-export function status(control: ControlPlane, server: XdsServer) {
+export function status(control: ControlPlane, server: XdsServer, pages: StatusPages) {
   const snapshot = control.snapshot;
   const proxies = control.cache.proxies;
   return {
     ready: control.ready,
+    at: new Date().toISOString(),
     snapshot: snapshot && {
       version: control.version,
       generation: control.generation,
@@ -111,6 +114,7 @@ export function status(control: ControlPlane, server: XdsServer) {
     nacks: control.cache
       .allNacks()
       .map((n) => ({ ...n, resources: Object.fromEntries(n.resources), at: n.at.toISOString() })),
+    ...pages.view(),
   };
 }
 
@@ -121,6 +125,7 @@ export async function startAdmin(
   port: number,
 ): Promise<{ app: FastifyInstance; port: number }> {
   const registry = createMetrics(control, server);
+  const pages = new StatusPages(control, server);
   const app = Fastify({ logger: false });
   // The shape every binary shares (runtime/health.ts), with the snapshot version or the compile errors.
   addHealthRoutes(app, () =>
@@ -133,7 +138,8 @@ export async function startAdmin(
         },
   );
   app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
-  app.get('/status', async () => status(control, server));
+  app.get('/status', async () => status(control, server, pages));
+  pages.register(app);
   await app.listen({ host, port });
   const address = app.server.address();
   return { app, port: typeof address === 'object' && address ? address.port : port };

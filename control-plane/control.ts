@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../compiler/diagnostics.js';
+import type { Resource } from '../compiler/validate/validate.js';
 import { Compiler, type CompileResult } from '../compiler/pipeline.js';
 import { DEFAULT_PROXY_NAME } from '../compiler/resolve/gateways.js';
 import { emptyXdsSet, type CompileOptions } from '../compiler/translate/output.js';
@@ -44,6 +45,10 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
   readonly cache = new SnapshotCache();
   /** Errors of the latest run; empty when it succeeded. */
   errors: Diagnostic[] = [];
+  /** Everything the latest run said: its warnings, or its errors. */
+  diagnostics: Diagnostic[] = [];
+  /** The input resources of the latest run that got as far as naming them. */
+  inputs: readonly Resource[] = [];
   /** Number of snapshots with new content so far (the first is 1). */
   generation = 0;
   snapshotAt: Date | undefined;
@@ -130,6 +135,7 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
     let outcome: CompileOutcome;
     try {
       const result = await this.source.compile(this.compiler);
+      this.inputs = result.resources ?? [];
       if (!result.xds && !result.proxies) throw new CompileFailed(result.diagnostics);
       this.log.diagnostics('warn', result.diagnostics);
       const before = { shared: this.cache.current, proxies: new Map(this.cache.proxies) };
@@ -143,6 +149,7 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
         this.cache.setSnapshots(shared, proxies);
       }
       this.errors = [];
+      this.diagnostics = result.diagnostics;
       outcome = { ok: true, version, generation: this.generation, changed, durationMs: performance.now() - started };
       this.log.succeeded(version, this.generation, changed);
       if (!changed) this.log.unchanged(version, outcome.durationMs);
@@ -158,6 +165,7 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
           ? err.diagnostics
           : [{ stage: 'load' as const, message: `compile failed: ${(err as Error).message}` }];
       this.errors = diagnostics;
+      this.diagnostics = diagnostics;
       outcome = { ok: false, diagnostics, durationMs: performance.now() - started };
       this.log.diagnostics('error', diagnostics);
       this.log.failed(diagnostics.length, this.version);

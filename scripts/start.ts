@@ -363,6 +363,7 @@ async function main(): Promise<void> {
   }
   lines.push(
     '',
+    `== status page: http://${LOOPBACK}:${PORTS.serveAdmin}/   (JSON: /status; problems, one per line: npx sluice check)`,
     `== control plane: http://${LOOPBACK}:${PORTS.serveAdmin}/status   edit examples/*.yaml and serve pushes the change. Ctrl-C stops everything.`,
     '',
   );

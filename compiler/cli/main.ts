@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => CommandModule> = {
   explain: () => import('./explain.js'),
   test: () => import('./test.js'),
   crds: () => import('./crds.js'),
+  check: () => import('./check.js'),
 };
 
 const program = new Command('sluice')

@@ -38,6 +38,10 @@ export interface StreamStatus {
   protocol: 'sotw' | 'delta';
   node?: NodeInfo;
   types: Record<string, TypeStatus>;
+  /** The client's address as gRPC reports it (`127.0.0.1:50312`). */
+  address: string;
+  /** When the stream opened (ISO 8601). */
+  connectedAt: string;
   /** Bytes of responses written to the stream and not yet taken by its HTTP/2 stream (a client that stopped reading). */
   unflushedBytes: number;
 }

@@ -39,6 +39,7 @@ export abstract class AdsStream<TypeState, Req, Res> implements Pushable {
   private readonly unwatch: () => void;
   private readonly writes: StreamWrites;
   private readonly refs = new HeldRefs();
+  private readonly connectedAt = new Date().toISOString();
 
   constructor(
     readonly id: number,
@@ -98,6 +99,8 @@ export abstract class AdsStream<TypeState, Req, Res> implements Pushable {
       protocol: this.protocol,
       node: this.node,
       types: Object.fromEntries(this.typeStatus),
+      address: this.call.getPeer(),
+      connectedAt: this.connectedAt,
       unflushedBytes: this.writes.unflushed,
     };
   }
