@@ -56,7 +56,7 @@ const labelExpression = object(
     key: labelKey,
     operator: note(
       protoEnum(LABEL_OPERATORS),
-      'Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan, by name',
+      'Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan',
     ),
     values: Type.Array(string),
   },

@@ -26,7 +26,9 @@ import {
   nonEmptyString,
   object,
   pathPrefix,
+  positiveDuration,
   singleLine,
+  uint32,
 } from './schema.js';
 
 const jwks = object(
@@ -41,8 +43,11 @@ const jwks = object(
       {
         url: Type.String({ pattern: '^https?://[^\\s/]+', format: 'single-line' }),
         upstreamRef: resourceRef,
-        cacheDuration: notYet(),
-        asyncFetch: notYet(),
+        cacheDuration: note(positiveDuration, 'unset: 300s'),
+        asyncFetch: differs(
+          object({ fastListener: note(boolean, 'the listener starts before the first fetch ends') }),
+          'Sluice always fetches the key set in the background (unset too: Gloo fetches on the first request then)',
+        ),
       },
       ['url', 'upstreamRef'],
     ),
@@ -89,14 +94,17 @@ export const jwtProvider = object(
   {
     issuer: differs(singleLine, 'required: every provider names the issuer it accepts tokens from'),
     jwks,
-    audiences: notYet(),
+    audiences: note(
+      Type.Array(singleLine, { minItems: 1 }),
+      "a token's aud must name one of them (403 Audiences in Jwt are not allowed)",
+    ),
     tokenSource,
     keepToken: note(boolean, 'the verified token is forwarded upstream (by default it is removed)'),
     claimsToHeaders: note(
       Type.Array(claimToHeader),
       'a client-sent copy of the header is removed on every route of the virtual host, whether or not the token carries the claim; a route is chosen again once the claims are in, so routing on a claim header follows the token',
     ),
-    clockSkewSeconds: notYet(),
+    clockSkewSeconds: note(uint32, 'leeway on exp and nbf; unset or 0: 60 seconds, as Envoy'),
     attachFailedStatusToMetadata: notYet(),
   },
   ['issuer', 'jwks'],
@@ -142,7 +150,21 @@ export const virtualHostOptions = object({
     exactlyOne('configRef', 'customAuth'),
   ),
   retries: note(retries, 'every route without retries of its own'),
-  stats: refused('virtual cluster statistics are not implemented'),
+  stats: object({
+    virtualClusters: note(
+      Type.Array(
+        object(
+          {
+            name: note(singleLine, 'dots become underscores, as Gloo writes it (vhost.<host>.vcluster.<name>.*)'),
+            pattern: note(singleLine, 'the whole path must match; RE2, checked at compile time'),
+            method: note(singleLine, 'any case; unset: every method'),
+          },
+          ['name', 'pattern'],
+        ),
+      ),
+      "Envoy's virtual clusters: statistics for the requests each matches",
+    ),
+  }),
   headerManipulation: note(headerManipulation, "every route, after the route's own"),
   cors: hostCors,
   transformations: glooEnvoy(),
@@ -154,8 +176,8 @@ export const virtualHostOptions = object({
   dlp: glooEnvoy(),
   bufferPerRoute: notYet(),
   csrf: hostCsrf,
-  includeRequestAttemptCount: notYet(),
-  includeAttemptCountInResponse: notYet(),
+  includeRequestAttemptCount: note(boolean, 'x-envoy-attempt-count on every request sent upstream'),
+  includeAttemptCountInResponse: note(boolean, 'x-envoy-attempt-count on every response'),
   ...extProcOptions,
   corsPolicyMergeSettings: notYet(),
 });

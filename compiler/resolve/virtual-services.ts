@@ -238,6 +238,8 @@ export function resolveVirtualService(
     if (hostOptions.cors) vh.cors = hostOptions.cors;
     if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
     if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
+    for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
+      if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
   }
   if (opts.jwt) {
     const { owner: jwtOwner, path: jwtAt } = sourceOf('jwt');
@@ -262,6 +264,10 @@ export function resolveVirtualService(
             }
           : {}),
         ...(p.keepToken ? { keepToken: true } : {}),
+        ...(p.audiences ? { audiences: p.audiences } : {}),
+        ...(p.clockSkewSeconds ? { clockSkewSeconds: p.clockSkewSeconds } : {}),
+        ...(p.jwks.remote?.cacheDuration !== undefined ? { cacheDuration: p.jwks.remote.cacheDuration } : {}),
+        ...(p.jwks.remote?.asyncFetch?.fastListener ? { fastListener: true } : {}),
         ...(claims.get(pname)?.length ? { claimsToHeaders: claims.get(pname)! } : {}),
       };
       providerNames.push({ name: common.name, path });
