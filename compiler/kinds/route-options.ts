@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { routeRateLimit } from './rate-limit.js';
-import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
+import { extProc, glooEnvoy, note, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
   boolean,
@@ -161,6 +161,9 @@ export const customAuth = () =>
     }),
     "a team's own ext_authz server (gRPC), as the Settings resource names it",
   );
+/** Gloo's BufferPerRoute sets or turns off the buffer filter that the Gateway's httpGateway.options.buffer adds. */
+export const BUFFER_PER_ROUTE =
+  "per-route buffer settings act on the Gateway's buffer filter (httpGateway.options.buffer), which Sluice does not configure per route yet";
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
 /** Gloo's global rate limit and external processing options, refused on routes and virtual hosts alike. */
 export const rateLimitOptions = refuseEach(
@@ -286,7 +289,7 @@ export const routeOptions = object({
     `${forwarding}; used by ringHash and maglev upstreams`,
   ),
   dlp: glooEnvoy(),
-  bufferPerRoute: notYet(),
+  bufferPerRoute: refused(BUFFER_PER_ROUTE),
   csrf: routeCsrf,
   envoyMetadata: refused('nothing in Sluice reads route metadata'),
   maxStreamDuration: note(

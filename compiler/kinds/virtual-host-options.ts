@@ -9,6 +9,7 @@ import { hostRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
+  BUFFER_PER_ROUTE,
   customAuth,
   extProcOptions,
   headerManipulation,
@@ -27,6 +28,7 @@ import {
   object,
   pathPrefix,
   positiveDuration,
+  protoEnum,
   singleLine,
   uint32,
 } from './schema.js';
@@ -133,6 +135,10 @@ const rbacPolicy = object({
   ),
 });
 
+/** A virtual host without a security option has none: disable has something to turn off only on a route. */
+const HOST_DISABLE = (what: string) =>
+  `a virtual host without ${what} checks none, so there is nothing to disable (disable acts on routes)`;
+
 export const virtualHostOptions = object({
   extensions: refused(REASONS.extensions),
   jwt: object(
@@ -143,9 +149,19 @@ export const virtualHostOptions = object({
     },
     ['providers'],
   ),
-  rbac: object({ disable: notYet(), policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }) }, ['policies']),
+  rbac: object(
+    {
+      disable: refused(HOST_DISABLE('RBAC policies'), 'leave rbac unset on the virtual host'),
+      policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }),
+    },
+    ['policies'],
+  ),
   extauth: object(
-    { configRef: resourceRef, disable: notYet(), customAuth: customAuth() },
+    {
+      configRef: resourceRef,
+      disable: refused(HOST_DISABLE('ext auth'), 'leave extauth unset on the virtual host'),
+      customAuth: customAuth(),
+    },
     [],
     exactlyOne('configRef', 'customAuth'),
   ),
@@ -174,12 +190,17 @@ export const virtualHostOptions = object({
   waf: glooEnvoy(),
   jwtStaged: jwtStaged('use options.jwt'),
   dlp: glooEnvoy(),
-  bufferPerRoute: notYet(),
+  bufferPerRoute: refused(BUFFER_PER_ROUTE),
   csrf: hostCsrf,
   includeRequestAttemptCount: note(boolean, 'x-envoy-attempt-count on every request sent upstream'),
   includeAttemptCountInResponse: note(boolean, 'x-envoy-attempt-count on every response'),
   ...extProcOptions,
-  corsPolicyMergeSettings: notYet(),
+  corsPolicyMergeSettings: note(
+    object({
+      exposeHeaders: note(protoEnum(['DEFAULT', 'UNION']), "unset or DEFAULT: the route's list replaces the host's"),
+    }),
+    "UNION: a route with cors exposes the virtual host's exposeHeaders too (when both list some), as Gloo merges them",
+  ),
 });
 
 export type JwtProviderSpec = Static<typeof jwtProvider>;

@@ -9,7 +9,7 @@ import { HTTP_METHODS } from '../kinds/schema.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import type { FieldPath } from '../diagnostics.js';
-import type { RouteExtrasIR, VirtualHostExtrasIR } from '../ir/model.js';
+import type { CorsIR, RouteExtrasIR, RouteIR, VirtualHostExtrasIR } from '../ir/model.js';
 import { re2Problem } from './matchers.js';
 
 /** What the checks report through (route-options' OptionReport). */
@@ -137,4 +137,19 @@ export function virtualHostExtras(
     });
   }
   return out;
+}
+
+/**
+ * Gloo's corsPolicyMergeSettings.exposeHeaders UNION: a route's own CORS
+ * policy exposes the virtual host's headers too, when both list some (first
+ * the host's, each once); Envoy itself takes the route's policy whole.
+ */
+export function withUnionExposeHeaders(routes: RouteIR[], host: CorsIR): RouteIR[] {
+  if (host.exposeHeaders.length === 0) return routes;
+  return routes.map((r) => {
+    const own = r.options?.cors;
+    if (!own || own.exposeHeaders.length === 0) return r;
+    const exposeHeaders = [...new Set([...host.exposeHeaders, ...own.exposeHeaders])];
+    return { ...r, options: { ...r.options, cors: { ...own, exposeHeaders } } };
+  });
 }

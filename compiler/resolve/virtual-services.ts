@@ -23,6 +23,7 @@ import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import type { VirtualServiceSpec } from '../kinds/virtual-service.js';
 import { byOwner, delegatedOptions, ownOptions, type SourcedOption } from './option-refs.js';
+import { withUnionExposeHeaders } from './route-extras.js';
 import { directResponse, redirectAction } from './actions.js';
 import { shadowWarnings } from './matchers.js';
 import { pemToJwks } from './pem.js';
@@ -241,6 +242,8 @@ export function resolveVirtualService(
     for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
       if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
   }
+  if (vh.cors && opts.corsPolicyMergeSettings?.exposeHeaders === 'UNION')
+    vh.routes = withUnionExposeHeaders(vh.routes, vh.cors);
   if (opts.jwt) {
     const { owner: jwtOwner, path: jwtAt } = sourceOf('jwt');
     const providers: JwtProviderIR[] = [];
