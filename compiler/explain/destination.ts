@@ -9,6 +9,7 @@ import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import type { Outcome, Step } from './model.js';
 import { pathOnly } from '../envoy/request.js';
+import { routeActionDetails } from './route-action.js';
 import { lbEndpoints, metadataMatch, pickSubset } from './subsets.js';
 
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: router';
@@ -108,6 +109,7 @@ export function destination(
   if (action.regex_rewrite) step.details.push(`path rewritten: regex_rewrite ${JSON.stringify(action.regex_rewrite)}`);
   if (action.host_rewrite_literal)
     step.details.push(`host rewritten to ${JSON.stringify(action.host_rewrite_literal)}`);
+  step.details.push(...routeActionDetails(action, vh));
   step.details.push(
     `upstream path ${JSON.stringify(pathOnly(path))}${path.length > pathOnly(path).length ? ' with the query string' : ''}`,
   );

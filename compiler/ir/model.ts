@@ -5,6 +5,8 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
+export type { RouteExtrasIR, VirtualHostExtrasIR };
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
@@ -208,7 +210,7 @@ export interface RouteMatchIR {
 }
 
 /** Gloo route options that change the forwarded request; only on routes with routeAction. */
-export interface RouteOptionsIR {
+export interface RouteOptionsIR extends RouteExtrasIR {
   /** Replaces the matched prefix (or the whole path of an exact match). */
   prefixRewrite?: string;
   /** The Host header sent upstream. */
@@ -289,6 +291,8 @@ export interface RetriesIR {
   perTryTimeout?: string;
   retriableStatusCodes: number[];
   backOff?: { baseInterval: string; maxInterval?: string };
+  /** Back off as the upstream's reset headers say (Gloo's rateLimitedRetryBackOff). */
+  rateLimitedBackOff?: { resetHeaders: { name: string; format: 'SECONDS' | 'UNIX_TIMESTAMP' }[]; maxInterval?: string };
 }
 
 /** Headers added to and removed from requests and responses (Gloo's headerManipulation). */
@@ -325,6 +329,13 @@ export interface JwtProviderIR {
   keepToken?: boolean;
   /** Claims copied to request headers (Gloo's claimsToHeaders); `claim` may be a path `a.b.c`, as Envoy reads it. */
   claimsToHeaders?: { claim: string; header: string }[];
+  /** A token's aud must name one of these (Gloo's audiences). */
+  audiences?: string[];
+  /** Leeway on exp and nbf in seconds (0: Envoy's 60). */
+  clockSkewSeconds?: number;
+  /** A remote key set's cache duration (proto3 JSON), and whether the listener waits for the first fetch. */
+  cacheDuration?: string;
+  fastListener?: boolean;
 }
 
 export interface RbacPolicyIR {
@@ -339,7 +350,7 @@ export interface RbacPolicyIR {
   path: ReadonlyArray<string | number>;
 }
 
-export interface VirtualHostIR {
+export interface VirtualHostIR extends VirtualHostExtrasIR {
   /** `<namespace>.<name>` of the VirtualService. */
   name: string;
   namespace: string;

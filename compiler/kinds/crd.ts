@@ -66,6 +66,18 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
     glooShortNames: ['gql'],
     glooCategories: ['solo-io', 'gloo-gateway'],
   },
+  VirtualHostOption: {
+    plural: 'virtualhostoptions',
+    shortNames: ['svho'],
+    glooShortNames: ['vho', 'vhopts', 'gvho'],
+    glooCategories: ['gloo-gateway'],
+  },
+  RouteOption: {
+    plural: 'routeoptions',
+    shortNames: ['srto'],
+    glooShortNames: ['rto', 'rtopts', 'grto'],
+    glooCategories: ['gloo-gateway'],
+  },
   Settings: {
     plural: 'settings',
     shortNames: ['sst'],
@@ -242,6 +254,11 @@ export function structural(node: Json, at: string): Json {
       out[keyword] = junctor(value, `${at}(${keyword})`, junctorTypes);
     else if (VALUE_VALIDATIONS.has(keyword)) out[keyword] = structuredClone(value);
     else throw new Error(`${at}: the keyword ${keyword} has no structural form`);
+  }
+  // A proto enum: Gloo's CRDs take its name or its number, as proto3 JSON does.
+  if (node[PROTO3] === 'enum') {
+    const names = node.enum as string[];
+    Object.assign(out, { 'x-kubernetes-int-or-string': true, enum: [...names, ...names.map((_, i) => i)] });
   }
   // An object JSON Schema leaves open (no additionalProperties): the API server must not prune what it holds.
   if (out.type === 'object' && node.additionalProperties === undefined)

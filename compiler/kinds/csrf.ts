@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
-import { boolean, exactlyOne, object, oneOfValues, singleLine, uint32 } from './schema.js';
+import { boolean, exactlyOne, object, protoEnum, singleLine, uint32 } from './schema.js';
 
 export const DENOMINATORS = ['HUNDRED', 'TEN_THOUSAND', 'MILLION'] as const;
 
@@ -15,7 +15,7 @@ const share = object(
   {
     defaultValue: object({
       numerator: note(uint32, 'unset: 0; above the denominator: every request'),
-      denominator: note(oneOfValues(DENOMINATORS), 'unset: HUNDRED'),
+      denominator: note(protoEnum(DENOMINATORS), 'unset: HUNDRED'),
     }),
     runtimeKey: refused(
       'Sluice configures no Envoy runtime layer, so the key would never be read',

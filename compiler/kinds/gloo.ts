@@ -27,7 +27,6 @@ export const REASONS = {
   notYet: 'not implemented yet',
   glooEnvoy: "it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy",
   rateLimit: 'global rate limits need a rate limit service, which Sluice does not have yet',
-  optionResources: 'RouteOption and VirtualHostOption resources are not read',
   extProc: 'external processing (ext_proc) is not implemented',
   consul: 'Sluice does not read Consul',
   extensions: 'Gloo plugin extensions do not exist in Sluice',

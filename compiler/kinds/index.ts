@@ -11,6 +11,7 @@ import { GATEWAY } from './gateway.js';
 import { REASONS } from './gloo.js';
 import { GRAPHQL_API } from './graphql-api.js';
 import { ENDPOINT_SLICE, POD, SECRET, SERVICE } from './kubernetes.js';
+import { ROUTE_OPTION, VIRTUAL_HOST_OPTION } from './option-resources.js';
 import { REQUEST_TEST } from './request-test.js';
 import { SETTINGS } from './settings.js';
 import type { KindDefinition, RefusedKind } from './resource.js';
@@ -34,6 +35,8 @@ export const KINDS: readonly KindDefinition[] = [
   ENDPOINT_SLICE,
   POD,
   SETTINGS,
+  VIRTUAL_HOST_OPTION,
+  ROUTE_OPTION,
   // Request tables for `sluice test`: validated here, ignored by resolve.
   REQUEST_TEST,
 ];
@@ -55,8 +58,6 @@ const listenerOptions = 'listener option resources are not read';
 
 /** Kinds a Gloo export carries that Sluice refuses as a whole, each with the reason: never "unknown kind". */
 export const REFUSED_KINDS: readonly RefusedKind[] = [
-  gateway('RouteOption', REASONS.optionResources, "write the options inline in the route's options"),
-  gateway('VirtualHostOption', REASONS.optionResources, 'write the options inline in virtualHost.options'),
   gateway(
     'MatchableHttpGateway',
     delegatedGateways,

@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { routeRateLimit } from './rate-limit.js';
-import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
+import { extProc, glooEnvoy, note, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
   boolean,
@@ -17,6 +17,7 @@ import {
   object,
   percentage,
   positiveDuration,
+  protoEnum,
   singleLine,
   string,
   stringMap,
@@ -37,7 +38,21 @@ export const retries = object({
     ['baseInterval'],
   ),
   previousPriorities: refused('Upstream failover priorities are not implemented'),
-  rateLimitedRetryBackOff: refused("backing off by the upstream's rate-limit reset headers is not implemented yet"),
+  rateLimitedRetryBackOff: note(
+    object(
+      {
+        resetHeaders: Type.Array(
+          object({ name: singleLine, format: note(protoEnum(['SECONDS', 'UNIX_TIMESTAMP']), 'unset: SECONDS') }, [
+            'name',
+          ]),
+          { minItems: 1 },
+        ),
+        maxInterval: note(duration, 'more than 0s; unset: 300s, as Envoy'),
+      },
+      ['resetHeaders'],
+    ),
+    "retries wait as long as the upstream's 429/503 reset headers say (retryOn must name retriable-headers or status codes Envoy retries)",
+  ),
 });
 
 /** Gloo's HeaderManipulation (headers.proto). */
@@ -146,6 +161,9 @@ export const customAuth = () =>
     }),
     "a team's own ext_authz server (gRPC), as the Settings resource names it",
   );
+/** Gloo's BufferPerRoute sets or turns off the buffer filter that the Gateway's httpGateway.options.buffer adds. */
+export const BUFFER_PER_ROUTE =
+  "per-route buffer settings act on the Gateway's buffer filter (httpGateway.options.buffer), which Sluice does not configure per route yet";
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
 /** Gloo's global rate limit and external processing options, refused on routes and virtual hosts alike. */
 export const rateLimitOptions = refuseEach(
@@ -161,34 +179,64 @@ export const rateLimitOptions = refuseEach(
 );
 export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
 
+/** Gloo's RegexMatchAndSubstitute. */
+const regexMatchAndSubstitute = object(
+  {
+    pattern: object(
+      {
+        regex: note(singleLine, 'checked with RE2 at compile time'),
+        googleRe2: refused('RE2 program size limits are not implemented'),
+      },
+      ['regex'],
+    ),
+    substitution: lineOrEmpty,
+  },
+  ['pattern', 'substitution'],
+);
+
+const noLimit = '"0s": none';
+
 /** Gloo's RouteOptions: those Sluice implements, and why each other one is refused. */
 export const routeOptions = object({
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),
   prefixRewrite: note(lineOrEmpty, `${forwarding}; replaces the matched prefix`),
-  regexRewrite: note(
-    object(
-      {
-        pattern: object(
-          {
-            regex: note(singleLine, 'checked with RE2 at compile time'),
-            googleRe2: refused('RE2 program size limits are not implemented'),
-          },
-          ['regex'],
-        ),
-        substitution: lineOrEmpty,
-      },
-      ['pattern', 'substitution'],
-    ),
-    `${forwarding}; not with prefixRewrite`,
-  ),
+  regexRewrite: note(regexMatchAndSubstitute, `${forwarding}; not with prefixRewrite`),
   hostRewrite: note(singleLine, `${forwarding}: the Host header sent upstream`),
   autoHostRewrite: note(boolean, `${forwarding}; not with hostRewrite`),
-  ...refuseEach(['hostRewritePathRegex', 'hostRewriteHeader', 'appendXForwardedHost'], notYet),
+  hostRewritePathRegex: note(
+    regexMatchAndSubstitute,
+    `${forwarding}: the Host header sent upstream is the request's path rewritten by the pattern`,
+  ),
+  hostRewriteHeader: note(
+    singleLine,
+    `${forwarding}: the Host header sent upstream is this request header's value (unchanged when the request lacks it)`,
+  ),
+  appendXForwardedHost: note(
+    boolean,
+    `${forwarding}, with one of the host rewrites: the original Host is appended to x-forwarded-host`,
+  ),
   timeout: note(duration, `${forwarding}; "0s": none (Envoy's default is 15s)`),
   retries: note(retries, `${forwarding}; replaces the virtual host's`),
   extensions: refused(REASONS.extensions),
-  tracing: refused(REASONS.tracing),
+  tracing: note(
+    object({
+      routeDescriptor: note(singleLine, "the span's operation name (Envoy's route decorator)"),
+      tracePercentages: note(
+        object({
+          clientSamplePercentage: percentage,
+          randomSamplePercentage: percentage,
+          overallSamplePercentage: percentage,
+        }),
+        'each 0 to 100; unset: 100, as Gloo',
+      ),
+      propagate: note(
+        boolean,
+        'with routeDescriptor: the operation name is sent upstream (x-envoy-decorator-operation)',
+      ),
+    }),
+    "Envoy's route tracing settings; spans are sent where the Gateway's tracing provider says",
+  ),
   upgrades,
   headerManipulation: note(headerManipulation, "applied before the virtual host's"),
   cors: routeCors,
@@ -241,11 +289,17 @@ export const routeOptions = object({
     `${forwarding}; used by ringHash and maglev upstreams`,
   ),
   dlp: glooEnvoy(),
-  bufferPerRoute: notYet(),
+  bufferPerRoute: refused(BUFFER_PER_ROUTE),
   csrf: routeCsrf,
   envoyMetadata: refused('nothing in Sluice reads route metadata'),
-  maxStreamDuration: notYet(),
-  idleTimeout: notYet(),
+  maxStreamDuration: note(
+    object({ maxStreamDuration: duration, grpcTimeoutHeaderMax: duration, grpcTimeoutHeaderOffset: duration }),
+    `${forwarding}; each ${noLimit}; grpcTimeoutHeaderOffset only with grpcTimeoutHeaderMax`,
+  ),
+  idleTimeout: note(
+    duration,
+    `${forwarding}; ${noLimit} (Envoy's default is the connection manager's stream idle timeout)`,
+  ),
   ...extProcOptions,
   ai: glooEnvoy(),
 });

@@ -1,9 +1,10 @@
 /** Gloo's Route (proxy.proto, virtual_service.proto): matchers, one action, options; shared by VirtualServices and RouteTables. */
 import { Type, type Static } from '@sinclair/typebox';
 import { destination, weightedDestinations } from './destinations.js';
-import { differs, note, REASONS, refused } from './gloo.js';
+import { differs, note, refused } from './gloo.js';
 import { matcher } from './matchers.js';
 import { resourceRef } from './resource.js';
+import { optionsConfigRefs } from './option-resources.js';
 import { routeOptions } from './route-options.js';
 import {
   atMostOne,
@@ -12,7 +13,7 @@ import {
   lineOrEmpty,
   namespaceName,
   object,
-  oneOfValues,
+  protoEnum,
   pathPrefix,
   resourceName,
   singleLine,
@@ -54,8 +55,8 @@ const labelExpression = object(
   {
     key: labelKey,
     operator: note(
-      oneOfValues(LABEL_OPERATORS),
-      'Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan, by name',
+      protoEnum(LABEL_OPERATORS),
+      'Equals (unset), DoubleEquals, NotEquals, In, NotIn, Exists, DoesNotExist, GreaterThan, LessThan',
     ),
     values: Type.Array(string),
   },
@@ -118,7 +119,7 @@ const redirectAction = object({
   pathRedirect: note(pathPrefix, 'not with prefixRewrite'),
   prefixRewrite: note(lineOrEmpty, 'not with pathRedirect'),
   responseCode: note(
-    oneOfValues(REDIRECT_CODES),
+    protoEnum(REDIRECT_CODES),
     'MOVED_PERMANENTLY (the default), FOUND, SEE_OTHER, TEMPORARY_REDIRECT, PERMANENT_REDIRECT',
   ),
   httpsRedirect: boolean,
@@ -157,7 +158,7 @@ export const route = object(
       singleLine,
       'in Envoy\'s route name, which explain, access logs (%ROUTE_NAME%) and the admin page show: "<namespace>.<VirtualService>/<position>:<name>", the names of the delegating routes first ("…/3:tickets/refunds"); Gloo builds its own longer form',
     ),
-    optionsConfigRefs: refused(REASONS.optionResources, "write the options inline in the route's options"),
+    optionsConfigRefs: optionsConfigRefs('RouteOption'),
   },
   [],
   exactlyOne('routeAction', 'graphqlApiRef', 'redirectAction', 'directResponseAction', 'delegateAction'),

@@ -61,6 +61,15 @@ export function oneOfValues<const T extends readonly (string | number)[]>(values
   return Type.Unsafe<T[number]>({ enum: [...values] });
 }
 
+/**
+ * One of a Gloo proto enum's names, listed in the order of their numbers in
+ * the .proto (0 first, no gaps): proto3 JSON also writes an enum as its
+ * number, which validate reads as the name (../validate/proto3-json.ts).
+ */
+export function protoEnum<const T extends readonly string[]>(names: T): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ enum: [...names], [PROTO3]: 'enum' });
+}
+
 /** Exactly this value. */
 export function constant<const T extends string | boolean>(value: T): TUnsafe<T> {
   return Type.Unsafe<T>({ const: value });
@@ -99,7 +108,7 @@ export const singleLine = Type.String({ minLength: 1, format: 'single-line' });
 export const lineOrEmpty = Type.String({ format: 'single-line' });
 /**
  * Marks a schema node whose value is a proto3 JSON well-known type
- * (`google.protobuf.Duration`): validate rewrites every form Gloo reads into
+ * (`google.protobuf.Duration`) or an enum: validate rewrites every form Gloo reads into
  * the canonical one before the schema check (../validate/proto3-json.ts).
  * Stripped from what ajv and the CRDs see.
  */

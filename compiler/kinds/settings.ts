@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
-import { boolean, mapOf, object, oneOfValues, positiveDuration, singleLine, uint32 } from './schema.js';
+import { boolean, mapOf, object, protoEnum, positiveDuration, singleLine, uint32 } from './schema.js';
 
 const extauthServer = object(
   {
@@ -35,7 +35,7 @@ const extauthServer = object(
       Type.Integer({ minimum: 100, maximum: 599 }),
       "the status when the server fails (unreachable, timed out); unset: Envoy's 403",
     ),
-    transportApiVersion: note(oneOfValues(['V3']), 'V3, the only one'),
+    transportApiVersion: note(protoEnum(['V3']), 'V3, the only one'),
     statPrefix: singleLine,
   },
   ['extauthzServerRef'],

@@ -2,14 +2,14 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { note, notYet, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { boolean, domain, object, oneOfValues, singleLine } from './schema.js';
+import { boolean, domain, object, protoEnum, singleLine } from './schema.js';
 
 /** Gloo's SslParameters.ProtocolVersion. */
 export const TLS_VERSIONS = ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'] as const;
 
 const sslParameters = object({
-  minimumProtocolVersion: note(oneOfValues(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3'),
-  maximumProtocolVersion: note(oneOfValues(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3; not below the minimum'),
+  minimumProtocolVersion: note(protoEnum(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3'),
+  maximumProtocolVersion: note(protoEnum(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3; not below the minimum'),
   cipherSuites: notYet(),
   ecdhCurves: notYet(),
 });

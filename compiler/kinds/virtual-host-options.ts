@@ -9,6 +9,7 @@ import { hostRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
+  BUFFER_PER_ROUTE,
   customAuth,
   extProcOptions,
   headerManipulation,
@@ -26,7 +27,10 @@ import {
   nonEmptyString,
   object,
   pathPrefix,
+  positiveDuration,
+  protoEnum,
   singleLine,
+  uint32,
 } from './schema.js';
 
 const jwks = object(
@@ -41,8 +45,11 @@ const jwks = object(
       {
         url: Type.String({ pattern: '^https?://[^\\s/]+', format: 'single-line' }),
         upstreamRef: resourceRef,
-        cacheDuration: notYet(),
-        asyncFetch: notYet(),
+        cacheDuration: note(positiveDuration, 'unset: 300s'),
+        asyncFetch: differs(
+          object({ fastListener: note(boolean, 'the listener starts before the first fetch ends') }),
+          'Sluice always fetches the key set in the background (unset too: Gloo fetches on the first request then)',
+        ),
       },
       ['url', 'upstreamRef'],
     ),
@@ -89,14 +96,17 @@ export const jwtProvider = object(
   {
     issuer: differs(singleLine, 'required: every provider names the issuer it accepts tokens from'),
     jwks,
-    audiences: notYet(),
+    audiences: note(
+      Type.Array(singleLine, { minItems: 1 }),
+      "a token's aud must name one of them (403 Audiences in Jwt are not allowed)",
+    ),
     tokenSource,
     keepToken: note(boolean, 'the verified token is forwarded upstream (by default it is removed)'),
     claimsToHeaders: note(
       Type.Array(claimToHeader),
       'a client-sent copy of the header is removed on every route of the virtual host, whether or not the token carries the claim; a route is chosen again once the claims are in, so routing on a claim header follows the token',
     ),
-    clockSkewSeconds: notYet(),
+    clockSkewSeconds: note(uint32, 'leeway on exp and nbf; unset or 0: 60 seconds, as Envoy'),
     attachFailedStatusToMetadata: notYet(),
   },
   ['issuer', 'jwks'],
@@ -125,6 +135,10 @@ const rbacPolicy = object({
   ),
 });
 
+/** A virtual host without a security option has none: disable has something to turn off only on a route. */
+const HOST_DISABLE = (what: string) =>
+  `a virtual host without ${what} checks none, so there is nothing to disable (disable acts on routes)`;
+
 export const virtualHostOptions = object({
   extensions: refused(REASONS.extensions),
   jwt: object(
@@ -135,14 +149,38 @@ export const virtualHostOptions = object({
     },
     ['providers'],
   ),
-  rbac: object({ disable: notYet(), policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }) }, ['policies']),
+  rbac: object(
+    {
+      disable: refused(HOST_DISABLE('RBAC policies'), 'leave rbac unset on the virtual host'),
+      policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }),
+    },
+    ['policies'],
+  ),
   extauth: object(
-    { configRef: resourceRef, disable: notYet(), customAuth: customAuth() },
+    {
+      configRef: resourceRef,
+      disable: refused(HOST_DISABLE('ext auth'), 'leave extauth unset on the virtual host'),
+      customAuth: customAuth(),
+    },
     [],
     exactlyOne('configRef', 'customAuth'),
   ),
   retries: note(retries, 'every route without retries of its own'),
-  stats: refused('virtual cluster statistics are not implemented'),
+  stats: object({
+    virtualClusters: note(
+      Type.Array(
+        object(
+          {
+            name: note(singleLine, 'dots become underscores, as Gloo writes it (vhost.<host>.vcluster.<name>.*)'),
+            pattern: note(singleLine, 'the whole path must match; RE2, checked at compile time'),
+            method: note(singleLine, 'any case; unset: every method'),
+          },
+          ['name', 'pattern'],
+        ),
+      ),
+      "Envoy's virtual clusters: statistics for the requests each matches",
+    ),
+  }),
   headerManipulation: note(headerManipulation, "every route, after the route's own"),
   cors: hostCors,
   transformations: glooEnvoy(),
@@ -152,12 +190,17 @@ export const virtualHostOptions = object({
   waf: glooEnvoy(),
   jwtStaged: jwtStaged('use options.jwt'),
   dlp: glooEnvoy(),
-  bufferPerRoute: notYet(),
+  bufferPerRoute: refused(BUFFER_PER_ROUTE),
   csrf: hostCsrf,
-  includeRequestAttemptCount: notYet(),
-  includeAttemptCountInResponse: notYet(),
+  includeRequestAttemptCount: note(boolean, 'x-envoy-attempt-count on every request sent upstream'),
+  includeAttemptCountInResponse: note(boolean, 'x-envoy-attempt-count on every response'),
   ...extProcOptions,
-  corsPolicyMergeSettings: notYet(),
+  corsPolicyMergeSettings: note(
+    object({
+      exposeHeaders: note(protoEnum(['DEFAULT', 'UNION']), "unset or DEFAULT: the route's list replaces the host's"),
+    }),
+    "UNION: a route with cors exposes the virtual host's exposeHeaders too (when both list some), as Gloo merges them",
+  ),
 });
 
 export type JwtProviderSpec = Static<typeof jwtProvider>;

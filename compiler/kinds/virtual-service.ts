@@ -1,6 +1,7 @@
 /** Gloo's VirtualService (virtual_service.proto) and RouteTable (route_table.proto). */
 import { Type, type Static } from '@sinclair/typebox';
-import { differs, note, REASONS, refused } from './gloo.js';
+import { differs, note } from './gloo.js';
+import { optionsConfigRefs } from './option-resources.js';
 import { kind } from './resource.js';
 import { routes } from './routes.js';
 import { object, domain, string } from './schema.js';
@@ -15,7 +16,7 @@ const virtualServiceSpec = object(
         domains: Type.Array(domain, { minItems: 1 }),
         routes,
         options: virtualHostOptions,
-        optionsConfigRefs: refused(REASONS.optionResources, 'write the options inline in virtualHost.options'),
+        optionsConfigRefs: optionsConfigRefs('VirtualHostOption'),
       },
       ['domains'],
     ),

@@ -78,6 +78,8 @@ export function resolve(
     'Service',
     'VirtualService',
     'RouteTable',
+    'VirtualHostOption',
+    'RouteOption',
     'AuthConfig',
     'Secret',
     'GraphQLApi',

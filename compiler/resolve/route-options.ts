@@ -16,6 +16,7 @@ import type {
   CustomAuthIR,
   TokenBucketIR,
   ExtauthRefIR,
+  VirtualHostExtrasIR,
   FractionIR,
   HeaderManipulationIR,
   RetriesIR,
@@ -28,6 +29,7 @@ import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
+import { routeExtras, virtualHostExtras, type ExtrasReport } from './route-extras.js';
 
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
 
@@ -43,6 +45,11 @@ const FORWARDING: readonly (keyof RouteOptionsSpec)[] = [
   'lbHash',
   'shadowing',
   'faults',
+  'hostRewritePathRegex',
+  'hostRewriteHeader',
+  'appendXForwardedHost',
+  'maxStreamDuration',
+  'idleTimeout',
 ];
 
 /** Whether an option can act on a route with `action` (routeOptions reports the others as errors): what a delegated route may inherit. */
@@ -64,7 +71,7 @@ const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
   ['host', 'Envoy does not let header lists change Host; use hostRewrite'],
 ]);
 
-class OptionReport {
+class OptionReport implements ExtrasReport {
   ok = true;
   constructor(
     private readonly origin: Origin,
@@ -171,6 +178,16 @@ function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): Retr
         'make maxInterval at least baseInterval',
       );
     if (base) out.backOff = { baseInterval: base, ...(max ? { maxInterval: max } : {}) };
+  }
+  const limited = spec.rateLimitedRetryBackOff;
+  if (limited) {
+    const at = [...path, 'rateLimitedRetryBackOff'];
+    const max =
+      limited.maxInterval === undefined ? undefined : report.duration(limited.maxInterval, [...at, 'maxInterval'], 1n);
+    out.rateLimitedBackOff = {
+      resetHeaders: limited.resetHeaders.map((h) => ({ name: h.name, format: h.format ?? 'SECONDS' })),
+      ...(max ? { maxInterval: max } : {}),
+    };
   }
   return out;
 }
@@ -284,7 +301,17 @@ function tokenBucket(spec: TokenBucketSpec, path: FieldPath, report: OptionRepor
 
 /** A virtual host's retries, headerManipulation, cors, csrf and local rate limit as IR; `ok: false` after reporting a problem. */
 export function virtualHostOptions(
-  spec: Pick<VirtualHostOptionsSpec, 'retries' | 'headerManipulation' | 'cors' | 'csrf' | 'ratelimit'>,
+  spec: Pick<
+    VirtualHostOptionsSpec,
+    | 'retries'
+    | 'headerManipulation'
+    | 'cors'
+    | 'csrf'
+    | 'ratelimit'
+    | 'includeRequestAttemptCount'
+    | 'includeAttemptCountInResponse'
+    | 'stats'
+  >,
   path: FieldPath,
   origin: Origin,
   diagnostics: Diagnostic[],
@@ -295,7 +322,7 @@ export function virtualHostOptions(
   cors?: CorsIR;
   csrf?: CsrfIR;
   localRateLimit?: TokenBucketIR;
-} {
+} & VirtualHostExtrasIR {
   const report = new OptionReport(origin, diagnostics);
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
@@ -307,6 +334,7 @@ export function virtualHostOptions(
     ...(spec.ratelimit?.localRatelimit
       ? { localRateLimit: tokenBucket(spec.ratelimit.localRatelimit, [...path, 'ratelimit', 'localRatelimit'], report) }
       : {}),
+    ...virtualHostExtras(spec, path, report),
   };
   return { ok: report.ok, ...out };
 }
@@ -368,15 +396,8 @@ export function routeOptions(
     options.regexRewrite = { pattern: s.regexRewrite.pattern.regex, substitution: s.regexRewrite.substitution };
   }
   if (s.hostRewrite !== undefined) options.hostRewrite = s.hostRewrite;
-  if (s.autoHostRewrite !== undefined) {
-    if (s.hostRewrite !== undefined)
-      report.error(
-        [...path, 'autoHostRewrite'],
-        'autoHostRewrite and hostRewrite are both set; Envoy takes one host rewrite',
-        'keep one of them',
-      );
-    options.autoHostRewrite = s.autoHostRewrite;
-  }
+  if (s.autoHostRewrite !== undefined) options.autoHostRewrite = s.autoHostRewrite;
+  Object.assign(options, routeExtras(s, path, report));
   if (s.timeout !== undefined) {
     const timeout = report.duration(
       s.timeout,

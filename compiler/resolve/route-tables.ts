@@ -27,6 +27,7 @@ import { refOf, showRef } from './index.js';
 import { expressionProblem, matchesExpression } from './label-expressions.js';
 import type { Lookups } from './lookups.js';
 import { resolveMatchers } from './matchers.js';
+import { byOwner, delegatedOptions, ownOptions, takes, type SourcedOption } from './option-refs.js';
 import { optionApplies, type RouteActionField } from './route-options.js';
 
 /** How many RouteTables deep delegation may nest (Gloo sets no bound; a chain this long is a mistake). */
@@ -38,17 +39,17 @@ export const MAX_DELEGATED_ROUTES = 10_000;
 /** What delegation reads of a route (VirtualService's or RouteTable's). */
 export type DelegatingRouteSpec = Pick<
   RouteSpec,
-  'matchers' | 'inheritableMatchers' | 'inheritablePathMatchers' | 'delegateAction' | 'options' | 'name'
+  | 'matchers'
+  | 'inheritableMatchers'
+  | 'inheritablePathMatchers'
+  | 'delegateAction'
+  | 'options'
+  | 'optionsConfigRefs'
+  | 'name'
 >;
 
 /** One option of a delegating route that a delegated route takes, with where it is written. */
-export interface InheritedOption {
-  key: keyof RouteOptionsSpec;
-  value: unknown;
-  owner: Resource;
-  /** The `options` object it is in. */
-  path: FieldPath;
-}
+export type InheritedOption = SourcedOption<keyof RouteOptionsSpec>;
 
 /** A route of the virtual host after delegation: no delegateAction, written at `path` of `owner`. */
 export interface PlacedRoute<R> {
@@ -59,6 +60,8 @@ export interface PlacedRoute<R> {
   matches: RouteMatchIR[] | undefined;
   /** Options of the routes that delegated to it, for the keys it does not set. */
   inherited: InheritedOption[];
+  /** Options of the RouteOptions its optionsConfigRefs name, for the keys it does not set. */
+  delegated: InheritedOption[];
   /** The `name`s set on it and on the routes that delegated to it, outermost first. */
   names: string[];
 }
@@ -123,11 +126,22 @@ export function expandDelegation<R extends DelegatingRouteSpec>(
           ? inherit(own, (route.matchers ?? []).length > 0, parent, inheritableMatchers, inheritablePathMatchers)
           : own;
       if (matches && parent) checkAgainstParent(matches, route, owner, path, parent, diagnostics);
-      const inherited = parent ? parent.options.filter((o) => !sets(route.options, o.key)) : [];
+      // Gloo merges a route's RouteOptions into its options before its parent's: they come between the two.
+      const written = ownOptions(route.options, owner, [...path, 'options']) as InheritedOption[];
+      const delegated = delegatedOptions(
+        'RouteOption',
+        route.optionsConfigRefs,
+        [...path, 'optionsConfigRefs'],
+        owner,
+        written,
+        lookups,
+        diagnostics,
+      ) as InheritedOption[];
+      const inherited = parent ? parent.options.filter((o) => !takes(written, o.key) && !takes(delegated, o.key)) : [];
       const names = [...(parent?.names ?? []), ...(route.name ? [route.name] : [])];
       if (!route.delegateAction) {
         if (parent) inlined++;
-        out.push({ route, owner, path, matches, inherited, names });
+        out.push({ route, owner, path, matches, inherited, delegated, names });
         return;
       }
       const actionPath = [...path, 'delegateAction'];
@@ -140,7 +154,7 @@ export function expandDelegation<R extends DelegatingRouteSpec>(
         matcherPath: (route.matchers ?? []).length > 0 ? [...path, 'matchers', 0] : path,
         inheritableMatchers,
         inheritablePathMatchers,
-        options: [...ownOptions(route, owner, path), ...inherited],
+        options: [...written, ...delegated, ...inherited],
         names,
       };
       // Gloo: ascending weight (unset: 0); a selector's tables come by namespace, then name.
@@ -419,46 +433,22 @@ function select(
   return undefined;
 }
 
-/** Gloo's oneofs among route options: setting one member replaces an inherited other. */
-const OPTION_GROUP: Partial<Record<keyof RouteOptionsSpec, string>> = {
-  autoHostRewrite: 'hostRewrite',
-  regexRewrite: 'prefixRewrite',
-};
-const groupOf = (key: keyof RouteOptionsSpec): string => OPTION_GROUP[key] ?? key;
-
-function sets(options: RouteOptionsSpec | undefined, key: keyof RouteOptionsSpec): boolean {
-  return (Object.keys(options ?? {}) as (keyof RouteOptionsSpec)[]).some(
-    (k) => options![k] !== undefined && groupOf(k) === groupOf(key),
-  );
-}
-
-function ownOptions(route: DelegatingRouteSpec, owner: Resource, path: FieldPath): InheritedOption[] {
-  return (Object.keys(route.options ?? {}) as (keyof RouteOptionsSpec)[])
-    .filter((key) => route.options![key] !== undefined)
-    .map((key) => ({ key, value: route.options![key], owner, path: [...path, 'options'] }));
-}
-
 /**
- * A delegated route's options: its own, and the inherited ones that can act
- * on its action (a redirect takes no timeout), each resolved where it is written.
+ * A route's options: its own, those of the RouteOptions it names, and the
+ * inherited ones that can act on its action (a redirect takes no timeout),
+ * each resolved where it is written. A RouteOption's option that cannot act
+ * on the route is an error, as it is written inline.
  */
 export function withInherited(
   own: { ok: boolean; options?: RouteOptionsIR },
   inherited: InheritedOption[],
   action: RouteActionField,
   resolveAt: (spec: RouteOptionsSpec, path: FieldPath, owner: Resource) => { ok: boolean; options?: RouteOptionsIR },
+  delegated: InheritedOption[] = [],
 ): { ok: boolean; options?: RouteOptionsIR } {
-  const groups = new Map<string, { spec: Record<string, unknown>; path: FieldPath; owner: Resource }>();
-  for (const o of inherited) {
-    if (!optionApplies(o.key, action)) continue;
-    const key = `${o.owner.origin.file}|${o.owner.origin.resource}|${formatPath(o.path)}`;
-    const group = groups.get(key) ?? { spec: {}, path: o.path, owner: o.owner };
-    group.spec[o.key] = o.value;
-    groups.set(key, group);
-  }
   let ok = own.ok;
   const options: RouteOptionsIR = {};
-  for (const group of groups.values()) {
+  for (const group of byOwner([...delegated, ...inherited.filter((o) => optionApplies(o.key, action))])) {
     const resolved = resolveAt(group.spec as RouteOptionsSpec, group.path, group.owner);
     ok &&= resolved.ok;
     Object.assign(options, resolved.options);

@@ -20,7 +20,10 @@ import { Lookups } from './lookups.js';
 import type { AuthConfigSpec } from '../kinds/auth-config.js';
 import type { DestinationSpec } from '../kinds/destinations.js';
 import type { RouteOptionsSpec } from '../kinds/route-options.js';
+import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import type { VirtualServiceSpec } from '../kinds/virtual-service.js';
+import { byOwner, delegatedOptions, ownOptions, type SourcedOption } from './option-refs.js';
+import { withUnionExposeHeaders } from './route-extras.js';
 import { directResponse, redirectAction } from './actions.js';
 import { shadowWarnings } from './matchers.js';
 import { pemToJwks } from './pem.js';
@@ -121,11 +124,16 @@ export function resolveVirtualService(
       diagnostics,
     );
 
+  // The virtual host's options, inline and from its VirtualHostOptions, each with where it is written.
+  const hostSources = hostOptionSources(vs, host, [...base, 'options'], lookups, diagnostics);
+  const hostOpts = Object.fromEntries(hostSources.map((o) => [o.key, o.value])) as VirtualHostOptionsSpec;
+  const sourceOf = (key: keyof VirtualHostOptionsSpec) => hostSources.find((o) => o.key === key)!;
+
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
   // Delegated routes (RouteTables) are inlined in place; each is resolved in the resource that wrote it.
   const expanded = expandDelegation(vs, host.routes ?? [], [...base, 'routes'], lookups, diagnostics);
-  expanded.routes.forEach(({ route, owner: from, path, matches, inherited, names }) => {
+  expanded.routes.forEach(({ route, owner: from, path, matches, inherited, delegated, names }) => {
     let action: RouteIR['action'] | undefined;
     if (route.graphqlApiRef) {
       const ref = requireRef(
@@ -195,9 +203,15 @@ export function resolveVirtualService(
           authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
           customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
         },
-        host.options?.extauth?.configRef !== undefined,
+        hostOpts.extauth?.configRef !== undefined,
       );
-    const opts = withInherited(optionsIn(route.options, [...path, 'options'], from), inherited, actionField, optionsIn);
+    const opts = withInherited(
+      optionsIn(route.options, [...path, 'options'], from),
+      inherited,
+      actionField,
+      optionsIn,
+      delegated,
+    );
     // Envoy's route name: the position keeps it unique; Gloo's route `name`s on the branch (outermost first) and a
     // delegated route's RouteTable let explain, access logs (%ROUTE_NAME%) and Envoy's admin say which route it is.
     const label = names.length > 0 ? `:${names.join('/')}` : '';
@@ -217,22 +231,29 @@ export function resolveVirtualService(
   if (spec.displayName !== undefined) vh.displayName = spec.displayName;
   if (spec.sslConfig) vh.tls = downstreamTls(spec.sslConfig, vs, ['spec', 'sslConfig']);
   const providerNames: VirtualServiceResult['providers'] = [];
-  const opts = host.options ?? {};
-  const hostOptions = virtualHostOptions(opts, [...base, 'options'], vs.origin, diagnostics);
-  if (hostOptions.retries) vh.retries = hostOptions.retries;
-  if (hostOptions.headers) vh.headers = hostOptions.headers;
-  if (hostOptions.cors) vh.cors = hostOptions.cors;
-  if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
-  if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
+  const opts = hostOpts;
+  for (const group of byOwner(hostSources)) {
+    const hostOptions = virtualHostOptions(group.spec, group.path, group.owner.origin, diagnostics);
+    if (hostOptions.retries) vh.retries = hostOptions.retries;
+    if (hostOptions.headers) vh.headers = hostOptions.headers;
+    if (hostOptions.cors) vh.cors = hostOptions.cors;
+    if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
+    if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
+    for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
+      if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
+  }
+  if (vh.cors && opts.corsPolicyMergeSettings?.exposeHeaders === 'UNION')
+    vh.routes = withUnionExposeHeaders(vh.routes, vh.cors);
   if (opts.jwt) {
+    const { owner: jwtOwner, path: jwtAt } = sourceOf('jwt');
     const providers: JwtProviderIR[] = [];
-    const claims = claimHeaders(opts.jwt.providers, [...base, 'options', 'jwt', 'providers'], vs.origin, diagnostics);
+    const claims = claimHeaders(opts.jwt.providers, [...jwtAt, 'jwt', 'providers'], jwtOwner.origin, diagnostics);
     for (const [pname, p] of Object.entries(opts.jwt.providers)) {
-      const path = [...base, 'options', 'jwt', 'providers', pname];
+      const path = [...jwtAt, 'jwt', 'providers', pname];
       const common = {
         name: `${name}.${pname}`,
         issuer: p.issuer,
-        origin: vs.origin,
+        origin: jwtOwner.origin,
         path,
         ...(p.tokenSource
           ? {
@@ -246,6 +267,10 @@ export function resolveVirtualService(
             }
           : {}),
         ...(p.keepToken ? { keepToken: true } : {}),
+        ...(p.audiences ? { audiences: p.audiences } : {}),
+        ...(p.clockSkewSeconds ? { clockSkewSeconds: p.clockSkewSeconds } : {}),
+        ...(p.jwks.remote?.cacheDuration !== undefined ? { cacheDuration: p.jwks.remote.cacheDuration } : {}),
+        ...(p.jwks.remote?.asyncFetch?.fastListener ? { fastListener: true } : {}),
         ...(claims.get(pname)?.length ? { claimsToHeaders: claims.get(pname)! } : {}),
       };
       providerNames.push({ name: common.name, path });
@@ -257,7 +282,7 @@ export function resolveVirtualService(
           diagnostics.push(
             fieldError(
               'resolve',
-              vs.origin,
+              jwtOwner.origin,
               [...path, 'jwks', 'local', 'key'],
               `key ${converted.message}`,
               converted.hint,
@@ -269,20 +294,21 @@ export function resolveVirtualService(
           diagnostics.push(
             fieldError(
               'resolve',
-              vs.origin,
+              jwtOwner.origin,
               [...path, 'jwks', 'remote', 'url'],
               `"${remote.url}" is not an http or https URL`,
               'give the URL of the key set document, e.g. http://jwks.example/keys.json',
             ),
           );
         }
-        const cluster = upstreamRef([...path, 'jwks', 'remote', 'upstreamRef'], remote.upstreamRef);
+        const cluster = upstreamRef([...path, 'jwks', 'remote', 'upstreamRef'], remote.upstreamRef, jwtOwner);
         if (cluster) providers.push({ ...common, jwks: { kind: 'remote', url: remote.url, cluster } });
       }
     }
     vh.jwt = { providers };
   }
   if (opts.rbac) {
+    const { owner: rbacOwner, path: rbacAt } = sourceOf('rbac');
     const policies: RbacPolicyIR[] = Object.entries(opts.rbac.policies).map(([pname, p]) => ({
       name: pname,
       // No permissions: any request of a matching principal (Gloo's meaning).
@@ -290,29 +316,58 @@ export function resolveVirtualService(
       ...(p.permissions?.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
       principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
       ...(p.nestedClaimDelimiter ? { nestedClaimDelimiter: p.nestedClaimDelimiter } : {}),
-      origin: vs.origin,
-      path: [...base, 'options', 'rbac', 'policies', pname],
+      origin: rbacOwner.origin,
+      path: [...rbacAt, 'rbac', 'policies', pname],
     }));
-    checkRbac(vs, policies, opts.jwt !== undefined && Object.keys(opts.jwt.providers).length > 0, diagnostics);
+    checkRbac(
+      rbacOwner.origin,
+      [...rbacAt, 'rbac'],
+      policies,
+      opts.jwt !== undefined && Object.keys(opts.jwt.providers).length > 0,
+      diagnostics,
+    );
     for (const [pname, p] of Object.entries(opts.rbac.policies))
       if (p.nestedClaimDelimiter)
         checkNestedClaims(
           p.principals ?? [],
           p.nestedClaimDelimiter,
-          [...base, 'options', 'rbac', 'policies', pname],
-          vs.origin,
+          [...rbacAt, 'rbac', 'policies', pname],
+          rbacOwner.origin,
           diagnostics,
         );
     vh.rbac = { policies };
   }
+  const { owner: extauthOwner, path: extauthAt } = opts.extauth ? sourceOf('extauth') : { owner: vs, path: [] };
   if (opts.extauth?.configRef) {
-    const extauth = authConfigRef([...base, 'options', 'extauth', 'configRef'], opts.extauth.configRef, vs);
+    const extauth = authConfigRef([...extauthAt, 'extauth', 'configRef'], opts.extauth.configRef, extauthOwner);
     if (extauth) vh.extauth = extauth;
   } else if (opts.extauth?.customAuth) {
-    const custom = customAuthOf([...base, 'options', 'extauth', 'customAuth'], opts.extauth.customAuth, vs);
+    const custom = customAuthOf([...extauthAt, 'extauth', 'customAuth'], opts.extauth.customAuth, extauthOwner);
     if (custom) vh.customAuth = custom;
   }
   return { vh, uses, reached: expanded.reached, providers: providerNames };
+}
+
+/** The virtual host's top-level options: its own, then those of the VirtualHostOptions it names. */
+function hostOptionSources(
+  vs: Resource,
+  host: VirtualServiceSpec['virtualHost'],
+  at: FieldPath,
+  lookups: Lookups,
+  diagnostics: Diagnostic[],
+): SourcedOption<keyof VirtualHostOptionsSpec>[] {
+  const written = ownOptions(host.options, vs, at);
+  const refsAt = [...at.slice(0, -1), 'optionsConfigRefs'];
+  const delegated = delegatedOptions(
+    'VirtualHostOption',
+    host.optionsConfigRefs,
+    refsAt,
+    vs,
+    written,
+    lookups,
+    diagnostics,
+  );
+  return [...written, ...delegated] as SourcedOption<keyof VirtualHostOptionsSpec>[];
 }
 
 export function isHttpUrl(text: string): boolean {
@@ -324,8 +379,14 @@ export function isHttpUrl(text: string): boolean {
   }
 }
 
-/** RBAC policies that could never match a request are errors (claim names and values are checked by the schema). */
-export function checkRbac(vs: Resource, policies: RbacPolicyIR[], hasJwt: boolean, diagnostics: Diagnostic[]): void {
+/** RBAC policies that could never match a request are errors (claim names and values are checked by the schema); `at`: the rbac option. */
+export function checkRbac(
+  origin: Origin,
+  at: FieldPath,
+  policies: RbacPolicyIR[],
+  hasJwt: boolean,
+  diagnostics: Diagnostic[],
+): void {
   if (policies.length === 0) return;
   for (const policy of policies) {
     if (policy.principals.length === 0) {
@@ -333,7 +394,7 @@ export function checkRbac(vs: Resource, policies: RbacPolicyIR[], hasJwt: boolea
       diagnostics.push(
         fieldError(
           'resolve',
-          vs.origin,
+          origin,
           [...policy.path, 'principals'],
           'policy has no principals, so it would match no request',
           'add a principal with the claims to require; to admit every token of a provider, require its issuer: `claims: {iss: <issuer>}`',
@@ -345,8 +406,8 @@ export function checkRbac(vs: Resource, policies: RbacPolicyIR[], hasJwt: boolea
     diagnostics.push(
       fieldError(
         'resolve',
-        vs.origin,
-        ['spec', 'virtualHost', 'options', 'rbac'],
+        origin,
+        at,
         'RBAC matches JWT claims, but this virtual host has no options.jwt, so no request could ever pass',
         'add options.jwt with the provider whose tokens carry these claims',
       ),

@@ -14,6 +14,7 @@ import {
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { LB_METADATA } from './clusters.js';
 import type { Json } from './output.js';
+import { routeActionExtras, routeFieldExtras, virtualHostExtras } from './route-extras.js';
 
 export const GRAPHQL_CLUSTER = SIDECAR_CLUSTERS.graphql;
 
@@ -118,6 +119,14 @@ function retryPolicy(r: RetriesIR): Json {
           },
         }
       : {}),
+    ...(r.rateLimitedBackOff
+      ? {
+          rate_limited_retry_back_off: {
+            reset_headers: r.rateLimitedBackOff.resetHeaders,
+            ...(r.rateLimitedBackOff.maxInterval ? { max_interval: r.rateLimitedBackOff.maxInterval } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -186,6 +195,7 @@ function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
       : {}),
     ...(options.hashPolicies ? { hash_policy: options.hashPolicies.map(hashPolicy) } : {}),
     ...(options.shadow ? { request_mirror_policies: [mirrorPolicy(options.shadow)] } : {}),
+    ...routeActionExtras(options),
   };
   const out: Json = action.route ? { ...action, route: { ...(action.route as Json), ...extra } } : { ...action };
   for (const [field, values] of Object.entries(headerLists(options.headers)))
@@ -207,10 +217,12 @@ export function virtualHost(
       name: r.name,
       match: routeMatch(r.match),
       ...withOptions(routeAction(r), r.options),
+      ...routeFieldExtras(r.options),
       ...routeFilterConfigs(perRoute(r)),
     })),
     ...withHostHeaders(headerLists(vh.headers), headersToRemove),
     ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
+    ...virtualHostExtras(vh),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };
 }

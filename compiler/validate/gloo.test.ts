@@ -41,10 +41,8 @@ test('an unsupported field is reported, with the reason, instead of a misleading
       'spec.virtualHost.routes[0].matchers[0].connectMatcher: "connectMatcher" is not supported: CONNECT requests are not proxied — remove connectMatcher',
     ],
     [
-      route(
-        'optionsConfigRefs: {delegateOptions: [{name: o}]}\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}',
-      ),
-      'spec.virtualHost.routes[0].optionsConfigRefs: "optionsConfigRefs" is not supported: RouteOption and VirtualHostOption resources are not read — write the options inline in the route\'s options',
+      route('options: {dlp: {}}\n        delegateAction: {selector: {expressions: [{key: a, operator: Exists}]}}'),
+      'spec.virtualHost.routes[0].options.dlp: "dlp" is not supported: it needs Gloo\'s own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove dlp',
     ],
     [
       route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'),

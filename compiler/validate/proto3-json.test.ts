@@ -35,6 +35,25 @@ test('64-bit and other integers given as strings are read as numbers, as Gloo re
   expect(spec.loadBalancerConfig.ringHash.ringHashConfig).toEqual({ minimumRingSize: 1024, maximumRingSize: 2048 });
 });
 
+test('an enum written as its number is read as its name, as protojson reads it; a number the enum lacks is refused with the names', () => {
+  const redirect = (code: string) =>
+    vs(
+      `  virtualHost:\n    domains: [a]\n    routes:\n      - redirectAction: {hostRedirect: b, responseCode: ${code}}\n`,
+    );
+  const { resources, diagnostics } = validate(redirect('4'));
+  expect(diagnostics).toEqual([]);
+  const spec = resources[0]!.spec as { virtualHost: { routes: { redirectAction: { responseCode: unknown } }[] } };
+  expect(spec.virtualHost.routes[0]!.redirectAction.responseCode).toBe('PERMANENT_REDIRECT');
+  expect(validate(redirect('0')).resources[0]!.spec).toMatchObject({
+    virtualHost: { routes: [{ redirectAction: { responseCode: 'MOVED_PERMANENTLY' } }] },
+  });
+  // Out of range, fractional, or a number in a string (protojson takes none of these for an enum).
+  for (const code of ['5', '1.5', '"1"'])
+    expect(validate(redirect(code)).diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual([
+      'spec.virtualHost.routes[0].redirectAction.responseCode: must be one of "MOVED_PERMANENTLY", "FOUND", "SEE_OTHER", "TEMPORARY_REDIRECT", "PERMANENT_REDIRECT"',
+    ]);
+});
+
 test('a string that is not a JSON number, or not whole for an integer field, is still refused with its range or type', () => {
   const { diagnostics } = validate(
     upstream(

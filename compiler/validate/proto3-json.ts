@@ -3,7 +3,7 @@
  * takes more than one spelling of the same value: a field's original
  * snake_case name beside its lowerCamelCase JSON name, an integer (64-bit
  * ones above all) as a string, a Duration in Go's forms ("1m30s", "250ms")
- * beside "90s". Before its schema check, validate rewrites a Gloo kind's spec
+ * beside "90s", an enum as its number (`responseCode: 1` for FOUND). Before its schema check, validate rewrites a Gloo kind's spec
  * into the one spelling the rest of the compiler reads, driven by the kind's
  * definition (which fields exist, which are integers, which are Durations),
  * so no list of names is kept by hand. What was renamed is remembered, so
@@ -51,6 +51,8 @@ interface Shape {
   items?: Json;
   types: Set<string>;
   duration: boolean;
+  /** A proto enum's names by number. */
+  enumNames?: readonly string[];
 }
 
 const shapes = new WeakMap<object, Shape>();
@@ -68,6 +70,7 @@ function shapeOf(schema: Json): Shape {
     items: nodes.map((n) => n.items).find(isJson),
     types,
     duration: nodes.some((n) => n[PROTO3] === 'duration'),
+    enumNames: nodes.filter((n) => n[PROTO3] === 'enum').map((n) => n.enum as string[])[0],
   };
   shapes.set(schema, shape);
   return shape;
@@ -86,6 +89,8 @@ function branches(schema: Json): Json[] {
 function walk(value: unknown, schema: Json, path: FieldPath, origin: Origin, out: Normalised): unknown {
   const shape = shapeOf(schema);
   if (typeof value === 'string') return scalar(value, shape);
+  // protojson: an enum written as its number; one the enum does not have is left for the schema check to name the values.
+  if (typeof value === 'number' && shape.enumNames) return shape.enumNames[value] ?? value;
   if (Array.isArray(value)) {
     const items = shape.items;
     if (!items) return value;

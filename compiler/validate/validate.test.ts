@@ -26,12 +26,12 @@ test('an unknown field under options is an error naming the field, its line and 
   const { resources, diagnostics } = validate(vs('    domains: [a]\n    options:\n      jwtt: {}\n'));
   expect(resources).toEqual([]);
   expect(diagnostics.map(formatDiagnostic)).toEqual([
-    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" — did you mean jwt? Allowed fields here: jwt, rbac, extauth, retries, headerManipulation, cors, ratelimit, csrf',
+    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" — did you mean jwt? Allowed fields here: jwt, rbac, extauth, retries, stats, headerManipulation, cors, ratelimit, csrf, includeRequestAttemptCount, includeAttemptCountInResponse, corsPolicyMergeSettings',
   ]);
 });
 
 const ROUTE_FIELDS =
-  'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options, name';
+  'matchers, inheritableMatchers, inheritablePathMatchers, delegateAction, routeAction, graphqlApiRef, redirectAction, directResponseAction, options, name, optionsConfigRefs';
 
 test('a misspelt field is reported with the name meant, and not as the choice it leaves unmade', () => {
   const { diagnostics } = validate(
@@ -47,7 +47,7 @@ test('a misspelt field is reported with the name meant, and not as the choice it
 test('a misspelt required field is reported once, as the unknown field', () => {
   const { diagnostics } = validate(vs('    domain: [a]\n'));
   expect(diagnostics.map(formatDiagnostic)).toEqual([
-    'in.yaml:8: error[validate]: VirtualService ns/vs: spec.virtualHost.domain: unknown field "domain" — did you mean domains? Allowed fields here: domains, routes, options',
+    'in.yaml:8: error[validate]: VirtualService ns/vs: spec.virtualHost.domain: unknown field "domain" — did you mean domains? Allowed fields here: domains, routes, options, optionsConfigRefs',
   ]);
 });
 

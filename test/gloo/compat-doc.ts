@@ -52,10 +52,12 @@ with and reports from (\`compiler/kinds/\`); a test fails when they differ
   snake_case name (\`route_action\`, \`api_key_auth\`) beside its lowerCamelCase
   one, an integer (a 64-bit one above all, \`minimumRingSize: "1024"\`) or a
   number as a string, and a Duration in Go's forms (\`1m30s\`, \`250ms\`,
-  \`1h\`) beside proto3's (\`90s\`, \`.5s\`). Errors name the field as the file
-  writes it; one field written in both spellings is an error. Sluice's own
-  CRDs (\`sluice crds\`) take the canonical spelling only, as \`kubectl get\`
-  writes it. Enum values given as numbers are not read (write the name).
+  \`1h\`) beside proto3's (\`90s\`, \`.5s\`), and an enum as its number
+  (\`responseCode: 1\` is \`FOUND\`; a number the enum lacks is an error
+  listing the names). Errors name the field as the file writes it; one field
+  written in both spellings is an error. Sluice's own CRDs (\`sluice crds\`)
+  take the canonical spelling only, as \`kubectl get\` writes it, except
+  enums, which take the name or the number as Gloo's CRDs do.
 - When a resource uses a field Sluice refuses, the errors name those fields
   first; schema errors of that resource (a missing field, a typo) are shown
   once nothing refused is left, so a hint never asks for the wrong thing.

@@ -139,7 +139,7 @@ describe('the install', () => {
   );
 
   eachInstall('the webhook covers the kinds of the CRDs (both group sets), fails closed within 5 s', (docs) => {
-    expect(crdKinds.length).toBe(16);
+    expect(crdKinds.length).toBe(20);
     expect(webhookProblems(docs, crdKinds)).toEqual([]);
   });
 

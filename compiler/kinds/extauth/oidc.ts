@@ -13,7 +13,7 @@ import {
   duration,
   mapOf,
   object,
-  oneOfValues,
+  protoEnum,
   positiveDuration,
   singleLine,
   string,
@@ -58,7 +58,7 @@ const cookieOptions = object({
   notSecure: boolean,
   httpOnly: note(boolean, 'default true'),
   path: note(string, 'default /; "" sets no Path'),
-  sameSite: oneOfValues(['DefaultMode', 'LaxMode', 'StrictMode', 'NoneMode'] as const),
+  sameSite: protoEnum(['DefaultMode', 'LaxMode', 'StrictMode', 'NoneMode'] as const),
   domain: singleLine,
 });
 

@@ -37,9 +37,10 @@ function jwksSource(provider: JwtProviderIR): Json {
     remote_jwks: {
       // Envoy sends the fetch to `cluster`; the URL gives the Host header and path.
       http_uri: { uri: jwks.url, cluster: jwks.cluster, timeout: REMOTE_JWKS_TIMEOUT },
-      cache_duration: REMOTE_JWKS_CACHE_DURATION,
-      // Fetched before the listener starts and again in the background on expiry, so no request waits for it.
-      async_fetch: {},
+      cache_duration: provider.cacheDuration ?? REMOTE_JWKS_CACHE_DURATION,
+      // Fetched in the background when the listener starts and again on expiry, so no request waits for it
+      // (fast_listener: the listener does not wait for the first fetch).
+      async_fetch: provider.fastListener ? { fast_listener: true } : {},
     },
   };
 }
@@ -47,6 +48,8 @@ function jwksSource(provider: JwtProviderIR): Json {
 export function jwtProvider(p: JwtProviderIR): Json {
   return {
     issuer: p.issuer,
+    ...(p.audiences ? { audiences: p.audiences } : {}),
+    ...(p.clockSkewSeconds ? { clock_skew_seconds: p.clockSkewSeconds } : {}),
     ...jwksSource(p),
     // Tokens come in `Authorization: Bearer <token>` or `?access_token=<token>`, unless the provider says where.
     from_headers: p.tokenSource
