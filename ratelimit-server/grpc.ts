@@ -34,14 +34,6 @@ export function rateLimitService(): grpc.ServiceDefinition {
   };
 }
 
-/** A client of the service, as Envoy calls it (tests and the benchmark). */
-export function rateLimitClient(address: string): grpc.Client & {
-  ShouldRateLimit(req: unknown, cb: (err: grpc.ServiceError | null, res: unknown) => void): void;
-} {
-  const Client = grpc.makeGenericClientConstructor(rateLimitService(), 'RateLimitService');
-  return new Client(address, grpc.credentials.createInsecure()) as never;
-}
-
 export function shouldRateLimitHandler(
   limiter: Limiter,
   metrics: Metrics,
