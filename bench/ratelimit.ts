@@ -135,12 +135,15 @@ export async function run(args: string[]): Promise<void> {
   const theirs: Figures[] = [];
   try {
     console.log(`${rounds} interleaved rounds of ${ms} ms at ${CONCURRENCY} streams, median round shown; ${load.name}`);
-    for (let r = 0; r < rounds; r++) {
+    const sidecarRound = async (r: number) => {
       const before = await notOk(adminPort);
       const f = await load.run(sidecar.port, sidecar.pid, CONCURRENCY, ms, r === 0);
       ours.push({ ...f, errors: f.errors + (await notOk(adminPort)) - before });
-      theirs.push(await load.run(bare.port, bare.pid, CONCURRENCY, ms, r === 0));
-    }
+    };
+    const bareRound = async (r: number) => theirs.push(await load.run(bare.port, bare.pid, CONCURRENCY, ms, r === 0));
+    // Each goes first in every other round: neither always follows the other's load.
+    for (let r = 0; r < rounds; r++)
+      for (const round of r % 2 ? [bareRound, sidecarRound] : [sidecarRound, bareRound]) await round(r);
   } finally {
     await sidecar.stop();
     const failed = Number(/"failed":(\d+)/.exec(await bare.stop())?.[1] ?? 0);
