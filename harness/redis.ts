@@ -24,7 +24,7 @@ export interface RedisServer {
 export async function startRedis(): Promise<RedisServer> {
   if (!existsSync(REDIS))
     throw new Error(
-      `${REDIS} not found: the Redis session tests need Debian's redis-server; install it with \`apt-get install -y redis-server\``,
+      `${REDIS} not found: the Redis session and rate limit tests need Debian's redis-server; install it with \`apt-get install -y redis-server\``,
     );
   const port = await freePort();
   let child: ChildProcess | undefined;
