@@ -34,10 +34,6 @@ export class Limiter {
     return this.domains !== undefined;
   }
 
-  get domainNames(): string[] {
-    return [...(this.domains?.keys() ?? [])];
-  }
-
   /** Puts a parsed set of domains in force, all at once. */
   setDomains(domains: ReadonlyMap<string, Domain>): void {
     this.domains = domains;
@@ -48,10 +44,8 @@ export class Limiter {
     const { metrics, redis, denyOnFail, responseHeaders } = this.opts;
     if (!this.domains) throw new NotConfiguredError(NO_CONFIGURATION_YET);
     const p = plan(this.domains, request, Math.floor(Date.now() / 1000), this.opts.keyPrefix);
-    let result: Answer;
-    if (!p.hits.length) result = answer(p, { counts: [] }, responseHeaders);
-    else {
-      let counts: number[] | undefined;
+    let counts: number[] | undefined = [];
+    if (p.hits.length) {
       try {
         counts = await redis.count(
           p.hits.map((h) => h.key),
@@ -59,13 +53,15 @@ export class Limiter {
           p.addend,
         );
       } catch (err) {
+        counts = undefined;
         metrics.countRedisFailure(denyOnFail);
         if (this.opts.logger.isLevelEnabled('debug'))
           this.opts.logger.debug({ err: (err as Error).message, domain: request.domain }, 'Redis did not count a call');
       }
-      result = answer(p, counts ? { counts } : { failed: true, denyOnFail }, responseHeaders);
     }
-    p.hits.forEach((h, i) => metrics.countHit(request.domain, h.limit.rule, result.results[i]!));
+    const result = answer(p, counts ? { counts } : { failed: true, denyOnFail }, responseHeaders);
+    // Hits Redis did not count are in the failure metric, not among the rules' results.
+    if (counts) p.hits.forEach((h, i) => metrics.countHit(request.domain, h.limit.rule, result.results[i]!));
     return result.response;
   }
 }
