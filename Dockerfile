@@ -1,4 +1,4 @@
-# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`, `sluice-graphql`):
+# One image for the control plane (`sluice`) and the sidecars (`sluice-extauth`, `sluice-graphql`, `sluice-ratelimit`):
 # the default (last) stage. The `examples` stage runs the example upstreams of docker-compose.yml.
 FROM node:20.20-bookworm-slim AS build
 WORKDIR /app
@@ -10,6 +10,7 @@ COPY contract ./contract
 COPY runtime ./runtime
 COPY extauth-server ./extauth-server
 COPY graphql-server ./graphql-server
+COPY ratelimit-server ./ratelimit-server
 COPY bench ./bench
 # The example upstreams (examples/services) that docker-compose.yml runs, and the resources sluice serves.
 COPY examples ./examples

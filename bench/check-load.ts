@@ -149,7 +149,8 @@ export interface LoadGenerator {
   run(port: number, pid: number, concurrency: number, ms: number, warmUp: boolean): Promise<Figures>;
 }
 
-export async function h2load(frame: Buffer): Promise<LoadGenerator | undefined> {
+/** h2load calling `grpcPath` (a Check by default) with `frame` as every request's body; undefined when h2load is not installed. */
+export async function h2load(frame: Buffer, grpcPath = CHECK_PATH): Promise<LoadGenerator | undefined> {
   try {
     await execFileP('h2load', ['--version']);
   } catch {
@@ -165,7 +166,7 @@ export async function h2load(frame: Buffer): Promise<LoadGenerator | undefined> 
     `--data=${body}`,
     '--header=content-type: application/grpc',
     '--header=te: trailers',
-    `http://127.0.0.1:${port}${CHECK_PATH}`,
+    `http://127.0.0.1:${port}${grpcPath}`,
   ];
   return {
     name: 'h2load (nghttp2: one HTTP/2 connection, N streams, as Envoy)',

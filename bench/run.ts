@@ -3,7 +3,17 @@
  * ten-minute stopped-client one when none is named). Each benchmark module exports `run(args)`, prints its own figures and
  * its ratio to a peer measured in the same run.
  */
-const BENCHMARKS = ['compile', 'xds', 'scale', 'extauth', 'stitch', 'graphql', 'kube', 'stopped-client'] as const;
+const BENCHMARKS = [
+  'compile',
+  'xds',
+  'scale',
+  'extauth',
+  'stitch',
+  'graphql',
+  'kube',
+  'ratelimit',
+  'stopped-client',
+] as const;
 /** Run only when named: it takes ten minutes. */
 const NAMED_ONLY = new Set(['stopped-client']);
 

@@ -1,7 +1,8 @@
 /**
  * A real Redis for tests: Debian's redis-server on a free 127.0.0.1 port,
  * nothing saved to disk, stopped and started again on the same port to show
- * what the sidecar does while Redis is down and once it is back.
+ * what the sidecar does while Redis is down and once it is back, or frozen
+ * (SIGSTOP) to show what it does while Redis holds its replies.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,13 +15,16 @@ export interface RedisServer {
   readonly port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stops the process answering (SIGSTOP): connections stay open, commands get no reply until thaw(). */
+  freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startRedis(): Promise<RedisServer> {
   if (!existsSync(REDIS))
     throw new Error(
-      `${REDIS} not found: the Redis session tests need Debian's redis-server; install it with \`apt-get install -y redis-server\``,
+      `${REDIS} not found: the Redis session and rate limit tests need Debian's redis-server; install it with \`apt-get install -y redis-server\``,
     );
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -53,5 +57,17 @@ export async function startRedis(): Promise<RedisServer> {
   }
 
   await start();
-  return { address: `127.0.0.1:${port}`, port, start, stop, close: stop };
+  const signal = (sig: NodeJS.Signals) => () => void child?.kill(sig);
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    freeze: signal('SIGSTOP'),
+    thaw: signal('SIGCONT'),
+    async close() {
+      child?.kill('SIGCONT');
+      await stop();
+    },
+  };
 }

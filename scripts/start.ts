@@ -4,8 +4,9 @@
  * Starts the example upstreams (examples/services: echo, petstore, the user
  * and product gRPC services, the JWKS file server), a slapd seeded with the
  * example directory when slapd is installed, `sluice serve` on examples/
- * plus the loopback overlay of scripts/start-local.ts, sluice-extauth and
- * sluice-graphql fed by it over xDS, and Envoy on the `sluice bootstrap`
+ * plus the loopback overlay of scripts/start-local.ts, sluice-extauth,
+ * sluice-graphql and sluice-ratelimit fed by it over xDS (with Redis when
+ * redis-server is installed), and Envoy on the `sluice bootstrap`
  * output when there is an Envoy binary (ENVOY_BIN or envoy on PATH). Then
  * prints a curl command per scenario with the answer to expect (without
  * Envoy, the `sluice explain` command that gives that answer). Each step
@@ -24,6 +25,7 @@ import { findEnvoy } from '../harness/envoy.js';
 import { ENVOY_IMAGE, servicePortKey, syncCopy, writeLocalResources } from './start-local.js';
 import { curl, describeExpected, explainAnswer, explainCommand, SCENARIOS } from './start-scenarios.js';
 import { startExampleDirectory } from './start-directory.js';
+import { startLocalRedis } from './start-redis.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = path.join(ROOT, 'out', 'local');
@@ -39,6 +41,8 @@ const PORTS = {
   extauthAdmin: 8093,
   graphql: 8084,
   graphqlAdmin: 8094,
+  ratelimit: 8085,
+  ratelimitAdmin: 8095,
   /** The example directory, where scripts/dev-slapd.sh puts it too: `sluice explain|test --ldap-address` name it. */
   ldap: 3389,
 };
@@ -290,6 +294,31 @@ async function main(): Promise<void> {
   );
   await until200(`http://${LOOPBACK}:${PORTS.extauthAdmin}/readyz`);
   await until200(`http://${LOOPBACK}:${PORTS.graphqlAdmin}/readyz`);
+
+  say('starting Redis and sluice-ratelimit (global rate limits), fed by serve...');
+  const redis = await startLocalRedis();
+  stack.onStop(() => redis.close());
+  console.log(
+    redis.running
+      ? `${'redis'.padEnd(9)}| listening on ${redis.address}`
+      : `${'redis'.padEnd(9)}| not running: global rate limits are not counted (sluice-ratelimit allows every request); ${redis.hint}`,
+  );
+  stack.start(
+    'ratelimit',
+    ...node(
+      'bin/sluice-ratelimit.js',
+      '--xds',
+      xds,
+      '--redis',
+      redis.address,
+      '--bind',
+      LOOPBACK,
+      '--port',
+      String(PORTS.ratelimit),
+      '--admin-port',
+      String(PORTS.ratelimitAdmin),
+    ),
+  );
 
   const bootstrapArgs = [
     'bootstrap',

@@ -14,9 +14,9 @@ if [ ! -x /usr/sbin/slapd ] || ! command -v ldapadd >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq slapd ldap-utils >/dev/null
 fi
 
-# redis-server keeps the OIDC sessions of the Redis session tests (started by the tests like slapd).
+# redis-server keeps the OIDC sessions of the Redis session tests and sluice-ratelimit's counters (started by the tests like slapd).
 if [ ! -x /usr/bin/redis-server ]; then
-  echo "== installing redis-server (needed by the OIDC Redis session tests)"
+  echo "== installing redis-server (needed by the OIDC Redis session tests and the rate limit tests)"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -22,9 +22,9 @@ interface Binary {
   listening(entry: Record<string, unknown>): { adminPort: number } | undefined;
 }
 
-function emptySet(): string {
+function emptySet(list = 'resources'): string {
   const file = path.join(tempDir('binaries'), 'config.json');
-  writeFileSync(file, '{"resources": []}\n');
+  writeFileSync(file, `{"${list}": []}\n`);
   return file;
 }
 
@@ -50,6 +50,12 @@ const BINARIES: Binary[] = [
     args: ['bin/sluice-graphql.js', '--config', emptySet()],
     ports: ['--port', '--admin-port'],
     listening: sidecarListening('sluice-graphql listening'),
+  },
+  {
+    name: 'sluice-ratelimit',
+    args: ['bin/sluice-ratelimit.js', '--config', emptySet('domains')],
+    ports: ['--port', '--admin-port'],
+    listening: sidecarListening('sluice-ratelimit listening'),
   },
 ];
 
@@ -160,6 +166,11 @@ test('/readyz before a configuration: 503 {"status": "<why not>"} on every binar
       ['bin/sluice-graphql.js', '--xds', xds, '--port', '0', '--admin-port', '0'],
       BINARIES[2]!.listening,
       { status: 'not ready: no configuration from the control plane yet' },
+    ],
+    [
+      ['bin/sluice-ratelimit.js', '--xds', xds, '--port', '0', '--admin-port', '0'],
+      BINARIES[3]!.listening,
+      { status: 'not ready: no configuration from the control plane yet', redis: expect.any(String) },
     ],
   ];
   for (const [args, listening, body] of cases) {

@@ -44,9 +44,9 @@ test('compile -o writes the bootstrap and the sidecar configs; the examples comp
   expect(JSON.parse(readFileSync(path.join(out, 'graphql.json'), 'utf8'))).toHaveProperty('resources');
 });
 
-test('--version and -V print the package version, for sluice and both sidecars', async () => {
+test('--version and -V print the package version, for sluice and the sidecars', async () => {
   const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-  for (const bin of ['bin/sluice.js', 'bin/sluice-extauth.js', 'bin/sluice-graphql.js']) {
+  for (const bin of ['bin/sluice.js', 'bin/sluice-extauth.js', 'bin/sluice-graphql.js', 'bin/sluice-ratelimit.js']) {
     for (const flag of ['--version', '-V']) {
       const { stdout } = await run(process.execPath, [bin, flag]);
       expect(stdout).toBe(`${version}\n`);

@@ -145,6 +145,7 @@ describe('docker-compose.yml and examples/ stay in step', () => {
     expect(binaries.map(([, s]) => s.command![0]).sort()).toEqual([
       'bin/sluice-extauth.js',
       'bin/sluice-graphql.js',
+      'bin/sluice-ratelimit.js',
       'bin/sluice.js',
     ]);
     for (const [name, s] of binaries) {

@@ -27,6 +27,7 @@ export const WILDCARD_TYPES: ReadonlySet<string> = new Set([
   TYPE_URL.cluster,
   TYPE_URL.authConfig,
   TYPE_URL.graphqlApi,
+  TYPE_URL.rateLimitDomain,
 ]);
 
 export interface Resource {
@@ -185,7 +186,13 @@ export type ResourceSet = Record<string, Json[]>;
 
 /** The name a resource goes by in xDS: `cluster_name` for ClusterLoadAssignment, `name` otherwise. */
 export function resourceName(typeUrl: string, resource: Json): string {
-  const name = typeUrl === TYPE_URL.endpoint ? resource.cluster_name : resource.name;
+  // A RateLimitDomain is named by its domain (contract/proto/sluice/ratelimit/v1/ratelimit.proto).
+  const name =
+    typeUrl === TYPE_URL.endpoint
+      ? resource.cluster_name
+      : typeUrl === TYPE_URL.rateLimitDomain
+        ? resource.domain
+        : resource.name;
   if (typeof name !== 'string' || name === '') throw new Error(`${typeUrl} resource without a name`);
   return name;
 }

@@ -123,6 +123,8 @@ describe('the install', () => {
         ['sluice-extauth', 2],
         ['sluice-gateway-proxy', 2],
         ['sluice-graphql', 2],
+        ['sluice-ratelimit', 2],
+        ['sluice-ratelimit-redis', 1],
         ['sluice-serve', 2],
       ]);
     },
@@ -261,6 +263,7 @@ describe('the install', () => {
     for (const [deploymentName, bin, command] of [
       ['sluice-extauth', 'bin/sluice-extauth.js'],
       ['sluice-graphql', 'bin/sluice-graphql.js'],
+      ['sluice-ratelimit', 'bin/sluice-ratelimit.js'],
       ['sluice-serve', 'bin/sluice.js', 'serve'],
     ] as const) {
       const text = await help(bin, ...(command ? [command] : []));
