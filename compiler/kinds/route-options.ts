@@ -5,8 +5,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
-import { routeRateLimit } from './rate-limit.js';
-import { extProc, glooEnvoy, note, notYet, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
+import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
+import { extProc, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
   boolean,
@@ -147,18 +147,7 @@ export const customAuth = () =>
     "a team's own ext_authz server (gRPC), as the Settings resource names it",
   );
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
-/** Gloo's global rate limit and external processing options, refused on routes and virtual hosts alike. */
-export const rateLimitOptions = refuseEach(
-  [
-    'ratelimitBasic',
-    'ratelimitEarly',
-    'rateLimitEarlyConfigs',
-    'rateLimitConfigs',
-    'ratelimitRegular',
-    'rateLimitRegularConfigs',
-  ],
-  rateLimit,
-);
+/** Gloo's external processing options, refused on routes and virtual hosts alike. */
 export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
 
 /** Gloo's RouteOptions: those Sluice implements, and why each other one is refused. */
@@ -193,7 +182,9 @@ export const routeOptions = object({
   headerManipulation: note(headerManipulation, "applied before the virtual host's"),
   cors: routeCors,
   ratelimit: routeRateLimit,
-  ...rateLimitOptions,
+  ...globalRateLimitOptions,
+  ratelimitEarly: routeStagedRateLimit('before authentication'),
+  ratelimitRegular: routeStagedRateLimit('after authentication'),
   waf: glooEnvoy(),
   // Per-route security (Gloo's RouteExtension, ExtensionSettings, ExtAuthExtension); resolve checks the combinations.
   jwt: object({ disable: note(boolean, 'the route asks for no token (jwt_authn PerRouteConfig disabled)') }, [

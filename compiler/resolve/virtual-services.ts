@@ -27,6 +27,7 @@ import { pemToJwks } from './pem.js';
 import { destinationCluster as clusterOf, weightedClusters } from './destinations.js';
 import { checkNestedClaims, claimHeaders } from './jwt-claims.js';
 import { expandDelegation, withInherited } from './route-tables.js';
+import { resolveRateLimits, type RateLimitOptionsSpec } from './rate-limits.js';
 import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
 import { downstreamTls } from './tls.js';
@@ -194,6 +195,13 @@ export function resolveVirtualService(
           upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
           authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
           customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
+          rateLimits: (p: FieldPath, s: RateLimitOptionsSpec) =>
+            resolveRateLimits(s, p, {
+              lookups,
+              diagnostics,
+              owner,
+              basicName: route.name === undefined ? undefined : `${name}/${route.name}`,
+            }),
         },
         host.options?.extauth?.configRef !== undefined,
       );
@@ -224,6 +232,8 @@ export function resolveVirtualService(
   if (hostOptions.cors) vh.cors = hostOptions.cors;
   if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
   if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
+  const limits = resolveRateLimits(opts, [...base, 'options'], { lookups, diagnostics, owner: vs, basicName: name });
+  if (limits.limits) vh.rateLimits = limits.limits;
   if (opts.jwt) {
     const providers: JwtProviderIR[] = [];
     const claims = claimHeaders(opts.jwt.providers, [...base, 'options', 'jwt', 'providers'], vs.origin, diagnostics);

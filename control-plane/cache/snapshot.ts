@@ -27,6 +27,7 @@ export const WILDCARD_TYPES: ReadonlySet<string> = new Set([
   TYPE_URL.cluster,
   TYPE_URL.authConfig,
   TYPE_URL.graphqlApi,
+  TYPE_URL.rateLimitDomain,
 ]);
 
 export interface Resource {
