@@ -66,6 +66,12 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
     glooShortNames: ['gql'],
     glooCategories: ['solo-io', 'gloo-gateway'],
   },
+  RateLimitConfig: {
+    plural: 'ratelimitconfigs',
+    shortNames: ['srlc'],
+    glooShortNames: ['rlc', 'grlc'],
+    glooCategories: ['solo-io', 'gloo-gateway'],
+  },
   Settings: {
     plural: 'settings',
     shortNames: ['sst'],

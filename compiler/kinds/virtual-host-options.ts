@@ -8,14 +8,7 @@ import { hostCsrf } from './csrf.js';
 import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import {
-  customAuth,
-  extProcOptions,
-  headerManipulation,
-  hostCors,
-  jwtStaged,
-  retries,
-} from './route-options.js';
+import { customAuth, extProcOptions, headerManipulation, hostCors, jwtStaged, retries } from './route-options.js';
 import {
   boolean,
   exactlyOne,
