@@ -94,7 +94,12 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
     this.encoders = encoders;
     const any = result.proxies.values().next().value!;
     return {
-      shared: this.encoder.build({ ...emptyXdsSet(), authConfigs: any.authConfigs, graphqlApis: any.graphqlApis }),
+      shared: this.encoder.build({
+        ...emptyXdsSet(),
+        authConfigs: any.authConfigs,
+        graphqlApis: any.graphqlApis,
+        rateLimitDomains: any.rateLimitDomains,
+      }),
       proxies,
     };
   }

@@ -1,6 +1,7 @@
 /** `sluice compile` and `sluice validate`. */
 import { Option, type Command } from 'commander';
 import { isError, renderDiagnostics, type Diagnostic } from '../diagnostics.js';
+import { envoyproxyGaps } from '../emit/ratelimit.js';
 import { renderOutput, textOf, writeFiles, type OutputFormat } from '../emit/write.js';
 import { dumpIr } from '../ir/dump.js';
 import { compileFiles, type CompileResult } from '../pipeline.js';
@@ -90,6 +91,7 @@ async function run(
     return 1;
   }
   process.stderr.write(`compiled ${counts}\nwrote ${written.join(', ')}\n`);
+  for (const gap of envoyproxyGaps(result.xds!)) process.stderr.write(`warning[emit]: ${gap}\n`);
   return 0;
 }
 
@@ -100,7 +102,7 @@ export function register(program: Command): void {
       .description('compile resources into a static Envoy bootstrap (and the sidecar configs with -o)')
       .option(
         '-o, --output <dir>',
-        'write envoy.yaml (envoy.json with --format json; the other one is removed), extauth.json and graphql.json into DIR (default: print the bootstrap)',
+        'write envoy.yaml (envoy.json with --format json; the other one is removed), extauth.json, graphql.json and, with global rate limits, ratelimit.json and envoyproxy-ratelimit.<domain>.yaml into DIR (default: print the bootstrap)',
       )
       .addOption(new Option('--format <format>', 'bootstrap format').choices(['yaml', 'json']).default('yaml'))
       .option(

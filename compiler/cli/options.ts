@@ -74,6 +74,13 @@ export function addCompileOptions(cmd: Command, { filesRequired = true } = {}): 
         d.graphqlAddress,
       ),
     )
+    .addOption(
+      hostPortOption(
+        '--ratelimit-address <host:port>',
+        'address of sluice-ratelimit as Envoy reaches it',
+        d.ratelimitAddress,
+      ),
+    )
     .option(
       '--envoy-admin-port <port>',
       'admin port of the static bootstrap (bound to 127.0.0.1)',
@@ -99,6 +106,7 @@ export interface CompileFlags {
   namespace: string;
   extauthAddress: { host: string; port: number };
   graphqlAddress: { host: string; port: number };
+  ratelimitAddress: { host: string; port: number };
   envoyAdminPort: number;
 }
 
@@ -110,6 +118,7 @@ export function compileOptionsFrom(flags: CompileFlags): CompileOptions {
     controlPlaneNamespace: flags.namespace,
     extauthAddress: flags.extauthAddress,
     graphqlAddress: flags.graphqlAddress,
+    ratelimitAddress: flags.ratelimitAddress,
     adminPort: flags.envoyAdminPort,
     ...(flags.proxy !== undefined ? { proxy: flags.proxy } : {}),
   };

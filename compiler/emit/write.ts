@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CompileOptions, XdsSet } from '../translate/output.js';
 import { staticBootstrap } from './bootstrap.js';
+import { rateLimitFiles } from './ratelimit.js';
 import { yamlPieces } from './yaml.js';
 
 export type OutputFormat = 'yaml' | 'json';
@@ -54,6 +55,7 @@ export function renderOutput(set: XdsSet, options: CompileOptions, format: Outpu
     ),
     'extauth.json': serializePieces({ resources: [...set.authConfigs.values()] }, 'json', true),
     'graphql.json': serializePieces({ resources: [...set.graphqlApis.values()] }, 'json'),
+    ...rateLimitFiles(set, (value) => serializePieces(value, 'json')),
   };
 }
 

@@ -19,6 +19,8 @@ export interface GatewayConfig {
   authConfigs: Map<string, Json>;
   /** `sluice.graphql.v1.GraphQLApi` by name. */
   graphqlApis: Map<string, Json>;
+  /** `sluice.ratelimit.v1.RateLimitDomain` by domain. */
+  rateLimitDomains: Map<string, Json>;
 }
 
 /** The compiled messages of a successful compile; undefined when it failed. */
@@ -32,5 +34,6 @@ export function fromCompileResult(result: CompileResult): GatewayConfig | undefi
     endpoints: xds.endpoints,
     authConfigs: xds.authConfigs,
     graphqlApis: xds.graphqlApis,
+    rateLimitDomains: xds.rateLimitDomains,
   };
 }

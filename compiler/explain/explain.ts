@@ -10,6 +10,7 @@ import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
 import { evaluateLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
+import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
 import { destination, endpointsOf } from './destination.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
@@ -279,6 +280,10 @@ export async function explain(
       if (r.reply) return done(r.reply);
       removed.push(...r.removedHeaders);
       added = { ...added, ...r.addedHeaders };
+    } else if (isRateLimitFilter(name)) {
+      const r = evaluateRateLimit(typed, levels, req, config.rateLimitDomains);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
     } else if (name === LOCAL_RATELIMIT_FILTER) {
       const r = evaluateLocalRateLimit(typed, levels);
       t.steps.push(r.step);

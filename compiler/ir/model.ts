@@ -10,6 +10,7 @@ export type { RouteExtrasIR, VirtualHostExtrasIR };
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
+import type { RateLimitServiceIR, RateLimitsIR } from './ratelimit.js';
 
 export interface NamespacedName {
   name: string;
@@ -239,6 +240,8 @@ export interface RouteOptionsIR extends RouteExtrasIR {
   csrf?: CsrfIR;
   /** The route's own local rate limit, replacing the virtual host's. */
   localRateLimit?: TokenBucketIR;
+  /** The route's own global rate limits (each Gloo option replacing the virtual host's). */
+  rateLimits?: RateLimitsIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
   /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
@@ -371,6 +374,8 @@ export interface VirtualHostIR extends VirtualHostExtrasIR {
   csrf?: CsrfIR;
   /** One bucket shared by every route without a limit of its own. */
   localRateLimit?: TokenBucketIR;
+  /** Global rate limits of every route without its own of the same Gloo option. */
+  rateLimits?: RateLimitsIR;
   headers?: HeaderManipulationIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
@@ -447,7 +452,7 @@ export interface GraphQLApiIR {
  * Cluster names the sidecars take in the output when something uses them
  * (extauth: a virtual host with extauth; graphql: a route to a GraphQL API).
  */
-export const SIDECAR_CLUSTERS = { extauth: 'extauth', graphql: 'graphql' } as const;
+export const SIDECAR_CLUSTERS = { extauth: 'extauth', graphql: 'graphql', ratelimit: 'ratelimit' } as const;
 
 /** A Gateway resource: one listener serving the virtual hosts it selected. */
 export interface GatewayIR {
@@ -536,4 +541,6 @@ export interface Model {
   secrets?: TlsSecretIR[];
   /** The endpoints of the used upstreams with a service target, by cluster name; absent: none. */
   endpoints?: EndpointSetIR[];
+  /** Global rate limits: the service's rules and how Envoy reaches it; absent: no global limit anywhere. */
+  rateLimit?: RateLimitServiceIR;
 }

@@ -78,6 +78,12 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
     glooShortNames: ['rto', 'rtopts', 'grto'],
     glooCategories: ['gloo-gateway'],
   },
+  RateLimitConfig: {
+    plural: 'ratelimitconfigs',
+    shortNames: ['srlc'],
+    glooShortNames: ['rlc', 'grlc'],
+    glooCategories: ['solo-io', 'gloo-gateway'],
+  },
   Settings: {
     plural: 'settings',
     shortNames: ['sst'],

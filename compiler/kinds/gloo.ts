@@ -26,7 +26,6 @@ export interface GlooSupport {
 export const REASONS = {
   notYet: 'not implemented yet',
   glooEnvoy: "it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy",
-  rateLimit: 'global rate limits need a rate limit service, which Sluice does not have yet',
   extProc: 'external processing (ext_proc) is not implemented',
   consul: 'Sluice does not read Consul',
   extensions: 'Gloo plugin extensions do not exist in Sluice',
@@ -54,8 +53,6 @@ export function refused(reason: string, instead?: string): Refused {
 
 export const notYet = (): Refused => refused(REASONS.notYet);
 export const glooEnvoy = (): Refused => refused(REASONS.glooEnvoy);
-export const rateLimit = (): Refused =>
-  refused(REASONS.rateLimit, 'set ratelimit.localRatelimit on the virtual host or route: a token bucket in each Envoy');
 export const extProc = (): Refused => refused(REASONS.extProc);
 export const consul = (): Refused => refused(REASONS.consul, 'use an Upstream with static hosts');
 

@@ -12,6 +12,7 @@ import { REASONS } from './gloo.js';
 import { GRAPHQL_API } from './graphql-api.js';
 import { ENDPOINT_SLICE, POD, SECRET, SERVICE } from './kubernetes.js';
 import { ROUTE_OPTION, VIRTUAL_HOST_OPTION } from './option-resources.js';
+import { RATE_LIMIT_CONFIG } from './rate-limit-config.js';
 import { REQUEST_TEST } from './request-test.js';
 import { SETTINGS } from './settings.js';
 import type { KindDefinition, RefusedKind } from './resource.js';
@@ -30,6 +31,7 @@ export const KINDS: readonly KindDefinition[] = [
   UPSTREAM,
   UPSTREAM_GROUP,
   GRAPHQL_API,
+  RATE_LIMIT_CONFIG,
   SERVICE,
   SECRET,
   ENDPOINT_SLICE,
@@ -71,16 +73,6 @@ export const REFUSED_KINDS: readonly RefusedKind[] = [
     "a Proxy is what Gloo's gateway controller writes from Gateways and VirtualServices, and Sluice compiles those itself",
     'leave Proxy resources out of the inputs',
   ),
-  {
-    kind: 'RateLimitConfig',
-    apiVersion: 'ratelimit.gateway.example/v1alpha1',
-    glooApiVersion: 'ratelimit.solo.io/v1alpha1',
-    refused: {
-      reason: REASONS.rateLimit,
-      instead:
-        'set ratelimit.localRatelimit on the virtual host or route (a token bucket in each Envoy), and leave the RateLimitConfig out',
-    },
-  },
 ];
 
 /** Gloo's API groups -> Sluice's: the same kinds under either name, with identical output. */

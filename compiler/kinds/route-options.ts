@@ -5,8 +5,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
-import { routeRateLimit } from './rate-limit.js';
-import { extProc, glooEnvoy, note, rateLimit, REASONS, refused, refuseEach } from './gloo.js';
+import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
+import { extProc, glooEnvoy, note, REASONS, refused, refuseEach } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
   boolean,
@@ -165,18 +165,7 @@ export const customAuth = () =>
 export const BUFFER_PER_ROUTE =
   "per-route buffer settings act on the Gateway's buffer filter (httpGateway.options.buffer), which Sluice does not configure per route yet";
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
-/** Gloo's global rate limit and external processing options, refused on routes and virtual hosts alike. */
-export const rateLimitOptions = refuseEach(
-  [
-    'ratelimitBasic',
-    'ratelimitEarly',
-    'rateLimitEarlyConfigs',
-    'rateLimitConfigs',
-    'ratelimitRegular',
-    'rateLimitRegularConfigs',
-  ],
-  rateLimit,
-);
+/** Gloo's external processing options, refused on routes and virtual hosts alike. */
 export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
 
 /** Gloo's RegexMatchAndSubstitute. */
@@ -241,7 +230,9 @@ export const routeOptions = object({
   headerManipulation: note(headerManipulation, "applied before the virtual host's"),
   cors: routeCors,
   ratelimit: routeRateLimit,
-  ...rateLimitOptions,
+  ...globalRateLimitOptions,
+  ratelimitEarly: routeStagedRateLimit('before authentication'),
+  ratelimitRegular: routeStagedRateLimit('after authentication'),
   waf: glooEnvoy(),
   // Per-route security (Gloo's RouteExtension, ExtensionSettings, ExtAuthExtension); resolve checks the combinations.
   jwt: object({ disable: note(boolean, 'the route asks for no token (jwt_authn PerRouteConfig disabled)') }, [

@@ -1,11 +1,14 @@
 /**
  * Gloo's Settings (settings.proto): only the ext_authz servers a
  * VirtualService's or route's `customAuth` sends its checks to (`extauth`,
- * `namedExtauth`, each enterprise.gloo.solo.io `Settings` of extauth.proto).
+ * `namedExtauth`, each enterprise.gloo.solo.io `Settings` of extauth.proto),
+ * and the global rate limits' server rules and filter settings (`ratelimit`,
+ * `ratelimitServer`).
  * Every other field configures Gloo's control plane and is refused.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused, refuseEach } from './gloo.js';
+import { rateLimitServerSettings, rateLimitServiceSettings } from './rate-limit-settings.js';
 import { kind, resourceRef } from './resource.js';
 import { boolean, mapOf, object, protoEnum, positiveDuration, singleLine, uint32 } from './schema.js';
 
@@ -52,6 +55,8 @@ const settingsSpec = object({
     extauthServer,
     "the server of a customAuth without a name (an AuthConfig's checks go to sluice-extauth, not to it)",
   ),
+  ratelimit: rateLimitServiceSettings,
+  ratelimitServer: rateLimitServerSettings,
   namedExtauth: note(
     mapOf(extauthServer, Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9_-]+$' })),
     'the server of a customAuth whose name is the key',
@@ -81,8 +86,6 @@ const settingsSpec = object({
       'consulDiscovery',
       'kubernetes',
       'extensions',
-      'ratelimit',
-      'ratelimitServer',
       'rbac',
       'cachingServer',
       'observabilityOptions',

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
-import { hostRateLimit } from './rate-limit.js';
+import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
@@ -15,7 +15,6 @@ import {
   headerManipulation,
   hostCors,
   jwtStaged,
-  rateLimitOptions,
   retries,
 } from './route-options.js';
 import {
@@ -186,7 +185,9 @@ export const virtualHostOptions = object({
   transformations: glooEnvoy(),
   stagedTransformations: glooEnvoy(),
   ratelimit: hostRateLimit,
-  ...rateLimitOptions,
+  ...globalRateLimitOptions,
+  ratelimitEarly: hostStagedRateLimit('before authentication'),
+  ratelimitRegular: hostStagedRateLimit('after authentication'),
   waf: glooEnvoy(),
   jwtStaged: jwtStaged('use options.jwt'),
   dlp: glooEnvoy(),

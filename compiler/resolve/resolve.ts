@@ -13,6 +13,7 @@ import {
   type UpstreamIR,
   type VirtualHostIR,
 } from '../ir/model.js';
+import type { RateLimitServiceIR } from '../ir/ratelimit.js';
 import { claimDomains } from './gateway-tls.js';
 import { resolveGateways } from './gateways.js';
 import { resolveGraphQLApis } from './graphql.js';
@@ -26,6 +27,7 @@ import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js'
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
 import { resolveTlsSecrets } from './tls.js';
+import { resolveRateLimitService } from './rate-limit-service.js';
 import { resolveVirtualService, type VirtualServiceResult } from './virtual-services.js';
 import type { ResolveOptions } from './options.js';
 
@@ -85,6 +87,8 @@ export function resolve(
     'GraphQLApi',
     'EndpointSlice',
     'Pod',
+    'Settings',
+    'RateLimitConfig',
   ];
   const sameSliced =
     memo.sliced !== undefined && memo.sliced.size === sliced.size && [...sliced].every((s) => memo.sliced!.has(s));
@@ -228,6 +232,13 @@ export function resolve(
     },
     diagnostics,
   );
+  const rateLimit = resolveRateLimitService(
+    index,
+    virtualHosts,
+    findUpstream,
+    (upstream, from, path) => use(upstream, from.origin, path),
+    diagnostics,
+  );
   // The default gateway serves every virtual host on one listener; a Gateway checks its own (resolveGateways).
   if (index.all('Gateway').length === 0) {
     // Hosts whose names and domains are those last found unique claim nothing twice: no need to index them all again.
@@ -244,7 +255,7 @@ export function resolve(
   diagnostics.push(...hashPolicyWarnings(virtualHosts, upstreams));
   diagnostics.push(...claimHeaderRouteProblems(virtualHosts));
   memo.sorted = index.sortedKinds();
-  sidecarNameClashes(virtualHosts, upstreams, diagnostics);
+  sidecarNameClashes(virtualHosts, upstreams, rateLimit, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
   const { sets: endpoints, warnings: endpointWarnings } = resolveEndpoints(index, upstreams, memo.endpoints);
   diagnostics.push(...endpointWarnings);
@@ -263,19 +274,26 @@ export function resolve(
       graphqlApis: gql.value,
       ...(secrets.length > 0 ? { secrets } : {}),
       ...(endpoints.length > 0 ? { endpoints } : {}),
+      ...(rateLimit ? { rateLimit } : {}),
     },
     diagnostics: unique,
   };
 }
 
 /** A user's Upstream may take a sidecar cluster's name (`extauth`, `graphql`); Envoy would reject the pair. */
-function sidecarNameClashes(virtualHosts: VirtualHostIR[], upstreams: UpstreamIR[], diagnostics: Diagnostic[]): void {
+function sidecarNameClashes(
+  virtualHosts: VirtualHostIR[],
+  upstreams: UpstreamIR[],
+  rateLimit: RateLimitServiceIR | undefined,
+  diagnostics: Diagnostic[],
+): void {
   const sidecars = [
     { name: SIDECAR_CLUSTERS.extauth, used: virtualHosts.some((vh) => vh.extauth) },
     {
       name: SIDECAR_CLUSTERS.graphql,
       used: virtualHosts.some((vh) => vh.routes.some((r) => r.action.kind === 'graphql')),
     },
+    { name: SIDECAR_CLUSTERS.ratelimit, used: rateLimit?.server.sidecar === true },
   ];
   for (const sidecar of sidecars) {
     const taken = sidecar.used && upstreams.find((u) => u.name === sidecar.name);

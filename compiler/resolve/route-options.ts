@@ -25,6 +25,8 @@ import type {
 import type { CustomAuthSpec } from './custom-auth.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
 import type { TokenBucketSpec } from '../kinds/rate-limit.js';
+import type { RateLimitsIR } from '../ir/ratelimit.js';
+import type { RateLimitOptionsSpec } from './rate-limits.js';
 import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
@@ -347,6 +349,8 @@ export interface OptionRefs {
   authConfig(path: FieldPath, ref: Ref): ExtauthRefIR | undefined;
   /** A team's own ext_authz server (Gloo's customAuth). */
   customAuth(path: FieldPath, spec: CustomAuthSpec): CustomAuthIR | undefined;
+  /** Global rate limits (./rate-limits.ts). */
+  rateLimits(path: FieldPath, spec: RateLimitOptionsSpec): { ok: boolean; limits?: RateLimitsIR };
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -430,6 +434,18 @@ export function routeOptions(
   if (s.csrf !== undefined) options.csrf = csrf(s.csrf, [...path, 'csrf'], report);
   if (s.ratelimit?.localRatelimit !== undefined)
     options.localRateLimit = tokenBucket(s.ratelimit.localRatelimit, [...path, 'ratelimit', 'localRatelimit'], report);
+  const limits = refs.rateLimits(path, s);
+  if (!limits.ok) report.ok = false;
+  else if (limits.limits) {
+    // Envoy reads global limits from the RouteAction: a redirect or direct response has none.
+    if (action === 'redirectAction' || action === 'directResponseAction')
+      report.error(
+        path,
+        'global rate limits apply only to a route with routeAction or graphqlApiRef (Envoy reads them from the route action)',
+        'remove the rate limit options from this route, or set them on the virtual host',
+      );
+    options.rateLimits = limits.limits;
+  }
   // disable: false is Gloo's default, so it changes nothing and sets nothing.
   if (s.jwt?.disable) options.jwtDisabled = true;
   if (s.rbac?.disable) options.rbacDisabled = true;

@@ -30,6 +30,7 @@ import { pemToJwks } from './pem.js';
 import { destinationCluster as clusterOf, weightedClusters } from './destinations.js';
 import { checkNestedClaims, claimHeaders } from './jwt-claims.js';
 import { expandDelegation, withInherited } from './route-tables.js';
+import { resolveRateLimits, type RateLimitOptionsSpec } from './rate-limits.js';
 import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
 import { downstreamTls } from './tls.js';
@@ -202,6 +203,13 @@ export function resolveVirtualService(
           upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
           authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
           customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
+          rateLimits: (p: FieldPath, s: RateLimitOptionsSpec) =>
+            resolveRateLimits(s, p, {
+              lookups,
+              diagnostics,
+              owner,
+              basicName: route.name === undefined ? undefined : `${name}/${route.name}`,
+            }),
         },
         hostOpts.extauth?.configRef !== undefined,
       );
@@ -241,6 +249,17 @@ export function resolveVirtualService(
     if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
     for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
       if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
+    // Each rate limit option comes from one resource (the shallow merge), so the groups' entries add up.
+    const { limits } = resolveRateLimits(group.spec as RateLimitOptionsSpec, group.path, {
+      lookups,
+      diagnostics,
+      owner: group.owner,
+      basicName: name,
+    });
+    if (limits)
+      vh.rateLimits = vh.rateLimits
+        ? { ...vh.rateLimits, ...limits, entries: [...vh.rateLimits.entries, ...limits.entries] }
+        : limits;
   }
   if (vh.cors && opts.corsPolicyMergeSettings?.exposeHeaders === 'UNION')
     vh.routes = withUnionExposeHeaders(vh.routes, vh.cors);

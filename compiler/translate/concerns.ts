@@ -1,5 +1,6 @@
-/** The HTTP filter concerns in chain order (fault -> cors -> local_ratelimit -> jwt_authn -> rbac -> ext_authz -> csrf, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
+/** The HTTP filter concerns in chain order (fault -> cors -> local_ratelimit -> [early ratelimit] -> jwt_authn -> rbac -> ext_authz -> [ratelimit] -> csrf, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
 import type { VirtualHostIR } from '../ir/model.js';
+import type { RateLimitServerIR } from '../ir/ratelimit.js';
 import type { HttpFilterConcern } from './concern.js';
 import { customAuthConcerns } from './filters/custom-auth.js';
 import { claimHeadersConcern } from './filters/claim-headers.js';
@@ -10,6 +11,7 @@ import { extauthConcern } from './filters/extauth.js';
 import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
 import { localRateLimitConcern } from './filters/local-ratelimit.js';
+import { rateLimitConcerns } from './filters/ratelimit.js';
 import { rbacConcern } from './filters/rbac.js';
 
 export const CONCERNS: readonly HttpFilterConcern[] = [
@@ -24,10 +26,26 @@ export const CONCERNS: readonly HttpFilterConcern[] = [
   graphqlConcern,
 ];
 
-/** The concerns of a model: its customAuth servers' filters (./filters/custom-auth.ts) right after sluice-extauth's. */
-export function concernsFor(virtualHosts: readonly VirtualHostIR[]): readonly HttpFilterConcern[] {
+/**
+ * The concerns of a model: its customAuth servers' filters (./filters/custom-auth.ts) right after sluice-extauth's,
+ * and its global rate limit filters (./filters/ratelimit.ts): those before authentication after local_ratelimit,
+ * the others after every authentication filter, as Gloo stages them.
+ */
+export function concernsFor(
+  virtualHosts: readonly VirtualHostIR[],
+  rateLimitServer?: RateLimitServerIR,
+): readonly HttpFilterConcern[] {
   const custom = customAuthConcerns(virtualHosts);
-  if (!custom.length) return CONCERNS;
-  const at = CONCERNS.indexOf(extauthConcern) + 1;
-  return [...CONCERNS.slice(0, at), ...custom, ...CONCERNS.slice(at)];
+  const limits = rateLimitConcerns(virtualHosts, rateLimitServer);
+  if (!custom.length && !limits.early.length && !limits.regular.length) return CONCERNS;
+  const early = CONCERNS.indexOf(localRateLimitConcern) + 1;
+  const after = CONCERNS.indexOf(extauthConcern) + 1;
+  return [
+    ...CONCERNS.slice(0, early),
+    ...limits.early,
+    ...CONCERNS.slice(early, after),
+    ...custom,
+    ...limits.regular,
+    ...CONCERNS.slice(after),
+  ];
 }

@@ -94,6 +94,7 @@ export function meshSet(set: XdsSet, options: CompileOptions, mesh: MeshOptions,
   for (const [key, json] of set.secrets) out.secrets.set(`${prefix}${key}`, renamed(json));
   out.authConfigs = set.authConfigs;
   out.graphqlApis = set.graphqlApis;
+  out.rateLimitDomains = set.rateLimitDomains;
   return out;
 }
 

@@ -20,6 +20,8 @@ export interface CompileOptions {
   extauthAddress: { host: string; port: number };
   /** host:port of the GraphQL sidecar. */
   graphqlAddress: { host: string; port: number };
+  /** host:port of the rate limit sidecar (sluice-ratelimit). */
+  ratelimitAddress: { host: string; port: number };
   /** Admin interface of the static bootstrap. */
   adminPort: number;
   /** The proxy of a fleet whose set `xds` is (Gateway proxyNames); absent: the only one. */
@@ -44,6 +46,7 @@ export const DEFAULT_OPTIONS: CompileOptions = {
   controlPlaneNamespace: 'sluice-system',
   extauthAddress: { host: 'extauth', port: 8083 },
   graphqlAddress: { host: 'graphql', port: 8084 },
+  ratelimitAddress: { host: 'ratelimit', port: 8085 },
   adminPort: 19000,
 };
 
@@ -64,6 +67,8 @@ export interface XdsSet {
   authConfigs: Map<string, Json>;
   /** Compiled GraphQL APIs (`sluice.graphql.v1.GraphQLApi`). */
   graphqlApis: Map<string, Json>;
+  /** The rate limit service's rules (`sluice.ratelimit.v1.RateLimitDomain`), by domain. */
+  rateLimitDomains: Map<string, Json>;
 }
 
 export type XdsKind = keyof XdsSet;
@@ -79,6 +84,7 @@ export const XDS_KINDS: ReadonlyArray<{ kind: XdsKind; typeUrl: string; messageT
   { kind: 'virtualHosts', typeUrl: TYPE_URL.virtualHost, label: 'VirtualHost' },
   { kind: 'authConfigs', typeUrl: TYPE_URL.authConfig, label: 'AuthConfig' },
   { kind: 'graphqlApis', typeUrl: TYPE_URL.graphqlApi, label: 'GraphQLApi' },
+  { kind: 'rateLimitDomains', typeUrl: TYPE_URL.rateLimitDomain, label: 'RateLimitDomain' },
 ].map((k) => ({ ...k, kind: k.kind as XdsKind, messageType: k.typeUrl.slice('type.googleapis.com/'.length) }));
 
 /** Where Envoy gets RDS and EDS resources: the ADS stream it already has. */
@@ -95,5 +101,6 @@ export function emptyXdsSet(): XdsSet {
     virtualHosts: new Map(),
     authConfigs: new Map(),
     graphqlApis: new Map(),
+    rateLimitDomains: new Map(),
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { LB_METADATA } from './clusters.js';
+import { hostRateLimits, withRouteRateLimits } from './filters/ratelimit.js';
 import type { Json } from './output.js';
 import { routeActionExtras, routeFieldExtras, virtualHostExtras } from './route-extras.js';
 
@@ -216,13 +217,14 @@ export function virtualHost(
     routes: vh.routes.map((r) => ({
       name: r.name,
       match: routeMatch(r.match),
-      ...withOptions(routeAction(r), r.options),
+      ...withRouteRateLimits(withOptions(routeAction(r), r.options), vh, r),
       ...routeFieldExtras(r.options),
       ...routeFilterConfigs(perRoute(r)),
     })),
     ...withHostHeaders(headerLists(vh.headers), headersToRemove),
     ...(vh.retries ? { retry_policy: retryPolicy(vh.retries) } : {}),
     ...virtualHostExtras(vh),
+    ...hostRateLimits(vh),
     ...(perFilter.size > 0 ? { typed_per_filter_config: Object.fromEntries(perFilter) } : {}),
   };
 }

@@ -26,6 +26,8 @@ import type { HttpFilterConcern } from './concern.js';
 import { concernsFor } from './concerns.js';
 import { compileAuthConfig } from './extauth/auth-config.js';
 import { compileApi } from './filters/graphql.js';
+import { rateLimitDomain } from './ratelimit-domains.js';
+import type { RateLimitDomainIR } from '../ir/ratelimit.js';
 import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
 import { gatewayListeners } from './gateways.js';
 import { httpListener, listenerName } from './listener.js';
@@ -65,6 +67,7 @@ export class TranslateMemo {
   readonly endpoints = new WeakMap<EndpointSetIR, Json>();
   readonly authConfigs = new WeakMap<AuthConfigIR, Json>();
   readonly graphqlApis = new WeakMap<GraphQLApiIR, Json>();
+  readonly rateLimitDomains = new WeakMap<RateLimitDomainIR, Json>();
   /** Options are fixed for a memo, so a sidecar cluster never changes. */
   readonly sidecars = new Map<string, ClusterPair>();
   listener: { usage: string; jwt: string[]; filters: Json[]; json: Json } | undefined;
@@ -76,7 +79,7 @@ export function translate(
   model: Model,
   options: CompileOptions,
   memo = new TranslateMemo(),
-  concerns: readonly HttpFilterConcern[] = concernsFor(model.virtualHosts),
+  concerns: readonly HttpFilterConcern[] = concernsFor(model.virtualHosts, model.rateLimit?.server),
 ): XdsSet {
   const keys = concerns.map((c) => c.usageKey ?? c.filterName).join(',');
   if (memo.concernKeys !== keys) {
@@ -173,6 +176,8 @@ export function translate(
     set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
   for (const api of [...model.graphqlApis].sort(byName))
     set.graphqlApis.set(api.name, kept(memo.graphqlApis, api, compileApi));
+  for (const domain of model.rateLimit?.domains ?? [])
+    set.rateLimitDomains.set(domain.domain, kept(memo.rateLimitDomains, domain, rateLimitDomain));
   return set;
 }
 

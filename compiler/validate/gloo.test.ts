@@ -56,13 +56,16 @@ test('an unsupported field is reported, with the reason, instead of a misleading
   }
 });
 
-test("fields that need Gloo's Envoy build and global rate limiting say so", () => {
+test("fields that need Gloo's Envoy build and rate limit features Envoy lacks say so", () => {
   const { diagnostics } = validate(
-    vs('gateway.solo.io/v1', `    options:\n      stagedTransformations: {}\n      ratelimitBasic: {}\n`),
+    vs(
+      'gateway.solo.io/v1',
+      `    options:\n      stagedTransformations: {}\n      ratelimit: {rateLimits: [{actions: [{cel: {}}]}]}\n`,
+    ),
   );
   expect(diagnostics.map(formatDiagnostic)).toEqual([
     `in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.stagedTransformations: "stagedTransformations" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove stagedTransformations`,
-    'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimitBasic: "ratelimitBasic" is not supported: global rate limits need a rate limit service, which Sluice does not have yet — set ratelimit.localRatelimit on the virtual host or route: a token bucket in each Envoy',
+    'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimit.rateLimits[0].actions[0].cel: "cel" is not supported: CEL actions are evaluated only by agentgateway, not by Envoy — remove cel',
   ]);
   const aws = validate(
     'apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  aws: {region: us-east-1}\n',

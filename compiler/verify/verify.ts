@@ -248,15 +248,12 @@ function checkAll(set: XdsSet, memo: VerifyMemo, diags: Diagnostic[]): Checked[]
       }
       if (kind === 'endpoints')
         for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      const own = kind === 'endpoints' ? message.cluster_name : message.name;
+      // A ClusterLoadAssignment is named by its cluster, a RateLimitDomain by its domain.
+      const field = kind === 'endpoints' ? 'cluster_name' : kind === 'rateLimitDomains' ? 'domain' : 'name';
+      const own = message[field];
       if (own !== key)
         diags.push(
-          bug(
-            resource,
-            kind === 'endpoints' ? 'cluster_name' : 'name',
-            `the resource is named "${String(own)}" but served as "${key}"`,
-            'envoy.name_mismatch',
-          ),
+          bug(resource, field, `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'),
         );
     }
   }

@@ -344,7 +344,12 @@ describe('without Envoy, sluice explain and sluice test', () => {
     ).catch((err) => err)) as { stdout: string };
     const last = stdout.trimEnd().split('\n').at(-1)!;
     const total = Number(/^(\d+) cases/.exec(last)![1]);
-    expect([last, stdout]).toEqual([`${total} cases: ${total} passed, 0 failed, 0 unverified`, expect.any(String)]);
+    // A global rate limit rests on the requests before (explain does not count): those cases stay unverified.
+    const counted = stdout.match(/assumed: the request is under every limit of domain/g)?.length ?? 0;
+    expect([last, stdout]).toEqual([
+      `${total} cases: ${total - counted} passed, 0 failed, ${counted} unverified`,
+      expect.any(String),
+    ]);
   });
 });
 

@@ -53,6 +53,7 @@ describe('the committed CRDs', () => {
         'Upstream',
         'UpstreamGroup',
         'GraphQLApi',
+        'RateLimitConfig',
         'Settings',
       ].map((kind) => expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`))),
     );

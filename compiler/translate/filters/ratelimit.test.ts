@@ -1,0 +1,73 @@
+/**
+ * Global rate limits in Envoy's route configuration: a route's own option
+ * replaces only the same option of its virtual host, includeVhRateLimits
+ * adds the host's back, and each domain and stage gets its Envoy stage.
+ */
+import type { RouteIR, VirtualHostIR } from '../../ir/model.js';
+import type { RateLimitIR, RateLimitServerIR } from '../../ir/ratelimit.js';
+import { rateLimitConcerns, routeEntries, stageOf, withRouteRateLimits } from './ratelimit.js';
+
+const entry = (
+  option: RateLimitIR['option'],
+  value: string,
+  domain: RateLimitIR['domain'] = 'custom',
+): RateLimitIR => ({
+  option,
+  domain,
+  early: false,
+  actions: [{ kind: 'genericKey', value }],
+});
+
+const route = (rateLimits?: RouteIR['options']): RouteIR => ({
+  name: 'r',
+  match: { path: { kind: 'prefix', value: '/' }, caseSensitive: true, headers: [], queryParameters: [], methods: [] },
+  action: { kind: 'cluster', cluster: 'c' },
+  ...(rateLimits ? { options: rateLimits } : {}),
+});
+
+const host = (routes: RouteIR[]): VirtualHostIR => ({
+  name: 'ns.vs',
+  namespace: 'ns',
+  origin: { file: 'f', line: 1, resource: 'VirtualService ns/vs' } as unknown as VirtualHostIR['origin'],
+  domains: ['*'],
+  routes,
+  rateLimits: { entries: [entry('ratelimit', 'host'), entry('rateLimitConfigs', 'policy', 'solo.io')] },
+});
+
+test("a route's own option replaces the host's same option only", () => {
+  const r = route({ rateLimits: { entries: [entry('ratelimit', 'own')] } });
+  expect(routeEntries(host([r]), r)!.map((e) => (e.actions[0] as { value: string }).value)).toEqual(['own', 'policy']);
+});
+
+test('includeVhRateLimits takes the host entries of that option too; a route without limits writes none', () => {
+  const r = route({ rateLimits: { entries: [entry('ratelimit', 'own')], includeVh: ['ratelimit'] } });
+  expect(routeEntries(host([r]), r)!.map((e) => (e.actions[0] as { value: string }).value)).toEqual([
+    'own',
+    'host',
+    'policy',
+  ]);
+  const bare = route();
+  expect(routeEntries(host([bare]), bare)).toBeUndefined();
+  expect(withRouteRateLimits({ route: { cluster: 'c' } }, host([bare]), bare)).toEqual({ route: { cluster: 'c' } });
+});
+
+test('each domain and stage has its own Envoy stage and filter; the sidecar cluster comes with the first', () => {
+  expect([stageOf('ingress', false), stageOf('custom', false), stageOf('solo.io', false)]).toEqual([0, 1, 2]);
+  expect([stageOf('custom', true), stageOf('ingress', true), stageOf('solo.io', true)]).toEqual([3, 4, 5]);
+  const server: RateLimitServerIR = {
+    cluster: 'ratelimit',
+    sidecar: true,
+    timeout: '0.100s',
+    denyOnFail: false,
+    beforeAuth: false,
+    xRateLimitHeaders: false,
+  };
+  const { early, regular } = rateLimitConcerns([host([route()])], server);
+  expect(early).toEqual([]);
+  expect(regular.map((c) => c.filterName)).toEqual([
+    'envoy.filters.http.ratelimit.custom',
+    'envoy.filters.http.ratelimit.solo.io',
+  ]);
+  expect(regular.map((c) => c.sidecarCluster !== undefined)).toEqual([true, false]);
+  expect(rateLimitConcerns([host([route()])], undefined)).toEqual({ early: [], regular: [] });
+});
