@@ -39,6 +39,8 @@ export interface GraphQLApiConfig {
   /** `<namespace>.<name>` */
   name: string;
   logSensitiveInfo: boolean;
+  /** Serve GraphiQL to a browser's GET on the API's path (./explorer.ts); absent: off. */
+  explorer?: boolean;
   executable?: ExecutableSchemaConfig;
   stitched?: StitchedSchemaConfig;
 }

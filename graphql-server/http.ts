@@ -30,6 +30,7 @@ import {
   type WrittenResult,
 } from './api.js';
 import type { DocumentCache } from './documents.js';
+import { answerExplorer } from './explorer.js';
 import type { Limits } from './limits.js';
 import type { Metrics, Outcome } from './metrics.js';
 import type { ApiRegistry } from './registry.js';
@@ -344,6 +345,8 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
         'GET, POST',
       );
     }
+    // A browser's GET for the explorer (where its API has it on) is a page, not a GraphQL request.
+    if (req.method === 'GET' && answerExplorer(req, res, registry, to.closing)) return;
     const type = negotiate(req.headers.accept);
     if (!type) {
       finish('invalid');

@@ -111,7 +111,13 @@ const graphqlApiSpec = object(
   {
     executableSchema,
     stitchedSchema,
-    options: object({ logSensitiveInfo: boolean }),
+    options: object({
+      logSensitiveInfo: boolean,
+      explorer: note(
+        object({ enabled: boolean }),
+        "Sluice's own field (Gloo's explorer is in its enterprise UI): sluice-graphql serves GraphiQL to a browser's GET on the API's path; off unless enabled",
+      ),
+    }),
     statPrefix: statPrefix(),
     persistedQueryCacheConfig: refused(
       'sluice-graphql executes the query text each request carries (no persisted queries)',
