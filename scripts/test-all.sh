@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need
 # (Debian's slapd and ldap-utils for the LDAP tests, redis-server for the OIDC
-# session tests, openssl for the basicAuth tests, the npm dependencies),
+# session tests, chromium for the browser tests, openssl for the basicAuth tests, the npm dependencies),
 # type-checks, then runs every test. This is what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,15 @@ if [ ! -x /usr/bin/redis-server ]; then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+fi
+
+# Debian's chromium is the real browser of the page tests (harness/chromium.ts, driven by playwright-core).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "== installing chromium (needed by the browser tests)"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
 fi
 
 # openssl makes the password hashes the basicAuth tests check against (openssl passwd -apr1, dgst -sha1).
