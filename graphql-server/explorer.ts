@@ -79,6 +79,7 @@ export function explorerPage(config: GraphQLApiConfig): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(config.name)} · GraphQL explorer</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${asset('graphiql.css')}">
 <link rel="stylesheet" href="${asset('explorer.css')}">
 </head>

@@ -363,6 +363,10 @@ async function main(): Promise<void> {
   }
   lines.push(
     '',
+    `== GraphQL explorer (GraphiQL of default.shop-api, examples/graphql-stitched.yaml): open http://shop.localhost:${PORTS.listener}/graphql in a browser${envoy ? '' : ' once Envoy runs (it sets the API header the sidecar needs)'}`,
+  );
+  lines.push(
+    '',
     `== control plane: http://${LOOPBACK}:${PORTS.serveAdmin}/status   edit examples/*.yaml and serve pushes the change. Ctrl-C stops everything.`,
     '',
   );

@@ -51,7 +51,11 @@ export async function startExplorerFixture(): Promise<ExplorerFixture> {
     explorer: true,
     executable: {
       schema_definition: 'type Query { greeting(name: String!): String }',
-      remote: { target: { cluster: 'default.up', hosts: [{ address: '127.0.0.1', port: upstream.port }] } },
+      remote: {
+        target: { cluster: 'default.up', hosts: [{ address: '127.0.0.1', port: upstream.port }] },
+        // A header the explorer's headers editor sets reaches the upstream.
+        headers: { 'x-explorer-note': '{$headers.x-explorer-note}' },
+      },
     },
   };
   const shop = {

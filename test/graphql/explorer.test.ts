@@ -30,9 +30,9 @@ function get(api: string, query = '', headers: Record<string, string> = {}): Pro
   return fetch(`${fx.url}${query}`, { headers: { accept: BROWSER_ACCEPT, [API_HEADER]: api, ...headers } });
 }
 
-/** The `src` and `href` of the page's scripts and style sheets. */
+/** The `src` and `href` of the page's scripts and style sheets (the empty data: icon aside). */
 function assetUrls(html: string): string[] {
-  return [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+  return [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((u) => !u.startsWith('data:'));
 }
 
 function packageFile(pkg: string, file: string): Buffer {
@@ -53,6 +53,8 @@ test("a browser's GET on an API with the explorer gets GraphiQL's page, locked t
   const html = await res.text();
   expect(html).toContain('<title>default.users · GraphQL explorer</title>');
   expect(html).toContain('data-introspection="true"');
+  // An empty icon: the browser asks for no /favicon.ico, which is no GraphQL request either.
+  expect(html).toContain('<link rel="icon" href="data:,">');
   // Nothing from another origin: every asset is a query on the page's own path.
   expect(assetUrls(html)).toEqual([
     '?explorer-asset=graphiql.css',
