@@ -22,7 +22,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { B3Propagator } from '@opentelemetry/propagator-b3';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { AttributeValue, Headers, Span, Tracer } from './tracing.js';
+import type { AttributeValue, Headers, Span, Tracer } from './tracer.js';
 
 /** B3 first, W3C last: when a request carries both, the W3C parent wins (the composite's last extraction does). */
 const EXTRACT = new CompositePropagator({ propagators: [new B3Propagator(), new W3CTraceContextPropagator()] });

@@ -5,45 +5,11 @@
  * OTLP/HTTP when an endpoint is configured (--otlp-endpoint, else
  * OTEL_EXPORTER_OTLP_ENDPOINT). Off by default, and then free: the
  * OpenTelemetry SDK is not even loaded (./otel.ts is imported only when an
- * endpoint is set), and every call below runs the work as it is.
+ * endpoint is set), and NO_TRACING (./tracer.ts) runs the work as it is.
  */
 
-/** Header values as the sidecars see them (node:http's, or Envoy's CheckRequest map). */
-export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>;
-
-export type AttributeValue = string | number | boolean;
-
-export interface Span {
-  setAttribute(key: string, value: AttributeValue): void;
-}
-
-export interface Tracer {
-  /** Whether spans are exported: callers skip work done only for spans (attributes) when not. */
-  readonly on: boolean;
-  /**
-   * A server span for a request that arrived with `headers` (its parent is
-   * the caller's span named there); `fn` runs with it active, so the spans
-   * it starts are its children. A promise ends the span when it settles.
-   */
-  incoming<T>(name: string, headers: Headers, fn: (span: Span) => T, attributes?: Record<string, AttributeValue>): T;
-  /** A child of the active span (client: a call to another service). */
-  span<T>(name: string, fn: (span: Span) => T, kind?: 'internal' | 'client'): T;
-  /** Adds the active span's traceparent (and tracestate) to headers sent on a call to another service. */
-  inject(carrier: Record<string, string>): void;
-  /** Exports what is left and stops. */
-  shutdown(): Promise<void>;
-}
-
-export const NO_SPAN: Span = { setAttribute: () => undefined };
-
-/** Tracing off: the work runs as it is. */
-export const NO_TRACING: Tracer = {
-  on: false,
-  incoming: (_name, _headers, fn) => fn(NO_SPAN),
-  span: (_name, fn) => fn(NO_SPAN),
-  inject: () => undefined,
-  shutdown: () => Promise.resolve(),
-};
+export { NO_SPAN, NO_TRACING, type AttributeValue, type Headers, type Span, type Tracer } from './tracer.js';
+import { NO_TRACING, type Tracer } from './tracer.js';
 
 export interface TracingOptions {
   /** OTLP/HTTP base URL (spans go to `<endpoint>/v1/traces`); undefined: OTEL_EXPORTER_OTLP_ENDPOINT, else off. */
