@@ -31,6 +31,8 @@ export interface HttpRequest {
   timeoutMs: number;
   /** The client's request: aborting it abandons the call. */
   signal?: ClientSignal;
+  /** The call's span name when tracing (a remote executor's spanName); default `HTTP <method> <upstream>`. */
+  spanName?: string;
 }
 
 export interface HttpResponse {
@@ -104,7 +106,7 @@ export class HttpPools implements SharedService {
   request(target: Target, req: HttpRequest): Promise<HttpResponse> {
     if (!this.tracer.on) return this.send(target, req);
     return this.tracer.span(
-      `HTTP ${req.method} ${target.cluster}`,
+      req.spanName || `HTTP ${req.method} ${target.cluster}`,
       async (span) => {
         const headers = { ...req.headers };
         this.tracer.inject(headers);

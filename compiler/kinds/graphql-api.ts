@@ -21,7 +21,10 @@ import {
   uint32,
 } from './schema.js';
 
-const spanName = () => refused('sluice-graphql does not trace resolver calls');
+const spanName = () =>
+  refused(
+    "sluice-graphql's trace spans of resolver calls are named by their upstream (HTTP <method> <upstream>, gRPC <method>, docs/tracing.md); a name per resolver is not implemented",
+  );
 const statPrefix = () => refused('sluice-graphql labels its metrics with the API and resolution names');
 
 const grpcResolver = object(

@@ -60,7 +60,11 @@ beforeAll(async () => {
     name: 'default.greeter',
     executable: {
       schema_definition: 'type Query { greeting(name: String!): String }',
-      remote: { target: { cluster: 'default.up', hosts: [{ address: '127.0.0.1', port: upstream.port }] } },
+      remote: {
+        target: { cluster: 'default.up', hosts: [{ address: '127.0.0.1', port: upstream.port }] },
+        // Gloo's executor.remote.spanName names the call's span.
+        span_name: 'greeter-remote',
+      },
     },
   };
   const shop = {
@@ -147,8 +151,8 @@ test("a stitched API's request plans once and calls each subgraph's upstream und
   ]);
   expect(text).toContain('    graphql.plan');
   expect(text).toContain('HTTP GET default.rest');
-  expect(text).toContain('HTTP POST default.up');
-  const call = spans.find((s) => s.traceId === traceId && s.name === 'HTTP POST default.up')!;
+  expect(text).toContain('greeter-remote');
+  const call = spans.find((s) => s.traceId === traceId && s.name === 'greeter-remote')!;
   expect(upstream.requests.at(-1)!.headers.traceparent).toBe(`00-${traceId}-${call.spanId}-01`);
   const root = spans.find((s) => s.traceId === traceId && s.name === 'graphql POST')!;
   expect(root.attributes['graphql.operation.name']).toBe('Shop');
