@@ -4,6 +4,7 @@
  * booleanExpr combines them, their verdicts merged into one. Holds the
  * configuration in force and one instance of each module (modules/index.ts).
  */
+import type { Tracer } from '../runtime/tracing.js';
 import type { Logger } from 'pino';
 import type { ConnectionOptions } from 'node:tls';
 import { evaluateBoolExpr, type BoolExpr } from '../contract/boolean-expr.js';
@@ -32,6 +33,7 @@ export interface AuthorizerOptions {
   metrics?: Metrics;
   /** TLS options for servers reached over TLS (e.g. a CA bundle for ldaps://). */
   tlsOptions?: ConnectionOptions;
+  tracer?: Tracer;
 }
 
 /** An AuthConfig ready to check requests: each config's check, by name and in order. */
@@ -160,7 +162,15 @@ export class Authorizer {
 
   constructor(private readonly opts: AuthorizerOptions) {
     this.instances = new Map(
-      MODULES.map((m) => [m, m.create({ logger: opts.logger, metrics: opts.metrics, tlsOptions: opts.tlsOptions })]),
+      MODULES.map((m) => [
+        m,
+        m.create({
+          logger: opts.logger,
+          metrics: opts.metrics,
+          tlsOptions: opts.tlsOptions,
+          ...(opts.tracer ? { tracer: opts.tracer } : {}),
+        }),
+      ]),
     );
   }
 

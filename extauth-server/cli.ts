@@ -47,6 +47,10 @@ export function parseArgs(argv: string[]): ExtauthOptions & { logFormat?: LogFor
       DEFAULT_POOL.operationTimeoutMs,
     )
     .option('--ldap-ca <file>', 'PEM CA bundle trusted for ldaps:// servers (default: the system CAs)')
+    .option(
+      '--otlp-endpoint <url>',
+      'send traces over OTLP/HTTP to <url>/v1/traces (default: OTEL_EXPORTER_OTLP_ENDPOINT; none: off)',
+    )
     .addOption(logFormatOption())
     .exitOverride()
     .parse(argv, { from: 'user' });
@@ -63,6 +67,7 @@ export function parseArgs(argv: string[]): ExtauthOptions & { logFormat?: LogFor
     ldapConnectTimeoutMs: number;
     ldapTimeoutMs: number;
     ldapCa?: string;
+    otlpEndpoint?: string;
     logFormat?: LogFormat;
   }>();
   if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
@@ -80,6 +85,7 @@ export function parseArgs(argv: string[]): ExtauthOptions & { logFormat?: LogFor
       operationTimeoutMs: o.ldapTimeoutMs,
     },
     ...(o.ldapCa ? { tlsOptions: { ca: readFileSync(o.ldapCa) } } : {}),
+    ...(o.otlpEndpoint ? { otlpEndpoint: o.otlpEndpoint } : {}),
     ...(o.logFormat ? { logFormat: o.logFormat } : {}),
   };
 }

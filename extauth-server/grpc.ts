@@ -5,6 +5,7 @@
  * itself, so Envoy passes our status (including 5xx and redirects) to the
  * client instead of its own 403 for a failed call.
  */
+import { NO_TRACING, type Tracer } from '../runtime/tracing.js';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Authorizer } from './authorizer.js';
@@ -87,10 +88,28 @@ export function authRequest(view: CheckRequestView): AuthRequest {
   };
 }
 
+/** A check as a server span under the request's: its config, and the status it answers. */
+function tracedCheck(tracer: Tracer, authorizer: Authorizer, request: AuthRequest): ReturnType<Authorizer['check']> {
+  return tracer.incoming(
+    'ext_authz check',
+    request.headers,
+    (span) => {
+      const statusOf = (v: Verdict) => {
+        span.setAttribute('sluice.extauth.status', v.kind === 'allow' ? 200 : v.status);
+        return v;
+      };
+      const verdict = authorizer.check(request);
+      return verdict instanceof Promise ? verdict.then(statusOf) : statusOf(verdict);
+    },
+    { 'sluice.extauth.config': request.configRef, 'url.path': request.path.split('?')[0]! },
+  );
+}
+
 export function checkHandler(
   authorizer: Authorizer,
   logger: Logger,
   metrics?: Metrics,
+  tracer: Tracer = NO_TRACING,
 ): grpc.handleUnaryCall<CheckRequestView, unknown> {
   // A verdict a module gives again and again (an allowed user's) is made into a response once, and encoded once (checkService).
   const responses = new WeakMap<Verdict, Record<string, unknown>>();
@@ -132,7 +151,8 @@ export function checkHandler(
       answer({ kind: 'deny', status: 500, headers: [], body: '', reason: `internal error: ${(err as Error).message}` });
     let verdict;
     try {
-      verdict = authorizer.check(request);
+      // The check joins the request's trace (Envoy's traceparent or B3 among the headers it sends).
+      verdict = tracer.on ? tracedCheck(tracer, authorizer, request) : authorizer.check(request);
     } catch (err) {
       return internal(err);
     }
@@ -165,9 +185,10 @@ export async function startGrpcServer(
   metrics: Metrics | undefined,
   port: number,
   host = '127.0.0.1',
+  tracer: Tracer = NO_TRACING,
 ): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server();
-  server.addService(checkService(), { Check: checkHandler(authorizer, logger, metrics) });
+  server.addService(checkService(), { Check: checkHandler(authorizer, logger, metrics, tracer) });
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

@@ -8,6 +8,7 @@
  * docs/extauth.md describes the behaviour; extauth-server/modules/ holds the
  * modules and their registry.
  */
+import type { Tracer } from '../runtime/tracing.js';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Pending } from '../contract/boolean-expr.js';
@@ -99,6 +100,8 @@ export interface ModuleContext {
   metrics?: Metrics;
   /** TLS options for servers reached over TLS (`--ldap-ca`). */
   tlsOptions?: ConnectionOptions;
+  /** Calls to directories and providers become spans of the check's trace (--otlp-endpoint); absent: off. */
+  tracer?: Tracer;
 }
 
 /** Defaults the sidecar's flags set, applied when a module reads its settings. */

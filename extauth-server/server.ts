@@ -3,6 +3,7 @@
  * (/healthz, /readyz, /metrics) and the configuration source (a watched file
  * or xDS).
  */
+import { startTracing } from '../runtime/tracing.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type * as grpc from '@grpc/grpc-js';
@@ -33,6 +34,8 @@ export interface ExtauthOptions {
   nodeId: string;
   poolDefaults?: PoolSettings;
   tlsOptions?: ConnectionOptions;
+  /** OTLP/HTTP endpoint for traces (`--otlp-endpoint`); undefined: OTEL_EXPORTER_OTLP_ENDPOINT, else none. */
+  otlpEndpoint?: string;
   logger?: Logger;
 }
 
@@ -72,7 +75,8 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
   const poolDefaults = opts.poolDefaults ?? DEFAULT_POOL;
   // The pool gauge reads the authorizer's pools at scrape time.
   const metrics: Metrics = new Metrics({ poolStats: () => authorizer.poolStats() });
-  const authorizer = new Authorizer({ logger, metrics, tlsOptions: opts.tlsOptions });
+  const tracer = await startTracing({ endpoint: opts.otlpEndpoint, service: 'sluice-extauth' });
+  const authorizer = new Authorizer({ logger, metrics, tlsOptions: opts.tlsOptions, tracer });
 
   let file: WatchedFile | undefined;
   let grpcServer: grpc.Server | undefined;
@@ -88,7 +92,7 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
         logger,
       );
     const started = await listenOn('--port', opts.host, opts.port, () =>
-      startGrpcServer(authorizer, logger, metrics, opts.port, opts.host),
+      startGrpcServer(authorizer, logger, metrics, opts.port, opts.host, tracer),
     );
     grpcServer = started.server;
     await listenOn('--admin-port', opts.host, opts.adminPort, () =>
@@ -129,6 +133,8 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
         });
         await admin.close();
         await authorizer.close();
+        // The spans of the last checks are sent before the process ends.
+        await tracer.shutdown();
       },
     };
   } catch (err) {
@@ -136,6 +142,7 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
     grpcServer?.forceShutdown();
     await admin.close();
     await authorizer.close();
+    await tracer.shutdown();
     throw err;
   }
 }

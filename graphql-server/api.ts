@@ -15,6 +15,7 @@ import type {
 } from 'graphql';
 import type { Logger } from 'pino';
 import type { ExecutableSchema, StitchedSubschema } from '../contract/graphql-api.js';
+import type { Tracer } from '../runtime/tracing.js';
 
 /** Compiled configuration (contract/proto/sluice/graphql/v1/graphql_api.proto), as parsed by config.ts: the contract's shapes. */
 export type {
@@ -39,6 +40,8 @@ export interface GraphQLApiConfig {
   /** `<namespace>.<name>` */
   name: string;
   logSensitiveInfo: boolean;
+  /** Serve GraphiQL to a browser's GET on the API's path (./explorer.ts); absent: off. */
+  explorer?: boolean;
   executable?: ExecutableSchemaConfig;
   stitched?: StitchedSchemaConfig;
 }
@@ -156,6 +159,8 @@ export interface ResolverDeps {
   logSensitiveInfo: boolean;
   /** Deadline of an upstream call whose config says 0 (`--upstream-timeout-ms`). */
   defaultTimeoutMs: number;
+  /** The server's tracer (--otlp-endpoint): upstream calls are spans of the request's trace. Absent: off. */
+  tracer?: Tracer;
   /** The API's executable.protoDescriptorBin: gRPC resolvers read message types from it instead of server reflection. */
   protoDescriptorBin?: Uint8Array;
   /**

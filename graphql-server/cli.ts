@@ -46,6 +46,10 @@ export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFor
       integerUpTo(MAX_TIMEOUT_MS),
       DEFAULT_UPSTREAM_TIMEOUT_MS,
     )
+    .option(
+      '--otlp-endpoint <url>',
+      'send traces over OTLP/HTTP to <url>/v1/traces (default: OTEL_EXPORTER_OTLP_ENDPOINT; none: off)',
+    )
     .addOption(logFormatOption())
     .exitOverride()
     .parse(argv, { from: 'user' });
@@ -62,6 +66,7 @@ export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFor
     maxFields: number;
     documentCacheSize: number;
     upstreamTimeoutMs: number;
+    otlpEndpoint?: string;
     logFormat?: LogFormat;
   }>();
   if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
@@ -74,6 +79,7 @@ export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFor
     limits: { maxBodyBytes: o.maxBodyBytes, maxDepth: o.maxDepth, maxAliases: o.maxAliases, maxFields: o.maxFields },
     documentCacheSize: o.documentCacheSize,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
+    ...(o.otlpEndpoint ? { otlpEndpoint: o.otlpEndpoint } : {}),
     ...(o.logFormat ? { logFormat: o.logFormat } : {}),
   };
 }

@@ -32,6 +32,7 @@ test('reads snake_case proto3 JSON into the typed config, with defaults for unse
   expect(api).toEqual({
     name: 'default.users',
     logSensitiveInfo: true,
+    explorer: false,
     executable: {
       schemaDefinition: expect.stringContaining('type Query'),
       enableIntrospection: true,

@@ -208,6 +208,7 @@ export function parseGraphQLApi(raw: unknown, where = 'GraphQLApi'): GraphQLApiC
   return {
     name,
     logSensitiveInfo: bool(o, 'log_sensitive_info', at),
+    explorer: bool(o, 'explorer', at),
     ...(ex ? { executable: executable(ex, `${at}: executable`) } : { stitched: stitched(st!, `${at}: stitched`) }),
   };
 }

@@ -5,6 +5,7 @@
  * repeating a bad query costs a lookup. An API rebuilt by a reconfiguration
  * is a new object with entries of its own: its schema may have changed.
  */
+import { NO_TRACING, type Tracer } from '../runtime/tracing.js';
 import { GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { ExecutableApi } from './api.js';
@@ -30,6 +31,7 @@ export class DocumentCache {
     maxEntries: number,
     private readonly limits: Limits,
     private readonly metrics: Metrics,
+    private readonly tracer: Tracer = NO_TRACING,
   ) {
     this.cache = new LRUCache({
       max: maxEntries,
@@ -57,12 +59,14 @@ export class DocumentCache {
   private build(api: ExecutableApi, apiMaxDepth: number, query: string): PreparedDocument {
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = this.tracer.span('graphql.parse', () => parse(query));
     } catch (err) {
       if (err instanceof GraphQLError) return { errors: [err] };
       throw err;
     }
-    const errors = validate(api.schema, document, [...specifiedRules, ...extraRules(api.enableIntrospection)]);
+    const errors = this.tracer.span('graphql.validate', () =>
+      validate(api.schema, document, [...specifiedRules, ...extraRules(api.enableIntrospection)]),
+    );
     if (errors.length) return { document, errors };
     return { document, errors: checkLimits(document, this.limits, apiMaxDepth) };
   }

@@ -5,6 +5,7 @@
  * code the executors put in a GraphQL error's extensions.
  */
 import { Pool, type Dispatcher } from 'undici';
+import { NO_TRACING, type Tracer } from '../runtime/tracing.js';
 import type { ClientSignal, HostPort, ResolverDeps, SharedService, Target } from './api.js';
 
 export type UpstreamErrorCode =
@@ -30,6 +31,8 @@ export interface HttpRequest {
   timeoutMs: number;
   /** The client's request: aborting it abandons the call. */
   signal?: ClientSignal;
+  /** The call's span name when tracing (a remote executor's spanName); default `HTTP <method> <upstream>`. */
+  spanName?: string;
 }
 
 export interface HttpResponse {
@@ -97,8 +100,28 @@ export class HttpPools implements SharedService {
     return pool;
   }
 
-  /** Sends one request; any status is an answer, only transport failures and timeouts throw. */
+  constructor(private readonly tracer: Tracer = NO_TRACING) {}
+
+  /** Sends one request; any status is an answer, only transport failures and timeouts throw. A span of the request's trace, which the upstream joins (traceparent). */
   request(target: Target, req: HttpRequest): Promise<HttpResponse> {
+    if (!this.tracer.on) return this.send(target, req);
+    return this.tracer.span(
+      req.spanName || `HTTP ${req.method} ${target.cluster}`,
+      async (span) => {
+        const headers = { ...req.headers };
+        this.tracer.inject(headers);
+        span.setAttribute('http.request.method', req.method);
+        span.setAttribute('url.path', req.path.split('?')[0]!);
+        span.setAttribute('sluice.upstream', target.cluster);
+        const res = await this.send(target, { ...req, headers });
+        span.setAttribute('http.response.status_code', res.status);
+        return res;
+      },
+      'client',
+    );
+  }
+
+  private send(target: Target, req: HttpRequest): Promise<HttpResponse> {
     const host = this.pick(target);
     return new Promise((resolve, reject) => {
       this.pool(host).dispatch(
@@ -201,5 +224,5 @@ class Exchange implements Dispatcher.DispatchHandler {
 
 /** The server-wide pools (one set for REST resolvers and remote executors). */
 export function httpPools(deps: ResolverDeps): HttpPools {
-  return deps.shared('http.pools', () => new HttpPools());
+  return deps.shared('http.pools', () => new HttpPools(deps.tracer));
 }

@@ -30,10 +30,12 @@ import {
   type WrittenResult,
 } from './api.js';
 import type { DocumentCache } from './documents.js';
+import { answerExplorer } from './explorer.js';
 import type { Limits } from './limits.js';
 import type { Metrics, Outcome } from './metrics.js';
 import type { ApiRegistry } from './registry.js';
 import { GRAPHQL_API_HEADER } from '../contract/names.js';
+import { NO_SPAN, NO_TRACING, type Span, type Tracer } from '../runtime/tracing.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';
@@ -47,6 +49,8 @@ export interface GraphQLHttpOptions {
   limits: Limits;
   /** The 503 message while no configuration is applied. */
   notReadyMessage: string;
+  /** Each request a span of the caller's trace (--otlp-endpoint); absent: off. */
+  tracer?: Tracer;
 }
 
 interface Params {
@@ -309,7 +313,8 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
   };
   let closing = false;
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+  const tracer = opts.tracer ?? NO_TRACING;
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, span: Span): Promise<void> => {
     const started = process.hrtime.bigint();
     const to: Answer = { res, closing };
     let api = '(none)';
@@ -344,6 +349,8 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
         'GET, POST',
       );
     }
+    // A browser's GET for the explorer (where its API has it on) is a page, not a GraphQL request.
+    if (req.method === 'GET' && answerExplorer(req, res, registry, to.closing)) return;
     const type = negotiate(req.headers.accept);
     if (!type) {
       finish('invalid');
@@ -370,6 +377,7 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
       return send(to, type, 404, errorBody(message, 'API_NOT_FOUND'));
     }
     api = lease.api.name;
+    if (tracer.on) span.setAttribute('sluice.graphql.api', api);
     try {
       let params: Params;
       try {
@@ -418,16 +426,21 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
         context,
       };
       let result: WrittenResult;
+      if (tracer.on && operation) {
+        span.setAttribute('graphql.operation.type', operation.operation);
+        if (operation.name) span.setAttribute('graphql.operation.name', operation.name.value);
+      }
       try {
-        result = lease.api.executeAndWrite
-          ? await lease.api.executeAndWrite(args)
-          : writeResult(await lease.api.execute(args));
+        result = await tracer.span('graphql.execute', async () =>
+          lease.api.executeAndWrite ? lease.api.executeAndWrite(args) : writeResult(await lease.api.execute(args)),
+        );
       } catch (err) {
         finish('error');
         throw err;
       }
       const outcome = outcomeOf(result);
       finish(outcome);
+      if (tracer.on) span.setAttribute('sluice.graphql.outcome', outcome);
       // Variables only where the API allows it (logSensitiveInfo).
       context.logger.debug(
         {
@@ -446,7 +459,13 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
   };
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    const handled = tracer.on
+      ? tracer.incoming(`graphql ${req.method ?? ''}`, req.headers, (span) => handle(req, res, span), {
+          'http.request.method': req.method ?? '',
+          'url.path': (req.url ?? '').split('?')[0]!,
+        })
+      : handle(req, res, NO_SPAN);
+    handled.catch((err: unknown) => {
       // A client that went away leaves nobody to answer.
       if (res.headersSent || res.destroyed) return;
       opts.logger.error({ err: (err as Error).message }, 'GraphQL request failed');

@@ -10,6 +10,7 @@
  * closed only once its last request is done.
  */
 import type { Logger } from 'pino';
+import type { Tracer } from '../runtime/tracing.js';
 import type { ExecutableApi, GraphQLApiConfig, ResolverDeps, SharedService } from './api.js';
 import { ConfigError } from './config.js';
 import { buildLocalApi } from './local.js';
@@ -54,6 +55,7 @@ export class SharedServices {
 export interface RegistryOptions {
   logger: Logger;
   defaultTimeoutMs: number;
+  tracer?: Tracer;
 }
 
 function canonical(config: GraphQLApiConfig): string {
@@ -115,6 +117,7 @@ export class ApiRegistry {
       logger: this.opts.logger.child({ api: config.name }),
       logSensitiveInfo: config.logSensitiveInfo,
       defaultTimeoutMs: this.opts.defaultTimeoutMs,
+      ...(this.opts.tracer ? { tracer: this.opts.tracer } : {}),
       protoDescriptorBin: config.executable?.protoDescriptorBin,
       shared: (key, create) => this.shared.get(key, create),
     };

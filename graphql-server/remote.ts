@@ -162,6 +162,7 @@ function sender(
         body,
         timeoutMs: deps.defaultTimeoutMs,
         signal: context?.signal,
+        ...(spanName ? { spanName } : {}),
       });
       status = res.status;
       try {

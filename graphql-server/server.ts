@@ -9,6 +9,7 @@ import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
 import { TYPE_URL } from '../contract/names.js';
 import { NO_CONFIGURATION_YET } from '../runtime/health.js';
+import { startTracing } from '../runtime/tracing.js';
 import { adminServer } from './admin.js';
 import type { GraphQLApiConfig } from './api.js';
 import { checkApiSet, loadConfigFile, parseGraphQLApi } from './config.js';
@@ -39,6 +40,8 @@ export interface GraphqlOptions {
   limits?: Limits;
   documentCacheSize?: number;
   upstreamTimeoutMs?: number;
+  /** OTLP/HTTP endpoint for traces (`--otlp-endpoint`); undefined: OTEL_EXPORTER_OTLP_ENDPOINT, else none. */
+  otlpEndpoint?: string;
   logger?: Logger;
 }
 
@@ -67,7 +70,12 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
   const logger = opts.logger ?? graphqlLogger();
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const metrics = new Metrics();
-  const registry = new ApiRegistry({ logger, defaultTimeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS });
+  const tracer = await startTracing({ endpoint: opts.otlpEndpoint, service: 'sluice-graphql' });
+  const registry = new ApiRegistry({
+    logger,
+    defaultTimeoutMs: opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    tracer,
+  });
   // Every set, from the file or xDS, is parsed and built here, so each rejection is counted whatever its cause.
   const apply = async (load: () => GraphQLApiConfig[] | Promise<GraphQLApiConfig[]>) => {
     try {
@@ -78,7 +86,7 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
       throw err;
     }
   };
-  const documents = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE, limits, metrics);
+  const documents = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE, limits, metrics, tracer);
   const app = graphqlHttpServer({
     registry,
     documents,
@@ -86,6 +94,7 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
     logger,
     limits,
     notReadyMessage: NO_CONFIGURATION_YET,
+    tracer,
   });
   const admin = adminServer(registry, metrics);
 
@@ -116,6 +125,7 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
     await app.close();
     await admin.close();
     await registry.close();
+    await tracer.shutdown();
     throw err;
   }
   const port = (app.server.address() as { port: number }).port;
@@ -135,6 +145,8 @@ export async function startGraphql(opts: GraphqlOptions): Promise<RunningGraphql
       clearTimeout(timer);
       await admin.close();
       await registry.close();
+      // The spans of the last requests are sent before the process ends.
+      await tracer.shutdown();
     },
   };
 }

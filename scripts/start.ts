@@ -393,6 +393,7 @@ async function main(): Promise<void> {
   lines.push(
     '',
     `== status page: http://${LOOPBACK}:${PORTS.serveAdmin}/   (JSON: /status; problems, one per line: npx sluice check)`,
+    `== GraphQL explorer (GraphiQL of default.shop-api, examples/graphql-stitched.yaml): open http://shop.localhost:${PORTS.listener}/graphql in a browser${envoy ? '' : ' once Envoy runs (it sets the API header the sidecar needs)'}`,
     `== control plane: http://${LOOPBACK}:${PORTS.serveAdmin}/status   edit examples/*.yaml and serve pushes the change. Ctrl-C stops everything.`,
     '',
   );

@@ -39,6 +39,14 @@ export function endpointsOf(cluster: Json, config: GatewayConfig, name: string):
   return lbEndpoints(cluster, config.endpoints.get(name)).map((e) => e.address);
 }
 
+/** The GraphQL API a route to sluice-graphql names (the header it sets), if it is one. */
+export function graphqlApiOf(route: Json): string | undefined {
+  const api = ((route.request_headers_to_add as Json[] | undefined) ?? [])
+    .map((a) => a.header as Json)
+    .find((h) => (h.key as string).toLowerCase() === GRAPHQL_API_HEADER);
+  return api?.value as string | undefined;
+}
+
 export function destination(
   route: Json,
   vh: Json,
@@ -122,11 +130,8 @@ export function destination(
   const added = [...Object.entries(addedByFilters).map(([k, v]) => `${k}: ${v}`), ...changes.add];
   if (removed.length) step.details.push(`headers removed: ${[...new Set(removed)].join(', ')}`);
   if (added.length) step.details.push(`headers set: ${added.join('; ')}`);
-  const api = ((route.request_headers_to_add as Json[] | undefined) ?? [])
-    .map((a) => a.header as Json)
-    .find((h) => (h.key as string).toLowerCase() === GRAPHQL_API_HEADER);
-  if (api) {
-    const name = api.value as string;
+  const name = graphqlApiOf(route);
+  if (name) {
     step.details.push(
       `GraphQL API ${name} (${GRAPHQL_API_HEADER}): ${config.graphqlApis.has(name) ? 'compiled and served to sluice-graphql' : 'NOT in the compiled APIs'}`,
     );

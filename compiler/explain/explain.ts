@@ -11,7 +11,8 @@ import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
 import { evaluateLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
-import { destination, endpointsOf } from './destination.js';
+import { destination, endpointsOf, graphqlApiOf } from './destination.js';
+import { explorerVerdict } from './graphql-explorer.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
 import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
@@ -301,7 +302,10 @@ export async function explain(
       const d = destination(route, vh!, routeConfig, config, req.path, removed, added);
       t.steps.push(d.step);
       if (d.cluster) t.matched.cluster = d.cluster;
-      return done(d.outcome);
+      const api = graphqlApiOf(route);
+      const explorer = api && d.outcome.status === 'upstream' ? explorerVerdict(api, config, req) : undefined;
+      if (explorer) d.step.details.push(explorer.detail);
+      return done(explorer?.outcome ?? d.outcome);
     } else {
       t.add(name, 'explain does not evaluate this filter');
       t.assume({ text: `filter ${name} lets the request through`, otherwise: [] });

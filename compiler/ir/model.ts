@@ -444,6 +444,8 @@ export interface GraphQLApiIR {
   name: string;
   origin: Origin;
   logSensitiveInfo: boolean;
+  /** options.explorer.enabled: sluice-graphql serves GraphiQL on the API's path. */
+  explorer: boolean;
   executable?: ExecutableSchemaIR;
   stitched?: StitchedSchemaIR;
 }

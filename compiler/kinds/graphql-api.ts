@@ -21,7 +21,10 @@ import {
   uint32,
 } from './schema.js';
 
-const spanName = () => refused('sluice-graphql does not trace resolver calls');
+const spanName = () =>
+  refused(
+    "sluice-graphql's trace spans of resolver calls are named by their upstream (HTTP <method> <upstream>, gRPC <method>, docs/tracing.md); a name per resolver is not implemented",
+  );
 const statPrefix = () => refused('sluice-graphql labels its metrics with the API and resolution names');
 
 const grpcResolver = object(
@@ -111,7 +114,13 @@ const graphqlApiSpec = object(
   {
     executableSchema,
     stitchedSchema,
-    options: object({ logSensitiveInfo: boolean }),
+    options: object({
+      logSensitiveInfo: boolean,
+      explorer: note(
+        object({ enabled: boolean }),
+        "Sluice's own field (Gloo's explorer is in its enterprise UI): sluice-graphql serves GraphiQL to a browser's GET on the API's path; off unless enabled",
+      ),
+    }),
     statPrefix: statPrefix(),
     persistedQueryCacheConfig: refused(
       'sluice-graphql executes the query text each request carries (no persisted queries)',

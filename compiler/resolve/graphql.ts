@@ -102,6 +102,7 @@ export function resolveGraphQLApis(
       name: `${api.namespace}.${api.name}`,
       origin: api.origin,
       logSensitiveInfo: spec.options?.logSensitiveInfo ?? false,
+      explorer: spec.options?.explorer?.enabled ?? false,
     };
     if (spec.executableSchema) {
       const { executable, schema } = resolveExecutable(spec.executableSchema, report, findUpstream);

@@ -277,6 +277,13 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
 
   // Timed inline, not through a wrapper: each async frame is a cost per check.
   private bind(conn: PooledConnection, dn: string, password: string): Promise<void> {
+    const tracer = this.context.tracer;
+    return tracer?.on
+      ? tracer.span('LDAP bind', () => this.bindNow(conn, dn, password), 'client')
+      : this.bindNow(conn, dn, password);
+  }
+
+  private bindNow(conn: PooledConnection, dn: string, password: string): Promise<void> {
     const start = performance.now();
     return conn.client.bind(dn, password).then(
       () => this.observe('bind', start),
@@ -324,12 +331,15 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
     let entries;
     const start = performance.now();
     try {
-      ({ searchEntries: entries } = await conn.client.search(dn, {
-        scope: 'base',
-        filter: searchFilter(s.searchFilter, username),
-        attributes: [attribute],
-        sizeLimit: 1,
-      }));
+      const search = () =>
+        conn.client.search(dn, {
+          scope: 'base',
+          filter: searchFilter(s.searchFilter, username),
+          attributes: [attribute],
+          sizeLimit: 1,
+        });
+      const tracer = this.context.tracer;
+      ({ searchEntries: entries } = await (tracer?.on ? tracer.span('LDAP group search', search, 'client') : search()));
       this.observe('search', start);
     } catch (err) {
       this.observe('search', start, err);

@@ -9,6 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import descriptor from 'protobufjs/ext/descriptor/index.js';
 import type { ClientSignal, HostPort, ResolverDeps, SharedService, Target } from '../api.js';
+import { NO_TRACING, type Tracer } from '../../runtime/tracing.js';
 import { GrpcFailure } from './failure.js';
 import { reflectService, type FileDescriptor } from './reflection.js';
 
@@ -31,6 +32,8 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 export interface GrpcServicesOptions {
   /** How long a failed or stale reflection answer is kept before a request asks again (default 1000 ms). */
   retryAfterMs?: number;
+  /** Calls become spans of the request's trace (--otlp-endpoint). */
+  tracer?: Tracer;
 }
 
 interface DescriptorEntry {
@@ -50,10 +53,13 @@ export class GrpcServices implements SharedService {
   /** By target (cluster and hosts) and service name. */
   private readonly reflected = new Map<string, DescriptorEntry>();
   private readonly sets = new WeakMap<Uint8Array, protobuf.Root>();
+
   private readonly retryAfterMs: number;
+  private readonly tracer: Tracer;
 
   constructor(opts: GrpcServicesOptions = {}) {
     this.retryAfterMs = opts.retryAfterMs ?? 1000;
+    this.tracer = opts.tracer ?? NO_TRACING;
   }
 
   private client(host: HostPort): grpc.Client {
@@ -147,8 +153,33 @@ export class GrpcServices implements SharedService {
     return root;
   }
 
-  /** One unary call of already encoded bytes; resolves to the response bytes, rejects with GrpcFailure. */
+  /** One unary call of already encoded bytes; resolves to the response bytes, rejects with GrpcFailure. A span of the request's trace, which the upstream joins (traceparent). */
   call(
+    target: Target,
+    path: string,
+    request: Buffer,
+    metadata: grpc.Metadata,
+    timeoutMs: number,
+    signal?: ClientSignal,
+  ): Promise<Buffer> {
+    if (!this.tracer.on) return this.send(target, path, request, metadata, timeoutMs, signal);
+    return this.tracer.span(
+      `gRPC ${path.slice(1)}`,
+      (span) => {
+        const carrier: Record<string, string> = {};
+        this.tracer.inject(carrier);
+        const md = metadata.clone();
+        for (const [k, v] of Object.entries(carrier)) md.set(k, v);
+        span.setAttribute('rpc.system', 'grpc');
+        span.setAttribute('rpc.method', path);
+        span.setAttribute('sluice.upstream', target.cluster);
+        return this.send(target, path, request, md, timeoutMs, signal);
+      },
+      'client',
+    );
+  }
+
+  private send(
     target: Target,
     path: string,
     request: Buffer,
@@ -187,5 +218,5 @@ export const GRPC_SERVICES_KEY = 'grpc.services';
 
 /** The server-wide gRPC services. */
 export function grpcServices(deps: ResolverDeps): GrpcServices {
-  return deps.shared(GRPC_SERVICES_KEY, () => new GrpcServices());
+  return deps.shared(GRPC_SERVICES_KEY, () => new GrpcServices(deps.tracer ? { tracer: deps.tracer } : {}));
 }

@@ -5,6 +5,7 @@
  * does not take run on @graphql-tools/stitch (fallback.ts), which answers
  * the same.
  */
+import { NO_TRACING } from '../../runtime/tracing.js';
 import { GraphQLError, getVariableValues, type ExecutionResult } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import {
@@ -50,7 +51,10 @@ export function buildStitchedApi(
     const key = `${args.operationName ?? ''}\n${args.query}`;
     let plan = plans.get(key);
     if (!plan) {
-      plan = planOperation(schema, subschemas, args.document, args.operationName);
+      // A span only when it is made: a cached plan costs a lookup.
+      plan = (deps.tracer ?? NO_TRACING).span('graphql.plan', () =>
+        planOperation(schema, subschemas, args.document, args.operationName),
+      );
       if (plan.kind === 'fallback')
         deps.logger.debug(
           { operationName: args.operationName, reason: plan.reason },

@@ -64,6 +64,8 @@ function executable(e: ExecutableSchemaIR): Json {
 /** JSON of sluice.graphql.v1.GraphQLApi (contract/proto/sluice/graphql/v1/graphql_api.proto). */
 export function compileApi(api: GraphQLApiIR): Json {
   const out: Json = { name: api.name, log_sensitive_info: api.logSensitiveInfo };
+  // Written only when on: proto3 JSON leaves false out, and so every API without it compiles as before.
+  if (api.explorer) out.explorer = true;
   if (api.executable) out.executable = executable(api.executable);
   else {
     const subschemas = api.stitched!.subschemas.map((s) => ({

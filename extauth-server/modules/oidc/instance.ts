@@ -66,7 +66,7 @@ export function oidcInstance(context: ModuleContext): ModuleInstance<OidcSetting
   const ownKey = randomBytes(32);
   const bySettings = new Map<string, OidcSettings>();
   const providers = new Shared<Provider>(
-    (key) => new Provider(bySettings.get(key)!, logger),
+    (key) => new Provider(bySettings.get(key)!, logger, context.tracer),
     (p) => p.close(),
   );
   const redises = new Shared<Redis>(

@@ -7,6 +7,7 @@
  * exchange and the refresh go through openid-client; the ID token's
  * signature is verified with jose against the JWKS.
  */
+import { NO_TRACING, type Tracer } from '../../../runtime/tracing.js';
 import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
@@ -71,6 +72,7 @@ export class Provider {
   constructor(
     private readonly s: OidcSettings,
     private readonly logger: Logger,
+    private readonly tracer: Tracer = NO_TRACING,
   ) {
     void this.discover();
   }
@@ -137,16 +139,21 @@ export class Provider {
     const config = this.config!;
     let response;
     try {
-      response = await client.authorizationCodeGrant(
-        config,
-        callbackUrl,
-        {
-          pkceCodeVerifier: checks.verifier,
-          expectedState: checks.state,
-          expectedNonce: checks.nonce,
-          idTokenExpected: true,
-        },
-        { ...this.s.tokenEndpointParams, redirect_uri: `${this.s.appUrl}${this.s.callbackPath}` },
+      response = await this.tracer.span(
+        'OIDC token exchange',
+        () =>
+          client.authorizationCodeGrant(
+            config,
+            callbackUrl,
+            {
+              pkceCodeVerifier: checks.verifier,
+              expectedState: checks.state,
+              expectedNonce: checks.nonce,
+              idTokenExpected: true,
+            },
+            { ...this.s.tokenEndpointParams, redirect_uri: `${this.s.appUrl}${this.s.callbackPath}` },
+          ),
+        'client',
       );
     } catch (err) {
       throw new ProviderError(`code exchange failed: ${describe(err)}`, unreachable(err));
@@ -158,7 +165,11 @@ export class Provider {
   async refresh(refreshToken: string, previous: Tokens): Promise<Tokens> {
     let response;
     try {
-      response = await client.refreshTokenGrant(this.config!, refreshToken, this.s.tokenEndpointParams);
+      response = await this.tracer.span(
+        'OIDC token refresh',
+        () => client.refreshTokenGrant(this.config!, refreshToken, this.s.tokenEndpointParams),
+        'client',
+      );
     } catch (err) {
       throw new ProviderError(`refresh failed: ${describe(err)}`, unreachable(err));
     }
