@@ -5,6 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { HttpListenerOptionsIR } from './listener-options.js';
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
@@ -479,6 +480,8 @@ export interface GatewayChainIR {
   virtualHosts: string[];
   /** httpGateway.options.httpConnectionManagerSettings, as set. */
   http: HttpSettingsIR;
+  /** httpGateway.options' filters (gzip, healthCheck, ...), router settings and connection limit; absent: none set. */
+  options?: HttpListenerOptionsIR;
   /** A hybridGateway's matcher: client addresses the chain is for; absent: any. */
   sourcePrefixRanges?: CidrIR[];
 }

@@ -1,6 +1,6 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
 import {
   boolean,
@@ -17,6 +17,7 @@ import {
   uint32,
 } from './schema.js';
 import { sniSslConfig } from './tls.js';
+import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -88,34 +89,45 @@ const httpGateway = object({
   options: note(
     object({
       httpConnectionManagerSettings,
+      gzip,
+      healthCheck,
+      grpcWeb: differs(
+        grpcWeb,
+        "Envoy's grpc_web filter when grpcWeb is set without disable: true; Gloo adds it to every listener unless disabled",
+      ),
+      buffer,
+      grpcJsonTranscoder,
+      connectionLimit,
+      sanitizeClusterHeader: refused(
+        "an Enterprise Gloo feature of its own Envoy build; Sluice never routes by a request's cluster header, so there is none to remove",
+      ),
+      leftmostXffAddress: refused(
+        'an Enterprise Gloo feature of its own Envoy build: upstream Envoy counts x-forwarded-for hops from the right only',
+        'set httpConnectionManagerSettings.xffNumTrustedHops',
+      ),
+      router: object({
+        suppressEnvoyHeaders: note(boolean, 'true: the router adds no x-envoy- headers to requests or responses'),
+        dynamicStats: note(boolean, 'false: no per-cluster dynamic statistics (for benchmarks only)'),
+      }),
+      ...refuseEach(['waf', 'dlp', 'caching', 'proxyLatency'], glooEnvoy),
+      extauth: refused(
+        'per-Gateway ext_authz settings are not implemented: every listener asks sluice-extauth, or the customAuth servers Settings names',
+        'set extauth in Settings',
+      ),
       ...refuseEach(
         [
-          'grpcWeb',
-          'healthCheck',
           'extensions',
-          'waf',
-          'dlp',
           'wasm',
-          'extauth',
           'ratelimitServer',
-          'caching',
           'disableExtProcEarly',
           'extProcEarly',
           'disableExtProc',
           'extProc',
           'disableExtProcLate',
           'extProcLate',
-          'gzip',
-          'proxyLatency',
-          'buffer',
-          'grpcJsonTranscoder',
-          'sanitizeClusterHeader',
-          'leftmostXffAddress',
           'dynamicForwardProxy',
-          'connectionLimit',
           'networkLocalRatelimit',
           'httpLocalRatelimit',
-          'router',
           'tap',
           'statefulSession',
           'headerValidationSettings',
@@ -128,7 +140,7 @@ const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'only httpConnectionManagerSettings',
+    'httpConnectionManagerSettings and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit',
   ),
 });
 

@@ -15,6 +15,7 @@ import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
 import { accessLogs, httpSettings, sourceRanges } from './gateway-settings.js';
+import { httpListenerOptions } from './gateway-http-options.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
@@ -177,15 +178,17 @@ function resolveGateway(
     [...base, 'options', 'httpConnectionManagerSettings'],
     diagnostics,
   );
+  const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics);
+  const shared = { http: settings, ...(options ? { options } : {}) };
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl
     ? tlsChains(
         listener,
         virtualHosts.map((name) => hosts.get(name)!),
-        settings,
+        shared,
         diagnostics,
       )
-    : [{ routes: `${listener}-routes`, virtualHosts, http: settings }];
+    : [{ routes: `${listener}-routes`, virtualHosts, ...shared }];
   return { gw: { ...common, virtualHosts, chains, tcpHosts: [] }, domainScopes: [virtualHosts] };
 }
 
@@ -363,10 +366,17 @@ function hybridGateway(
       [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'],
       diagnostics,
     );
+    const options = httpListenerOptions(
+      http.options,
+      resource.origin,
+      [...base, 'httpGateway', 'options'],
+      diagnostics,
+    );
     chains.push({
       routes: `${common.listener}-${i}-routes`,
       virtualHosts,
       http: settings,
+      ...(options ? { options } : {}),
       ...(tls ? { tls } : {}),
       ...(ranges.length > 0 ? { sourcePrefixRanges: ranges } : {}),
     });

@@ -42,6 +42,7 @@ export function connectionManager(
   routeConfigName: string,
   settings: HttpSettingsIR = {},
   accessLogs: FileAccessLogIR[] = [],
+  router: Json = ROUTER_FILTER,
 ): Json {
   const s = settings;
   const optional = (value: unknown, key: string) => (value === undefined ? {} : { [key]: value });
@@ -78,7 +79,7 @@ export function connectionManager(
       },
       ...(accessLogs.length > 0 ? { access_log: accessLogs.map(fileAccessLog) } : {}),
       rds: { config_source: ADS_CONFIG_SOURCE, route_config_name: routeConfigName },
-      http_filters: [...httpFilters, ROUTER_FILTER],
+      http_filters: [...httpFilters, router],
     },
   };
 }

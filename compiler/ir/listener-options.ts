@@ -1,0 +1,49 @@
+/** What a Gloo httpGateway's options add to its filter chain: HTTP filters, the router's settings, a connection limit. */
+
+/** Envoy's compressor filter with the gzip library; unset fields: Envoy's defaults. */
+export interface GzipIR {
+  memoryLevel?: number;
+  minContentLength?: number;
+  /** Envoy's zlib enum names. */
+  compressionLevel?: 'DEFAULT_COMPRESSION' | 'BEST_COMPRESSION' | 'BEST_SPEED';
+  compressionStrategy?: 'DEFAULT_STRATEGY' | 'FILTERED' | 'HUFFMAN_ONLY' | 'RLE';
+  contentTypes?: string[];
+  disableOnEtagHeader: boolean;
+  removeAcceptEncodingHeader: boolean;
+  windowBits?: number;
+}
+
+export interface GrpcJsonTranscoderIR {
+  /** A file on the Envoy, or the descriptor set's bytes in base64. */
+  descriptor: { kind: 'file'; path: string } | { kind: 'bytes'; base64: string };
+  services: string[];
+  printOptions?: {
+    addWhitespace?: boolean;
+    alwaysPrintPrimitiveFields?: boolean;
+    alwaysPrintEnumsAsInts?: boolean;
+    preserveProtoFieldNames?: boolean;
+  };
+  matchIncomingRequestRoute?: boolean;
+  ignoredQueryParameters?: string[];
+  autoMapping?: boolean;
+  ignoreUnknownQueryParameters?: boolean;
+  convertGrpcStatus?: boolean;
+}
+
+export interface ConnectionLimitIR {
+  maxConnections: number;
+  /** Proto3 JSON duration a refused connection is held before it is closed. */
+  delay?: string;
+}
+
+export interface HttpListenerOptionsIR {
+  gzip?: GzipIR;
+  /** health_check: this exact :path is answered 200 by Envoy. */
+  healthCheckPath?: string;
+  grpcWeb?: boolean;
+  /** buffer: the largest request body, in bytes (413 beyond). */
+  maxRequestBytes?: number;
+  grpcJsonTranscoder?: GrpcJsonTranscoderIR;
+  router?: { suppressEnvoyHeaders?: boolean; dynamicStats?: boolean };
+  connectionLimit?: ConnectionLimitIR;
+}
