@@ -12,6 +12,7 @@ import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
 import { evaluateLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { destination, endpointsOf } from './destination.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
+import { GATEWAY_FILTERS, evaluateGatewayFilter } from './gateway-filters.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
 import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
@@ -226,6 +227,7 @@ export async function explain(
   let metadata: Json = {};
   const removed: string[] = [];
   let added: Record<string, string> = {};
+  let responseHeaders: Record<string, string> = {};
   for (const filter of (hcm.http_filters as Json[] | undefined) ?? []) {
     const name = filter.name as string;
     const typed = (filter.typed_config as Json | undefined) ?? {};
@@ -283,6 +285,12 @@ export async function explain(
       const r = evaluateLocalRateLimit(typed, levels);
       t.steps.push(r.step);
       t.assume(r.assumption);
+    } else if (GATEWAY_FILTERS.has(name)) {
+      const r = evaluateGatewayFilter(name, typed, levels, req);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+      if (r.reply) return done(r.reply);
+      responseHeaders = { ...responseHeaders, ...r.responseHeaders };
     } else if (name === CSRF_FILTER) {
       const r = evaluateCsrf(typed, levels, req);
       t.steps.push(r.step);
@@ -296,7 +304,8 @@ export async function explain(
       const d = destination(route, vh!, routeConfig, config, req.path, removed, added);
       t.steps.push(d.step);
       if (d.cluster) t.matched.cluster = d.cluster;
-      return done(d.outcome);
+      const upstream = d.outcome.status === 'upstream' && Object.keys(responseHeaders).length > 0;
+      return done(upstream ? { ...d.outcome, headers: { ...d.outcome.headers, ...responseHeaders } } : d.outcome);
     } else {
       t.add(name, 'explain does not evaluate this filter');
       t.assume({ text: `filter ${name} lets the request through`, otherwise: [] });

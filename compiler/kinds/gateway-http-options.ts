@@ -22,7 +22,7 @@ export const gzip = object({
   ),
   contentType: note(
     Type.Array(singleLine, { maxItems: 50 }),
-    "the media types compressed; unset: Envoy's list (JSON, JavaScript, HTML, CSS, plain text, XML, SVG, ...)",
+    "the media types compressed; unset: Envoy's list of JSON, JavaScript, HTML, CSS, text, XML and SVG types",
   ),
   disableOnEtagHeader: note(boolean, 'true: a response with an ETag is not compressed'),
   removeAcceptEncodingHeader: note(boolean, 'true: accept-encoding is removed before the request goes upstream'),

@@ -140,7 +140,7 @@ const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit',
   ),
 });
 
