@@ -192,6 +192,12 @@ export async function explain(
   if (normalized.redirect) return done({ status: 307, body: '', headers: { location: normalized.path }, by: 'envoy' });
   req.path = normalized.path;
 
+  // strip_any_host_port: the connection manager drops Host's port before anything matches it.
+  const port = /:\d+$/.exec(req.authority);
+  if (hcm.strip_any_host_port && port) {
+    t.add('host', `${req.authority} without its port (strip_any_host_port)`);
+    req.authority = req.authority.slice(0, port.index);
+  }
   const rds = hcm.rds as Json | undefined;
   const routeConfig = (rds
     ? config.routeConfigurations.get(rds.route_config_name as string)

@@ -47,3 +47,35 @@ export interface HttpListenerOptionsIR {
   router?: { suppressEnvoyHeaders?: boolean; dynamicStats?: boolean };
   connectionLimit?: ConnectionLimitIR;
 }
+
+/** Gloo's HttpConnectionManagerSettings beyond the addresses and timeouts; unset: Envoy's defaults. */
+export interface HcmMoreIR {
+  via?: string;
+  generateRequestId?: boolean;
+  proxy100Continue?: boolean;
+  maxHeadersCount?: number;
+  maxRequestsPerConnection?: number;
+  stripAnyHostPort?: boolean;
+  /** HTTP/1 options. */
+  acceptHttp10?: boolean;
+  defaultHostForHttp10?: string;
+  allowChunkedLength?: boolean;
+  enableTrailers?: boolean;
+  headerKeyFormat?: 'properCase' | 'preserveCase';
+  forwardClientCertDetails?: 'SANITIZE' | 'FORWARD_ONLY' | 'APPEND_FORWARD' | 'SANITIZE_SET' | 'ALWAYS_FORWARD_ONLY';
+  setCurrentClientCertDetails?: { subject?: boolean; cert?: boolean; chain?: boolean; dns?: boolean; uri?: boolean };
+  preserveExternalRequestId?: boolean;
+  serverHeaderTransformation?: 'OVERWRITE' | 'APPEND_IF_ABSENT' | 'PASS_THROUGH';
+  codecType?: 'AUTO' | 'HTTP1' | 'HTTP2';
+  uuidRequestIdConfig?: { packTraceReason?: boolean; useRequestIdForTraceSampling?: boolean };
+  http2ProtocolOptions?: {
+    maxConcurrentStreams?: number;
+    initialStreamWindowSize?: number;
+    initialConnectionWindowSize?: number;
+    overrideStreamErrorOnInvalidHttpMessage?: boolean;
+  };
+  internalAddressConfig?: { unixSockets?: boolean; cidrRanges: { address: string; prefixLen: number }[] };
+  appendXForwardedPort?: boolean;
+  /** Envoy's upgrade types: websocket, CONNECT. */
+  upgrades?: { type: 'websocket' | 'CONNECT'; enabled: boolean }[];
+}

@@ -5,7 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
-import type { HttpListenerOptionsIR } from './listener-options.js';
+import type { HcmMoreIR, HttpListenerOptionsIR } from './listener-options.js';
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
@@ -498,7 +498,7 @@ export interface FileAccessLogIR {
 }
 
 /** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */
-export interface HttpSettingsIR {
+export interface HttpSettingsIR extends HcmMoreIR {
   useRemoteAddress?: boolean;
   xffNumTrustedHops?: number;
   skipXffAppend?: boolean;

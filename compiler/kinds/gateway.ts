@@ -17,62 +17,43 @@ import {
   uint32,
 } from './schema.js';
 import { sniSslConfig } from './tls.js';
+import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
 // Durations are checked by resolve, which says what to write.
-const httpConnectionManagerSettings = object({
-  useRemoteAddress: note(boolean, 'default true (as Gloo)'),
-  xffNumTrustedHops: uint32,
-  skipXffAppend: boolean,
-  serverName: singleLine,
-  // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
-  maxRequestHeadersKb: note(Type.Integer({ minimum: 1, maximum: 8192 }), '1 to 8192'),
-  idleTimeout: duration('a duration, e.g. "60s"'),
-  streamIdleTimeout: duration(),
-  requestTimeout: duration(),
-  requestHeadersTimeout: duration(),
-  drainTimeout: duration(),
-  delayedCloseTimeout: duration(),
-  maxConnectionDuration: duration(),
-  maxStreamDuration: duration(),
-  ...refuseEach(
-    [
-      'via',
-      'generateRequestId',
-      'proxy100Continue',
-      'maxHeadersCount',
-      'stripAnyHostPort',
-      'acceptHttp10',
-      'defaultHostForHttp10',
-      'allowChunkedLength',
-      'enableTrailers',
-      'properCaseHeaderKeyFormat',
-      'preserveCaseHeaderKeyFormat',
-      'forwardClientCertDetails',
-      'setCurrentClientCertDetails',
-      'preserveExternalRequestId',
-      'serverHeaderTransformation',
-      'codecType',
-      'uuidRequestIdConfig',
-      'http2ProtocolOptions',
-      'internalAddressConfig',
-      'appendXForwardedPort',
-      'earlyHeaderManipulation',
-    ],
-    notYet,
-  ),
-  tracing: refused(REASONS.tracing),
-  headersWithUnderscoresAction: refused(
-    'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
-  ),
-  pathWithEscapedSlashesAction: refused(
-    'fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees',
-  ),
-  mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),
-  normalizePath: refused('fixed: on, so path-based policies see the path the upstream sees'),
-});
+const httpConnectionManagerSettings = object(
+  {
+    useRemoteAddress: note(boolean, 'default true (as Gloo)'),
+    xffNumTrustedHops: uint32,
+    skipXffAppend: boolean,
+    serverName: singleLine,
+    // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
+    maxRequestHeadersKb: note(Type.Integer({ minimum: 1, maximum: 8192 }), '1 to 8192'),
+    idleTimeout: duration('a duration, e.g. "60s"'),
+    streamIdleTimeout: duration(),
+    requestTimeout: duration(),
+    requestHeadersTimeout: duration(),
+    drainTimeout: duration(),
+    delayedCloseTimeout: duration(),
+    maxConnectionDuration: duration(),
+    maxStreamDuration: duration(),
+    ...hcmMoreSettings,
+    earlyHeaderManipulation: notYet(),
+    tracing: refused(REASONS.tracing),
+    headersWithUnderscoresAction: refused(
+      'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
+    ),
+    pathWithEscapedSlashesAction: refused(
+      'fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees',
+    ),
+    mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),
+    normalizePath: refused('fixed: on, so path-based policies see the path the upstream sees'),
+  },
+  [],
+  headerFormatOneOf,
+);
 
 // Gloo's HttpGateway.
 const httpGateway = object({

@@ -81,3 +81,25 @@ test("a matched gateway has its own filters: the internal chain's health check, 
   expect(e.answer).toMatchObject({ status: 200, by: 'envoy.filters.http.health_check' });
   expect(stage(e, 'compressor')).toBeUndefined();
 });
+
+describe('stripAnyHostPort (golden/gateway-hcm-settings)', () => {
+  let settings: GatewayConfig;
+  beforeAll(async () => {
+    settings = fromCompileResult(await compileFiles(['golden/gateway-hcm-settings/input'], DEFAULT_OPTIONS))!;
+  });
+
+  test("the Host's port is dropped before the domains are matched", async () => {
+    const e = await explain(settings, { method: 'GET', url: 'http://shop.example.com:9090/', headers: [] });
+    expect(e.steps.find((s) => s.stage === 'host')?.summary).toBe(
+      'shop.example.com:9090 without its port (strip_any_host_port)',
+    );
+    expect(e.matched.virtualHost).toBe('shop.shop');
+    expect(e.answer.status).toBe('upstream');
+  });
+
+  test('without it, a Host with a port does not match a domain without one', async () => {
+    const e = await explain(settings, { method: 'GET', url: 'http://shop.example.com:8080/', headers: [] });
+    expect(e.steps.some((s) => s.stage === 'host')).toBe(false);
+    expect(e.answer.status).toBe(404);
+  });
+});
