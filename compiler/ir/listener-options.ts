@@ -78,4 +78,27 @@ export interface HcmMoreIR {
   appendXForwardedPort?: boolean;
   /** Envoy's upgrade types: websocket, CONNECT. */
   upgrades?: { type: 'websocket' | 'CONNECT'; enabled: boolean }[];
+  tracing?: TracingIR;
+}
+
+/** Envoy's tracing on a connection manager (Gloo's ListenerTracingSettings). */
+export interface TracingIR {
+  verbose?: boolean;
+  /** Percentages, 0 to 100; unset: Envoy's 100. */
+  sampling: { client?: number; random?: number; overall?: number };
+  customTags: (
+    | { tag: string; kind: 'header'; name: string }
+    | { tag: string; kind: 'literal'; value: string }
+    | { tag: string; kind: 'environment'; name: string; defaultValue?: string }
+  )[];
+  provider?:
+    | { kind: 'opentelemetry'; cluster: string; serviceName?: string; authority?: string }
+    | {
+        kind: 'zipkin';
+        cluster: string;
+        endpoint: string;
+        version: 'HTTP_JSON' | 'HTTP_PROTO';
+        traceId128bit?: boolean;
+        sharedSpanContext?: boolean;
+      };
 }

@@ -18,6 +18,7 @@ import {
 } from './schema.js';
 import { sniSslConfig } from './tls.js';
 import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
+import { listenerTracing } from './tracing.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
@@ -41,7 +42,7 @@ const httpConnectionManagerSettings = object(
     maxStreamDuration: duration(),
     ...hcmMoreSettings,
     earlyHeaderManipulation: notYet(),
-    tracing: refused(REASONS.tracing),
+    tracing: note(listenerTracing, "Envoy's tracing with an OpenTelemetry or Zipkin provider at an Upstream"),
     headersWithUnderscoresAction: refused(
       'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
     ),

@@ -85,6 +85,7 @@ export function httpSettings(
     upgrades: _upgrades,
     properCaseHeaderKeyFormat: _properCase,
     preserveCaseHeaderKeyFormat: _preserveCase,
+    tracing: _tracing,
     ...copied
   } = spec ?? {};
   return { ...copied, ...hcmMore(spec, origin, path, diagnostics) };

@@ -16,6 +16,7 @@ import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
 import { accessLogs, httpSettings, sourceRanges } from './gateway-settings.js';
 import { httpListenerOptions } from './gateway-http-options.js';
+import { withTracing } from './tracing.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
@@ -172,11 +173,14 @@ function resolveGateway(
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
   if (!virtualHosts) return undefined;
-  const settings = httpSettings(
-    http.options?.httpConnectionManagerSettings,
-    resource.origin,
-    [...base, 'options', 'httpConnectionManagerSettings'],
-    diagnostics,
+  const hcmPath = [...base, 'options', 'httpConnectionManagerSettings'];
+  const hcm = http.options?.httpConnectionManagerSettings;
+  const settings = withTracing(
+    httpSettings(hcm, resource.origin, hcmPath, diagnostics),
+    hcm?.tracing,
+    resource,
+    [...hcmPath, 'tracing'],
+    findCluster,
   );
   const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics);
   const shared = { http: settings, ...(options ? { options } : {}) };
@@ -360,11 +364,14 @@ function hybridGateway(
     const tls = sslConfig?.secretRef
       ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
       : undefined;
-    const settings = httpSettings(
-      http.options?.httpConnectionManagerSettings,
-      resource.origin,
-      [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'],
-      diagnostics,
+    const hcmPath = [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'];
+    const hcm = http.options?.httpConnectionManagerSettings;
+    const settings = withTracing(
+      httpSettings(hcm, resource.origin, hcmPath, diagnostics),
+      hcm?.tracing,
+      resource,
+      [...hcmPath, 'tracing'],
+      findCluster,
     );
     const options = httpListenerOptions(
       http.options,

@@ -1,6 +1,7 @@
 /** Gloo's further connection manager settings as Envoy's HttpConnectionManager fields (Gloo's hcm plugin's mapping). */
 import type { HcmMoreIR } from '../ir/listener-options.js';
 import type { Json } from './output.js';
+import { tracingConfig } from './tracing.js';
 
 const defined = (config: Record<string, unknown>): Json =>
   Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
@@ -70,6 +71,7 @@ export function hcmMoreFields(s: HcmMoreIR): { top: Json; common: Json } {
         })
       : undefined,
     append_x_forwarded_port: s.appendXForwardedPort,
+    tracing: s.tracing ? tracingConfig(s.tracing) : undefined,
     upgrade_configs: s.upgrades?.length
       ? s.upgrades.map((u) => ({ upgrade_type: u.type, enabled: u.enabled }))
       : undefined,
