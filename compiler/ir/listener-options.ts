@@ -102,3 +102,16 @@ export interface TracingIR {
         sharedSpanContext?: boolean;
       };
 }
+
+/** Fields of Envoy's Listener a Gateway's spec.options set. */
+export interface ListenerFieldsIR {
+  perConnectionBufferLimitBytes?: number;
+  socketOptions?: {
+    description?: string;
+    level: number;
+    name: number;
+    value: { kind: 'int'; int: number } | { kind: 'buf'; base64: string };
+    state?: 'STATE_PREBIND' | 'STATE_BOUND' | 'STATE_LISTENING';
+  }[];
+  exactBalance?: boolean;
+}

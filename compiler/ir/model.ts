@@ -5,7 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
-import type { HcmMoreIR, HttpListenerOptionsIR } from './listener-options.js';
+import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR } from './listener-options.js';
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
@@ -457,6 +457,8 @@ export interface GatewayIR {
   proxyProtocol: boolean;
   /** options.accessLoggingService: file sinks. */
   accessLogs: FileAccessLogIR[];
+  /** options' fields of the listener itself; absent: none set. */
+  listenerFields?: ListenerFieldsIR;
   /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
   tcpHosts: TcpHostIR[];
 }

@@ -19,6 +19,7 @@ import {
 import { sniSslConfig } from './tls.js';
 import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { listenerTracing } from './tracing.js';
+import { listenerFields } from './listener-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
@@ -268,20 +269,10 @@ const gatewaySpec = object(
     options: note(
       object({
         accessLoggingService,
-        ...refuseEach(
-          [
-            'extensions',
-            'perConnectionBufferLimitBytes',
-            'socketOptions',
-            'proxyProtocol',
-            'connectionBalanceConfig',
-            'listenerAccessLoggingService',
-            'tcpStats',
-          ],
-          notYet,
-        ),
+        ...listenerFields,
+        ...refuseEach(['extensions', 'proxyProtocol', 'listenerAccessLoggingService', 'tcpStats'], notYet),
       }),
-      'only accessLoggingService',
+      'accessLoggingService, perConnectionBufferLimitBytes, socketOptions, connectionBalanceConfig',
     ),
     httpGateway,
     tcpGateway,

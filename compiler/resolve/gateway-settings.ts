@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { HcmMoreIR } from '../ir/listener-options.js';
+import type { HcmMoreIR, ListenerFieldsIR } from '../ir/listener-options.js';
 import type { CidrIR, FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
 import type { GatewaySpec, HttpConnectionManagerSpec } from '../kinds/gateway.js';
 
@@ -167,4 +167,30 @@ export function accessLogs(
           : {}),
     };
   });
+}
+
+/** spec.options' fields of Envoy's Listener; undefined when none is set. */
+export function listenerFields(options: GatewaySpec['options']): ListenerFieldsIR | undefined {
+  if (!options) return undefined;
+  const out: ListenerFieldsIR = {
+    ...(options.perConnectionBufferLimitBytes !== undefined
+      ? { perConnectionBufferLimitBytes: options.perConnectionBufferLimitBytes }
+      : {}),
+    ...(options.socketOptions?.length
+      ? {
+          socketOptions: options.socketOptions.map((o) => ({
+            ...(o.description !== undefined ? { description: o.description } : {}),
+            level: o.level,
+            name: o.name,
+            value:
+              o.intValue !== undefined
+                ? { kind: 'int' as const, int: o.intValue }
+                : { kind: 'buf' as const, base64: o.bufValue! },
+            ...(o.state ? { state: o.state } : {}),
+          })),
+        }
+      : {}),
+    ...(options.connectionBalanceConfig ? { exactBalance: true } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
 }

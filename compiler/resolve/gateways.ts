@@ -14,7 +14,7 @@ import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
-import { accessLogs, httpSettings, sourceRanges } from './gateway-settings.js';
+import { accessLogs, httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
@@ -113,6 +113,9 @@ export function resolveGateways(
   return out;
 }
 
+const optionalListenerFields = (fields: ReturnType<typeof listenerFields>) =>
+  fields ? { listenerFields: fields } : {};
+
 /** A Gateway resolved, with the sets of virtual hosts whose domains must not clash (the Gateway's, or each matched gateway's). */
 interface Resolved {
   gw: GatewayIR;
@@ -151,6 +154,7 @@ function resolveGateway(
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
     proxyProtocol: spec.useProxyProto ?? false,
     accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
+    ...optionalListenerFields(listenerFields(spec.options)),
   };
   if (ssl && !spec.httpGateway)
     diagnostics.push(

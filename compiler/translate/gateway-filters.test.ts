@@ -1,5 +1,11 @@
 import type { HttpListenerOptionsIR } from '../ir/listener-options.js';
-import { chainHttpFilters, compressorFilter, connectionLimitFilter, routerFilter } from './gateway-filters.js';
+import {
+  chainHttpFilters,
+  compressorFilter,
+  connectionLimitFilter,
+  listenerFieldsJson,
+  routerFilter,
+} from './gateway-filters.js';
 import { ROUTER_FILTER } from './listener.js';
 import type { Json } from './output.js';
 
@@ -97,5 +103,18 @@ test('connection_limit: no delay unless set', () => {
     '@type': 'type.googleapis.com/envoy.extensions.filters.network.connection_limit.v3.ConnectionLimit',
     stat_prefix: 'connection_limit',
     max_connections: 5,
+  });
+});
+
+test("the listener's own fields: a buffer value as bytes, nothing when none is set", () => {
+  expect(listenerFieldsJson(undefined)).toEqual({});
+  expect(
+    listenerFieldsJson({
+      socketOptions: [{ level: 1, name: 25, value: { kind: 'buf', base64: 'ZXRoMAA=' }, state: 'STATE_PREBIND' }],
+      exactBalance: true,
+    }),
+  ).toEqual({
+    socket_options: [{ level: 1, name: 25, buf_value: 'ZXRoMAA=', state: 'STATE_PREBIND' }],
+    connection_balance_config: { exact_balance: {} },
   });
 });

@@ -7,7 +7,13 @@
  * route stage); the router with the Gateway's settings; connection_limit in
  * front of the connection manager.
  */
-import type { ConnectionLimitIR, GrpcJsonTranscoderIR, GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
+import type {
+  ConnectionLimitIR,
+  GrpcJsonTranscoderIR,
+  GzipIR,
+  HttpListenerOptionsIR,
+  ListenerFieldsIR,
+} from '../ir/listener-options.js';
 import { ROUTER_FILTER } from './listener.js';
 import type { Json } from './output.js';
 
@@ -134,4 +140,22 @@ export function routerFilter(options: HttpListenerOptionsIR | undefined): Json {
   const settings = defined({ suppress_envoy_headers: r?.suppressEnvoyHeaders, dynamic_stats: r?.dynamicStats });
   if (Object.keys(settings).length === 0) return ROUTER_FILTER;
   return { ...ROUTER_FILTER, typed_config: { ...(ROUTER_FILTER.typed_config as Json), ...settings } };
+}
+
+/** spec.options' fields of the Listener. */
+export function listenerFieldsJson(fields: ListenerFieldsIR | undefined): Json {
+  if (!fields) return {};
+  return defined({
+    per_connection_buffer_limit_bytes: fields.perConnectionBufferLimitBytes,
+    socket_options: fields.socketOptions?.map((o) =>
+      defined({
+        description: o.description,
+        level: o.level,
+        name: o.name,
+        ...(o.value.kind === 'int' ? { int_value: o.value.int } : { buf_value: o.value.base64 }),
+        state: o.state,
+      }),
+    ),
+    connection_balance_config: fields.exactBalance ? { exact_balance: {} } : undefined,
+  });
 }

@@ -4,7 +4,7 @@
  * tcp_proxy chain per TCP host.
  */
 import type { CidrIR, GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
-import { chainHttpFilters, connectionLimitFilter, routerFilter } from './gateway-filters.js';
+import { chainHttpFilters, connectionLimitFilter, listenerFieldsJson, routerFilter } from './gateway-filters.js';
 import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
@@ -61,6 +61,7 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
     name: gw.listener,
     address: listenerAddress(gw.address, gw.port),
     ...(listenerFilters.length > 0 ? { listener_filters: listenerFilters } : {}),
+    ...listenerFieldsJson(gw.listenerFields),
     // A server-first protocol (the client sends nothing until the server speaks) would otherwise be closed when tls_inspector gives up.
     ...(sni && gw.tcpHosts.some((h) => h.serverNames.length === 0)
       ? { continue_on_listener_filters_timeout: true }
