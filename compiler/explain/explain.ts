@@ -14,6 +14,7 @@ import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
 import { destination, endpointsOf, graphqlApiOf } from './destination.js';
 import { explorerVerdict } from './graphql-explorer.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
+import { GATEWAY_FILTERS, evaluateGatewayFilter } from './gateway-filters.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
 import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
@@ -193,6 +194,12 @@ export async function explain(
   if (normalized.redirect) return done({ status: 307, body: '', headers: { location: normalized.path }, by: 'envoy' });
   req.path = normalized.path;
 
+  // strip_any_host_port: the connection manager drops Host's port before anything matches it.
+  const port = /:\d+$/.exec(req.authority);
+  if (hcm.strip_any_host_port && port) {
+    t.add('host', `${req.authority} without its port (strip_any_host_port)`);
+    req.authority = req.authority.slice(0, port.index);
+  }
   const rds = hcm.rds as Json | undefined;
   const routeConfig = (rds
     ? config.routeConfigurations.get(rds.route_config_name as string)
@@ -228,6 +235,7 @@ export async function explain(
   let metadata: Json = {};
   const removed: string[] = [];
   let added: Record<string, string> = {};
+  let responseHeaders: Record<string, string> = {};
   for (const filter of (hcm.http_filters as Json[] | undefined) ?? []) {
     const name = filter.name as string;
     const typed = (filter.typed_config as Json | undefined) ?? {};
@@ -289,6 +297,12 @@ export async function explain(
       const r = evaluateLocalRateLimit(typed, levels);
       t.steps.push(r.step);
       t.assume(r.assumption);
+    } else if (GATEWAY_FILTERS.has(name)) {
+      const r = evaluateGatewayFilter(name, typed, levels, req);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+      if (r.reply) return done(r.reply);
+      responseHeaders = { ...responseHeaders, ...r.responseHeaders };
     } else if (name === CSRF_FILTER) {
       const r = evaluateCsrf(typed, levels, req);
       t.steps.push(r.step);
@@ -305,7 +319,9 @@ export async function explain(
       const api = graphqlApiOf(route);
       const explorer = api && d.outcome.status === 'upstream' ? explorerVerdict(api, config, req) : undefined;
       if (explorer) d.step.details.push(explorer.detail);
-      return done(explorer?.outcome ?? d.outcome);
+      const outcome = explorer?.outcome ?? d.outcome;
+      const upstream = outcome.status === 'upstream' && Object.keys(responseHeaders).length > 0;
+      return done(upstream ? { ...outcome, headers: { ...outcome.headers, ...responseHeaders } } : outcome);
     } else {
       t.add(name, 'explain does not evaluate this filter');
       t.assume({ text: `filter ${name} lets the request through`, otherwise: [] });

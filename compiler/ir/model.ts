@@ -7,6 +7,7 @@
  */
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
 export type { RouteExtrasIR, VirtualHostExtrasIR };
+import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR } from './listener-options.js';
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
@@ -474,6 +475,8 @@ export interface GatewayIR {
   proxyProtocol: boolean;
   /** options.accessLoggingService: file sinks. */
   accessLogs: FileAccessLogIR[];
+  /** options' fields of the listener itself; absent: none set. */
+  listenerFields?: ListenerFieldsIR;
   /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
   tcpHosts: TcpHostIR[];
 }
@@ -497,6 +500,8 @@ export interface GatewayChainIR {
   virtualHosts: string[];
   /** httpGateway.options.httpConnectionManagerSettings, as set. */
   http: HttpSettingsIR;
+  /** httpGateway.options' filters (gzip, healthCheck, ...), router settings and connection limit; absent: none set. */
+  options?: HttpListenerOptionsIR;
   /** A hybridGateway's matcher: client addresses the chain is for; absent: any. */
   sourcePrefixRanges?: CidrIR[];
 }
@@ -513,7 +518,7 @@ export interface FileAccessLogIR {
 }
 
 /** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */
-export interface HttpSettingsIR {
+export interface HttpSettingsIR extends HcmMoreIR {
   useRemoteAddress?: boolean;
   xffNumTrustedHops?: number;
   skipXffAppend?: boolean;

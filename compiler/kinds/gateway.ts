@@ -1,6 +1,6 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
 import {
   boolean,
@@ -17,61 +17,45 @@ import {
   uint32,
 } from './schema.js';
 import { sniSslConfig } from './tls.js';
+import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
+import { listenerTracing } from './tracing.js';
+import { listenerFields } from './listener-options.js';
+import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
 // Durations are checked by resolve, which says what to write.
-const httpConnectionManagerSettings = object({
-  useRemoteAddress: note(boolean, 'default true (as Gloo)'),
-  xffNumTrustedHops: uint32,
-  skipXffAppend: boolean,
-  serverName: singleLine,
-  // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
-  maxRequestHeadersKb: note(Type.Integer({ minimum: 1, maximum: 8192 }), '1 to 8192'),
-  idleTimeout: duration('a duration, e.g. "60s"'),
-  streamIdleTimeout: duration(),
-  requestTimeout: duration(),
-  requestHeadersTimeout: duration(),
-  drainTimeout: duration(),
-  delayedCloseTimeout: duration(),
-  maxConnectionDuration: duration(),
-  maxStreamDuration: duration(),
-  ...refuseEach(
-    [
-      'via',
-      'generateRequestId',
-      'proxy100Continue',
-      'maxHeadersCount',
-      'stripAnyHostPort',
-      'acceptHttp10',
-      'defaultHostForHttp10',
-      'allowChunkedLength',
-      'enableTrailers',
-      'properCaseHeaderKeyFormat',
-      'preserveCaseHeaderKeyFormat',
-      'forwardClientCertDetails',
-      'setCurrentClientCertDetails',
-      'preserveExternalRequestId',
-      'serverHeaderTransformation',
-      'codecType',
-      'uuidRequestIdConfig',
-      'http2ProtocolOptions',
-      'internalAddressConfig',
-      'appendXForwardedPort',
-      'earlyHeaderManipulation',
-    ],
-    notYet,
-  ),
-  tracing: refused(REASONS.tracing),
-  headersWithUnderscoresAction: refused(
-    'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
-  ),
-  pathWithEscapedSlashesAction: refused(
-    'fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees',
-  ),
-  mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),
-  normalizePath: refused('fixed: on, so path-based policies see the path the upstream sees'),
-});
+const httpConnectionManagerSettings = object(
+  {
+    useRemoteAddress: note(boolean, 'default true (as Gloo)'),
+    xffNumTrustedHops: uint32,
+    skipXffAppend: boolean,
+    serverName: singleLine,
+    // Envoy's bounds (HttpConnectionManager.max_request_headers_kb).
+    maxRequestHeadersKb: note(Type.Integer({ minimum: 1, maximum: 8192 }), '1 to 8192'),
+    idleTimeout: duration('a duration, e.g. "60s"'),
+    streamIdleTimeout: duration(),
+    requestTimeout: duration(),
+    requestHeadersTimeout: duration(),
+    drainTimeout: duration(),
+    delayedCloseTimeout: duration(),
+    maxConnectionDuration: duration(),
+    maxStreamDuration: duration(),
+    ...hcmMoreSettings,
+    earlyHeaderManipulation: notYet(),
+    tracing: note(listenerTracing, "Envoy's tracing with an OpenTelemetry or Zipkin provider at an Upstream"),
+    headersWithUnderscoresAction: refused(
+      'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
+    ),
+    pathWithEscapedSlashesAction: refused(
+      'fixed: escaped slashes are decoded with a redirect, so path-based policies see the path the upstream sees',
+    ),
+    mergeSlashes: refused('fixed: on, so path-based policies see the path the upstream sees'),
+    normalizePath: refused('fixed: on, so path-based policies see the path the upstream sees'),
+  },
+  [],
+  headerFormatOneOf,
+);
 
 // Gloo's HttpGateway.
 const httpGateway = object({
@@ -88,34 +72,45 @@ const httpGateway = object({
   options: note(
     object({
       httpConnectionManagerSettings,
+      gzip,
+      healthCheck,
+      grpcWeb: differs(
+        grpcWeb,
+        "Envoy's grpc_web filter when grpcWeb is set without disable: true; Gloo adds it to every listener unless disabled",
+      ),
+      buffer,
+      grpcJsonTranscoder,
+      connectionLimit,
+      sanitizeClusterHeader: refused(
+        "an Enterprise Gloo feature of its own Envoy build; Sluice never routes by a request's cluster header, so there is none to remove",
+      ),
+      leftmostXffAddress: refused(
+        'an Enterprise Gloo feature of its own Envoy build: upstream Envoy counts x-forwarded-for hops from the right only',
+        'set httpConnectionManagerSettings.xffNumTrustedHops',
+      ),
+      router: object({
+        suppressEnvoyHeaders: note(boolean, 'true: the router adds no x-envoy- headers to requests or responses'),
+        dynamicStats: note(boolean, 'false: no per-cluster dynamic statistics (for benchmarks only)'),
+      }),
+      ...refuseEach(['waf', 'dlp', 'caching', 'proxyLatency'], glooEnvoy),
+      extauth: refused(
+        'per-Gateway ext_authz settings are not implemented: every listener asks sluice-extauth, or the customAuth servers Settings names',
+        'set extauth in Settings',
+      ),
       ...refuseEach(
         [
-          'grpcWeb',
-          'healthCheck',
           'extensions',
-          'waf',
-          'dlp',
           'wasm',
-          'extauth',
           'ratelimitServer',
-          'caching',
           'disableExtProcEarly',
           'extProcEarly',
           'disableExtProc',
           'extProc',
           'disableExtProcLate',
           'extProcLate',
-          'gzip',
-          'proxyLatency',
-          'buffer',
-          'grpcJsonTranscoder',
-          'sanitizeClusterHeader',
-          'leftmostXffAddress',
           'dynamicForwardProxy',
-          'connectionLimit',
           'networkLocalRatelimit',
           'httpLocalRatelimit',
-          'router',
           'tap',
           'statefulSession',
           'headerValidationSettings',
@@ -128,7 +123,7 @@ const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'only httpConnectionManagerSettings',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit',
   ),
 });
 
@@ -274,20 +269,10 @@ const gatewaySpec = object(
     options: note(
       object({
         accessLoggingService,
-        ...refuseEach(
-          [
-            'extensions',
-            'perConnectionBufferLimitBytes',
-            'socketOptions',
-            'proxyProtocol',
-            'connectionBalanceConfig',
-            'listenerAccessLoggingService',
-            'tcpStats',
-          ],
-          notYet,
-        ),
+        ...listenerFields,
+        ...refuseEach(['extensions', 'proxyProtocol', 'listenerAccessLoggingService', 'tcpStats'], notYet),
       }),
-      'only accessLoggingService',
+      'accessLoggingService, perConnectionBufferLimitBytes, socketOptions, connectionBalanceConfig',
     ),
     httpGateway,
     tcpGateway,

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import type { HcmMoreIR, ListenerFieldsIR } from '../ir/listener-options.js';
 import type { CidrIR, FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
 import type { GatewaySpec, HttpConnectionManagerSpec } from '../kinds/gateway.js';
 
@@ -79,7 +80,65 @@ export function httpSettings(
       );
     }
   }
-  return { ...spec };
+  const {
+    internalAddressConfig: _internal,
+    upgrades: _upgrades,
+    properCaseHeaderKeyFormat: _properCase,
+    preserveCaseHeaderKeyFormat: _preserveCase,
+    tracing: _tracing,
+    ...copied
+  } = spec ?? {};
+  return { ...copied, ...hcmMore(spec, origin, path, diagnostics) };
+}
+
+type Rewritten = Pick<HcmMoreIR, 'headerKeyFormat' | 'internalAddressConfig' | 'upgrades'>;
+
+/** The settings that need more than a copy: one header key format of two, HTTP/1.0's host only with acceptHttp10, internal ranges checked, upgrades. */
+function hcmMore(
+  spec: HttpConnectionManagerSpec | undefined,
+  origin: Origin,
+  path: FieldPath,
+  diagnostics: Diagnostic[],
+): Rewritten {
+  const out: Rewritten = {};
+  if (!spec) return out;
+  if (spec.properCaseHeaderKeyFormat) out.headerKeyFormat = 'properCase';
+  else if (spec.preserveCaseHeaderKeyFormat) out.headerKeyFormat = 'preserveCase';
+  if (spec.defaultHostForHttp10 !== undefined && !spec.acceptHttp10) {
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        origin,
+        [...path, 'defaultHostForHttp10'],
+        'defaultHostForHttp10 applies only to HTTP/1.0 requests, and acceptHttp10 is not true (Gloo would ignore it)',
+        'set acceptHttp10: true, or remove defaultHostForHttp10',
+      ),
+    );
+  }
+  const internal = spec.internalAddressConfig;
+  if (internal) {
+    const ranges = sourceRanges(
+      internal.cidrRanges ?? [],
+      origin,
+      [...path, 'internalAddressConfig', 'cidrRanges'],
+      diagnostics,
+    );
+    out.internalAddressConfig = {
+      ...(internal.unixSockets !== undefined ? { unixSockets: internal.unixSockets } : {}),
+      cidrRanges: ranges ?? [],
+    };
+  }
+  if (spec.upgrades) {
+    out.upgrades = spec.upgrades.flatMap((u) => {
+      const [type, upgrade] = u.websocket
+        ? (['websocket', u.websocket] as const)
+        : u.connect
+          ? (['CONNECT', u.connect] as const)
+          : [];
+      return type ? [{ type, enabled: upgrade.enabled ?? true }] : [];
+    });
+  }
+  return out;
 }
 
 export function accessLogs(
@@ -108,4 +167,30 @@ export function accessLogs(
           : {}),
     };
   });
+}
+
+/** spec.options' fields of Envoy's Listener; undefined when none is set. */
+export function listenerFields(options: GatewaySpec['options']): ListenerFieldsIR | undefined {
+  if (!options) return undefined;
+  const out: ListenerFieldsIR = {
+    ...(options.perConnectionBufferLimitBytes !== undefined
+      ? { perConnectionBufferLimitBytes: options.perConnectionBufferLimitBytes }
+      : {}),
+    ...(options.socketOptions?.length
+      ? {
+          socketOptions: options.socketOptions.map((o) => ({
+            ...(o.description !== undefined ? { description: o.description } : {}),
+            level: o.level,
+            name: o.name,
+            value:
+              o.intValue !== undefined
+                ? { kind: 'int' as const, int: o.intValue }
+                : { kind: 'buf' as const, base64: o.bufValue! },
+            ...(o.state ? { state: o.state } : {}),
+          })),
+        }
+      : {}),
+    ...(options.connectionBalanceConfig ? { exactBalance: true } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
 }

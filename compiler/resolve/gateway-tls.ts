@@ -4,7 +4,7 @@
  * would both claim.
  */
 import { fieldError, placeOf, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { CidrIR, GatewayChainIR, HttpSettingsIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
+import type { CidrIR, GatewayChainIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
 import type { TcpGatewaySpec } from '../kinds/gateway.js';
 import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
@@ -111,7 +111,7 @@ export function sniClashes(claims: SniClaim[], hint: string, diagnostics: Diagno
 export function tlsChains(
   listener: string,
   hosts: VirtualHostIR[],
-  http: HttpSettingsIR,
+  shared: Pick<GatewayChainIR, 'http' | 'options'>,
   diagnostics: Diagnostic[],
 ): GatewayChainIR[] {
   const byConfig = new Map<string, { chain: GatewayChainIR; first: VirtualHostIR }>();
@@ -122,7 +122,7 @@ export function tlsChains(
     if (found) found.chain.virtualHosts.push(vh.name);
     else
       byConfig.set(key, {
-        chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name], http },
+        chain: { routes: `${listener}-${vh.name}-routes`, tls: vh.tls!, virtualHosts: [vh.name], ...shared },
         first: vh,
       });
   }

@@ -14,7 +14,9 @@ import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
-import { accessLogs, httpSettings, sourceRanges } from './gateway-settings.js';
+import { accessLogs, httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
+import { httpListenerOptions } from './gateway-http-options.js';
+import { withTracing } from './tracing.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
@@ -111,6 +113,9 @@ export function resolveGateways(
   return out;
 }
 
+const optionalListenerFields = (fields: ReturnType<typeof listenerFields>) =>
+  fields ? { listenerFields: fields } : {};
+
 /** A Gateway resolved, with the sets of virtual hosts whose domains must not clash (the Gateway's, or each matched gateway's). */
 interface Resolved {
   gw: GatewayIR;
@@ -149,6 +154,7 @@ function resolveGateway(
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
     proxyProtocol: spec.useProxyProto ?? false,
     accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
+    ...optionalListenerFields(listenerFields(spec.options)),
   };
   if (ssl && !spec.httpGateway)
     diagnostics.push(
@@ -171,21 +177,26 @@ function resolveGateway(
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
   if (!virtualHosts) return undefined;
-  const settings = httpSettings(
-    http.options?.httpConnectionManagerSettings,
-    resource.origin,
-    [...base, 'options', 'httpConnectionManagerSettings'],
-    diagnostics,
+  const hcmPath = [...base, 'options', 'httpConnectionManagerSettings'];
+  const hcm = http.options?.httpConnectionManagerSettings;
+  const settings = withTracing(
+    httpSettings(hcm, resource.origin, hcmPath, diagnostics),
+    hcm?.tracing,
+    resource,
+    [...hcmPath, 'tracing'],
+    findCluster,
   );
+  const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics);
+  const shared = { http: settings, ...(options ? { options } : {}) };
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl
     ? tlsChains(
         listener,
         virtualHosts.map((name) => hosts.get(name)!),
-        settings,
+        shared,
         diagnostics,
       )
-    : [{ routes: `${listener}-routes`, virtualHosts, http: settings }];
+    : [{ routes: `${listener}-routes`, virtualHosts, ...shared }];
   return { gw: { ...common, virtualHosts, chains, tcpHosts: [] }, domainScopes: [virtualHosts] };
 }
 
@@ -357,16 +368,26 @@ function hybridGateway(
     const tls = sslConfig?.secretRef
       ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
       : undefined;
-    const settings = httpSettings(
-      http.options?.httpConnectionManagerSettings,
+    const hcmPath = [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'];
+    const hcm = http.options?.httpConnectionManagerSettings;
+    const settings = withTracing(
+      httpSettings(hcm, resource.origin, hcmPath, diagnostics),
+      hcm?.tracing,
+      resource,
+      [...hcmPath, 'tracing'],
+      findCluster,
+    );
+    const options = httpListenerOptions(
+      http.options,
       resource.origin,
-      [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'],
+      [...base, 'httpGateway', 'options'],
       diagnostics,
     );
     chains.push({
       routes: `${common.listener}-${i}-routes`,
       virtualHosts,
       http: settings,
+      ...(options ? { options } : {}),
       ...(tls ? { tls } : {}),
       ...(ranges.length > 0 ? { sourcePrefixRanges: ranges } : {}),
     });

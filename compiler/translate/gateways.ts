@@ -4,6 +4,7 @@
  * tcp_proxy chain per TCP host.
  */
 import type { CidrIR, GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
+import { chainHttpFilters, connectionLimitFilter, listenerFieldsJson, routerFilter } from './gateway-filters.js';
 import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
@@ -43,13 +44,24 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
   const listenerFilters = [...(gw.proxyProtocol ? [PROXY_PROTOCOL] : []), ...(sni ? [TLS_INSPECTOR] : [])];
   const httpChains = gw.chains.map((chain) => ({
     ...chainMatch(chain.tls?.sniDomains ?? [], chain.sourcePrefixRanges ?? []),
-    filters: [connectionManager(gw.listener, httpFilters, chain.routes, chain.http, gw.accessLogs)],
+    filters: [
+      ...(chain.options?.connectionLimit ? [connectionLimitFilter(chain.options.connectionLimit)] : []),
+      connectionManager(
+        gw.listener,
+        chainHttpFilters(httpFilters, chain.options),
+        chain.routes,
+        chain.http,
+        gw.accessLogs,
+        routerFilter(chain.options),
+      ),
+    ],
     ...(chain.tls ? { transport_socket: downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) } : {}),
   }));
   return {
     name: gw.listener,
     address: listenerAddress(gw.address, gw.port),
     ...(listenerFilters.length > 0 ? { listener_filters: listenerFilters } : {}),
+    ...listenerFieldsJson(gw.listenerFields),
     // A server-first protocol (the client sends nothing until the server speaks) would otherwise be closed when tls_inspector gives up.
     ...(sni && gw.tcpHosts.some((h) => h.serverNames.length === 0)
       ? { continue_on_listener_filters_timeout: true }

@@ -1,5 +1,6 @@
 /** The HTTP listeners and their connection manager. */
 import type { FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
+import { hcmMoreFields } from './hcm-settings.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 
 export const HCM_TYPE =
@@ -42,8 +43,10 @@ export function connectionManager(
   routeConfigName: string,
   settings: HttpSettingsIR = {},
   accessLogs: FileAccessLogIR[] = [],
+  router: Json = ROUTER_FILTER,
 ): Json {
   const s = settings;
+  const more = hcmMoreFields(s);
   const optional = (value: unknown, key: string) => (value === undefined ? {} : { [key]: value });
   return {
     name: 'envoy.filters.network.http_connection_manager',
@@ -61,6 +64,7 @@ export function connectionManager(
       ...optional(s.requestHeadersTimeout, 'request_headers_timeout'),
       ...optional(s.drainTimeout, 'drain_timeout'),
       ...optional(s.delayedCloseTimeout, 'delayed_close_timeout'),
+      ...more.top,
       // RBAC permissions and route prefixes match the path as Envoy sees it; without these,
       // `/public/../admin` or `//admin` would pass a `/public` policy and reach the upstream,
       // which resolves it to /admin (Envoy's edge best practices: path normalization).
@@ -75,10 +79,11 @@ export function connectionManager(
         ...optional(s.idleTimeout, 'idle_timeout'),
         ...optional(s.maxConnectionDuration, 'max_connection_duration'),
         ...optional(s.maxStreamDuration, 'max_stream_duration'),
+        ...more.common,
       },
       ...(accessLogs.length > 0 ? { access_log: accessLogs.map(fileAccessLog) } : {}),
       rds: { config_source: ADS_CONFIG_SOURCE, route_config_name: routeConfigName },
-      http_filters: [...httpFilters, ROUTER_FILTER],
+      http_filters: [...httpFilters, router],
     },
   };
 }

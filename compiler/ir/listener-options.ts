@@ -1,0 +1,117 @@
+/** What a Gloo httpGateway's options add to its filter chain: HTTP filters, the router's settings, a connection limit. */
+
+/** Envoy's compressor filter with the gzip library; unset fields: Envoy's defaults. */
+export interface GzipIR {
+  memoryLevel?: number;
+  minContentLength?: number;
+  /** Envoy's zlib enum names. */
+  compressionLevel?: 'DEFAULT_COMPRESSION' | 'BEST_COMPRESSION' | 'BEST_SPEED';
+  compressionStrategy?: 'DEFAULT_STRATEGY' | 'FILTERED' | 'HUFFMAN_ONLY' | 'RLE';
+  contentTypes?: string[];
+  disableOnEtagHeader: boolean;
+  removeAcceptEncodingHeader: boolean;
+  windowBits?: number;
+}
+
+export interface GrpcJsonTranscoderIR {
+  /** A file on the Envoy, or the descriptor set's bytes in base64. */
+  descriptor: { kind: 'file'; path: string } | { kind: 'bytes'; base64: string };
+  services: string[];
+  printOptions?: {
+    addWhitespace?: boolean;
+    alwaysPrintPrimitiveFields?: boolean;
+    alwaysPrintEnumsAsInts?: boolean;
+    preserveProtoFieldNames?: boolean;
+  };
+  matchIncomingRequestRoute?: boolean;
+  ignoredQueryParameters?: string[];
+  autoMapping?: boolean;
+  ignoreUnknownQueryParameters?: boolean;
+  convertGrpcStatus?: boolean;
+}
+
+export interface ConnectionLimitIR {
+  maxConnections: number;
+  /** Proto3 JSON duration a refused connection is held before it is closed. */
+  delay?: string;
+}
+
+export interface HttpListenerOptionsIR {
+  gzip?: GzipIR;
+  /** health_check: this exact :path is answered 200 by Envoy. */
+  healthCheckPath?: string;
+  grpcWeb?: boolean;
+  /** buffer: the largest request body, in bytes (413 beyond). */
+  maxRequestBytes?: number;
+  grpcJsonTranscoder?: GrpcJsonTranscoderIR;
+  router?: { suppressEnvoyHeaders?: boolean; dynamicStats?: boolean };
+  connectionLimit?: ConnectionLimitIR;
+}
+
+/** Gloo's HttpConnectionManagerSettings beyond the addresses and timeouts; unset: Envoy's defaults. */
+export interface HcmMoreIR {
+  via?: string;
+  generateRequestId?: boolean;
+  proxy100Continue?: boolean;
+  maxHeadersCount?: number;
+  maxRequestsPerConnection?: number;
+  stripAnyHostPort?: boolean;
+  /** HTTP/1 options. */
+  acceptHttp10?: boolean;
+  defaultHostForHttp10?: string;
+  allowChunkedLength?: boolean;
+  enableTrailers?: boolean;
+  headerKeyFormat?: 'properCase' | 'preserveCase';
+  forwardClientCertDetails?: 'SANITIZE' | 'FORWARD_ONLY' | 'APPEND_FORWARD' | 'SANITIZE_SET' | 'ALWAYS_FORWARD_ONLY';
+  setCurrentClientCertDetails?: { subject?: boolean; cert?: boolean; chain?: boolean; dns?: boolean; uri?: boolean };
+  preserveExternalRequestId?: boolean;
+  serverHeaderTransformation?: 'OVERWRITE' | 'APPEND_IF_ABSENT' | 'PASS_THROUGH';
+  codecType?: 'AUTO' | 'HTTP1' | 'HTTP2';
+  uuidRequestIdConfig?: { packTraceReason?: boolean; useRequestIdForTraceSampling?: boolean };
+  http2ProtocolOptions?: {
+    maxConcurrentStreams?: number;
+    initialStreamWindowSize?: number;
+    initialConnectionWindowSize?: number;
+    overrideStreamErrorOnInvalidHttpMessage?: boolean;
+  };
+  internalAddressConfig?: { unixSockets?: boolean; cidrRanges: { address: string; prefixLen: number }[] };
+  appendXForwardedPort?: boolean;
+  /** Envoy's upgrade types: websocket, CONNECT. */
+  upgrades?: { type: 'websocket' | 'CONNECT'; enabled: boolean }[];
+  tracing?: TracingIR;
+}
+
+/** Envoy's tracing on a connection manager (Gloo's ListenerTracingSettings). */
+export interface TracingIR {
+  verbose?: boolean;
+  /** Percentages, 0 to 100; unset: Envoy's 100. */
+  sampling: { client?: number; random?: number; overall?: number };
+  customTags: (
+    | { tag: string; kind: 'header'; name: string }
+    | { tag: string; kind: 'literal'; value: string }
+    | { tag: string; kind: 'environment'; name: string; defaultValue?: string }
+  )[];
+  provider?:
+    | { kind: 'opentelemetry'; cluster: string; serviceName?: string; authority?: string }
+    | {
+        kind: 'zipkin';
+        cluster: string;
+        endpoint: string;
+        version: 'HTTP_JSON' | 'HTTP_PROTO';
+        traceId128bit?: boolean;
+        sharedSpanContext?: boolean;
+      };
+}
+
+/** Fields of Envoy's Listener a Gateway's spec.options set. */
+export interface ListenerFieldsIR {
+  perConnectionBufferLimitBytes?: number;
+  socketOptions?: {
+    description?: string;
+    level: number;
+    name: number;
+    value: { kind: 'int'; int: number } | { kind: 'buf'; base64: string };
+    state?: 'STATE_PREBIND' | 'STATE_BOUND' | 'STATE_LISTENING';
+  }[];
+  exactBalance?: boolean;
+}
