@@ -86,7 +86,25 @@ export interface UpstreamPolicyIR {
     connectTimeout?: string;
     tcpKeepalive?: { keepaliveProbes?: number; keepaliveTime?: string; keepaliveInterval?: string };
     perConnectionBufferLimitBytes?: number;
+    commonHttpProtocolOptions?: { idleTimeout?: string; maxHeadersCount?: number; maxStreamDuration?: string };
+    http1ProtocolOptions?: {
+      enableTrailers?: boolean;
+      properCaseHeaderKeyFormat?: boolean;
+      preserveCaseHeaderKeyFormat?: boolean;
+      overrideStreamErrorOnInvalidHttpMessage?: boolean;
+    };
   };
+  /** HTTP/1.1 or HTTP/2 as the client spoke (Gloo's USE_DOWNSTREAM_PROTOCOL); with http2. */
+  downstreamProtocol?: boolean;
+  /** Envoy's Http2ProtocolOptions fields as Gloo names them; with http2. */
+  http2?: {
+    initialStreamWindowSize?: number;
+    initialConnectionWindowSize?: number;
+    maxConcurrentStreams?: number;
+    overrideStreamErrorOnInvalidHttpMessage?: boolean;
+  };
+  /** A PROXY protocol header of this version before each connection's bytes. */
+  proxyProtocolVersion?: 'V1' | 'V2';
   /** Gloo's (Envoy's) OutlierDetection fields that are set, by name. */
   outlierDetection?: Record<string, number | string | boolean>;
   healthChecks?: HealthCheckIR[];

@@ -102,6 +102,14 @@ export const FORMATS: Record<string, Format> = {
     },
     hint: () => 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"',
   },
+  // A proto3 JSON duration where 0s means "none" (an idle timeout turned off).
+  'non-negative-duration': {
+    problem: (value) => {
+      const nanos = parseDuration(value);
+      return nanos === undefined ? 'is not a duration' : nanos < 0n ? 'must not be negative' : undefined;
+    },
+    hint: () => 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"; "0s" turns it off',
+  },
   // Names and values copied into Envoy's or a sidecar's configuration: one line, no control characters.
   'single-line': {
     problem: (value) => characterProblem(value, CONTROL),

@@ -18,6 +18,7 @@ import {
   uint32,
 } from './schema.js';
 import { upstreamSslConfig } from './tls.js';
+import { connectionConfig, upstreamProtocolFields } from './upstream-connection.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
 const slowStart = () => refused('slow start is not implemented');
@@ -63,21 +64,6 @@ const circuitBreakers = object({
   maxRequests: uint32,
   maxRetries: uint32,
   trackRemaining: boolean,
-});
-
-// Gloo's connection.proto.
-const wholeSeconds = "whole seconds (Envoy's unit), rounded up";
-const connectionConfig = object({
-  maxRequestsPerConnection: uint32,
-  connectTimeout: note(positiveDuration, 'default 5s'),
-  tcpKeepalive: object({
-    keepaliveProbes: uint32,
-    keepaliveTime: note(positiveDuration, wholeSeconds),
-    keepaliveInterval: note(positiveDuration, wholeSeconds),
-  }),
-  perConnectionBufferLimitBytes: uint32,
-  commonHttpProtocolOptions: notYet(),
-  http1ProtocolOptions: notYet(),
 });
 
 const outlierDetection = object({
@@ -228,24 +214,12 @@ const upstreamSpec = object(
     ...refuseEach(['aws', 'azure'], glooEnvoy),
     consul: consul(),
     ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
-    ...refuseEach(
-      [
-        'failover',
-        'protocolSelection',
-        'initialStreamWindowSize',
-        'initialConnectionWindowSize',
-        'maxConcurrentStreams',
-        'overrideStreamErrorOnInvalidHttpMessage',
-      ],
-      notYet,
-    ),
+    failover: notYet(),
+    ...upstreamProtocolFields,
     httpProxyHostname: connectProxy(),
     httpConnectSslConfig: connectProxy(),
     httpConnectHeaders: connectProxy(),
-    ...refuseEach(
-      ['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'proxyProtocolVersion', 'preconnectPolicy'],
-      notYet,
-    ),
+    ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'preconnectPolicy'], notYet),
     disableIstioAutoMtls: refused('Sluice has no Istio integration'),
   },
   [],

@@ -15,15 +15,9 @@ import type {
 } from '../ir/model.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
+import { protocolOptions, withProxyProtocol } from './upstream-protocol.js';
 
 export const CONNECT_TIMEOUT = '5s';
-
-const HTTP2_OPTIONS: Json = {
-  'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-    '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-    explicit_http_config: { http2_protocol_options: {} },
-  },
-};
 
 function endpoint(address: string, port: number): Json {
   return { endpoint: { address: { socket_address: { address, port_value: port } } } };
@@ -39,25 +33,25 @@ function cluster(
   name: string,
   type: 'STRICT_DNS' | 'EDS',
   hosts: { address: string; port: number }[],
-  http2: boolean,
+  protocol: Json | undefined,
   transportSocket?: Json,
 ): ClusterPair {
   const assignment = {
     cluster_name: name,
     endpoints: [{ lb_endpoints: hosts.map((h) => endpoint(h.address, h.port)) }],
   };
-  const protocol = {
-    ...(http2 ? { typed_extension_protocol_options: HTTP2_OPTIONS } : {}),
+  const speech = {
+    ...(protocol ? { typed_extension_protocol_options: protocol } : {}),
     ...(transportSocket ? { transport_socket: transportSocket } : {}),
   };
   if (type === 'STRICT_DNS')
-    return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, load_assignment: assignment, ...protocol } };
+    return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, load_assignment: assignment, ...speech } };
   return {
     cluster: {
       name,
       type,
       connect_timeout: CONNECT_TIMEOUT,
-      ...protocol,
+      ...speech,
       eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE },
     },
     endpoints: assignment,
@@ -71,12 +65,14 @@ function cluster(
  * `secret`: the one its sslConfig names.
  */
 export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): ClusterPair {
-  const http2 = upstream.http2 ?? false;
+  const protocol = protocolOptions(upstream.http2 ?? false, upstream.policy);
   const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
+  const proxyProtocol = upstream.policy?.proxyProtocolVersion;
+  const socket = proxyProtocol ? withProxyProtocol(proxyProtocol, tls) : tls;
   const { target } = upstream;
   let pair: ClusterPair;
   if (target.kind === 'service') {
-    pair = { cluster: cluster(upstream.name, 'EDS', [], http2, tls).cluster };
+    pair = { cluster: cluster(upstream.name, 'EDS', [], protocol, socket).cluster };
     if (upstream.subsets) pair.cluster = { ...pair.cluster, lb_subset_config: subsetConfig(upstream.subsets) };
   } else {
     const hosts = target.kind === 'dns' ? [{ address: target.host, port: target.port }] : target.hosts;
@@ -84,11 +80,11 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
       upstream.name,
       target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
       hosts,
-      http2,
-      tls,
+      protocol,
+      socket,
     );
   }
-  return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy, http2) } : pair;
+  return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy) } : pair;
 }
 
 /** Envoy's subset load balancer, as Gloo configures it from a subsetSpec: the fallback always written, since Envoy's default (NO_FALLBACK) is not Gloo's (ANY_ENDPOINT). */
@@ -178,7 +174,7 @@ function healthCheck(h: HealthCheckIR): Json {
 }
 
 /** The Upstream's settings as Cluster fields (envoy.config.cluster.v3.Cluster). */
-function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
+function withPolicy(cluster: Json, p: UpstreamPolicyIR): Json {
   const out: Json = { ...cluster };
   const lb = p.loadBalancer;
   if (lb) {
@@ -233,15 +229,6 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
         },
       };
     }
-    if (conn.maxRequestsPerConnection !== undefined) {
-      out.typed_extension_protocol_options = {
-        'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-          '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-          common_http_protocol_options: { max_requests_per_connection: conn.maxRequestsPerConnection },
-          explicit_http_config: http2 ? { http2_protocol_options: {} } : { http_protocol_options: {} },
-        },
-      };
-    }
   }
   if (p.outlierDetection)
     out.outlier_detection = Object.fromEntries(
@@ -257,7 +244,7 @@ export function sidecarCluster(name: string, address: { host: string; port: numb
     name,
     isIpAddress(address.host) ? 'EDS' : 'STRICT_DNS',
     [{ address: address.host, port: address.port }],
-    http2,
+    protocolOptions(http2, undefined),
   );
 }
 
