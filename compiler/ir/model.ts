@@ -35,6 +35,8 @@ export interface UpstreamIR {
   tls?: UpstreamTlsIR;
   /** Gloo's load balancing, circuit breaking, connection, outlier detection and health checking settings. */
   policy?: UpstreamPolicyIR;
+  /** Gloo's httpProxyHostname: the target are HTTP CONNECT proxies, asked for a tunnel to `hostname`. */
+  tunnel?: { hostname: string; headers: { key: string; value: string }[] };
 }
 
 /** Gloo's SubsetSpec. */

@@ -6,7 +6,17 @@
  */
 import { Type } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
-import { atMostOne, boolean, nonNegativeDuration, object, oneOfValues, positiveDuration, uint32 } from './schema.js';
+import {
+  atMostOne,
+  boolean,
+  lineOrEmpty,
+  singleLine,
+  nonNegativeDuration,
+  object,
+  oneOfValues,
+  positiveDuration,
+  uint32,
+} from './schema.js';
 
 const wholeSeconds = "whole seconds (Envoy's unit), rounded up";
 
@@ -70,5 +80,21 @@ export const upstreamProtocolFields = {
   proxyProtocolVersion: note(
     oneOfValues(['V1', 'V2'] as const),
     "Envoy's upstream PROXY protocol transport socket: a PROXY header before each connection's bytes (and TLS)",
+  ),
+};
+
+/** Gloo's HTTP CONNECT tunnelling (upstream.proto): the Upstream's hosts are the proxy. */
+export const tunnelFields = {
+  httpProxyHostname: note(
+    Type.String({ minLength: 1, pattern: '^[^\\s]+:[0-9]+$', format: 'single-line' }),
+    "host:port the proxy opens the tunnel to (Envoy's command operators such as %REQUESTED_SERVER_NAME% allowed); as Gloo, through a generated listener on an abstract Unix socket (Linux Envoys only)",
+  ),
+  httpConnectHeaders: note(
+    Type.Array(object({ key: singleLine, value: lineOrEmpty }, ['key']), { minItems: 1 }),
+    'headers of the CONNECT request, each replacing one of its name; with httpProxyHostname',
+  ),
+  httpConnectSslConfig: refused(
+    'TLS to the CONNECT proxy itself is not built: Sluice reaches the proxy in plain TCP (sslConfig still encrypts what goes through the tunnel)',
+    'remove it, or reach the proxy over a network you trust',
   ),
 };

@@ -18,7 +18,7 @@ import {
   uint32,
 } from './schema.js';
 import { upstreamSslConfig } from './tls.js';
-import { connectionConfig, upstreamProtocolFields } from './upstream-connection.js';
+import { connectionConfig, tunnelFields, upstreamProtocolFields } from './upstream-connection.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
 const slowStart = () => refused('slow start is not implemented');
@@ -160,8 +160,6 @@ const subsetSpec = object(
   ['selectors'],
 );
 
-const connectProxy = () => refused('tunnelling through an HTTP CONNECT proxy is not implemented');
-
 const upstreamSpec = object(
   {
     kube: object(
@@ -216,9 +214,7 @@ const upstreamSpec = object(
     ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
     failover: notYet(),
     ...upstreamProtocolFields,
-    httpProxyHostname: connectProxy(),
-    httpConnectSslConfig: connectProxy(),
-    httpConnectHeaders: connectProxy(),
+    ...tunnelFields,
     ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'preconnectPolicy'], notYet),
     disableIstioAutoMtls: refused('Sluice has no Istio integration'),
   },

@@ -5,6 +5,7 @@
  * (Gloo's own error).
  */
 import { fieldError, type Diagnostic } from '../diagnostics.js';
+import type { UpstreamIR } from '../ir/model.js';
 import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
 
@@ -44,4 +45,48 @@ export function upstreamProtocolProblems(index: ResourceIndex): Diagnostic[] {
       );
   }
   return out;
+}
+
+/** httpConnectHeaders without a tunnel, and a tunnel through a Service's proxies (their endpoints are served under the Upstream's own cluster name). */
+export function tunnelProblems(index: ResourceIndex): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const upstream of index.all('Upstream')) {
+    const spec = upstream.spec as UpstreamSpec;
+    if (spec.httpConnectHeaders && !spec.httpProxyHostname)
+      out.push(
+        fieldError(
+          'resolve',
+          upstream.origin,
+          ['spec', 'httpConnectHeaders'],
+          'httpConnectHeaders are the headers of the CONNECT request, and without httpProxyHostname there is none',
+          'set httpProxyHostname (host:port the proxy tunnels to), or remove httpConnectHeaders',
+        ),
+      );
+    if (spec.httpProxyHostname && spec.kube)
+      out.push(
+        fieldError(
+          'resolve',
+          upstream.origin,
+          ['spec', 'httpProxyHostname'],
+          'tunnelling through the pods of a kube Upstream is not built: Sluice tunnels through static hosts',
+          'list the proxies under static.hosts',
+        ),
+      );
+  }
+  return out;
+}
+
+/** Mesh mode serves no listener, and a tunnel needs its own. */
+export function tunnelsInMesh(upstreams: readonly UpstreamIR[]): Diagnostic[] {
+  return upstreams
+    .filter((u) => u.tunnel)
+    .map((u) =>
+      fieldError(
+        'resolve',
+        u.origin,
+        ['spec', 'httpProxyHostname'],
+        'mesh mode (serve --mesh) serves no listener, and httpProxyHostname needs one (the tunnel entry on a Unix socket)',
+        'remove httpProxyHostname, or serve without --mesh',
+      ),
+    );
 }

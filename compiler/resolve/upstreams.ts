@@ -170,6 +170,14 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
     ...(spec.useHttp2 ? { http2: true } : {}),
     ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}),
     ...(policy ? { policy } : {}),
+    ...(spec.httpProxyHostname
+      ? {
+          tunnel: {
+            hostname: spec.httpProxyHostname,
+            headers: (spec.httpConnectHeaders ?? []).map((h) => ({ key: h.key, value: h.value ?? '' })),
+          },
+        }
+      : {}),
   };
   if (spec.static) {
     return {

@@ -66,9 +66,7 @@ function cluster(
  */
 export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): ClusterPair {
   const protocol = protocolOptions(upstream.http2 ?? false, upstream.policy);
-  const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
-  const proxyProtocol = upstream.policy?.proxyProtocolVersion;
-  const socket = proxyProtocol ? withProxyProtocol(proxyProtocol, tls) : tls;
+  const socket = upstreamSocket(upstream, secret);
   const { target } = upstream;
   let pair: ClusterPair;
   if (target.kind === 'service') {
@@ -85,6 +83,13 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
     );
   }
   return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy) } : pair;
+}
+
+/** The Upstream's transport socket: its TLS, in the PROXY protocol socket with proxyProtocolVersion; none for plain TCP. */
+export function upstreamSocket(upstream: UpstreamIR, secret: TlsSecretIR | undefined): Json | undefined {
+  const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
+  const proxyProtocol = upstream.policy?.proxyProtocolVersion;
+  return proxyProtocol ? withProxyProtocol(proxyProtocol, tls) : tls;
 }
 
 /** Envoy's subset load balancer, as Gloo configures it from a subsetSpec: the fallback always written, since Envoy's default (NO_FALLBACK) is not Gloo's (ANY_ENDPOINT). */
