@@ -22,7 +22,7 @@ export interface UpstreamIR {
   origin: Origin;
   target:
     | { kind: 'dns'; host: string; port: number }
-    | { kind: 'static'; hosts: { address: string; port: number }[] }
+    | { kind: 'static'; hosts: HostIR[] }
     /** A Service port whose endpoints come from its EndpointSlices (EDS: Model.endpoints); `host` and `port` are its DNS name and port, for what dials it by name (sluice-graphql). */
     | { kind: 'service'; service: NamespacedName; host: string; port: number; portName?: string };
   /** Gloo's kube.selector of a service target: only the pods with every one of these labels. */
@@ -35,8 +35,26 @@ export interface UpstreamIR {
   tls?: UpstreamTlsIR;
   /** Gloo's load balancing, circuit breaking, connection, outlier detection and health checking settings. */
   policy?: UpstreamPolicyIR;
+  /** Gloo's failover (static targets): endpoints at priority 1, 2, ... */
+  failover?: FailoverIR;
   /** Gloo's httpProxyHostname: the target are HTTP CONNECT proxies, asked for a tunnel to `hostname`. */
   tunnel?: { hostname: string; headers: { key: string; value: string }[] };
+}
+
+/** A static host or failover endpoint. */
+export interface HostIR {
+  address: string;
+  port: number;
+  /** Its share of its locality (Envoy's load_balancing_weight). */
+  weight?: number;
+  /** Where active health checks reach it, when not its own address and port. */
+  healthCheck?: { port?: number; hostname?: string };
+}
+
+export interface FailoverIR {
+  /** Priority 1, 2, ... in order, each its localities. */
+  priorities: { locality?: { region?: string; zone?: string; subZone?: string }; hosts: HostIR[] }[][];
+  overprovisioningFactor?: number;
 }
 
 /** Gloo's SubsetSpec. */
@@ -309,6 +327,8 @@ export interface RetriesIR {
   perTryTimeout?: string;
   retriableStatusCodes: number[];
   backOff?: { baseInterval: string; maxInterval?: string };
+  /** Retries skip the priorities already tried, recomputed after this many attempts. */
+  previousPrioritiesUpdateFrequency?: number;
 }
 
 /** Headers added to and removed from requests and responses (Gloo's headerManipulation). */

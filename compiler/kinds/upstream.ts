@@ -19,6 +19,7 @@ import {
 } from './schema.js';
 import { upstreamSslConfig } from './tls.js';
 import { connectionConfig, tunnelFields, upstreamProtocolFields } from './upstream-connection.js';
+import { failover } from './upstream-failover.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
 const slowStart = () => refused('slow start is not implemented');
@@ -212,7 +213,7 @@ const upstreamSpec = object(
     ...refuseEach(['aws', 'azure'], glooEnvoy),
     consul: consul(),
     ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
-    failover: notYet(),
+    failover,
     ...upstreamProtocolFields,
     ...tunnelFields,
     ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'preconnectPolicy'], notYet),

@@ -17,6 +17,7 @@ import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
 import { upstreamTls } from './tls.js';
 import { upstreamPolicy } from './upstream-policy.js';
+import { failoverOf } from './upstream-failover.js';
 import type { NamespacedName, SubsetsIR, UpstreamIR } from '../ir/model.js';
 
 export interface UpstreamCatalog {
@@ -186,6 +187,7 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
       origin,
       ...transport,
       target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) },
+      ...(spec.failover ? { failover: failoverOf(spec.failover) } : {}),
     };
   }
   const kube = spec.kube!;

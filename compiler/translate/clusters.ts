@@ -7,6 +7,8 @@
  */
 import type {
   EndpointSetIR,
+  FailoverIR,
+  HostIR,
   HealthCheckIR,
   SubsetsIR,
   TlsSecretIR,
@@ -23,6 +25,50 @@ function endpoint(address: string, port: number): Json {
   return { endpoint: { address: { socket_address: { address, port_value: port } } } };
 }
 
+/** A static host or failover endpoint: its address, where health checks reach it, its weight. */
+function hostEndpoint(h: HostIR): Json {
+  const e = endpoint(h.address, h.port);
+  const check = h.healthCheck;
+  return {
+    endpoint: {
+      ...(e.endpoint as Json),
+      ...(check
+        ? {
+            health_check_config: {
+              ...(check.port !== undefined ? { port_value: check.port } : {}),
+              ...(check.hostname !== undefined ? { hostname: check.hostname } : {}),
+            },
+          }
+        : {}),
+    },
+    ...(h.weight !== undefined ? { load_balancing_weight: h.weight } : {}),
+  };
+}
+
+/** The hosts at priority 0, then Gloo's failover localities at 1, 2, ... */
+function staticEndpoints(hosts: HostIR[], failover: FailoverIR | undefined): Json[] {
+  const primary = { lb_endpoints: hosts.map(hostEndpoint) };
+  if (!failover) return [primary];
+  return [
+    primary,
+    ...failover.priorities.flatMap((localities, i) =>
+      localities.map((l) => ({
+        ...(l.locality ? { locality: localityOf(l.locality) } : {}),
+        lb_endpoints: l.hosts.map(hostEndpoint),
+        priority: i + 1,
+      })),
+    ),
+  ];
+}
+
+function localityOf(l: { region?: string; zone?: string; subZone?: string }): Json {
+  return {
+    ...(l.region ? { region: l.region } : {}),
+    ...(l.zone ? { zone: l.zone } : {}),
+    ...(l.subZone ? { sub_zone: l.subZone } : {}),
+  };
+}
+
 /** A cluster, and the load assignment served apart from it (EDS clusters only). */
 export interface ClusterPair {
   cluster: Json;
@@ -32,13 +78,17 @@ export interface ClusterPair {
 function cluster(
   name: string,
   type: 'STRICT_DNS' | 'EDS',
-  hosts: { address: string; port: number }[],
+  hosts: HostIR[],
   protocol: Json | undefined,
   transportSocket?: Json,
+  failover?: FailoverIR,
 ): ClusterPair {
   const assignment = {
     cluster_name: name,
-    endpoints: [{ lb_endpoints: hosts.map((h) => endpoint(h.address, h.port)) }],
+    endpoints: staticEndpoints(hosts, failover),
+    ...(failover?.overprovisioningFactor !== undefined
+      ? { policy: { overprovisioning_factor: failover.overprovisioningFactor } }
+      : {}),
   };
   const speech = {
     ...(protocol ? { typed_extension_protocol_options: protocol } : {}),
@@ -74,12 +124,14 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
     if (upstream.subsets) pair.cluster = { ...pair.cluster, lb_subset_config: subsetConfig(upstream.subsets) };
   } else {
     const hosts = target.kind === 'dns' ? [{ address: target.host, port: target.port }] : target.hosts;
+    const failover = upstream.failover?.priorities.flat().flatMap((l) => l.hosts) ?? [];
     pair = cluster(
       upstream.name,
-      target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
+      target.kind === 'static' && [...hosts, ...failover].every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
       hosts,
       protocol,
       socket,
+      upstream.failover,
     );
   }
   return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy) } : pair;
