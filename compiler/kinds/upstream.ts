@@ -20,6 +20,7 @@ import {
 import { upstreamSslConfig } from './tls.js';
 import { connectionConfig, tunnelFields, upstreamProtocolFields } from './upstream-connection.js';
 import { failover } from './upstream-failover.js';
+import { serviceSpec, staticHostFields, staticUpstreamFields } from './upstream-static.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
 const slowStart = () => refused('slow start is not implemented');
@@ -172,7 +173,7 @@ const upstreamSpec = object(
         serviceName: resourceName,
         serviceNamespace: note(resourceName, "defaults to the Upstream's namespace"),
         servicePort: port,
-        serviceSpec: notYet(),
+        serviceSpec: serviceSpec(),
         subsetSpec: note(
           subsetSpec,
           "Envoy's subset load balancer over the pods' labels; needs the Service's EndpointSlices and Pods among the inputs",
@@ -187,13 +188,13 @@ const upstreamSpec = object(
             {
               addr: note(Type.String({ minLength: 1, format: 'host' }), 'an IP address or a DNS name'),
               port,
-              ...refuseEach(['sniAddr', 'loadBalancingWeight', 'healthCheckConfig', 'metadata'], notYet),
+              ...staticHostFields,
             },
             ['addr', 'port'],
           ),
           { minItems: 1 },
         ),
-        ...refuseEach(['useTls', 'serviceSpec', 'autoSniRewrite'], notYet),
+        ...staticUpstreamFields,
       },
       ['hosts'],
     ),
