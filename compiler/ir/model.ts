@@ -148,6 +148,8 @@ export type TlsVersion = 'TLS_AUTO' | 'TLSv1_0' | 'TLSv1_1' | 'TLSv1_2' | 'TLSv1
 export interface TlsParametersIR {
   minimumProtocolVersion?: TlsVersion;
   maximumProtocolVersion?: TlsVersion;
+  cipherSuites?: string[];
+  ecdhCurves?: string[];
 }
 
 /** A Secret's TLS material, served by name over SDS (inlined in a static bootstrap). */
@@ -172,6 +174,8 @@ export interface DownstreamTlsIR {
   verifySubjectAltNames: string[];
   /** false and the Secret has ca.crt: clients must present a certificate it signed. */
   oneWayTls: boolean;
+  /** No stateless session resumption (session tickets). */
+  disableSessionResumption?: boolean;
   /** Where the sslConfig is, for diagnostics. */
   origin: Origin;
   path: ReadonlyArray<string | number>;
@@ -187,6 +191,7 @@ export interface UpstreamTlsIR {
   verifySubjectAltNames: string[];
   /** true: no client certificate even when the Secret has one. */
   oneWayTls: boolean;
+  allowRenegotiation?: boolean;
 }
 
 export type RouteActionIR =
