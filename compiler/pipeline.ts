@@ -29,6 +29,7 @@ import {
 import { resolve, ResolveMemo } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
 import { MeshMemo, meshSet } from './translate/mesh.js';
+import { tunnelsInMesh } from './resolve/upstream-protocol-checks.js';
 import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
 import { VhdsMemo, vhdsSet } from './translate/vhds.js';
@@ -250,7 +251,8 @@ export class Compiler {
           'remove the Gateway from the inputs, or serve without --mesh',
         ),
       );
-      if (gatewayErrors.length > 0) return { diagnostics: sortDiagnostics([...diagnostics, ...gatewayErrors]) };
+      const meshErrors = [...gatewayErrors, ...tunnelsInMesh(model.upstreams)];
+      if (meshErrors.length > 0) return { diagnostics: sortDiagnostics([...diagnostics, ...meshErrors]) };
     }
     if (proxies.length === 0) {
       const translated = translate(model, options, this.translateMemo);

@@ -26,7 +26,7 @@ export interface UpstreamIR {
   origin: Origin;
   target:
     | { kind: 'dns'; host: string; port: number }
-    | { kind: 'static'; hosts: { address: string; port: number }[] }
+    | { kind: 'static'; hosts: HostIR[] }
     /** A Service port whose endpoints come from its EndpointSlices (EDS: Model.endpoints); `host` and `port` are its DNS name and port, for what dials it by name (sluice-graphql). */
     | { kind: 'service'; service: NamespacedName; host: string; port: number; portName?: string };
   /** Gloo's kube.selector of a service target: only the pods with every one of these labels. */
@@ -39,6 +39,26 @@ export interface UpstreamIR {
   tls?: UpstreamTlsIR;
   /** Gloo's load balancing, circuit breaking, connection, outlier detection and health checking settings. */
   policy?: UpstreamPolicyIR;
+  /** Gloo's failover (static targets): endpoints at priority 1, 2, ... */
+  failover?: FailoverIR;
+  /** Gloo's httpProxyHostname: the target are HTTP CONNECT proxies, asked for a tunnel to `hostname`. */
+  tunnel?: { hostname: string; headers: { key: string; value: string }[] };
+}
+
+/** A static host or failover endpoint. */
+export interface HostIR {
+  address: string;
+  port: number;
+  /** Its share of its locality (Envoy's load_balancing_weight). */
+  weight?: number;
+  /** Where active health checks reach it, when not its own address and port. */
+  healthCheck?: { port?: number; hostname?: string };
+}
+
+export interface FailoverIR {
+  /** Priority 1, 2, ... in order, each its localities. */
+  priorities: { locality?: { region?: string; zone?: string; subZone?: string }; hosts: HostIR[] }[][];
+  overprovisioningFactor?: number;
 }
 
 /** Gloo's SubsetSpec. */
@@ -90,7 +110,25 @@ export interface UpstreamPolicyIR {
     connectTimeout?: string;
     tcpKeepalive?: { keepaliveProbes?: number; keepaliveTime?: string; keepaliveInterval?: string };
     perConnectionBufferLimitBytes?: number;
+    commonHttpProtocolOptions?: { idleTimeout?: string; maxHeadersCount?: number; maxStreamDuration?: string };
+    http1ProtocolOptions?: {
+      enableTrailers?: boolean;
+      properCaseHeaderKeyFormat?: boolean;
+      preserveCaseHeaderKeyFormat?: boolean;
+      overrideStreamErrorOnInvalidHttpMessage?: boolean;
+    };
   };
+  /** HTTP/1.1 or HTTP/2 as the client spoke (Gloo's USE_DOWNSTREAM_PROTOCOL); with http2. */
+  downstreamProtocol?: boolean;
+  /** Envoy's Http2ProtocolOptions fields as Gloo names them; with http2. */
+  http2?: {
+    initialStreamWindowSize?: number;
+    initialConnectionWindowSize?: number;
+    maxConcurrentStreams?: number;
+    overrideStreamErrorOnInvalidHttpMessage?: boolean;
+  };
+  /** A PROXY protocol header of this version before each connection's bytes. */
+  proxyProtocolVersion?: 'V1' | 'V2';
   /** Gloo's (Envoy's) OutlierDetection fields that are set, by name. */
   outlierDetection?: Record<string, number | string | boolean>;
   healthChecks?: HealthCheckIR[];
@@ -114,6 +152,8 @@ export type TlsVersion = 'TLS_AUTO' | 'TLSv1_0' | 'TLSv1_1' | 'TLSv1_2' | 'TLSv1
 export interface TlsParametersIR {
   minimumProtocolVersion?: TlsVersion;
   maximumProtocolVersion?: TlsVersion;
+  cipherSuites?: string[];
+  ecdhCurves?: string[];
 }
 
 /** A Secret's TLS material, served by name over SDS (inlined in a static bootstrap). */
@@ -138,6 +178,8 @@ export interface DownstreamTlsIR {
   verifySubjectAltNames: string[];
   /** false and the Secret has ca.crt: clients must present a certificate it signed. */
   oneWayTls: boolean;
+  /** No stateless session resumption (session tickets). */
+  disableSessionResumption?: boolean;
   /** Where the sslConfig is, for diagnostics. */
   origin: Origin;
   path: ReadonlyArray<string | number>;
@@ -153,6 +195,7 @@ export interface UpstreamTlsIR {
   verifySubjectAltNames: string[];
   /** true: no client certificate even when the Secret has one. */
   oneWayTls: boolean;
+  allowRenegotiation?: boolean;
 }
 
 export type RouteActionIR =
@@ -297,6 +340,8 @@ export interface RetriesIR {
   backOff?: { baseInterval: string; maxInterval?: string };
   /** Back off as the upstream's reset headers say (Gloo's rateLimitedRetryBackOff). */
   rateLimitedBackOff?: { resetHeaders: { name: string; format: 'SECONDS' | 'UNIX_TIMESTAMP' }[]; maxInterval?: string };
+  /** Retries skip the priorities already tried, recomputed after this many attempts. */
+  previousPrioritiesUpdateFrequency?: number;
 }
 
 /** Headers added to and removed from requests and responses (Gloo's headerManipulation). */

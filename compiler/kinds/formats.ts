@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { codePoint } from '../diagnostics.js';
 import { parseDuration } from '../../contract/proto3-json.js';
+import { CIPHER_SUITES } from './tls-parameters.js';
 
 export interface Format {
   /** Why `value` is refused, or undefined when it is fine. */
@@ -101,6 +102,26 @@ export const FORMATS: Record<string, Format> = {
       return nanos === undefined ? 'is not a duration' : nanos <= 0n ? 'must be more than 0s' : undefined;
     },
     hint: () => 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"',
+  },
+  // A proto3 JSON duration where 0s means "none" (an idle timeout turned off).
+  'non-negative-duration': {
+    problem: (value) => {
+      const nanos = parseDuration(value);
+      return nanos === undefined ? 'is not a duration' : nanos < 0n ? 'must not be negative' : undefined;
+    },
+    hint: () => 'write a number with a unit, e.g. "5s", "0.250s", "250ms" or "1m30s"; "0s" turns it off',
+  },
+  // A TLS 1.2 cipher suite BoringSSL knows, or an equal-preference group of them: Envoy refuses others.
+  'cipher-suite': {
+    problem: (value) => {
+      const names = /^\[.*\]$/.test(value) ? value.slice(1, -1).split('|') : [value];
+      const unknown = names.find((n) => !(CIPHER_SUITES as readonly string[]).includes(n));
+      if (unknown === undefined) return undefined;
+      return names.length > 1
+        ? `names ${JSON.stringify(unknown)}, which is not a cipher suite Envoy knows`
+        : 'is not a cipher suite Envoy knows';
+    },
+    hint: () => `use BoringSSL's names: ${CIPHER_SUITES.join(', ')}; or a group of them, "[A|B]"`,
   },
   // Names and values copied into Envoy's or a sidecar's configuration: one line, no control characters.
   'single-line': {

@@ -37,7 +37,10 @@ export const retries = object({
     { baseInterval: note(duration, 'at least 1ms'), maxInterval: note(duration, 'not below baseInterval') },
     ['baseInterval'],
   ),
-  previousPriorities: refused('Upstream failover priorities are not implemented'),
+  previousPriorities: note(
+    object({ updateFrequency: note(Type.Integer({ minimum: 1, maximum: 2147483647 }), 'unset: 1') }),
+    "Envoy's previous_priorities retry priority: a retry avoids the priorities tried before (Upstream failover)",
+  ),
   rateLimitedRetryBackOff: note(
     object(
       {

@@ -115,6 +115,8 @@ export const lineOrEmpty = Type.String({ format: 'single-line' });
 export const PROTO3 = 'x-proto3';
 
 export const positiveDuration = Type.String({ format: 'positive-duration', [PROTO3]: 'duration' });
+/** A duration where "0s" is allowed (Envoy reads it as "none"). */
+export const nonNegativeDuration = Type.String({ format: 'non-negative-duration', [PROTO3]: 'duration' });
 export const pathPrefix = Type.String({ pattern: '^/', minLength: 1, format: 'path-prefix' });
 export const domain = Type.String({ minLength: 1, format: 'domain' });
 

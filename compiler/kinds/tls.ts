@@ -2,6 +2,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { note, notYet, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
+import { tlsParameterFields } from './tls-parameters.js';
 import { boolean, domain, object, protoEnum, singleLine } from './schema.js';
 
 /** Gloo's SslParameters.ProtocolVersion. */
@@ -10,8 +11,7 @@ export const TLS_VERSIONS = ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1
 const sslParameters = object({
   minimumProtocolVersion: note(protoEnum(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3'),
   maximumProtocolVersion: note(protoEnum(TLS_VERSIONS), 'TLS_AUTO, TLSv1_0 to TLSv1_3; not below the minimum'),
-  cipherSuites: notYet(),
-  ecdhCurves: notYet(),
+  ...tlsParameterFields,
 });
 const alpnProtocols = Type.Array(singleLine, { uniqueItems: true });
 const verifySubjectAltName = note(
@@ -39,7 +39,10 @@ function sslConfigFields<S extends TSchema>(secretRef: S) {
     alpnProtocols: note(alpnProtocols, 'default ["h2", "http/1.1"]'),
     oneWayTls: boolean,
     verifySubjectAltName,
-    disableTlsSessionResumption: notYet(),
+    disableTlsSessionResumption: note(
+      boolean,
+      "true: no TLS session tickets (Envoy's disable_stateless_session_resumption)",
+    ),
     transportSocketConnectTimeout: notYet(),
     ocspStaplePolicy: notYet(),
   };
@@ -73,7 +76,7 @@ export const upstreamSslConfig = object({
   alpnProtocols,
   oneWayTls: note(boolean, 'true: no client certificate even when the Secret has one'),
   verifySubjectAltName,
-  allowRenegotiation: notYet(),
+  allowRenegotiation: note(boolean, 'true: the upstream may renegotiate TLS (Envoy refuses by default)'),
 });
 
 export type SslConfigSpec = Static<typeof sslConfig>;

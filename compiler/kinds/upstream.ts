@@ -18,6 +18,9 @@ import {
   uint32,
 } from './schema.js';
 import { upstreamSslConfig } from './tls.js';
+import { connectionConfig, tunnelFields, upstreamProtocolFields } from './upstream-connection.js';
+import { failover } from './upstream-failover.js';
+import { serviceSpec, staticHostFields, staticUpstreamFields } from './upstream-static.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
 const slowStart = () => refused('slow start is not implemented');
@@ -63,21 +66,6 @@ const circuitBreakers = object({
   maxRequests: uint32,
   maxRetries: uint32,
   trackRemaining: boolean,
-});
-
-// Gloo's connection.proto.
-const wholeSeconds = "whole seconds (Envoy's unit), rounded up";
-const connectionConfig = object({
-  maxRequestsPerConnection: uint32,
-  connectTimeout: note(positiveDuration, 'default 5s'),
-  tcpKeepalive: object({
-    keepaliveProbes: uint32,
-    keepaliveTime: note(positiveDuration, wholeSeconds),
-    keepaliveInterval: note(positiveDuration, wholeSeconds),
-  }),
-  perConnectionBufferLimitBytes: uint32,
-  commonHttpProtocolOptions: notYet(),
-  http1ProtocolOptions: notYet(),
 });
 
 const outlierDetection = object({
@@ -174,8 +162,6 @@ const subsetSpec = object(
   ['selectors'],
 );
 
-const connectProxy = () => refused('tunnelling through an HTTP CONNECT proxy is not implemented');
-
 const upstreamSpec = object(
   {
     kube: object(
@@ -187,7 +173,7 @@ const upstreamSpec = object(
         serviceName: resourceName,
         serviceNamespace: note(resourceName, "defaults to the Upstream's namespace"),
         servicePort: port,
-        serviceSpec: notYet(),
+        serviceSpec: serviceSpec(),
         subsetSpec: note(
           subsetSpec,
           "Envoy's subset load balancer over the pods' labels; needs the Service's EndpointSlices and Pods among the inputs",
@@ -202,13 +188,13 @@ const upstreamSpec = object(
             {
               addr: note(Type.String({ minLength: 1, format: 'host' }), 'an IP address or a DNS name'),
               port,
-              ...refuseEach(['sniAddr', 'loadBalancingWeight', 'healthCheckConfig', 'metadata'], notYet),
+              ...staticHostFields,
             },
             ['addr', 'port'],
           ),
           { minItems: 1 },
         ),
-        ...refuseEach(['useTls', 'serviceSpec', 'autoSniRewrite'], notYet),
+        ...staticUpstreamFields,
       },
       ['hosts'],
     ),
@@ -228,24 +214,10 @@ const upstreamSpec = object(
     ...refuseEach(['aws', 'azure'], glooEnvoy),
     consul: consul(),
     ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
-    ...refuseEach(
-      [
-        'failover',
-        'protocolSelection',
-        'initialStreamWindowSize',
-        'initialConnectionWindowSize',
-        'maxConcurrentStreams',
-        'overrideStreamErrorOnInvalidHttpMessage',
-      ],
-      notYet,
-    ),
-    httpProxyHostname: connectProxy(),
-    httpConnectSslConfig: connectProxy(),
-    httpConnectHeaders: connectProxy(),
-    ...refuseEach(
-      ['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'proxyProtocolVersion', 'preconnectPolicy'],
-      notYet,
-    ),
+    failover,
+    ...upstreamProtocolFields,
+    ...tunnelFields,
+    ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'preconnectPolicy'], notYet),
     disableIstioAutoMtls: refused('Sluice has no Istio integration'),
   },
   [],

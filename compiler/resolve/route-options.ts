@@ -155,6 +155,10 @@ function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): Retr
     // Gloo turns 0 (unset) into one retry.
     numRetries: spec.numRetries || 1,
     retriableStatusCodes: spec.retriableStatusCodes ?? [],
+    // Gloo writes 1 when the frequency is unset (Envoy needs one above 0).
+    ...(spec.previousPriorities
+      ? { previousPrioritiesUpdateFrequency: spec.previousPriorities.updateFrequency ?? 1 }
+      : {}),
   };
   if (out.retryOn === '' && out.retriableStatusCodes.length === 0) {
     report.error(

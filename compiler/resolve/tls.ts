@@ -43,6 +43,8 @@ function parameters(spec: SslParametersSpec | undefined): TlsParametersIR {
   return {
     ...(spec?.minimumProtocolVersion ? { minimumProtocolVersion: spec.minimumProtocolVersion } : {}),
     ...(spec?.maximumProtocolVersion ? { maximumProtocolVersion: spec.maximumProtocolVersion } : {}),
+    ...(spec?.cipherSuites ? { cipherSuites: spec.cipherSuites } : {}),
+    ...(spec?.ecdhCurves ? { ecdhCurves: spec.ecdhCurves } : {}),
   };
 }
 
@@ -57,6 +59,7 @@ export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPa
     alpnProtocols: spec.alpnProtocols ?? DEFAULT_ALPN,
     verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
+    ...(spec.disableTlsSessionResumption ? { disableSessionResumption: true } : {}),
   };
 }
 
@@ -68,6 +71,7 @@ export function upstreamTls(spec: UpstreamSslConfigSpec, from: Resource): Upstre
     alpnProtocols: spec.alpnProtocols ?? [],
     verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
+    ...(spec.allowRenegotiation ? { allowRenegotiation: true } : {}),
   };
 }
 

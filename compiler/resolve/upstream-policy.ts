@@ -12,8 +12,33 @@ type LoadBalancer = NonNullable<UpstreamPolicyIR['loadBalancer']>;
 /** What of an Upstream becomes Cluster settings. */
 export type UpstreamPolicySpec = Pick<
   UpstreamSpec,
-  'loadBalancerConfig' | 'circuitBreakers' | 'connectionConfig' | 'outlierDetection' | 'healthChecks'
+  | 'loadBalancerConfig'
+  | 'circuitBreakers'
+  | 'connectionConfig'
+  | 'outlierDetection'
+  | 'healthChecks'
+  | 'protocolSelection'
+  | 'initialStreamWindowSize'
+  | 'initialConnectionWindowSize'
+  | 'maxConcurrentStreams'
+  | 'overrideStreamErrorOnInvalidHttpMessage'
+  | 'proxyProtocolVersion'
 >;
+
+/** The HTTP/2 settings that are set (resolve's checks refuse them without useHttp2). */
+function http2Options(spec: UpstreamPolicySpec): UpstreamPolicyIR['http2'] {
+  const out = {
+    ...(spec.initialStreamWindowSize !== undefined ? { initialStreamWindowSize: spec.initialStreamWindowSize } : {}),
+    ...(spec.initialConnectionWindowSize !== undefined
+      ? { initialConnectionWindowSize: spec.initialConnectionWindowSize }
+      : {}),
+    ...(spec.maxConcurrentStreams !== undefined ? { maxConcurrentStreams: spec.maxConcurrentStreams } : {}),
+    ...(spec.overrideStreamErrorOnInvalidHttpMessage !== undefined
+      ? { overrideStreamErrorOnInvalidHttpMessage: spec.overrideStreamErrorOnInvalidHttpMessage }
+      : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
 
 const LB_KINDS = ['roundRobin', 'leastRequest', 'random', 'ringHash', 'maglev'] as const;
 
@@ -55,6 +80,7 @@ function healthCheck(h: NonNullable<UpstreamPolicySpec['healthChecks']>[number])
 
 /** The settings as IR; undefined when the Upstream sets none. */
 export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | undefined {
+  const http2 = http2Options(spec);
   const policy: UpstreamPolicyIR = {
     ...(spec.loadBalancerConfig ? { loadBalancer: loadBalancer(spec.loadBalancerConfig) } : {}),
     ...(spec.circuitBreakers ? { circuitBreakers: spec.circuitBreakers } : {}),
@@ -62,6 +88,9 @@ export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | und
     // Integers and durations under Gloo's names (the refused ones are never set here).
     ...(spec.outlierDetection ? { outlierDetection: spec.outlierDetection as Record<string, number | string> } : {}),
     ...(spec.healthChecks ? { healthChecks: spec.healthChecks.map(healthCheck) } : {}),
+    ...(spec.protocolSelection === 'USE_DOWNSTREAM_PROTOCOL' ? { downstreamProtocol: true } : {}),
+    ...(http2 ? { http2 } : {}),
+    ...(spec.proxyProtocolVersion ? { proxyProtocolVersion: spec.proxyProtocolVersion } : {}),
   };
   return Object.keys(policy).length > 0 ? policy : undefined;
 }

@@ -10,6 +10,7 @@
  * Otherwise Envoy resolves the Service's DNS name (STRICT_DNS). An
  * ExternalName Service is its external name, resolved by Envoy.
  */
+import { isIP } from 'node:net';
 import type { Origin } from '../diagnostics.js';
 import type { Resource } from '../validate/validate.js';
 import type { ServiceSpec } from '../kinds/kubernetes.js';
@@ -17,7 +18,8 @@ import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
 import { upstreamTls } from './tls.js';
 import { upstreamPolicy } from './upstream-policy.js';
-import type { NamespacedName, SubsetsIR, UpstreamIR } from '../ir/model.js';
+import { failoverOf } from './upstream-failover.js';
+import type { NamespacedName, SubsetsIR, UpstreamIR, UpstreamTlsIR } from '../ir/model.js';
 
 export interface UpstreamCatalog {
   /** The upstream a `{name, namespace}` reference names, if any; a list when the name is ambiguous. */
@@ -168,8 +170,16 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
   const policy = upstreamPolicy(spec);
   const transport = {
     ...(spec.useHttp2 ? { http2: true } : {}),
-    ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : {}),
+    ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : staticTls(spec)),
     ...(policy ? { policy } : {}),
+    ...(spec.httpProxyHostname
+      ? {
+          tunnel: {
+            hostname: spec.httpProxyHostname,
+            headers: (spec.httpConnectHeaders ?? []).map((h) => ({ key: h.key, value: h.value ?? '' })),
+          },
+        }
+      : {}),
   };
   if (spec.static) {
     return {
@@ -177,7 +187,15 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
       namespace: r.namespace,
       origin,
       ...transport,
-      target: { kind: 'static', hosts: spec.static.hosts.map((h) => ({ address: h.addr, port: h.port })) },
+      target: {
+        kind: 'static',
+        hosts: spec.static.hosts.map((h) => ({
+          address: h.addr,
+          port: h.port,
+          ...(h.loadBalancingWeight !== undefined ? { weight: h.loadBalancingWeight } : {}),
+        })),
+      },
+      ...(spec.failover ? { failover: failoverOf(spec.failover) } : {}),
     };
   }
   const kube = spec.kube!;
@@ -203,5 +221,16 @@ function subsetsOf(spec: NonNullable<NonNullable<UpstreamSpec['kube']>['subsetSp
     })),
     ...(spec.fallbackPolicy && spec.fallbackPolicy !== 'ANY_ENDPOINT' ? { fallbackPolicy: spec.fallbackPolicy } : {}),
     ...(spec.defaultSubset ? { defaultSubset: spec.defaultSubset.values } : {}),
+  };
+}
+
+/** Gloo's static useTls, and its default (TLS when a host's port is 443): TLS without verification, SNI the first DNS name. */
+function staticTls(spec: UpstreamSpec): { tls?: UpstreamTlsIR } {
+  const hosts = spec.static?.hosts;
+  if (!hosts || spec.static!.useTls === false) return {};
+  if (spec.static!.useTls !== true && !hosts.some((h) => h.port === 443)) return {};
+  const sni = hosts.find((h) => isIP(h.addr) === 0)?.addr;
+  return {
+    tls: { ...(sni ? { sni } : {}), parameters: {}, alpnProtocols: [], verifySubjectAltNames: [], oneWayTls: false },
   };
 }

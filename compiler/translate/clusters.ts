@@ -7,6 +7,8 @@
  */
 import type {
   EndpointSetIR,
+  FailoverIR,
+  HostIR,
   HealthCheckIR,
   SubsetsIR,
   TlsSecretIR,
@@ -15,18 +17,56 @@ import type {
 } from '../ir/model.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
+import { protocolOptions, withProxyProtocol } from './upstream-protocol.js';
 
 export const CONNECT_TIMEOUT = '5s';
 
-const HTTP2_OPTIONS: Json = {
-  'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-    '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-    explicit_http_config: { http2_protocol_options: {} },
-  },
-};
-
 function endpoint(address: string, port: number): Json {
   return { endpoint: { address: { socket_address: { address, port_value: port } } } };
+}
+
+/** A static host or failover endpoint: its address, where health checks reach it, its weight. */
+function hostEndpoint(h: HostIR): Json {
+  const e = endpoint(h.address, h.port);
+  const check = h.healthCheck;
+  return {
+    endpoint: {
+      ...(e.endpoint as Json),
+      ...(check
+        ? {
+            health_check_config: {
+              ...(check.port !== undefined ? { port_value: check.port } : {}),
+              ...(check.hostname !== undefined ? { hostname: check.hostname } : {}),
+            },
+          }
+        : {}),
+    },
+    ...(h.weight !== undefined ? { load_balancing_weight: h.weight } : {}),
+  };
+}
+
+/** The hosts at priority 0, then Gloo's failover localities at 1, 2, ... */
+function staticEndpoints(hosts: HostIR[], failover: FailoverIR | undefined): Json[] {
+  const primary = { lb_endpoints: hosts.map(hostEndpoint) };
+  if (!failover) return [primary];
+  return [
+    primary,
+    ...failover.priorities.flatMap((localities, i) =>
+      localities.map((l) => ({
+        ...(l.locality ? { locality: localityOf(l.locality) } : {}),
+        lb_endpoints: l.hosts.map(hostEndpoint),
+        priority: i + 1,
+      })),
+    ),
+  ];
+}
+
+function localityOf(l: { region?: string; zone?: string; subZone?: string }): Json {
+  return {
+    ...(l.region ? { region: l.region } : {}),
+    ...(l.zone ? { zone: l.zone } : {}),
+    ...(l.subZone ? { sub_zone: l.subZone } : {}),
+  };
 }
 
 /** A cluster, and the load assignment served apart from it (EDS clusters only). */
@@ -38,26 +78,30 @@ export interface ClusterPair {
 function cluster(
   name: string,
   type: 'STRICT_DNS' | 'EDS',
-  hosts: { address: string; port: number }[],
-  http2: boolean,
+  hosts: HostIR[],
+  protocol: Json | undefined,
   transportSocket?: Json,
+  failover?: FailoverIR,
 ): ClusterPair {
   const assignment = {
     cluster_name: name,
-    endpoints: [{ lb_endpoints: hosts.map((h) => endpoint(h.address, h.port)) }],
+    endpoints: staticEndpoints(hosts, failover),
+    ...(failover?.overprovisioningFactor !== undefined
+      ? { policy: { overprovisioning_factor: failover.overprovisioningFactor } }
+      : {}),
   };
-  const protocol = {
-    ...(http2 ? { typed_extension_protocol_options: HTTP2_OPTIONS } : {}),
+  const speech = {
+    ...(protocol ? { typed_extension_protocol_options: protocol } : {}),
     ...(transportSocket ? { transport_socket: transportSocket } : {}),
   };
   if (type === 'STRICT_DNS')
-    return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, load_assignment: assignment, ...protocol } };
+    return { cluster: { name, type, connect_timeout: CONNECT_TIMEOUT, load_assignment: assignment, ...speech } };
   return {
     cluster: {
       name,
       type,
       connect_timeout: CONNECT_TIMEOUT,
-      ...protocol,
+      ...speech,
       eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE },
     },
     endpoints: assignment,
@@ -71,24 +115,33 @@ function cluster(
  * `secret`: the one its sslConfig names.
  */
 export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): ClusterPair {
-  const http2 = upstream.http2 ?? false;
-  const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
+  const protocol = protocolOptions(upstream.http2 ?? false, upstream.policy);
+  const socket = upstreamSocket(upstream, secret);
   const { target } = upstream;
   let pair: ClusterPair;
   if (target.kind === 'service') {
-    pair = { cluster: cluster(upstream.name, 'EDS', [], http2, tls).cluster };
+    pair = { cluster: cluster(upstream.name, 'EDS', [], protocol, socket).cluster };
     if (upstream.subsets) pair.cluster = { ...pair.cluster, lb_subset_config: subsetConfig(upstream.subsets) };
   } else {
     const hosts = target.kind === 'dns' ? [{ address: target.host, port: target.port }] : target.hosts;
+    const failover = upstream.failover?.priorities.flat().flatMap((l) => l.hosts) ?? [];
     pair = cluster(
       upstream.name,
-      target.kind === 'static' && hosts.every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
+      target.kind === 'static' && [...hosts, ...failover].every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
       hosts,
-      http2,
-      tls,
+      protocol,
+      socket,
+      upstream.failover,
     );
   }
-  return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy, http2) } : pair;
+  return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy) } : pair;
+}
+
+/** The Upstream's transport socket: its TLS, in the PROXY protocol socket with proxyProtocolVersion; none for plain TCP. */
+export function upstreamSocket(upstream: UpstreamIR, secret: TlsSecretIR | undefined): Json | undefined {
+  const tls = upstream.tls ? upstreamTransportSocket(upstream.tls, secret) : undefined;
+  const proxyProtocol = upstream.policy?.proxyProtocolVersion;
+  return proxyProtocol ? withProxyProtocol(proxyProtocol, tls) : tls;
 }
 
 /** Envoy's subset load balancer, as Gloo configures it from a subsetSpec: the fallback always written, since Envoy's default (NO_FALLBACK) is not Gloo's (ANY_ENDPOINT). */
@@ -178,7 +231,7 @@ function healthCheck(h: HealthCheckIR): Json {
 }
 
 /** The Upstream's settings as Cluster fields (envoy.config.cluster.v3.Cluster). */
-function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
+function withPolicy(cluster: Json, p: UpstreamPolicyIR): Json {
   const out: Json = { ...cluster };
   const lb = p.loadBalancer;
   if (lb) {
@@ -233,15 +286,6 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR, http2: boolean): Json {
         },
       };
     }
-    if (conn.maxRequestsPerConnection !== undefined) {
-      out.typed_extension_protocol_options = {
-        'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
-          '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
-          common_http_protocol_options: { max_requests_per_connection: conn.maxRequestsPerConnection },
-          explicit_http_config: http2 ? { http2_protocol_options: {} } : { http_protocol_options: {} },
-        },
-      };
-    }
   }
   if (p.outlierDetection)
     out.outlier_detection = Object.fromEntries(
@@ -257,7 +301,7 @@ export function sidecarCluster(name: string, address: { host: string; port: numb
     name,
     isIpAddress(address.host) ? 'EDS' : 'STRICT_DNS',
     [{ address: address.host, port: address.port }],
-    http2,
+    protocolOptions(http2, undefined),
   );
 }
 

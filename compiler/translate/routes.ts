@@ -100,6 +100,17 @@ function metadataMatch(subset: Record<string, string> | undefined): Json {
   return subset ? { metadata_match: { filter_metadata: { [LB_METADATA]: subset } } } : {};
 }
 
+/** Gloo's retries.previousPriorities: Envoy's retry priority that moves retries off the priorities already tried. */
+function previousPriorities(updateFrequency: number): Json {
+  return {
+    name: 'envoy.retry_priorities.previous_priorities',
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.retry.priority.previous_priorities.v3.PreviousPrioritiesConfig',
+      update_frequency: updateFrequency,
+    },
+  };
+}
+
 /** envoy.config.route.v3.RetryPolicy. Codes alone retry only with `retriable-status-codes` in retry_on, so it is added with them. */
 function retryPolicy(r: RetriesIR): Json {
   const on = r.retryOn
@@ -112,6 +123,9 @@ function retryPolicy(r: RetriesIR): Json {
     num_retries: r.numRetries,
     ...(r.perTryTimeout !== undefined ? { per_try_timeout: r.perTryTimeout } : {}),
     ...(r.retriableStatusCodes.length > 0 ? { retriable_status_codes: r.retriableStatusCodes } : {}),
+    ...(r.previousPrioritiesUpdateFrequency !== undefined
+      ? { retry_priority: previousPriorities(r.previousPrioritiesUpdateFrequency) }
+      : {}),
     ...(r.backOff
       ? {
           retry_back_off: {

@@ -62,6 +62,8 @@ function tlsParams(p: TlsParametersIR): Json {
   const params = {
     ...(p.minimumProtocolVersion ? { tls_minimum_protocol_version: p.minimumProtocolVersion } : {}),
     ...(p.maximumProtocolVersion ? { tls_maximum_protocol_version: p.maximumProtocolVersion } : {}),
+    ...(p.cipherSuites ? { cipher_suites: p.cipherSuites } : {}),
+    ...(p.ecdhCurves ? { ecdh_curves: p.ecdhCurves } : {}),
   };
   return Object.keys(params).length > 0 ? { tls_params: params } : {};
 }
@@ -80,6 +82,7 @@ export function downstreamTransportSocket(tls: DownstreamTlsIR, secret: TlsSecre
         ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
       },
       ...(verifyClient ? { require_client_certificate: true } : {}),
+      ...(tls.disableSessionResumption ? { disable_stateless_session_resumption: true } : {}),
     },
   };
 }
@@ -92,6 +95,7 @@ export function upstreamTransportSocket(tls: UpstreamTlsIR, secret: TlsSecretIR 
     typed_config: {
       '@type': UPSTREAM_TLS,
       ...(tls.sni !== undefined ? { sni: tls.sni } : {}),
+      ...(tls.allowRenegotiation ? { allow_renegotiation: true } : {}),
       common_tls_context: {
         ...tlsParams(tls.parameters),
         ...(clientCertificate ? { tls_certificate_sds_secret_configs: [sds(secret.name)] } : {}),

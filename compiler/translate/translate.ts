@@ -21,7 +21,7 @@ import type {
   UpstreamIR,
   VirtualHostIR,
 } from '../ir/model.js';
-import { loadAssignment, upstreamCluster, type ClusterPair } from './clusters.js';
+import { loadAssignment, type ClusterPair } from './clusters.js';
 import type { HttpFilterConcern } from './concern.js';
 import { concernsFor } from './concerns.js';
 import { compileAuthConfig } from './extauth/auth-config.js';
@@ -34,6 +34,7 @@ import { httpListener, listenerName } from './listener.js';
 import { emptyXdsSet, type CompileOptions, type Json, type XdsSet } from './output.js';
 import { routeConfiguration, virtualHost } from './routes.js';
 import { secretResources } from './tls.js';
+import { tunnelListeners, upstreamClusters } from './tunnel.js';
 
 /** The concerns any virtual host uses; each host is asked once while its IR object is kept. */
 function concernsInUse(model: Model, concerns: readonly HttpFilterConcern[], memo: TranslateMemo): HttpFilterConcern[] {
@@ -63,7 +64,7 @@ export class TranslateMemo {
   used = new WeakMap<VirtualHostIR, number>();
   /** The concerns `used` was worked out for (their usage keys): a customAuth server added or changed shifts the bits. */
   concernKeys = '';
-  readonly clusters = new WeakMap<UpstreamIR, ClusterPair>();
+  readonly clusters = new WeakMap<UpstreamIR, ClusterPair[]>();
   readonly endpoints = new WeakMap<EndpointSetIR, Json>();
   readonly authConfigs = new WeakMap<AuthConfigIR, Json>();
   readonly graphqlApis = new WeakMap<GraphQLApiIR, Json>();
@@ -147,13 +148,14 @@ export function translate(
   const secrets = new Map((model.secrets ?? []).map((s) => [s.name, s]));
   for (const secret of secrets.values())
     for (const json of secretResources(secret)) set.secrets.set(json.name as string, json);
-  const clusters: ClusterPair[] = model.upstreams.map((u) => {
-    let pair = memo.clusters.get(u);
+  const clusters: ClusterPair[] = model.upstreams.flatMap((u) => {
+    let pairs = memo.clusters.get(u);
     // A TLS cluster names what its Secret holds, which can change while the Upstream does not.
-    if (!pair || u.tls)
-      memo.clusters.set(u, (pair = upstreamCluster(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
-    return pair;
+    if (!pairs || u.tls)
+      memo.clusters.set(u, (pairs = upstreamClusters(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
+    return pairs;
   });
+  tunnelListeners(set, model.upstreams);
   for (const c of inUse) {
     if (!c.sidecarCluster) continue;
     let pair = memo.sidecars.get(c.filterName);
