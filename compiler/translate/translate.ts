@@ -167,13 +167,18 @@ export function translate(
   }
   // A Service's endpoints: their own assignment, made anew only when its endpoint set is new (an endpoint changed).
   for (const endpoints of model.endpoints ?? [])
-    set.endpoints.set(endpoints.cluster, kept(memo.endpoints, endpoints, loadAssignment));
+    set.endpoints.set(endpoints.cluster, endpointAssignment(endpoints, memo));
   if (model.endpoints?.length) set.endpoints = new Map([...set.endpoints].sort(([a], [b]) => compareText(a, b)));
   for (const ac of [...model.authConfigs].sort(byName))
     set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
   for (const api of [...model.graphqlApis].sort(byName))
     set.graphqlApis.set(api.name, kept(memo.graphqlApis, api, compileApi));
   return set;
+}
+
+/** A Service's ClusterLoadAssignment, kept while its endpoint set is the same object. */
+export function endpointAssignment(set: EndpointSetIR, memo: TranslateMemo): Json {
+  return kept(memo.endpoints, set, loadAssignment);
 }
 
 function byName(a: { name: string }, b: { name: string }): number {
