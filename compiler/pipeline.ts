@@ -15,6 +15,7 @@
  */
 import { promises as fs, type Stats } from 'node:fs';
 import { fieldError, isError, sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { endpointUpdate, onlyEndpoints, type EndpointBase } from './endpoint-update.js';
 import type { Model } from './ir/model.js';
 import { listInputFiles } from './load/files.js';
 import {
@@ -26,7 +27,7 @@ import {
   type LoadResult,
   type ParsedChunk,
 } from './load/load.js';
-import { resolve, ResolveMemo } from './resolve/resolve.js';
+import { resolve, ResolveMemo, type EndpointBasis } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
 import { MeshMemo, meshSet } from './translate/mesh.js';
 import { tunnelsInMesh } from './resolve/upstream-protocol-checks.js';
@@ -135,6 +136,12 @@ export class Compiler {
   /** Per proxy of a fleet: its own memo, since each proxy's listener and filters differ. */
   private proxyMemos = new Map<string, TranslateMemo>();
   private readonly verifyMemo: VerifyMemo;
+  /** The last good compile, while a change of EndpointSlices and Pods alone can start from it (endpoint-update.ts). */
+  private base: EndpointBase | undefined;
+  /** The fast path added objects at the end of `objects`: the next full compile sorts the keys. */
+  private unsorted = false;
+  /** How the last compile was made: every stage, or the endpoint sets alone (endpoint-update.ts). */
+  lastPath: 'full' | 'endpoints' | undefined;
 
   /** `incremental: false` for a compile with no next run (`compileFiles`): neither the files' bytes nor the per-resource memos are kept, which saves their memory and the time to fill them. */
   private readonly incremental: boolean;
@@ -150,18 +157,47 @@ export class Compiler {
 
   async compile(paths: string[]): Promise<CompileResult> {
     const listed = await listInputFiles(paths);
+    const files = new Map<string, FileEntry>();
+    for (const file of listed.files) files.set(file, await this.file(file));
+    const fast = listed.diagnostics.length === 0 ? this.fileChanges(files) : undefined;
+    // Files gone from the input are forgotten, with what was made from them.
+    this.files = files;
+    if (fast) return fast;
     const loadDiagnostics = [...listed.diagnostics];
     const validated = emptyValidated();
-    const files = new Map<string, FileEntry>();
-    for (const file of listed.files) {
-      const entry = await this.file(file);
-      files.set(file, entry);
+    for (const entry of files.values()) {
       append(loadDiagnostics, entry.loadDiagnostics);
       appendValidated(validated, entry.validated);
     }
-    // Files gone from the input are forgotten, with what was made from them.
-    this.files = files;
     return { ...this.fromResources(loadDiagnostics, validated), resources: namedResources(validated) };
+  }
+
+  /** The fast path's output when the files changed only EndpointSlices and Pods, with nothing new to say about them; else undefined. */
+  private fileChanges(files: ReadonlyMap<string, FileEntry>): CompileResult | undefined {
+    if (!this.base) return undefined;
+    const removed: Resource[] = [];
+    const added: Resource[] = [];
+    for (const file of new Set([...this.files.keys(), ...files.keys()])) {
+      const before = this.files.get(file);
+      const after = files.get(file);
+      if (before?.validated === after?.validated) continue;
+      // What the files say about themselves stays as the last compile found it (the same diagnostics).
+      const said = (e: FileEntry | undefined) => [...(e?.loadDiagnostics ?? []), ...(e?.validated.diagnostics ?? [])];
+      if (!sameItems(said(before), said(after)) || (after?.validated.invalid.length ?? 0) > 0) return undefined;
+      const now = new Set(after?.validated.resources);
+      const then = new Set(before?.validated.resources);
+      append(
+        removed,
+        (before?.validated.resources ?? []).filter((r) => !now.has(r)),
+      );
+      append(
+        added,
+        (after?.validated.resources ?? []).filter((r) => !then.has(r)),
+      );
+    }
+    const changes = { resources: removed, diagnostics: [], invalid: [] };
+    if (!onlyEndpoints(changes) || !onlyEndpoints({ ...changes, resources: added })) return undefined;
+    return this.endpointsOnly(removed, added);
   }
 
   /**
@@ -170,11 +206,15 @@ export class Compiler {
    * the stages' memos work as for files. The keys are read in sorted order, so
    * the result does not depend on the order the objects arrived in.
    */
-  compileObjects(objects: ClusterObjects): CompileResult {
+  compileObjects(objects: ClusterObjects, changed?: ReadonlySet<string>): CompileResult {
+    const fast = changed && this.objectChanges(objects, changed);
+    if (fast) return fast;
     const validated = emptyValidated();
     const entries = new Map<string, ObjectEntry>();
     // The last run's keys are in sorted order: when the same keys are given (an object changed, none came or went), no sort.
-    const sameKeys = objects.size === this.objects.size && [...objects.keys()].every((key) => this.objects.has(key));
+    const sameKeys =
+      !this.unsorted && objects.size === this.objects.size && [...objects.keys()].every((key) => this.objects.has(key));
+    this.unsorted = false;
     for (const key of sameKeys ? this.objects.keys() : [...objects.keys()].sort()) {
       const object = objects.get(key)!;
       const known = this.objects.get(key);
@@ -187,6 +227,46 @@ export class Compiler {
     }
     this.objects = entries;
     return { ...this.fromResources([], validated), resources: namedResources(validated) };
+  }
+
+  /** The fast path's output when the objects of `changed` are EndpointSlices and Pods, before and after, that validate cleanly; else undefined. */
+  private objectChanges(objects: ClusterObjects, changed: ReadonlySet<string>): CompileResult | undefined {
+    if (!this.base) return undefined;
+    const removed: Resource[] = [];
+    const added: Resource[] = [];
+    const entries = new Map<string, ObjectEntry | undefined>();
+    for (const key of changed) {
+      const object = objects.get(key);
+      const known = this.objects.get(key);
+      if (object && known && sameObject(known.object, object)) continue;
+      const entry = object && { object, validated: validateDocuments([clusterDocument(object)]) };
+      if (!onlyEndpoints(known?.validated) || !onlyEndpoints(entry?.validated)) return undefined;
+      if (known) append(removed, known.validated.resources);
+      if (entry) append(added, entry.validated.resources);
+      entries.set(key, entry);
+    }
+    const result = this.endpointsOnly(removed, added);
+    if (!result) return undefined;
+    for (const [key, entry] of entries) {
+      if (!entry) this.objects.delete(key);
+      else {
+        if (!this.objects.has(key)) this.unsorted = true;
+        this.objects.set(key, entry);
+      }
+    }
+    return result;
+  }
+
+  /** The output of the last good compile with `removed` and `added` EndpointSlices and Pods applied (endpoint-update.ts); undefined: the change needs every stage. */
+  private endpointsOnly(removed: readonly Resource[], added: readonly Resource[]): CompileResult | undefined {
+    const update = endpointUpdate(this.base!, removed, added, {
+      endpoints: this.resolveMemo.endpoints,
+      translate: this.translateMemo,
+      verify: this.verifyMemo,
+    });
+    this.base = update?.base;
+    if (update) this.lastPath = 'endpoints';
+    return update?.result;
   }
 
   /**
@@ -228,16 +308,18 @@ export class Compiler {
 
   private fromResources(loadDiagnostics: Diagnostic[], validated: Validated): CompileResult {
     const { options } = this;
+    this.base = undefined;
+    this.lastPath = 'full';
     const resolved = resolve(validated.resources, options, this.resolveMemo);
-    const diagnostics = sortDiagnostics(
-      explainRefusedReferences([
-        ...loadDiagnostics,
-        ...validated.diagnostics,
-        ...resolved.diagnostics,
-        ...referenceErrorsOfInvalid(validated, options),
-      ]),
-    );
+    const unsorted = explainRefusedReferences([
+      ...loadDiagnostics,
+      ...validated.diagnostics,
+      ...resolved.diagnostics,
+      ...referenceErrorsOfInvalid(validated, options),
+    ]);
+    const diagnostics = sortDiagnostics(unsorted);
     if (diagnostics.some(isError)) return { diagnostics };
+    const good = (result: CompileResult & { ir: Model }) => this.remember(result, unsorted, resolved.endpointBasis);
     const model = resolved.model;
     const proxies = proxyNames(model);
     if (options.mesh) {
@@ -260,7 +342,7 @@ export class Compiler {
       const verifyErrors = verifySet(xds, this.verifyMemo);
       if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
       // Only warnings are left: the output is good, and they are shown with it.
-      return { ir: model, xds: this.served(xds), diagnostics };
+      return good({ ir: model, xds: this.served(xds), diagnostics });
     }
     const sets = new Map<string, XdsSet>();
     const memos = new Map<string, TranslateMemo>();
@@ -287,7 +369,16 @@ export class Compiler {
     }
     const xds =
       options.proxy !== undefined ? sets.get(options.proxy) : sets.size === 1 ? sets.values().next().value : undefined;
-    return { ir: model, xds, proxies: sets, diagnostics };
+    return good({ ir: model, xds, proxies: sets, diagnostics });
+  }
+
+  /** A good compile's result, kept as the base of the next endpoint change (not in mesh mode, whose names it would have to rename). */
+  private remember(result: CompileResult & { ir: Model }, unsorted: Diagnostic[], basis: EndpointBasis): CompileResult {
+    if (this.incremental && !this.options.mesh) {
+      const warnings = new Set(basis.warnings);
+      this.base = { result, others: unsorted.filter((d) => !warnings.has(d)), basis };
+    }
+    return result;
   }
 
   /** The verified set in the shape it is served: with VHDS, virtual hosts split from their route configurations (after verify, which checks them together). */
@@ -331,6 +422,11 @@ function appendValidated(target: Validated, source: Validated): void {
   append(target.resources, source.resources);
   append(target.invalid, source.invalid);
   append(target.diagnostics, source.diagnostics);
+}
+
+/** Whether two lists hold the same objects in the same order. */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** `target.push(...items)` without spreading a large array into arguments. */

@@ -10,6 +10,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { addHealthRoutes } from '../runtime/health.js';
 import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import type { ControlPlane } from './control.js';
+import { registerStatusMetrics, statusWriting } from './kube/status-report.js';
+import type { StatusReporter } from './kube/status.js';
 import type { Snapshot } from './cache/snapshot.js';
 import type { XdsServer } from './server/server.js';
 import { StatusPages } from './status/routes.js';
@@ -17,8 +19,9 @@ import { StatusPages } from './status/routes.js';
 const typeLabel = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 /** Counts what the control plane and the xDS server do; exposes it in the Prometheus format. */
-export function createMetrics(control: ControlPlane, server: XdsServer): Registry {
+export function createMetrics(control: ControlPlane, server: XdsServer, reporter?: StatusReporter): Registry {
   const registry = new Registry();
+  if (reporter) registerStatusMetrics(registry, reporter);
   const pushes = new Counter({
     name: 'sluice_xds_pushes_total',
     help: 'xDS responses sent',
@@ -88,7 +91,7 @@ function types(snapshot: Snapshot) {
   );
 }
 
-export function status(control: ControlPlane, server: XdsServer, pages: StatusPages) {
+export function status(control: ControlPlane, server: XdsServer, pages: StatusPages, reporter?: StatusReporter) {
   const snapshot = control.snapshot;
   const proxies = control.cache.proxies;
   return {
@@ -115,6 +118,8 @@ export function status(control: ControlPlane, server: XdsServer, pages: StatusPa
       .allNacks()
       .map((n) => ({ ...n, resources: Object.fromEntries(n.resources), at: n.at.toISOString() })),
     ...pages.view(),
+    // serve --kube --status-lease: who writes status, and how it goes.
+    ...(reporter ? { statusWriting: statusWriting(reporter) } : {}),
   };
 }
 
@@ -123,8 +128,9 @@ export async function startAdmin(
   server: XdsServer,
   host: string,
   port: number,
+  reporter?: StatusReporter,
 ): Promise<{ app: FastifyInstance; port: number }> {
-  const registry = createMetrics(control, server);
+  const registry = createMetrics(control, server, reporter);
   const pages = new StatusPages(control, server);
   const app = Fastify({ logger: false });
   // The shape every binary shares (runtime/health.ts), with the snapshot version or the compile errors.
@@ -138,7 +144,7 @@ export async function startAdmin(
         },
   );
   app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
-  app.get('/status', async () => status(control, server, pages));
+  app.get('/status', async () => status(control, server, pages, reporter));
   pages.register(app);
   await app.listen({ host, port });
   const address = app.server.address();

@@ -140,7 +140,8 @@ export class ControlPlane extends EventEmitter<ControlPlaneEvents> {
     let outcome: CompileOutcome;
     try {
       const result = await this.source.compile(this.compiler);
-      this.inputs = result.resources ?? [];
+      // The endpoint-only fast path lists no resources: the last full compile's list stands.
+      if (result.resources) this.inputs = result.resources;
       if (!result.xds && !result.proxies) throw new CompileFailed(result.diagnostics);
       this.log.diagnostics('warn', result.diagnostics);
       const before = { shared: this.cache.current, proxies: new Map(this.cache.proxies) };

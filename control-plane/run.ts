@@ -85,7 +85,7 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
     xds.listen(options.host, options.xdsPort),
   );
   const admin = await listenOn('--admin-port', options.host, options.adminPort, () =>
-    startAdmin(control, xds, options.host, options.adminPort),
+    startAdmin(control, xds, options.host, options.adminPort, status),
   );
   const firstCompile = await control.start();
   if (!firstCompile.ok) logger.warn('first compile failed: serving nothing, /readyz is 503 until the inputs compile');

@@ -77,6 +77,8 @@ const statusOf = (error: ApiError) => ({
 export class KubeApiServer {
   readonly store: KubeStore;
   readonly requests: RecordedRequest[] = [];
+  /** Requests this double answers with an error instead (as an API server whose RBAC forbids them would): set by refuse(). */
+  private refusal: { method: string; pathEnd: string; error: ApiError } | undefined;
   private readonly watchers = new Set<Watcher>();
   private readonly server: http.Server;
   private readonly bookmarkTimer: NodeJS.Timeout;
@@ -100,6 +102,15 @@ export class KubeApiServer {
 
   get url(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** From now on, answers `method` requests whose path ends with `pathEnd` with this error (a Status object); refuse() without arguments stops. */
+  refuse(rule?: { method: string; pathEnd: string; code: number; reason: string; message: string }): void {
+    this.refusal = rule && {
+      method: rule.method,
+      pathEnd: rule.pathEnd,
+      error: new ApiError(rule.code, rule.reason, rule.message),
+    };
   }
 
   /** A kubeconfig (YAML) that points at the double, for `--kubeconfig`. */
@@ -194,6 +205,8 @@ export class KubeApiServer {
     const url = new URL(req.url ?? '/', 'http://double');
     const query = Object.fromEntries(url.searchParams);
     this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query });
+    if (this.refusal && req.method === this.refusal.method && url.pathname.endsWith(this.refusal.pathEnd))
+      throw this.refusal.error;
     const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     if (url.pathname === '/version')
       return send(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-sluice-double' });

@@ -18,8 +18,9 @@ import {
   parseResourceName,
   type CompileFlags,
 } from './options.js';
+import { addStatusOptions, statusFlagsProblem, statusTiming, type StatusTimingFlags } from './status-flags.js';
 
-interface ServeFlags extends CompileFlags {
+interface ServeFlags extends CompileFlags, StatusTimingFlags {
   kube?: boolean;
   kubeconfig?: string;
   namespaces?: string[];
@@ -50,27 +51,29 @@ function parseNamespaces(value: string): string[] {
 }
 
 export function register(program: Command): void {
-  addCompileOptions(
-    program
-      .command('serve')
-      .description(
-        'Compile the resources, serve them to Envoy and the sidecars over ADS (SotW and delta; RDS, CDS, EDS, SDS and ECDS also on their own), and push a new version whenever the files change (-f) or the cluster does (--kube). A change with errors is not pushed: the last good configuration stays and the errors show in the log and on /status.',
+  addStatusOptions(
+    addCompileOptions(
+      program
+        .command('serve')
+        .description(
+          'Compile the resources, serve them to Envoy and the sidecars over ADS (SotW and delta; RDS, CDS, EDS, SDS and ECDS also on their own), and push a new version whenever the files change (-f) or the cluster does (--kube). A change with errors is not pushed: the last good configuration stays and the errors show in the log and on /status.',
+        ),
+      { filesRequired: false },
+    )
+      .option(
+        '--kube',
+        "read the resources from the Kubernetes API server instead of files: Sluice's kinds in both API groups, Services, EndpointSlices, Pods and Secrets, listed and watched (in-cluster config in a pod, else --kubeconfig or KUBECONFIG); --namespace is then the install namespace (default $POD_NAMESPACE, else sluice-system)",
+      )
+      .option(
+        '--kubeconfig <path>',
+        'with --kube: the kubeconfig file (default: in-cluster config, else KUBECONFIG or ~/.kube/config)',
+      )
+      .option('--namespaces <a,b>', 'with --kube: watch these namespaces only (default: all)', parseNamespaces)
+      .option(
+        '--status-lease <name>',
+        "with --kube: write each resource's verdict into its status (status.statuses.<--namespace>) while this replica holds the coordination.k8s.io Lease of that name in --namespace (holder: $POD_NAME, else the host name); without it, no status is written",
       ),
-    { filesRequired: false },
   )
-    .option(
-      '--kube',
-      "read the resources from the Kubernetes API server instead of files: Sluice's kinds in both API groups, Services, EndpointSlices, Pods and Secrets, listed and watched (in-cluster config in a pod, else --kubeconfig or KUBECONFIG); --namespace is then the install namespace (default $POD_NAMESPACE, else sluice-system)",
-    )
-    .option(
-      '--kubeconfig <path>',
-      'with --kube: the kubeconfig file (default: in-cluster config, else KUBECONFIG or ~/.kube/config)',
-    )
-    .option('--namespaces <a,b>', 'with --kube: watch these namespaces only (default: all)', parseNamespaces)
-    .option(
-      '--status-lease <name>',
-      "with --kube: write each resource's verdict into its status (status.statuses.<--namespace>) while this replica holds the coordination.k8s.io Lease of that name in --namespace (holder: $POD_NAME, else the host name); without it, no status is written",
-    )
     .option(
       '--webhook-port <port>',
       'with --kube: serve the validating admission webhook (HTTPS, POST /validate) on this port',
@@ -127,6 +130,8 @@ export function register(program: Command): void {
       ] as const;
       if (!flags.kube && kubeOnly.some((flag) => flags[flag] !== undefined))
         return fail('--kubeconfig and --namespaces go with --kube, as do --status-lease and the --webhook-* options');
+      const statusProblem = statusFlagsProblem(flags, command);
+      if (statusProblem) return fail(statusProblem);
       const certificates = [flags.webhookSelfSigned, flags.webhookCertDir].filter((c) => c !== undefined).length;
       if (flags.webhookPort !== undefined && certificates !== 1)
         return fail(
@@ -151,7 +156,7 @@ export function register(program: Command): void {
         serving = await startServe({
           paths: flags.filename,
           ...(flags.kube ? { kube: { kubeconfig: flags.kubeconfig, namespaces: flags.namespaces } } : {}),
-          ...(flags.statusLease ? { status: { lease: flags.statusLease } } : {}),
+          ...(flags.statusLease ? { status: { lease: flags.statusLease, ...statusTiming(flags) } } : {}),
           ...(flags.webhookPort !== undefined
             ? {
                 webhook: {

@@ -14,7 +14,7 @@
 import { isIP } from 'node:net';
 import { asWarning, fieldError, type Diagnostic } from '../diagnostics.js';
 import { SERVICE_NAME_LABEL, type EndpointSliceValue, type EndpointSpec } from '../kinds/kubernetes.js';
-import type { EndpointIR, EndpointSetIR, UpstreamIR } from '../ir/model.js';
+import type { EndpointIR, EndpointSetIR, NamespacedName, UpstreamIR } from '../ir/model.js';
 import type { Resource } from '../validate/validate.js';
 import type { ResourceIndex } from './index.js';
 
@@ -23,7 +23,7 @@ export class EndpointMemo {
   slices: Map<string, Resource[]> | undefined;
   readonly sets = new WeakMap<
     UpstreamIR,
-    { slices: Resource[]; pods: (Resource | undefined)[]; set: EndpointSetIR; warnings: Diagnostic[] }
+    { slices: readonly Resource[]; pods: (Resource | undefined)[]; set: EndpointSetIR; warnings: Diagnostic[] }
   >();
 }
 
@@ -42,13 +42,19 @@ export function slicesByService(index: ResourceIndex, memo: EndpointMemo): Map<s
   return (memo.slices = out);
 }
 
+/** What endpoint sets are made of: the EndpointSlices of each Service (slicesByService), and the Pods they name. */
+export interface EndpointInputs {
+  slices: ReadonlyMap<string, readonly Resource[]>;
+  pod(ref: NamespacedName): Resource | undefined;
+}
+
 /** The endpoint sets, and warnings for what leaves a set short: endpoints whose pod's labels are unknown, a set with no endpoint. */
 export function resolveEndpoints(
-  index: ResourceIndex,
+  inputs: EndpointInputs,
   upstreams: readonly UpstreamIR[],
   memo: EndpointMemo,
 ): { sets: EndpointSetIR[]; warnings: Diagnostic[] } {
-  const byService = slicesByService(index, memo);
+  const byService = inputs.slices;
   const out: EndpointSetIR[] = [];
   const warnings: Diagnostic[] = [];
   for (const upstream of upstreams) {
@@ -56,7 +62,7 @@ export function resolveEndpoints(
     if (target.kind !== 'service') continue;
     const slices = byService.get(`${target.service.namespace}/${target.service.name}`) ?? NONE;
     const readsPods = upstream.selector !== undefined || upstream.subsets !== undefined;
-    const pods = readsPods ? slices.flatMap((s) => endpointsOf(s).map((e) => podOf(index, s, e))) : NONE;
+    const pods = readsPods ? slices.flatMap((s) => endpointsOf(s).map((e) => podOf(inputs, s, e))) : NONE;
     const kept = memo.sets.get(upstream);
     if (kept && same(kept.slices, slices) && same(kept.pods, pods)) {
       out.push(kept.set);
@@ -77,7 +83,7 @@ function same<T>(a: readonly T[], b: readonly T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function labelsOf(r: Resource): Record<string, string> {
+export function labelsOf(r: Resource): Record<string, string> {
   return ((r.value.metadata as { labels?: Record<string, string> | null }).labels ?? {}) as Record<string, string>;
 }
 
@@ -86,10 +92,10 @@ function endpointsOf(slice: Resource): EndpointSpec[] {
 }
 
 /** The Pod an endpoint names (targetRef), if it is among the resources. */
-function podOf(index: ResourceIndex, slice: Resource, e: EndpointSpec): Resource | undefined {
+function podOf(inputs: EndpointInputs, slice: Resource, e: EndpointSpec): Resource | undefined {
   const ref = e.targetRef;
   if (ref?.kind !== 'Pod' || !ref.name) return undefined;
-  return index.get('Pod', { name: ref.name, namespace: ref.namespace ?? slice.namespace });
+  return inputs.pod({ name: ref.name, namespace: ref.namespace ?? slice.namespace });
 }
 
 /** `pods`: per endpoint of the slices in order, its Pod (only read with a selector or subsets). */

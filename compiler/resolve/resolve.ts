@@ -57,6 +57,13 @@ export class ResolveMemo {
   constructor(readonly retain = true) {}
 }
 
+/** What the endpoint sets were made from, and their warnings (also among the diagnostics): an EndpointSlice or Pod change recomputes the sets alone from them (compiler/endpoint-update.ts). */
+export interface EndpointBasis {
+  index: ResourceIndex;
+  slices: ReadonlyMap<string, readonly Resource[]>;
+  warnings: readonly Diagnostic[];
+}
+
 interface Memo<T> {
   value: T;
   diagnostics: Diagnostic[];
@@ -67,10 +74,11 @@ export function resolve(
   resources: Resource[],
   options: ResolveOptions,
   memo = new ResolveMemo(),
-): { model: Model; diagnostics: Diagnostic[] } {
+): { model: Model; diagnostics: Diagnostic[]; endpointBasis: EndpointBasis } {
   const diagnostics: Diagnostic[] = [];
   const index = new ResourceIndex(resources, diagnostics, memo.sorted);
-  const sliced = new Set(slicesByService(index, memo.endpoints).keys());
+  const slices = slicesByService(index, memo.endpoints);
+  const sliced = new Set(slices.keys());
   const targets = { clusterDomain: options.clusterDomain, sliced };
   // No silent widening: where Envoy reaches a Service by its DNS name, an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
@@ -260,7 +268,11 @@ export function resolve(
   memo.sorted = index.sortedKinds();
   sidecarNameClashes(virtualHosts, upstreams, rateLimit, diagnostics);
   const secrets = resolveTlsSecrets(index, virtualHosts, upstreams, gateways, diagnostics);
-  const { sets: endpoints, warnings: endpointWarnings } = resolveEndpoints(index, upstreams, memo.endpoints);
+  const { sets: endpoints, warnings: endpointWarnings } = resolveEndpoints(
+    { slices, pod: (ref) => index.get('Pod', ref) },
+    upstreams,
+    memo.endpoints,
+  );
   diagnostics.push(...endpointWarnings);
   // A RouteTable several VirtualServices reach reports its problems once.
   const seen = new Set<string>();
@@ -280,6 +292,7 @@ export function resolve(
       ...(rateLimit ? { rateLimit } : {}),
     },
     diagnostics: unique,
+    endpointBasis: { index, slices, warnings: endpointWarnings },
   };
 }
 

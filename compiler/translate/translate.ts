@@ -172,7 +172,7 @@ export function translate(
   }
   // A Service's endpoints: their own assignment, made anew only when its endpoint set is new (an endpoint changed).
   for (const endpoints of model.endpoints ?? [])
-    set.endpoints.set(endpoints.cluster, kept(memo.endpoints, endpoints, loadAssignment));
+    set.endpoints.set(endpoints.cluster, endpointAssignment(endpoints, memo));
   if (model.endpoints?.length) set.endpoints = new Map([...set.endpoints].sort(([a], [b]) => compareText(a, b)));
   for (const ac of [...model.authConfigs].sort(byName))
     set.authConfigs.set(ac.name, kept(memo.authConfigs, ac, compileAuthConfig));
@@ -181,6 +181,11 @@ export function translate(
   for (const domain of model.rateLimit?.domains ?? [])
     set.rateLimitDomains.set(domain.domain, kept(memo.rateLimitDomains, domain, rateLimitDomain));
   return set;
+}
+
+/** A Service's ClusterLoadAssignment, kept while its endpoint set is the same object. */
+export function endpointAssignment(set: EndpointSetIR, memo: TranslateMemo): Json {
+  return kept(memo.endpoints, set, loadAssignment);
 }
 
 function byName(a: { name: string }, b: { name: string }): number {

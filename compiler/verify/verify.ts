@@ -15,6 +15,8 @@ import { XDS_KINDS, type Json, type XdsSet } from '../translate/output.js';
 import { checkMessage, type ProtoIssue } from './proto-json.js';
 import { asArray, join, LoadChecks, lowercased, nameOf, T, type Reference } from './load-checks.js';
 
+const ENDPOINTS = XDS_KINDS.find((k) => k.kind === 'endpoints')!;
+
 function bug(resource: string, field: string, message: string, rule: string): Diagnostic {
   return {
     stage: 'verify',
@@ -162,7 +164,11 @@ const NO_NAMES: readonly string[] = [];
 function factsOf(memo: VerifyMemo, typeName: string, message: Json): MessageFacts {
   let facts = memo.messages.get(message);
   if (!facts) {
-    const { issues, checks } = check(typeName, message);
+    const checked = check(typeName, message);
+    const { checks } = checked;
+    // Envoy's own check of EDS endpoints, kept with the message's other findings.
+    const issues =
+      typeName === ENDPOINTS.messageType ? [...checked.issues, ...endpointAddresses(message)] : checked.issues;
     // Most kinds name nothing in most messages: one shared empty list.
     const names = (kind: Reference['kind']) => {
       const unique = [...new Set(checks.references.filter((r) => r.kind === kind).map((r) => r.name))];
@@ -246,18 +252,38 @@ function checkAll(set: XdsSet, memo: VerifyMemo, diags: Diagnostic[]): Checked[]
       } else {
         add(resource, '', messageType, message);
       }
-      if (kind === 'endpoints')
-        for (const iss of endpointAddresses(message)) diags.push(bug(resource, iss.path, iss.message, iss.rule));
-      // A ClusterLoadAssignment is named by its cluster, a RateLimitDomain by its domain.
-      const field = kind === 'endpoints' ? 'cluster_name' : kind === 'rateLimitDomains' ? 'domain' : 'name';
-      const own = message[field];
-      if (own !== key)
-        diags.push(
-          bug(resource, field, `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'),
-        );
+      nameMismatch(kind, key, message, resource, diags);
     }
   }
   return checked;
+}
+
+/** A resource served under another name than its own. */
+function nameMismatch(kind: string, key: string, message: Json, resource: string, diags: Diagnostic[]): void {
+  // A ClusterLoadAssignment is named by its cluster, a RateLimitDomain by its domain.
+  const field = kind === 'endpoints' ? 'cluster_name' : kind === 'rateLimitDomains' ? 'domain' : 'name';
+  const own = message[field];
+  if (own !== key)
+    diags.push(
+      bug(resource, field, `the resource is named "${String(own)}" but served as "${key}"`, 'envoy.name_mismatch'),
+    );
+}
+
+/**
+ * ClusterLoadAssignments made anew for a set verifySet passed, whose
+ * clusters and names they keep (an endpoint change): each checked as
+ * verifySet checks it. What verifySet checks across resources does not
+ * change with them.
+ */
+export function verifyEndpoints(assignments: Iterable<[string, Json]>, memo: VerifyMemo): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  for (const [key, message] of assignments) {
+    const resource = `${ENDPOINTS.label} ${key}`;
+    for (const iss of factsOf(memo, ENDPOINTS.messageType, message).issues)
+      diags.push(bug(resource, iss.path, iss.message, iss.rule));
+    nameMismatch('endpoints', key, message, resource, diags);
+  }
+  return diags;
 }
 
 /**

@@ -88,8 +88,10 @@ export class SnapshotEncoder {
   /** The last snapshot's resources by type URL and name: a message made anew with the same bytes keeps its Resource. */
   private last = new Map<string, ReadonlyMap<string, Resource>>();
   private lastTypes: ReadonlyMap<string, TypeSnapshot> = new Map();
+  /** The last set's maps by type URL: a type given the very same map again keeps its TypeSnapshot without a look at its resources. */
+  private lastMaps = new Map<string, ReadonlyMap<string, Json>>();
 
-  /** The set as a snapshot. The set must have passed verifySet. */
+  /** The set as a snapshot. The set must have passed verifySet; its maps are not changed once given here. */
   build(set: XdsSet): Snapshot {
     const snapshot = assemble(
       this.lastTypes,
@@ -107,8 +109,11 @@ export class SnapshotEncoder {
           }
           return resource;
         },
+        // An endpoint change gives every other type's map as it was (compiler/endpoint-update.ts).
+        this.lastMaps.get(typeUrl) === set[kind],
       ]),
     );
+    this.lastMaps = new Map(XDS_KINDS.map(({ kind, typeUrl }) => [typeUrl, set[kind]]));
     this.last = new Map([...snapshot.types].map(([url, t]) => [url, t.resources]));
     this.lastTypes = snapshot.types;
     return snapshot;
@@ -156,12 +161,19 @@ type TypeInput = [
   typeUrl: string,
   resources: Iterable<[string, Json]>,
   resource: (name: string, json: Json) => Resource,
+  /** The resources are those the last snapshot was made of (the same map). */
+  unchanged?: boolean,
 ];
 
 /** The snapshot of `inputs`; a type whose resources are all those of `last` keeps its TypeSnapshot (no sort, no hash). */
 function assemble(last: ReadonlyMap<string, TypeSnapshot>, inputs: TypeInput[]): Snapshot {
   const types = new Map<string, TypeSnapshot>();
-  for (const [typeUrl, entries, toResource] of inputs) {
+  for (const [typeUrl, entries, toResource, unchanged] of inputs) {
+    const kept = unchanged ? last.get(typeUrl) : undefined;
+    if (kept) {
+      types.set(typeUrl, kept);
+      continue;
+    }
     const list: Resource[] = [];
     for (const [name, json] of entries) list.push(toResource(name, json));
     const before = last.get(typeUrl);

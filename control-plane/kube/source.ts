@@ -33,7 +33,10 @@ export interface KubeSourceOptions {
 
 /** One compile of the cluster's objects: what it read, and what it said (diagnostics name objects by `Kind namespace/name`). */
 export interface KubeCompile {
+  /** The objects as compiled: the source's own set, read during the 'compiled' event (it changes with the watch after it). */
   objects: ClusterObjects;
+  /** The keys of the objects added, changed or removed since the compile before (all of them at the first). */
+  changed: ReadonlySet<string>;
   diagnostics: Diagnostic[];
   /** Whether it produced output (no errors). */
   ok: boolean;
@@ -50,6 +53,8 @@ const MAX_DELAY_MS = 100;
 
 export class KubeSource extends EventEmitter<KubeSourceEvents> implements InputSource {
   private readonly objects = new Map<string, ClusterObject>();
+  /** The keys of the objects added, changed or removed since the last compile. */
+  private changedKeys = new Set<string>();
   private readonly informers: Informer[] = [];
   private readonly connection: KubeConnection;
   private burst: Coalescer | undefined;
@@ -94,11 +99,11 @@ export class KubeSource extends EventEmitter<KubeSourceEvents> implements InputS
             {
               upsert: (key, object) => {
                 this.objects.set(key, object);
-                this.changed();
+                this.changed(key);
               },
               remove: (key) => {
                 this.objects.delete(key);
-                this.changed();
+                this.changed(key);
               },
               listed: () => {
                 if (listed) return;
@@ -121,10 +126,14 @@ export class KubeSource extends EventEmitter<KubeSourceEvents> implements InputS
   }
 
   async compile(compiler: Compiler): Promise<CompileResult> {
-    const objects = this.current();
-    const result = compiler.compileObjects(objects);
+    const { objects } = this;
+    const changed = this.changedKeys;
+    this.changedKeys = new Set();
+    // What changed lets an EndpointSlice or Pod change skip the stages it does not affect (compiler/endpoint-update.ts).
+    const result = compiler.compileObjects(objects, changed);
     this.last = {
       objects,
+      changed,
       diagnostics: result.diagnostics,
       ok: result.xds !== undefined || result.proxies !== undefined,
     };
@@ -137,7 +146,8 @@ export class KubeSource extends EventEmitter<KubeSourceEvents> implements InputS
     for (const informer of this.informers) informer.stop();
   }
 
-  private changed(): void {
+  private changed(key: string): void {
+    this.changedKeys.add(key);
     // Before the first sync the first compile is still to come: nothing to coalesce.
     if (this.synced) this.burst?.fire();
   }

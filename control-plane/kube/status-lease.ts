@@ -47,6 +47,8 @@ const statusCode = (err: unknown): number | undefined => (err as { code?: number
 
 export class LeaseElector extends EventEmitter<LeaseEvents> {
   leading = false;
+  /** When this replica last took or renewed the Lease (its clock). */
+  renewedAt: Date | undefined;
   private readonly timing: LeaseTiming;
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -98,6 +100,7 @@ export class LeaseElector extends EventEmitter<LeaseEvents> {
     const now = Date.now();
     if (held) {
       this.lastRenew = now;
+      this.renewedAt = new Date(now);
       if (!this.leading) this.setLeading(true);
     } else if (this.leading && now - this.lastRenew >= this.timing.renewDeadlineMs) this.setLeading(false);
   }
@@ -109,6 +112,12 @@ export class LeaseElector extends EventEmitter<LeaseEvents> {
       leading ? 'holding the status Lease: writing status' : 'no longer holding the status Lease: not writing status',
     );
     this.emit(leading ? 'leading' : 'stopped');
+  }
+
+  /** The Lease's name and this replica's identity, and the timing it uses. */
+  get lease(): { name: string; namespace: string; identity: string; timing: LeaseTiming } {
+    const { name, namespace, identity } = this.options;
+    return { name, namespace, identity, timing: this.timing };
   }
 
   private get durationSeconds(): number {

@@ -9,6 +9,7 @@
  * lost are dropped: the next holder compares the cluster with its own
  * verdicts and writes what differs.
  */
+import { EventEmitter } from 'node:events';
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../../compiler/diagnostics.js';
@@ -29,6 +30,23 @@ const ATTEMPTS = 5;
 
 const statusCode = (err: unknown): number | undefined => (err as { code?: number }).code;
 
+/** What the API server said (its Status object's code, reason and message), else the error's own message (client-node's runs on with the headers). */
+function apiErrorMessage(err: Error): string {
+  const body = (err as { body?: unknown }).body;
+  try {
+    const status = JSON.parse(typeof body === 'string' ? body : '') as {
+      code?: number;
+      reason?: string;
+      message?: string;
+    };
+    if (status.message)
+      return `${status.code ?? statusCode(err) ?? ''} ${status.reason ?? ''}: ${status.message}`.trim();
+  } catch {
+    // not a Status object
+  }
+  return err.message;
+}
+
 interface Where {
   group: string;
   version: string;
@@ -42,18 +60,40 @@ interface Pending {
   status: ResourceStatus;
 }
 
-export class StatusWriter {
+/** A status write that failed for good (after its retries), as the admin port shows it. */
+export interface StatusWriteFailure {
+  resource: string;
+  message: string;
+  at: Date;
+}
+
+export interface StatusWriterEvents {
+  written: [];
+  failed: [StatusWriteFailure];
+}
+
+export class StatusWriter extends EventEmitter<StatusWriterEvents> {
   /** Successful status writes so far. */
   writes = 0;
+  /** Writes that failed for good so far, and the last of them. */
+  failures = 0;
+  lastFailure: StatusWriteFailure | undefined;
   private leading = false;
-  private pending = new Map<string, Pending>();
+  private pendingWrites = new Map<string, Pending>();
   /** Per object, what this replica last wrote and the resourceVersion it wrote over: until the watch shows a newer object, the write stands. */
   private written = new Map<string, { status: string; over: string | undefined }>();
   private draining: Promise<void> | undefined;
   /** `apiVersion kind` of the kinds whose CRD has no status subresource. */
   private readonly noSubresource = new Set<string>();
 
-  constructor(private readonly options: StatusWriterOptions) {}
+  constructor(private readonly options: StatusWriterOptions) {
+    super();
+  }
+
+  /** Writes waiting for their turn (or for the Lease). */
+  get pending(): number {
+    return this.pendingWrites.size;
+  }
 
   /** After a compile: the objects of Sluice's kinds the compile read (under the cluster source's keys), and its diagnostics. */
   update(objects: ReadonlyMap<string, StatusObject>, diagnostics: readonly Diagnostic[]): void {
@@ -67,7 +107,7 @@ export class StatusWriter {
       pending.set(key, { object, status });
     }
     for (const key of this.written.keys()) if (!objects.has(key)) this.written.delete(key);
-    this.pending = pending;
+    this.pendingWrites = pending;
     this.drain();
   }
 
@@ -84,14 +124,18 @@ export class StatusWriter {
   }
 
   private drain(): void {
-    if (this.draining || !this.leading || this.pending.size === 0) return;
+    if (this.draining || !this.leading || this.pendingWrites.size === 0) return;
     this.draining = (async () => {
-      while (this.leading && this.pending.size > 0) {
-        const [key, next] = this.pending.entries().next().value!;
-        this.pending.delete(key);
-        await this.write(key, next).catch((err: Error) =>
-          this.options.logger.warn({ resource: key, err: err.message }, 'status write failed'),
-        );
+      while (this.leading && this.pendingWrites.size > 0) {
+        const [key, next] = this.pendingWrites.entries().next().value!;
+        this.pendingWrites.delete(key);
+        await this.write(key, next).catch((err: Error) => {
+          const message = apiErrorMessage(err);
+          this.options.logger.warn({ resource: key, err: message }, 'status write failed');
+          this.failures++;
+          this.lastFailure = { resource: key, message, at: new Date() };
+          this.emit('failed', this.lastFailure);
+        });
       }
       this.draining = undefined;
     })();
@@ -141,6 +185,7 @@ export class StatusWriter {
           body: { ...current, status: withStatus(current.status, namespace, status) },
         });
         this.writes++;
+        this.emit('written');
         this.written.set(key, { status: JSON.stringify(status), over: object.metadata.resourceVersion });
         return;
       } catch (err) {

@@ -33,13 +33,16 @@ export const holderIdentity = (env: NodeJS.ProcessEnv = process.env): string => 
 export class StatusReporter {
   readonly writer: StatusWriter;
   readonly elector: LeaseElector;
+  /** The write rate in use (--status-write-rate, --status-write-burst). */
+  readonly rate: Pick<TokenBucketOptions, 'perSecond' | 'burst'>;
 
   constructor(options: StatusReportingOptions) {
     const { kubeConfig, namespace, logger } = options;
+    this.rate = options.rate ?? STATUS_WRITE_RATE;
     this.writer = new StatusWriter({
       api: kubeConfig.makeApiClient(CustomObjectsApi),
       namespace,
-      rate: new TokenBucket(options.rate ?? STATUS_WRITE_RATE),
+      rate: new TokenBucket(this.rate),
       logger,
     });
     this.elector = new LeaseElector({
