@@ -109,12 +109,15 @@ function loadDescriptors(
       throw new ConfigError(`${at}: a second descriptor ${JSON.stringify(composite)} at this level (${rule})`);
     const weight = uint32(o, 'weight', at);
     const alwaysApply = bool(o, 'always_apply', at);
-    // Gloo's priority is a property of a rule, that is of a top-level descriptor.
-    if (top && (weight || alwaysApply))
+    // Gloo's priority is a property of a rule: set once, on its top-level descriptor or, where the compiler
+    // nests a RateLimitConfig's rules under its (generic_key, <namespace>.<name>) entry, on the rule's first
+    // descriptor below it. Every limit below carries it.
+    const inherited = top && (top.weight || top.alwaysApply);
+    if (inherited && (weight || alwaysApply))
       throw new ConfigError(
-        `${at}: weight and always_apply belong to top-level descriptors (the rule); set them on its first descriptor`,
+        `${at}: weight and always_apply are set above already (${parentRule}); a rule has one priority`,
       );
-    const ruleTop = top ?? { weight, alwaysApply };
+    const ruleTop = inherited ? top : { weight, alwaysApply };
     const child = emptyNode();
     const limit = message(o, 'rate_limit', at);
     if (limit) child.limit = parseLimit(limit, `${at}.rate_limit`, rule, ruleTop, bool(o, 'shadow_mode', at));

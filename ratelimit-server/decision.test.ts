@@ -107,11 +107,35 @@ test('configuration errors name the domain and field', () => {
   expect(bad([{ key: 'k', rate_limit: { unlimited: true, unit: 'SECOND' } }])).toThrow(
     'an unlimited rate limit has no unit',
   );
-  expect(bad([{ key: 'k', descriptors: [{ key: 'c', weight: 2 }] }])).toThrow('belong to top-level descriptors');
+  expect(bad([{ key: 'k', weight: 1, descriptors: [{ key: 'c', weight: 2 }] }])).toThrow('a rule has one priority');
   expect(() => parseDomainSet({ domains: [{ domain: 'd' }, { domain: 'd' }] })).toThrow('domain "d" is defined twice');
   expect(() =>
     parseDomainSet({
       domains: [{ domain: 'd', set_descriptors: [{ simple_descriptors: [{ key: 'a' }] }] }],
     }),
   ).toThrow('set_descriptors[0].rate_limit: required');
+});
+
+test("priority under a RateLimitConfig's generic_key: the rules below it carry their own weight and always_apply", () => {
+  const wrapped = parseDomain({
+    domain: 'd',
+    descriptors: [
+      {
+        key: 'generic_key',
+        value: 'ns.config',
+        descriptors: [
+          { key: 'plan', weight: 1, rate_limit: { unit: 'MINUTE', requests_per_unit: 1 } },
+          { key: 'user', rate_limit: { unit: 'MINUTE', requests_per_unit: 2 } },
+          { key: 'ip', always_apply: true, rate_limit: { unit: 'MINUTE', requests_per_unit: 3 } },
+        ],
+      },
+    ],
+  });
+  const p = plan(
+    new Map([['d', wrapped]]),
+    req(['generic_key=ns.config', 'plan=free'], ['generic_key=ns.config', 'user=u'], ['generic_key=ns.config', 'ip=1']),
+    NOW,
+  );
+  // The weighted rule and the always_apply one are counted; the unweighted one is not.
+  expect(p.hits.map((h) => h.descriptor)).toEqual([0, 2]);
 });

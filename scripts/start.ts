@@ -257,6 +257,8 @@ async function main(): Promise<void> {
       `${LOOPBACK}:${PORTS.extauth}`,
       '--graphql-address',
       `${LOOPBACK}:${PORTS.graphql}`,
+      '--ratelimit-address',
+      `${LOOPBACK}:${PORTS.ratelimit}`,
     ),
   );
   if (!(await until200(`http://${LOOPBACK}:${PORTS.serveAdmin}/readyz`)))
@@ -374,6 +376,12 @@ async function main(): Promise<void> {
     `# ldap-service-account.yaml: change the Secret's password in that file while this runs -> 500 on ldap-sa.example.com (serve pushes the edit)`,
   );
   if (!directory.running) lines.push(`# (no slapd: the LDAP scenarios answer 503; ${directory.hint})`);
+  // explain does not count requests: the limit shows only through Envoy and sluice-ratelimit.
+  lines.push(
+    '',
+    `# ratelimit.yaml: 3 requests a minute on ratelimit.example.com, counted by sluice-ratelimit in Redis -> 200 200 200 429${envoy ? '' : ' (through Envoy)'}`,
+    `for i in 1 2 3 4; do curl -s -o /dev/null -w '%{http_code} ' -H 'host: ratelimit.example.com' ${base}/; done; echo`,
+  );
   if (!envoy) {
     lines.push(
       '',
