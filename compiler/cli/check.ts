@@ -13,6 +13,7 @@ interface CheckFlags {
   admin: string;
   extauthAdmin: string;
   graphqlAdmin: string;
+  ratelimitAdmin: string;
   staleAfter: number;
   output: 'text' | 'json';
 }
@@ -68,6 +69,7 @@ export async function runCheck(flags: CheckFlags): Promise<CheckReport> {
     [
       ['sluice-extauth', flags.extauthAdmin],
       ['sluice-graphql', flags.graphqlAdmin],
+      ['sluice-ratelimit', flags.ratelimitAdmin],
     ] as const
   ).filter(([, url]) => url !== 'none');
   const [status, ...sidecars] = await Promise.all([
@@ -106,6 +108,7 @@ export function register(program: Command): void {
     .option('--admin <url>', "serve's admin port", 'http://127.0.0.1:9901')
     .option('--extauth-admin <url>', "sluice-extauth's admin port ('none': do not ask)", 'http://127.0.0.1:8093')
     .option('--graphql-admin <url>', "sluice-graphql's admin port ('none': do not ask)", 'http://127.0.0.1:8094')
+    .option('--ratelimit-admin <url>', "sluice-ratelimit's admin port ('none': do not ask)", 'http://127.0.0.1:8095')
     .option(
       '--stale-after <seconds>',
       'an Envoy or sidecar behind the served version for longer is a problem',

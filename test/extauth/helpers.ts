@@ -197,8 +197,8 @@ export async function compileConfig(text: string): Promise<string> {
   return path.join(out, 'extauth.json');
 }
 
-/** A sidecar serving `configFile`, logging into memory. */
-export async function startSidecar(configFile: string) {
+/** A sidecar serving `configFile`, logging into memory; spans to `otlpEndpoint` when given. */
+export async function startSidecar(configFile: string, { otlpEndpoint }: { otlpEndpoint?: string } = {}) {
   const { logger, text } = memoryLogger();
   const sidecar = await startExtauth({
     config: configFile,
@@ -207,6 +207,7 @@ export async function startSidecar(configFile: string) {
     host: '127.0.0.1',
     nodeId: 't',
     logger,
+    ...(otlpEndpoint ? { otlpEndpoint } : {}),
   });
   return { sidecar, check: checker(sidecar.port), log: text };
 }

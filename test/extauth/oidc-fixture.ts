@@ -161,12 +161,13 @@ export async function tokenEndpoint(answer: () => Json) {
 
 export async function startWorld(
   forgedAnswer: () => Json = () => ({}),
+  sidecarOptions: { otlpEndpoint?: string } = {},
 ): Promise<World & { forged: { close(): unknown } }> {
   const provider = await startOpenIdProvider(CLIENTS);
   const redis = await startRedis();
   const forged = await tokenEndpoint(forgedAnswer);
   const configFile = await compileConfig(resources(provider.issuer, redis.address, forged.url, { key: KEY_1 }));
-  const { sidecar, check, log } = await startSidecar(configFile);
+  const { sidecar, check, log } = await startSidecar(configFile, sidecarOptions);
   const secrets = new Set<string>([CLIENT_SECRET, KEY_1, KEY_2]);
   return {
     provider,

@@ -39,7 +39,14 @@ const admin = () => `http://127.0.0.1:${scene.serving.adminPort}`;
 
 beforeAll(async () => {
   scene = await startScene();
-  sidecarFlags = ['--extauth-admin', `http://127.0.0.1:${scene.extauth.adminPort}`, '--graphql-admin', 'none'];
+  sidecarFlags = [
+    '--extauth-admin',
+    `http://127.0.0.1:${scene.extauth.adminPort}`,
+    '--graphql-admin',
+    'none',
+    '--ratelimit-admin',
+    'none',
+  ];
 });
 afterAll(async () => {
   await scene?.close();
@@ -76,6 +83,8 @@ test('a sidecar whose admin port does not answer, and a serve that is not there'
     'none',
     '--graphql-admin',
     `http://127.0.0.1:${closed}`,
+    '--ratelimit-admin',
+    'none',
   ]);
   expect(missing.stdout).toContain(
     `sidecar: sluice-graphql at http://127.0.0.1:${closed} is not ready: unreachable: ECONNREFUSED`,
@@ -86,6 +95,8 @@ test('a sidecar whose admin port does not answer, and a serve that is not there'
     '--extauth-admin',
     'none',
     '--graphql-admin',
+    'none',
+    '--ratelimit-admin',
     'none',
   ]);
   expect(noServe.code).toBe(1);
