@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
-import { boolean, duration, exactlyOne, nonEmptyString, object, oneOfValues, singleLine } from './schema.js';
+import { boolean, duration, exactlyOne, nonEmptyString, object, protoEnum, singleLine } from './schema.js';
 
 const between = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 
@@ -15,9 +15,9 @@ const between = (minimum: number, maximum: number) => Type.Integer({ minimum, ma
 export const gzip = object({
   memoryLevel: note(between(1, 9), '1 to 9; unset: 5'),
   contentLength: note(between(30, 4294967295), 'the smallest response compressed, in bytes; at least 30 (unset: 30)'),
-  compressionLevel: note(oneOfValues(['DEFAULT', 'BEST', 'SPEED']), 'DEFAULT (unset), BEST or SPEED'),
+  compressionLevel: note(protoEnum(['DEFAULT', 'BEST', 'SPEED']), 'DEFAULT (unset), BEST or SPEED'),
   compressionStrategy: note(
-    oneOfValues(['DEFAULT', 'FILTERED', 'HUFFMAN', 'RLE']),
+    protoEnum(['DEFAULT', 'FILTERED', 'HUFFMAN', 'RLE']),
     'DEFAULT (unset), FILTERED, HUFFMAN or RLE',
   ),
   contentType: note(

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { differs, note, refused } from './gloo.js';
-import { atMostOne, boolean, object, oneOfValues, singleLine } from './schema.js';
+import { atMostOne, boolean, object, protoEnum, singleLine } from './schema.js';
 
 const windowSize = note(Type.Integer({ minimum: 65535, maximum: 2147483647 }), '65535 to 2147483647');
 const upgradeSpec = object({ enabled: note(boolean, 'unset: true') });
@@ -28,7 +28,7 @@ export const hcmMoreSettings = {
   ),
   preserveCaseHeaderKeyFormat: note(boolean, 'HTTP/1 header names written as received'),
   forwardClientCertDetails: note(
-    oneOfValues(['SANITIZE', 'FORWARD_ONLY', 'APPEND_FORWARD', 'SANITIZE_SET', 'ALWAYS_FORWARD_ONLY']),
+    protoEnum(['SANITIZE', 'FORWARD_ONLY', 'APPEND_FORWARD', 'SANITIZE_SET', 'ALWAYS_FORWARD_ONLY']),
     "x-forwarded-client-cert; unset: SANITIZE (a client's header is removed)",
   ),
   setCurrentClientCertDetails: object({
@@ -40,10 +40,10 @@ export const hcmMoreSettings = {
   }),
   preserveExternalRequestId: boolean,
   serverHeaderTransformation: note(
-    oneOfValues(['OVERWRITE', 'APPEND_IF_ABSENT', 'PASS_THROUGH']),
+    protoEnum(['OVERWRITE', 'APPEND_IF_ABSENT', 'PASS_THROUGH']),
     'OVERWRITE (unset), APPEND_IF_ABSENT or PASS_THROUGH',
   ),
-  codecType: note(oneOfValues(['AUTO', 'HTTP1', 'HTTP2']), 'AUTO (unset), HTTP1 or HTTP2'),
+  codecType: note(protoEnum(['AUTO', 'HTTP1', 'HTTP2']), 'AUTO (unset), HTTP1 or HTTP2'),
   uuidRequestIdConfig: object({ packTraceReason: boolean, useRequestIdForTraceSampling: boolean }),
   http2ProtocolOptions: object({
     maxConcurrentStreams: note(Type.Integer({ minimum: 1, maximum: 2147483647 }), '1 to 2147483647'),

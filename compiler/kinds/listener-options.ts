@@ -1,7 +1,7 @@
 /** Gloo's ListenerOptions (listener_options.proto) that are fields of Envoy's Listener itself. */
 import { Type, type Static } from '@sinclair/typebox';
 import { note } from './gloo.js';
-import { exactlyOne, nonEmptyString, object, oneOfValues, singleLine } from './schema.js';
+import { exactlyOne, nonEmptyString, object, protoEnum, singleLine } from './schema.js';
 
 const int64 = Type.Integer();
 
@@ -13,7 +13,7 @@ export const socketOption = object(
     intValue: int64,
     bufValue: note(nonEmptyString, 'base64 bytes'),
     state: note(
-      oneOfValues(['STATE_PREBIND', 'STATE_BOUND', 'STATE_LISTENING']),
+      protoEnum(['STATE_PREBIND', 'STATE_BOUND', 'STATE_LISTENING']),
       'STATE_PREBIND (unset), STATE_BOUND or STATE_LISTENING',
     ),
   },

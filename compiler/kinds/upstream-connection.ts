@@ -14,6 +14,7 @@ import {
   nonNegativeDuration,
   object,
   oneOfValues,
+  protoEnum,
   positiveDuration,
   uint32,
 } from './schema.js';
@@ -70,7 +71,7 @@ const windowSize = Type.Integer({ minimum: 65535, maximum: 2147483647 });
 /** The Upstream's own protocol fields (upstream.proto). */
 export const upstreamProtocolFields = {
   protocolSelection: note(
-    oneOfValues(['USE_CONFIGURED_PROTOCOL', 'USE_DOWNSTREAM_PROTOCOL'] as const),
+    protoEnum(['USE_CONFIGURED_PROTOCOL', 'USE_DOWNSTREAM_PROTOCOL']),
     `${needsHttp2} for USE_DOWNSTREAM_PROTOCOL: HTTP/1.1 or HTTP/2 as the client spoke`,
   ),
   initialStreamWindowSize: note(windowSize, `${needsHttp2}; 65535 to 2147483647`),

@@ -55,6 +55,8 @@ describe('the committed CRDs', () => {
         'GraphQLApi',
         'RateLimitConfig',
         'Settings',
+        'VirtualHostOption',
+        'RouteOption',
       ].map((kind) => expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`))),
     );
     expect(
