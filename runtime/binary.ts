@@ -5,7 +5,7 @@
  * and the shutdown on SIGTERM / SIGINT (a log line, drain, exit 0).
  */
 import * as grpc from '@grpc/grpc-js';
-import { InvalidArgumentError, Option } from 'commander';
+import { CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { format } from 'node:util';
 import { pino, type Logger, type LoggerOptions } from 'pino';
@@ -136,4 +136,33 @@ export function integerUpTo(max: number): (v: string) => number {
     if (!(n >= 1 && n <= max)) throw new InvalidArgumentError(`not an integer from 1 to ${max}`);
     return n;
   };
+}
+
+/** What a sidecar binary's main needs: its flags, its logger and its server. */
+export interface SidecarBinary<Opts> {
+  name: string;
+  parseArgs(argv: string[]): Opts & { logFormat?: LogFormat };
+  logger(format?: LogFormat): Logger;
+  start(opts: Opts & { logger: Logger }): Promise<{ close(): Promise<void> }>;
+  /** What `shutting down:` says is drained. */
+  draining: string;
+}
+
+/** A sidecar's main: flags (usage errors exit 2, --help 0), its logger for grpc-js too, start, shutdown on signals. */
+export function runSidecar<Opts>(binary: SidecarBinary<Opts>): void {
+  const main = async (): Promise<void> => {
+    let args;
+    try {
+      args = binary.parseArgs(process.argv.slice(2));
+    } catch (err) {
+      if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+      throw err;
+    }
+    const { logFormat, ...opts } = args;
+    const logger = binary.logger(logFormat);
+    logGrpcTo(logger);
+    const running = await binary.start({ ...(opts as unknown as Opts), logger });
+    shutdownOnSignals(logger, binary.draining, () => running.close());
+  };
+  main().catch((err: unknown) => startFailed(binary.name, err));
 }
