@@ -5,14 +5,9 @@ import type { CompileOptions } from '../compiler/translate/output.js';
 import { startAdmin } from './admin.js';
 import { ControlPlane, type CompileOutcome } from './control.js';
 import type { Admission } from './kube/admission.js';
-import { KubeSource, type KubeSourceOptions } from './kube/source.js';
+import type { KubeSource, KubeSourceOptions } from './kube/source.js';
 import type { StatusReporter } from './kube/status.js';
-import {
-  startClusterAdmission,
-  startStatusReporting,
-  type StatusFlags,
-  type WebhookFlags,
-} from './kube/status-and-admission.js';
+import type { StatusFlags, WebhookFlags } from './kube/status-and-admission.js';
 import { collectWhenQuiet } from './memory.js';
 import { XdsServer } from './server/server.js';
 
@@ -48,7 +43,11 @@ export interface Serving {
 
 export async function startServe(options: ServeOptions): Promise<Serving> {
   const { logger } = options;
-  const kube = options.kube ? new KubeSource({ ...options.kube, logger }) : undefined;
+  // Loaded for --kube only: the Kubernetes client is about a thousand modules (a second of CPU) that serving files never needs.
+  const cluster = options.kube
+    ? await Promise.all([import('./kube/source.js'), import('./kube/status-and-admission.js')])
+    : undefined;
+  const kube = options.kube && cluster ? new cluster[0].KubeSource({ ...options.kube, logger }) : undefined;
   if (kube) logger.info({ server: kube.server, namespaces: options.kube?.namespaces ?? 'all' }, 'kube: watching');
   const control = new ControlPlane({
     paths: options.paths,
@@ -59,7 +58,10 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   });
   const namespace = options.compileOptions.controlPlaneNamespace;
   // Before the first compile, whose verdicts it reports too.
-  const status = kube && options.status ? startStatusReporting(kube, namespace, options.status, logger) : undefined;
+  const status =
+    kube && cluster && options.status
+      ? cluster[1].startStatusReporting(kube, namespace, options.status, logger)
+      : undefined;
   const xds = new XdsServer(control.cache, logger);
   const collector = collectWhenQuiet(control, xds);
   xds.on('connect', (s) => logger.info({ stream: s.id, protocol: s.protocol }, 'xds stream opened'));
@@ -92,9 +94,9 @@ export async function startServe(options: ServeOptions): Promise<Serving> {
   // After every kind's first list: a check before it would not see what the cluster holds.
   const webhook = options.webhook;
   const admission =
-    kube && webhook
+    kube && cluster && webhook
       ? await listenOn('--webhook-port', options.host, webhook.port, () =>
-          startClusterAdmission(kube, options.host, options.compileOptions, webhook, logger),
+          cluster[1].startClusterAdmission(kube, options.host, options.compileOptions, webhook, logger),
         )
       : undefined;
   logger.info({ xds: `${options.host}:${xdsPort}`, admin: `${options.host}:${admin.port}` }, 'sluice serve listening');

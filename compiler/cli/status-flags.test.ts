@@ -1,6 +1,6 @@
 /** serve's status flags: durations, defaults as before they existed, and client-go's rules on the Lease timing. */
 import { Command } from 'commander';
-import { LEASE_DEFAULTS } from '../../control-plane/kube/status-lease.js';
+import { LEASE_DEFAULTS } from '../../control-plane/kube/status-lease-timing.js';
 import { STATUS_WRITE_RATE } from '../../control-plane/kube/status-rate.js';
 import {
   addStatusOptions,

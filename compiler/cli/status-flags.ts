@@ -5,7 +5,7 @@
  * STATUS_WRITE_RATE.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { LEASE_DEFAULTS, type LeaseTiming } from '../../control-plane/kube/status-lease.js';
+import { LEASE_DEFAULTS, type LeaseTiming } from '../../control-plane/kube/status-lease-timing.js';
 import { STATUS_WRITE_RATE } from '../../control-plane/kube/status-rate.js';
 
 export interface StatusTimingFlags {

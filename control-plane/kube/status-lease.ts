@@ -13,18 +13,7 @@
 import { EventEmitter } from 'node:events';
 import { V1MicroTime, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-
-export interface LeaseTiming {
-  /** How long a Lease not renewed keeps others out. */
-  leaseDurationMs: number;
-  /** How long the holder keeps trying to renew before it stops acting as holder. */
-  renewDeadlineMs: number;
-  /** How often a replica tries to take or renew the Lease. */
-  retryPeriodMs: number;
-}
-
-/** client-go's leader election defaults (15 s, 10 s, 2 s). */
-export const LEASE_DEFAULTS: LeaseTiming = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+import { LEASE_DEFAULTS, type LeaseTiming } from './status-lease-timing.js';
 
 export interface LeaseElectorOptions {
   api: CoordinationV1Api;
