@@ -1,25 +1,19 @@
 /** Command line of `sluice-graphql`. */
-import { Command } from 'commander';
-import { integerUpTo, logFormatOption, portArg, type LogFormat } from '../runtime/binary.js';
-import { VERSION } from '../runtime/version.js';
+import { integerUpTo, type LogFormat } from '../runtime/binary.js';
+import { parseSidecarFlags, sidecarCommand } from '../runtime/sidecar-cli.js';
 import { MAX_TIMEOUT_MS } from './config.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_UPSTREAM_TIMEOUT_MS, type GraphqlOptions } from './server.js';
 
 /** The server's options, and the format of its log (--log-format). */
 export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFormat } {
-  const program = new Command('sluice-graphql')
-    .version(VERSION, '-V, --version', 'print the version')
-    .description('GraphQL server for the GraphQLApis Envoy routes to it (header x-sluice-graphql-api)')
-    .option('--port <port>', 'GraphQL HTTP port', portArg, 8084)
-    .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', portArg, 8094)
-    .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
-    .option(
-      '--config <file>',
-      'GraphQLApiSet JSON written by `sluice compile -o DIR` (DIR/graphql.json); watched for changes',
-    )
-    .option('--xds <host:port>', 'xDS server (`sluice serve`) to get GraphQLApis from')
-    .option('--node-id <id>', 'xDS node id', 'sluice-graphql')
+  const program = sidecarCommand({
+    name: 'sluice-graphql',
+    description: 'GraphQL server for the GraphQLApis Envoy routes to it (header x-sluice-graphql-api)',
+    port: { help: 'GraphQL HTTP port', default: 8084 },
+    adminPort: 8094,
+    config: { set: 'GraphQLApiSet', file: 'graphql.json', resources: 'GraphQLApis' },
+  })
     .option('--max-body-bytes <n>', 'largest request body', integerUpTo(64 * 1024 * 1024), DEFAULT_LIMITS.maxBodyBytes)
     .option(
       '--max-depth <n>',
@@ -49,17 +43,8 @@ export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFor
     .option(
       '--otlp-endpoint <url>',
       'send traces over OTLP/HTTP to <url>/v1/traces (default: OTEL_EXPORTER_OTLP_ENDPOINT; none: off)',
-    )
-    .addOption(logFormatOption())
-    .exitOverride()
-    .parse(argv, { from: 'user' });
-  const o = program.opts<{
-    port: number;
-    adminPort: number;
-    bind: string;
-    config?: string;
-    xds?: string;
-    nodeId: string;
+    );
+  const { flags: o, base } = parseSidecarFlags<{
     maxBodyBytes: number;
     maxDepth: number;
     maxAliases: number;
@@ -67,19 +52,12 @@ export function parseArgs(argv: string[]): GraphqlOptions & { logFormat?: LogFor
     documentCacheSize: number;
     upstreamTimeoutMs: number;
     otlpEndpoint?: string;
-    logFormat?: LogFormat;
-  }>();
-  if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
+  }>(program, argv);
   return {
-    port: o.port,
-    adminPort: o.adminPort,
-    host: o.bind,
-    ...(o.config ? { config: o.config } : { xds: o.xds }),
-    nodeId: o.nodeId,
+    ...base,
     limits: { maxBodyBytes: o.maxBodyBytes, maxDepth: o.maxDepth, maxAliases: o.maxAliases, maxFields: o.maxFields },
     documentCacheSize: o.documentCacheSize,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     ...(o.otlpEndpoint ? { otlpEndpoint: o.otlpEndpoint } : {}),
-    ...(o.logFormat ? { logFormat: o.logFormat } : {}),
   };
 }

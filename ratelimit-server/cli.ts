@@ -1,7 +1,6 @@
 /** Command line of `sluice-ratelimit`. */
-import { Command } from 'commander';
-import { integerUpTo, logFormatOption, portArg, type LogFormat } from '../runtime/binary.js';
-import { VERSION } from '../runtime/version.js';
+import { integerUpTo, type LogFormat } from '../runtime/binary.js';
+import { parseSidecarFlags, sidecarCommand } from '../runtime/sidecar-cli.js';
 import { DEFAULT_REDIS, DEFAULT_REDIS_TIMEOUT_MS, type RatelimitOptions } from './server.js';
 
 /** Where the Redis password is read from: an environment variable, never a flag (flags show in `ps`). */
@@ -12,18 +11,13 @@ export function parseArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): RatelimitOptions & { logFormat?: LogFormat } {
-  const program = new Command('sluice-ratelimit')
-    .version(VERSION, '-V, --version', 'print the version')
-    .description('Rate limit service for Envoy (envoy.service.ratelimit.v3.RateLimitService), counting in Redis')
-    .option('--port <port>', 'RateLimitService gRPC port', portArg, 8085)
-    .option('--admin-port <port>', 'admin HTTP port (/healthz, /readyz, /metrics)', portArg, 8095)
-    .option('--bind <host>', 'address both ports bind to (0.0.0.0 to serve other hosts or containers)', '127.0.0.1')
-    .option(
-      '--config <file>',
-      'RateLimitDomainSet JSON written by `sluice compile -o DIR` (DIR/ratelimit.json); watched for changes',
-    )
-    .option('--xds <host:port>', 'xDS server (`sluice serve`) to get RateLimitDomains from')
-    .option('--node-id <id>', 'xDS node id', 'sluice-ratelimit')
+  const program = sidecarCommand({
+    name: 'sluice-ratelimit',
+    description: 'Rate limit service for Envoy (envoy.service.ratelimit.v3.RateLimitService), counting in Redis',
+    port: { help: 'RateLimitService gRPC port', default: 8085 },
+    adminPort: 8095,
+    config: { set: 'RateLimitDomainSet', file: 'ratelimit.json', resources: 'RateLimitDomains' },
+  })
     .option(
       '--redis <address>',
       `Redis as host:port or a redis:// (rediss:// for TLS) URL; password from $${REDIS_PASSWORD_ENV}`,
@@ -45,38 +39,22 @@ export function parseArgs(
       'add x-ratelimit-limit, x-ratelimit-remaining and x-ratelimit-reset to the answers',
       false,
     )
-    .option('--key-prefix <prefix>', 'put before every Redis key (deployments sharing a Redis)', '')
-    .addOption(logFormatOption())
-    .exitOverride()
-    .parse(argv, { from: 'user' });
-  const o = program.opts<{
-    port: number;
-    adminPort: number;
-    bind: string;
-    config?: string;
-    xds?: string;
-    nodeId: string;
+    .option('--key-prefix <prefix>', 'put before every Redis key (deployments sharing a Redis)', '');
+  const { flags: o, base } = parseSidecarFlags<{
     redis: string;
     redisTimeoutMs: number;
     denyOnFail: boolean;
     responseHeaders: boolean;
     keyPrefix: string;
-    logFormat?: LogFormat;
-  }>();
-  if (!!o.config === !!o.xds) program.error('give exactly one of --config FILE and --xds HOST:PORT');
+  }>(program, argv);
   const password = env[REDIS_PASSWORD_ENV];
   return {
-    port: o.port,
-    adminPort: o.adminPort,
-    host: o.bind,
-    ...(o.config ? { config: o.config } : { xds: o.xds }),
-    nodeId: o.nodeId,
+    ...base,
     redis: o.redis,
     ...(password ? { redisPassword: password } : {}),
     redisTimeoutMs: o.redisTimeoutMs,
     denyOnFail: o.denyOnFail,
     responseHeaders: o.responseHeaders,
     keyPrefix: o.keyPrefix,
-    ...(o.logFormat ? { logFormat: o.logFormat } : {}),
   };
 }
