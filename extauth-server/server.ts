@@ -15,6 +15,7 @@ import { Metrics } from './metrics.js';
 import type { AdsClient } from '../runtime/ads-client.js';
 import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
+import { shutdownGrpc } from '../runtime/grpc-shutdown.js';
 import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
 import { authConfigSource } from './xds.js';
 
@@ -121,16 +122,7 @@ export async function startExtauth(opts: ExtauthOptions): Promise<RunningExtauth
         file?.close();
         xds?.stop();
         // Finish in-flight checks (bounded: a client may keep its connection open), then drop LDAP connections.
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            grpcServer!.forceShutdown();
-            resolve();
-          }, SHUTDOWN_GRACE_MS);
-          grpcServer!.tryShutdown(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        await shutdownGrpc(grpcServer!, SHUTDOWN_GRACE_MS);
         await admin.close();
         await authorizer.close();
         // The spans of the last checks are sent before the process ends.

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { AdsClient, decodeAnys } from '../runtime/ads-client.js';
 import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
+import { shutdownGrpc } from '../runtime/grpc-shutdown.js';
 import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
 import { TYPE_URL } from '../contract/names.js';
 import { checkDomains, loadConfigFile, parseDomain, type Domain } from './config.js';
@@ -140,16 +141,7 @@ export async function startRatelimit(opts: RatelimitOptions): Promise<RunningRat
       async close() {
         file?.close();
         xds?.stop();
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            grpcServer!.forceShutdown();
-            resolve();
-          }, SHUTDOWN_GRACE_MS);
-          grpcServer!.tryShutdown(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        await shutdownGrpc(grpcServer!, SHUTDOWN_GRACE_MS);
         await admin.close();
         await redis.close();
       },

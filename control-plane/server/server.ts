@@ -35,6 +35,7 @@
 import { EventEmitter } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { shutdownGrpc } from '../../runtime/grpc-shutdown.js';
 import type { SnapshotCache } from '../cache/cache.js';
 import { DeltaStream } from './delta.js';
 import type { XdsEvents } from './events.js';
@@ -79,16 +80,7 @@ export class XdsServer extends EventEmitter<XdsEvents> {
   /** Ends every stream (clients see OK and reconnect elsewhere), then stops the server. */
   async close(): Promise<void> {
     for (const stream of [...this.streams]) stream.end();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.grpcServer.forceShutdown();
-        resolve();
-      }, 2000);
-      this.grpcServer.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    await shutdownGrpc(this.grpcServer, 2000);
   }
 
   status(): StreamStatus[] {
