@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { DEFAULT_OPTIONS } from '../compiler/translate/output.js';
 import { ControlPlane } from './control.js';
 import { collectWhenQuiet, fullCollection, IdleCollector } from './memory.js';
@@ -5,6 +6,8 @@ import { XdsServer } from './server/server.js';
 import { testLogger } from '../harness/log-check.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The collector's clock (Date, performance, timers) is jest's in the tests of its timing: no real waiting, nothing that load can shift.
+afterEach(() => jest.useRealTimers());
 
 test('the full collection frees what nothing refers to any more', async () => {
   const collect = fullCollection();
@@ -17,47 +20,46 @@ test('the full collection frees what nothing refers to any more', async () => {
   expect(ref.deref()).toBeUndefined();
 });
 
-test('collections run once quiet, twice more spaced out, and every activity puts them off', async () => {
+test('collections run once quiet, twice more spaced out, and every activity puts them off', () => {
+  jest.useFakeTimers();
   const at: number[] = [];
   const collector = new IdleCollector(() => at.push(Date.now()), 600);
   const start = Date.now();
   collector.activity();
   expect(collector.pending).toBe(true);
-  await sleep(300);
+  jest.advanceTimersByTime(300);
   collector.activity();
-  await sleep(300);
+  jest.advanceTimersByTime(300);
   // Quiet for 300 ms of the 600 needed since the last activity: nothing yet.
   expect(at).toEqual([]);
-  await sleep(600);
+  jest.advanceTimersByTime(600);
   expect(at).toHaveLength(1);
-  expect(at[0]! - start).toBeGreaterThanOrEqual(900);
-  await sleep(2800);
+  expect(at[0]! - start).toBe(900);
+  jest.advanceTimersByTime(2800);
   expect(at).toHaveLength(3);
-  expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(990);
+  expect([at[1]! - at[0]!, at[2]! - at[1]!]).toEqual([1000, 1000]);
   // Then nothing until the next activity.
-  await sleep(300);
+  jest.advanceTimersByTime(300);
   expect(collector.collections).toBe(3);
   expect(collector.pending).toBe(false);
   collector.close();
 });
 
-test('a collection that takes long holds the next one back: at most 5% of the time in pauses', async () => {
+test('a collection that takes long holds the next one back: at most 5% of the time in pauses', () => {
+  jest.useFakeTimers();
   const at: number[] = [];
-  const busy = (ms: number) => {
-    const end = performance.now() + ms;
-    while (performance.now() < end);
-  };
+  const start = Date.now();
   const collector = new IdleCollector(() => {
     at.push(Date.now());
-    busy(100);
+    // Takes 100 ms.
+    jest.advanceTimersByTime(100);
   }, 10);
   collector.activity();
-  await sleep(1500);
-  // The first ran after 10 ms and took 100 ms: the next waits 2 s (20 times the pause), not the usual 1 s.
-  expect(at).toHaveLength(1);
-  await sleep(1200);
-  expect(at).toHaveLength(2);
-  expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(2000);
+  jest.advanceTimersByTime(1500);
+  // The first ran after 10 ms and took 100 ms: the next waits 2 s (20 times the pause) after it ended, not the usual 1 s.
+  expect(at).toEqual([start + 10]);
+  jest.advanceTimersByTime(1200);
+  expect(at).toEqual([start + 10, start + 10 + 100 + 2000]);
   collector.close();
 });
 
