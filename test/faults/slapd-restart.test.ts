@@ -4,6 +4,7 @@
  * once it is back the answers are right again. Real slapd and sidecar; the
  * stream's pace is whatever the machine gives, nothing is timed.
  */
+import { DEFAULT_POOL } from '../../extauth-server/config.js';
 import { startExtauth, type RunningExtauth } from '../../extauth-server/server.js';
 import { startSlapd, groupDn, USER_DN_TEMPLATE, type Slapd } from '../../harness/slapd.js';
 import { basic, writeConfig } from '../../harness/extauth-check.js';
@@ -30,6 +31,9 @@ beforeAll(async () => {
     port: 0,
     adminPort: 0,
     host: '127.0.0.1',
+    // A stopped slapd refuses connections at once; long timeouts keep a machine busy with other tests from turning a
+    // slow answer while the directory is up into a 503.
+    poolDefaults: { ...DEFAULT_POOL, connectTimeoutMs: 30_000, operationTimeoutMs: 30_000 },
     logger: testLogger(),
   });
   check = checker(sidecar.port);
