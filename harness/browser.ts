@@ -38,14 +38,20 @@ export class Browser {
     if (url.origin === this.appOrigin) page = await this.gateway(url, cookie);
     else {
       if (url.hostname !== '127.0.0.1') throw new Error(`the test browser only goes to 127.0.0.1, not ${url.href}`);
-      const res = await fetch(url, {
-        method: init.method ?? 'GET',
-        redirect: 'manual',
-        headers: {
-          ...(cookie ? { cookie } : {}),
-          ...(init.body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-        },
-        ...(init.body !== undefined ? { body: init.body } : {}),
+      const request = () =>
+        fetch(url, {
+          method: init.method ?? 'GET',
+          redirect: 'manual',
+          headers: {
+            ...(cookie ? { cookie } : {}),
+            ...(init.body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          },
+          ...(init.body !== undefined ? { body: init.body } : {}),
+        });
+      // As browsers do: a GET on a kept-alive connection the server closed meanwhile (ECONNRESET) is sent once more.
+      const res = await request().catch((err: Error & { cause?: { code?: string } }) => {
+        if (err.cause?.code === 'ECONNRESET' && (init.method ?? 'GET') === 'GET') return request();
+        throw err;
       });
       const headers: [string, string][] = [];
       res.headers.forEach((v, k) => {
