@@ -70,9 +70,9 @@ export interface StatusScene {
   close(): Promise<void>;
 }
 
-/** Resolves once `predicate` holds for serve's /status, asked again every 50 ms (10 s at most). */
+/** Resolves once `predicate` holds for serve's /status, asked again every 50 ms (60 s at most: a machine busy with other tests is slow). */
 export async function statusWhen(adminPort: number, predicate: (status: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const status = await (await fetch(`http://127.0.0.1:${adminPort}/status`)).json();
     if (predicate(status)) return status;
