@@ -116,19 +116,23 @@ function acceptsGzip(req: http.IncomingMessage): boolean {
  * it does not (not ready, no such API, explorer off): the caller answers it
  * as a GraphQL request, with that answer's error.
  */
+/** What the explorer answered, as sluice_graphql_explorer_requests_total counts it. */
+export type ExplorerAnswer = 'page' | 'asset' | 'not_modified' | 'unknown_asset';
+
 export function answerExplorer(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   registry: ApiRegistry,
   closing: boolean,
-): boolean {
+): { api: string; answer: ExplorerAnswer } | undefined {
   const wanted = explorerRequestOf(req.method ?? '', req.url ?? '', req.headers.accept);
-  if (!wanted || !registry.ready) return false;
+  if (!wanted || !registry.ready) return undefined;
   const name = req.headers[GRAPHQL_API_HEADER];
   const lease = typeof name === 'string' && name !== '' ? registry.acquire(name) : undefined;
-  if (!lease) return false;
+  if (!lease) return undefined;
+  const answered = (answer: ExplorerAnswer) => ({ api: lease.config.name, answer });
   try {
-    if (!lease.config.explorer) return false;
+    if (!lease.config.explorer) return undefined;
     const headers: http.OutgoingHttpHeaders = { ...SECURITY_HEADERS, vary: 'accept, accept-encoding' };
     if (closing) headers.connection = 'close';
     if ('page' in wanted) {
@@ -141,19 +145,19 @@ export function answerExplorer(
         'cache-control': 'no-store',
       });
       res.end(html);
-      return true;
+      return answered('page');
     }
     const asset = assets().get(wanted.asset);
     if (!asset) {
       const text = `no explorer asset named ${wanted.asset}`;
       res.writeHead(404, { ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': text.length });
       res.end(text);
-      return true;
+      return answered('unknown_asset');
     }
     if (req.headers['if-none-match'] === asset.etag) {
       res.writeHead(304, { ...headers, etag: asset.etag });
       res.end();
-      return true;
+      return answered('not_modified');
     }
     const gzip = acceptsGzip(req);
     const body = gzip ? asset.gzip : asset.body;
@@ -167,7 +171,7 @@ export function answerExplorer(
       'cache-control': 'no-cache',
     });
     res.end(body);
-    return true;
+    return answered('asset');
   } finally {
     lease.release();
   }

@@ -350,7 +350,8 @@ export function graphqlHttpServer(opts: GraphQLHttpOptions): GraphQLHttpServer {
       );
     }
     // A browser's GET for the explorer (where its API has it on) is a page, not a GraphQL request.
-    if (req.method === 'GET' && answerExplorer(req, res, registry, to.closing)) return;
+    const explored = req.method === 'GET' ? answerExplorer(req, res, registry, to.closing) : undefined;
+    if (explored) return metrics.countExplorer(explored.api, explored.answer);
     const type = negotiate(req.headers.accept);
     if (!type) {
       finish('invalid');

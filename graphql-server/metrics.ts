@@ -1,6 +1,7 @@
 /** Prometheus metrics of one sluice-graphql instance (own registry, so tests can run several). */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BatchedObservations } from '../runtime/batched-observations.js';
+import type { ExplorerAnswer } from './explorer.js';
 
 /**
  * ok: data and no errors; partial: data with errors; error: execution failed
@@ -20,6 +21,7 @@ export class Metrics {
   readonly registry = new Registry();
   readonly documentCache: Counter<'result'>;
   readonly configApplies: Counter<'result'>;
+  readonly explorerRequests: Counter<'api' | 'answer'>;
   /**
    * Requests by API and outcome, handed to prom-client when it is scraped
    * (and durations when a batch is full): prom-client validates and hashes
@@ -27,6 +29,11 @@ export class Metrics {
    */
   private readonly pending = new Map<string, Map<Outcome, Pending>>();
   private readonly duration: Histogram<'api' | 'outcome'>;
+
+  /** Counts one answer of the explorer (its page or an asset). */
+  countExplorer(api: string, answer: ExplorerAnswer): void {
+    this.explorerRequests.inc({ api, answer });
+  }
 
   /** Counts one request and its duration. */
   countRequest(api: string, outcome: Outcome, seconds: number): void {
@@ -73,6 +80,12 @@ export class Metrics {
       name: 'sluice_graphql_document_cache_total',
       help: 'Document cache lookups by result (hit, miss); a miss parses and validates the document',
       labelNames: ['result'],
+      registers: [this.registry],
+    });
+    this.explorerRequests = new Counter({
+      name: 'sluice_graphql_explorer_requests_total',
+      help: 'GraphQL explorer requests by API and answer (page, asset, not_modified, unknown_asset); its GraphQL requests count as requests',
+      labelNames: ['api', 'answer'],
       registers: [this.registry],
     });
     this.configApplies = new Counter({

@@ -154,3 +154,33 @@ test('an API without the explorer answers a browser as GraphQL over HTTP does (n
   const none = await fetch(fx.url, { headers: { accept: BROWSER_ACCEPT } });
   expect(none.status).toBe(404);
 });
+
+test("/metrics counts the explorer's answers by API (page, asset, not_modified, unknown_asset), apart from GraphQL requests", async () => {
+  const metrics = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${fx.server.adminPort}/metrics`)).text();
+    const counts: Record<string, number> = {};
+    const requests = text.match(/^sluice_graphql_requests_total\{api="default\.greeter",[^}]*\} \d+$/gm) ?? [];
+    counts.graphql = requests.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    for (const m of text.matchAll(
+      /^sluice_graphql_explorer_requests_total\{api="default\.greeter",answer="(\w+)"\} (\d+)$/gm,
+    ))
+      counts[m[1]!] = Number(m[2]);
+    return counts;
+  };
+  const before = await metrics();
+  await get('default.greeter');
+  const js = await get('default.greeter', '?explorer-asset=explorer.js');
+  await get('default.greeter', '?explorer-asset=explorer.js', { 'if-none-match': js.headers.get('etag')! });
+  await get('default.greeter', '?explorer-asset=nothing.js');
+  // The one GraphQL request among them, as the page sends it.
+  await fetch(fx.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [API_HEADER]: 'default.greeter' },
+    body: JSON.stringify({ query: '{ greeting(name: "metrics") }' }),
+  });
+  const after = await metrics();
+  const grown = Object.fromEntries(
+    ['page', 'asset', 'not_modified', 'unknown_asset', 'graphql'].map((a) => [a, (after[a] ?? 0) - (before[a] ?? 0)]),
+  );
+  expect(grown).toEqual({ page: 1, asset: 1, not_modified: 1, unknown_asset: 1, graphql: 1 });
+});
