@@ -104,7 +104,6 @@ const httpGateway = object({
         [
           'extensions',
           'wasm',
-          'ratelimitServer',
           'disableExtProcEarly',
           'extProcEarly',
           'disableExtProc',
@@ -117,6 +116,10 @@ const httpGateway = object({
           'headerValidationSettings',
         ],
         notYet,
+      ),
+      ratelimitServer: refused(
+        "Gloo's per-listener replacement of Settings' ratelimitServer also moves the listener's limits before or after authentication (rateLimitBeforeAuth), and Sluice compiles each virtual host's rate limit descriptors, stages included, once for every Gateway that serves it",
+        'set ratelimitServer in the Settings resource',
       ),
       // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
       csrf: refused(
