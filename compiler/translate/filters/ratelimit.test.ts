@@ -71,3 +71,24 @@ test('each domain and stage has its own Envoy stage and filter; the sidecar clus
   expect(regular.map((c) => c.sidecarCluster !== undefined)).toEqual([true, false]);
   expect(rateLimitConcerns([host([route()])], undefined)).toEqual({ early: [], regular: [] });
 });
+
+test("a limit override is Envoy's RateLimit.Override from dynamic metadata on that descriptor only", () => {
+  const overridden: RateLimitIR = {
+    ...entry('ratelimit', 'own'),
+    limitOverride: { metadataKey: 'envoy.filters.http.ext_authz', path: ['tenant', 'limit'] },
+  };
+  const r = route({ rateLimits: { entries: [overridden, entry('ratelimit', 'plain')] } });
+  const out = withRouteRateLimits({ route: { cluster: 'c' } }, host([r]), r);
+  expect(((out.route as { rate_limits: unknown[] }).rate_limits as Record<string, unknown>[]).slice(0, 2)).toEqual([
+    {
+      stage: 1,
+      actions: [{ generic_key: { descriptor_value: 'own' } }],
+      limit: {
+        dynamic_metadata: {
+          metadata_key: { key: 'envoy.filters.http.ext_authz', path: [{ key: 'tenant' }, { key: 'limit' }] },
+        },
+      },
+    },
+    { stage: 1, actions: [{ generic_key: { descriptor_value: 'plain' } }] },
+  ]);
+});

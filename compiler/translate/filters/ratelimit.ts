@@ -97,7 +97,19 @@ function action(a: RateLimitActionIR): Json {
 }
 
 const rateLimits = (entries: readonly RateLimitIR[]): Json[] =>
-  entries.map((e) => ({ stage: stageOf(e.domain, e.early), actions: e.actions.map(action) }));
+  entries.map((e) => ({
+    stage: stageOf(e.domain, e.early),
+    actions: e.actions.map(action),
+    ...(e.limitOverride
+      ? {
+          limit: {
+            dynamic_metadata: {
+              metadata_key: { key: e.limitOverride.metadataKey, path: e.limitOverride.path.map((key) => ({ key })) },
+            },
+          },
+        }
+      : {}),
+  }));
 
 /** A virtual host's `rate_limits`. */
 export function hostRateLimits(vh: VirtualHostIR): Json {
