@@ -5,7 +5,8 @@
  */
 import type { RouteIR, VirtualHostIR } from '../../ir/model.js';
 import type { RateLimitIR, RateLimitServerIR } from '../../ir/ratelimit.js';
-import { rateLimitConcerns, routeEntries, stageOf, withRouteRateLimits } from './ratelimit.js';
+import { MESH_FILTERS } from '../mesh.js';
+import { idleRateLimitConcerns, rateLimitConcerns, routeEntries, stageOf, withRouteRateLimits } from './ratelimit.js';
 
 const entry = (
   option: RateLimitIR['option'],
@@ -91,4 +92,32 @@ test("a limit override is Envoy's RateLimit.Override from dynamic metadata on th
     },
     { stage: 1, actions: [{ generic_key: { descriptor_value: 'plain' } }] },
   ]);
+});
+
+test("mesh mode's list: all six rate limit filters in chain order, idle ones asking sluice-ratelimit with Gloo's defaults", () => {
+  expect(MESH_FILTERS).toEqual([
+    'envoy.filters.http.fault',
+    'envoy.filters.http.cors',
+    'envoy.filters.http.local_ratelimit',
+    'envoy.filters.http.ratelimit.ingress.early',
+    'envoy.filters.http.ratelimit.custom.early',
+    'envoy.filters.http.ratelimit.solo.io.early',
+    'envoy.filters.http.header_mutation',
+    'envoy.filters.http.jwt_authn',
+    'envoy.filters.http.rbac',
+    'envoy.filters.http.ext_authz',
+    'envoy.filters.http.ratelimit.ingress',
+    'envoy.filters.http.ratelimit.custom',
+    'envoy.filters.http.ratelimit.solo.io',
+    'envoy.filters.http.csrf',
+  ]);
+  const { regular } = idleRateLimitConcerns();
+  expect(regular[1]!.usedBy(host([]))).toBe(false);
+  expect(regular[1]!.idleFilter!().typed_config).toMatchObject({
+    domain: 'custom',
+    stage: 1,
+    timeout: '0.100s',
+    failure_mode_deny: false,
+    rate_limit_service: { grpc_service: { envoy_grpc: { cluster_name: 'ratelimit' } } },
+  });
 });
