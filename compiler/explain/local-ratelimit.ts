@@ -32,7 +32,8 @@ export interface LocalRateLimitResult {
 function describeBucket(bucket: Json): string {
   const interval = parseDuration(String(bucket.fill_interval ?? '1s'));
   const every = interval === undefined ? String(bucket.fill_interval) : formatDuration(interval);
-  return `${String(bucket.max_tokens)} tokens, ${String(bucket.tokens_per_fill ?? 1)} more every ${every}`;
+  const tokens = Number(bucket.max_tokens);
+  return `${tokens} token${tokens === 1 ? '' : 's'}, ${String(bucket.tokens_per_fill ?? 1)} more every ${every}`;
 }
 
 export function evaluateLocalRateLimit(

@@ -22,7 +22,7 @@ test("/status/200 and /ip take the Gateway's bucket, with the x-ratelimit-* head
   for (const path of ['/status/200', '/ip']) {
     const e = await run(`http://httpbin.example.com:8080${path}`);
     expect(stage(e, 'local_ratelimit')?.summary).toBe(
-      "the Gateway's bucket: 1 tokens, 1 more every 100s, in each Envoy instance",
+      "the Gateway's bucket: 1 token, 1 more every 100s, in each Envoy instance",
     );
     expect(e.answer).toMatchObject({
       status: 'upstream',
@@ -55,7 +55,7 @@ test('the second Gateway: the connection bucket first, buckets per connection, n
   const steps = e.steps.map((s) => s.stage);
   expect(steps.indexOf('network_local_ratelimit')).toBeLessThan(steps.indexOf('local_ratelimit'));
   expect(stage(e, 'network_local_ratelimit')?.summary).toBe(
-    "the Gateway's connection bucket: 1 tokens, 1 more every 100s, in each Envoy instance; a new connection takes a token",
+    "the Gateway's connection bucket: 1 token, 1 more every 100s, in each Envoy instance; a new connection takes a token",
   );
   expect(e.answer.assumptions).toContain(
     "the connection found a token in the Gateway's connection bucket when it opened (otherwise Envoy closes it at once, with no HTTP answer)",
