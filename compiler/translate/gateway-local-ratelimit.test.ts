@@ -79,6 +79,9 @@ describe('withListenerLocalRateLimitSettings', () => {
     });
     // The host's output is shared with other listeners: not changed in place.
     expect((vh.typed_per_filter_config as Json)[LOCAL]).toBe(own);
+    // The same host with the same settings: the same object, so the snapshot encoder keeps its bytes.
+    expect(withListenerLocalRateLimitSettings(vh, { perConnection: true, xRateLimitHeaders: true })).toBe(out);
+    expect(withListenerLocalRateLimitSettings(vh, { perConnection: true, xRateLimitHeaders: false })).not.toBe(out);
   });
 
   test('no settings that change a bucket: the same output', () => {

@@ -39,9 +39,21 @@ export function withGatewayLocalRateLimit(chain: Json[], settings: GatewayLocalR
   return [...chain.slice(0, split), filter, ...chain.slice(split)];
 }
 
+/** Each virtual host's output with settings, by the settings: an unchanged host stays the same object (the snapshot encoder keys on it). */
+const withSettingsOf = new WeakMap<Json, Map<string, Json>>();
+
 /** A virtual host's output with the listener's settings in its and its routes' local rate limit configs. */
 export function withListenerLocalRateLimitSettings(vh: Json, settings: GatewayLocalRateLimitIR | undefined): Json {
   if (!settings || (!settings.perConnection && !settings.xRateLimitHeaders)) return vh;
+  const key = `${settings.perConnection}/${settings.xRateLimitHeaders}`;
+  let byKey = withSettingsOf.get(vh);
+  if (!byKey) withSettingsOf.set(vh, (byKey = new Map()));
+  let out = byKey.get(key);
+  if (!out) byKey.set(key, (out = hostWithSettings(vh, settings)));
+  return out;
+}
+
+function hostWithSettings(vh: Json, settings: GatewayLocalRateLimitIR): Json {
   const set = (owner: Json): Json => {
     const configs = owner.typed_per_filter_config as Json | undefined;
     const config = configs?.[LOCAL_RATELIMIT_FILTER_NAME] as Json | undefined;
