@@ -5,7 +5,7 @@
  */
 import { staticCluster } from '../compiler/emit/bootstrap.js';
 import { sidecarCluster } from '../compiler/translate/clusters.js';
-import { CONCERNS } from '../compiler/translate/concerns.js';
+import { MESH_CONCERNS } from '../compiler/translate/concerns.js';
 import { meshConfigSource, meshXdsCluster } from '../compiler/translate/mesh.js';
 import { ADS_CONFIG_SOURCE, type Json, type MeshOptions } from '../compiler/translate/output.js';
 
@@ -86,17 +86,11 @@ export function meshPieces(xdsAddress: { host: string; port: number }, mesh: Mes
     cluster: { ...xdsCluster(xdsAddress, meshXdsCluster(mesh)), upstream_connection_options: { tcp_keepalive: {} } },
     cdsConfig: source,
     rds: { route_config_name: mesh.routeConfigName, config_source: source },
-    httpFilters: CONCERNS.flatMap((c) => {
-      const idle = c.idleFilter?.();
-      if (!idle) return [];
-      // No default config: until Sluice's arrives the filter is warming and the listener waits (fail closed).
-      return [
-        {
-          name: `${mesh.namePrefix}${c.filterName}`,
-          config_discovery: { config_source: source, type_urls: [(idle.typed_config as Json)['@type']] },
-        },
-      ];
-    }),
+    // No default config: until Sluice's arrives the filter is warming and the listener waits (fail closed).
+    httpFilters: MESH_CONCERNS.map((c) => ({
+      name: `${mesh.namePrefix}${c.filterName}`,
+      config_discovery: { config_source: source, type_urls: [(c.idleFilter!().typed_config as Json)['@type']] },
+    })),
   };
 }
 

@@ -20,12 +20,18 @@ export interface RateLimitAnswer {
 
 export type Descriptor = Record<string, string> | [string, string][];
 
+/** RateLimitDescriptor.limit, as Envoy sends it from a RateLimit.Override (unit: envoy.type.v3.RateLimitUnit). */
+export interface LimitOverride {
+  requests_per_unit: number;
+  unit: 'SECOND' | 'MINUTE' | 'HOUR' | 'DAY' | 'MONTH' | 'YEAR';
+}
+
 export interface RateLimitCaller {
   /** One ShouldRateLimit of `domain` with each descriptor's entries in order; rejects on a gRPC error or after `deadlineMs`. */
   (
     domain: string,
     descriptors: Descriptor[],
-    opts?: { hitsAddend?: number; deadlineMs?: number },
+    opts?: { hitsAddend?: number; deadlineMs?: number; limits?: (LimitOverride | undefined)[] },
   ): Promise<RateLimitAnswer>;
   close(): void;
 }
@@ -63,7 +69,14 @@ export function rateLimitCaller(port: number): RateLimitCaller {
   const call = ((domain, descriptors, opts = {}) =>
     new Promise<RateLimitAnswer>((resolve, reject) =>
       client.ShouldRateLimit(
-        { domain, descriptors: descriptors.map((d) => ({ entries: entriesOf(d) })), hits_addend: opts.hitsAddend ?? 0 },
+        {
+          domain,
+          descriptors: descriptors.map((d, i) => ({
+            entries: entriesOf(d),
+            ...(opts.limits?.[i] ? { limit: opts.limits[i] } : {}),
+          })),
+          hits_addend: opts.hitsAddend ?? 0,
+        },
         { deadline: Date.now() + (opts.deadlineMs ?? 10_000) },
         (err, res) => (err ? reject(err) : resolve(res)),
       ),

@@ -9,7 +9,7 @@
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
-import { evaluateLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
+import { evaluateLocalRateLimit, evaluateNetworkLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
 import { destination, endpointsOf, graphqlApiOf } from './destination.js';
 import { explorerVerdict } from './graphql-explorer.js';
@@ -166,6 +166,11 @@ export async function explain(
       otherwise: [],
     });
   const hcm = connectionManager(chain, listener);
+  const connectionBucket = evaluateNetworkLocalRateLimit((chain[0]?.filters as Json[] | undefined) ?? []);
+  if (connectionBucket) {
+    t.steps.push(connectionBucket.step);
+    t.assume(connectionBucket.assumption);
+  }
 
   // headers_with_underscores_action: the connection manager drops (or refuses) such headers before anything reads them.
   const underscoreAction = (hcm.common_http_protocol_options as Json | undefined)?.headers_with_underscores_action as
@@ -297,6 +302,7 @@ export async function explain(
       const r = evaluateLocalRateLimit(typed, levels);
       t.steps.push(r.step);
       t.assume(r.assumption);
+      responseHeaders = { ...responseHeaders, ...r.responseHeaders };
     } else if (GATEWAY_FILTERS.has(name)) {
       const r = evaluateGatewayFilter(name, typed, levels, req);
       t.steps.push(r.step);

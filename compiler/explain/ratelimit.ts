@@ -111,6 +111,15 @@ function setRules(rules: Json[] | undefined, entries: Entry[]): string {
   return hits.length ? hits.join('; ') : 'no set rule matches: not limited';
 }
 
+/** Envoy's RateLimit.Override: the limit comes from dynamic metadata, which explain cannot see. */
+function overrideNote(policy: Json): string {
+  const key = ((policy.limit as Json | undefined)?.dynamic_metadata as Json | undefined)?.metadata_key as
+    Json | undefined;
+  if (!key) return '';
+  const path = ((key.path as Json[] | undefined) ?? []).map((p) => String(p.key)).join('.');
+  return `, unless dynamic metadata ${String(key.key)}: ${path} holds a limit, which the service counts instead (explain does not see dynamic metadata)`;
+}
+
 export function evaluateRateLimit(
   filter: Json,
   levels: { route?: Json; vh?: Json },
@@ -152,7 +161,7 @@ export function evaluateRateLimit(
       : isSet
         ? setRules(rules.set_descriptors as Json[] | undefined, d.slice(1))
         : treeRule(rules.descriptors as Json[] | undefined, d);
-    step.details.push(`${show(d)} -> ${match}`);
+    step.details.push(`${show(d)} -> ${match}${overrideNote(p)}`);
   }
   step.summary = `${sent} descriptor${sent === 1 ? '' : 's'} of ${whose} to domain ${domain} (stage ${stage})`;
   if (sent === 0) return { step };

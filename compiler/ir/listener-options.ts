@@ -46,6 +46,26 @@ export interface HttpListenerOptionsIR {
   grpcJsonTranscoder?: GrpcJsonTranscoderIR;
   router?: { suppressEnvoyHeaders?: boolean; dynamicStats?: boolean };
   connectionLimit?: ConnectionLimitIR;
+  /** httpLocalRatelimit: the Gateway's own bucket, and settings every local bucket on the listener takes. */
+  httpLocalRateLimit?: GatewayLocalRateLimitIR;
+  /** networkLocalRatelimit: one token per new connection. */
+  networkLocalRateLimit?: TokenBucketIR;
+}
+
+/** A local rate limit: a token bucket in each Envoy (Envoy's TokenBucket; the interval a proto3 JSON duration). */
+export interface TokenBucketIR {
+  maxTokens: number;
+  tokensPerFill: number;
+  fillInterval: string;
+}
+
+export interface GatewayLocalRateLimitIR {
+  /** For requests of virtual hosts and routes without a bucket of their own; none: only theirs limit. */
+  defaultLimit?: TokenBucketIR;
+  /** Every bucket of the listener kept per downstream connection. */
+  perConnection: boolean;
+  /** x-ratelimit-* headers (draft 03) on answers the listener's buckets decided. */
+  xRateLimitHeaders: boolean;
 }
 
 /** Gloo's HttpConnectionManagerSettings beyond the addresses and timeouts; unset: Envoy's defaults. */

@@ -7,7 +7,7 @@
  */
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
 export type { RouteExtrasIR, VirtualHostExtrasIR };
-import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR } from './listener-options.js';
+import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR, TokenBucketIR } from './listener-options.js';
 import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
@@ -323,12 +323,7 @@ export interface CsrfIR {
   additionalOrigins: { kind: 'exact' | 'prefix' | 'suffix' | 'regex'; value: string; ignoreCase: boolean }[];
 }
 
-/** A local rate limit: a token bucket in each Envoy (Envoy's TokenBucket; the interval a proto3 JSON duration). */
-export interface TokenBucketIR {
-  maxTokens: number;
-  tokensPerFill: number;
-  fillInterval: string;
-}
+export type { TokenBucketIR } from './listener-options.js';
 
 /** Gloo's retry policy, as Envoy's: on a route, or on a virtual host for its routes without one. */
 export interface RetriesIR {

@@ -51,6 +51,8 @@ export interface RateLimitIR {
   /** Sent before JWT, RBAC and ext auth. */
   early: boolean;
   actions: RateLimitActionIR[];
+  /** Envoy's RateLimit.Override: the descriptor's limit, read from the request's dynamic metadata when there. */
+  limitOverride?: { metadataKey: string; path: string[] };
 }
 
 /** A virtual host's or route's global limits. */

@@ -21,6 +21,7 @@ import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { listenerTracing } from './tracing.js';
 import { listenerFields } from './listener-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
+import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratelimit.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -81,6 +82,8 @@ const httpGateway = object({
       buffer,
       grpcJsonTranscoder,
       connectionLimit,
+      httpLocalRatelimit,
+      networkLocalRatelimit,
       sanitizeClusterHeader: refused(
         "an Enterprise Gloo feature of its own Envoy build; Sluice never routes by a request's cluster header, so there is none to remove",
       ),
@@ -101,7 +104,6 @@ const httpGateway = object({
         [
           'extensions',
           'wasm',
-          'ratelimitServer',
           'disableExtProcEarly',
           'extProcEarly',
           'disableExtProc',
@@ -109,13 +111,15 @@ const httpGateway = object({
           'disableExtProcLate',
           'extProcLate',
           'dynamicForwardProxy',
-          'networkLocalRatelimit',
-          'httpLocalRatelimit',
           'tap',
           'statefulSession',
           'headerValidationSettings',
         ],
         notYet,
+      ),
+      ratelimitServer: refused(
+        "Gloo's per-listener replacement of Settings' ratelimitServer also moves the listener's limits before or after authentication (rateLimitBeforeAuth), and Sluice compiles each virtual host's rate limit descriptors, stages included, once for every Gateway that serves it",
+        'set ratelimitServer in the Settings resource',
       ),
       // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
       csrf: refused(
@@ -123,7 +127,7 @@ const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit',
   ),
 });
 

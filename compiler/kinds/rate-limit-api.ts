@@ -20,6 +20,12 @@ export const rateLimit = object(
   ['unit', 'requestsPerUnit'],
 );
 
+/** Gloo's MetaData.MetadataKey: a filter's metadata namespace and the path of keys in it. */
+const metadataKey = object(
+  { key: singleLine, path: Type.Array(object({ key: singleLine }, ['key']), { minItems: 1 }) },
+  ['key', 'path'],
+);
+
 /** How deep descriptors nest; envoyproxy/ratelimit's examples go three deep. */
 export const DESCRIPTOR_DEPTH = 5;
 
@@ -93,10 +99,7 @@ export const action = object(
       object(
         {
           descriptorKey: singleLine,
-          metadataKey: object(
-            { key: singleLine, path: Type.Array(object({ key: singleLine }, ['key']), { minItems: 1 }) },
-            ['key', 'path'],
-          ),
+          metadataKey,
           defaultValue: lineOrEmpty,
           source: note(oneOfValues(['DYNAMIC', 'ROUTE_ENTRY']), 'unset: DYNAMIC'),
         },
@@ -125,9 +128,9 @@ export const rateLimitActions = object({
     Type.Array(action),
     'a descriptor matched as a set against the setDescriptors; requestHeaders missing from the request are skipped',
   ),
-  limit: refused(
-    "a limit override read from metadata needs the rate limit service to honour the request's limit, which sluice-ratelimit does not",
-    "write the limit in the server's rule",
+  limit: note(
+    object({ dynamicMetadata: object({ metadataKey }, ['metadataKey']) }, ['dynamicMetadata']),
+    "Envoy's RateLimit.Override: when the request's dynamic metadata at metadataKey holds a struct {requests_per_unit, unit}, the descriptor carries that limit and the service counts it with it instead of its rules",
   ),
   type: refused('token counts are counted only by agentgateway', 'leave type unset: requests are counted'),
 });

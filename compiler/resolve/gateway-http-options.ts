@@ -11,6 +11,7 @@ import type { GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
 import type { GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
 import type { HttpGatewaySpec } from '../kinds/gateway.js';
 import { decodeDescriptorSet } from './grpc-descriptors.js';
+import { OptionReport, tokenBucket } from './route-options.js';
 
 type Options = NonNullable<HttpGatewaySpec['options']>;
 
@@ -51,6 +52,20 @@ export function httpListenerOptions(
       );
     out.connectionLimit = { maxConnections: limit.maxActiveConnections, ...(delay ? { delay } : {}) };
   }
+  const report = new OptionReport(origin, diagnostics);
+  const local = options.httpLocalRatelimit;
+  if (local) {
+    const { defaultLimit } = local;
+    out.httpLocalRateLimit = {
+      ...(defaultLimit
+        ? { defaultLimit: tokenBucket(defaultLimit, [...path, 'httpLocalRatelimit', 'defaultLimit'], report) }
+        : {}),
+      perConnection: local.localRateLimitPerDownstreamConnection ?? false,
+      xRateLimitHeaders: local.enableXRatelimitHeaders ?? false,
+    };
+  }
+  if (options.networkLocalRatelimit)
+    out.networkLocalRateLimit = tokenBucket(options.networkLocalRatelimit, [...path, 'networkLocalRatelimit'], report);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

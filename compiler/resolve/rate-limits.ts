@@ -163,6 +163,8 @@ function actionsOf(
   ctx: RateLimitContext,
 ): RateLimitIR[] {
   const out: RateLimitIR[] = [];
+  const key = spec.limit?.dynamicMetadata.metadataKey;
+  const override = key ? { limitOverride: { metadataKey: key.key, path: key.path.map((p) => p.key) } } : {};
   if (!spec.actions?.length && !spec.setActions?.length) {
     ctx.diagnostics.push(
       fieldError(
@@ -181,6 +183,7 @@ function actionsOf(
       domain,
       early,
       actions: [...lead, ...spec.actions.map((a, i) => action(a, [...path, 'actions', i], false, ctx))],
+      ...override,
     });
   if (spec.setActions?.length)
     out.push({
@@ -192,6 +195,7 @@ function actionsOf(
         ...lead,
         ...spec.setActions.map((a, i) => action(a, [...path, 'setActions', i], true, ctx)),
       ],
+      ...override,
     });
   return out;
 }

@@ -73,7 +73,7 @@ const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
   ['host', 'Envoy does not let header lists change Host; use hostRewrite'],
 ]);
 
-class OptionReport implements ExtrasReport {
+export class OptionReport implements ExtrasReport {
   ok = true;
   constructor(
     private readonly origin: Origin,
@@ -292,7 +292,7 @@ function hostOf(origin: string): string {
 }
 
 /** Gloo's TokenBucket: tokensPerFill unset is 1, fillInterval unset is 1s and at least 50 ms (Envoy's floor). */
-function tokenBucket(spec: TokenBucketSpec, path: FieldPath, report: OptionReport): TokenBucketIR {
+export function tokenBucket(spec: TokenBucketSpec, path: FieldPath, report: OptionReport): TokenBucketIR {
   const fillInterval =
     spec.fillInterval === undefined
       ? '1s'

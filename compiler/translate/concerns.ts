@@ -11,7 +11,7 @@ import { extauthConcern } from './filters/extauth.js';
 import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
 import { localRateLimitConcern } from './filters/local-ratelimit.js';
-import { rateLimitConcerns } from './filters/ratelimit.js';
+import { idleRateLimitConcerns, rateLimitConcerns } from './filters/ratelimit.js';
 import { rbacConcern } from './filters/rbac.js';
 
 export const CONCERNS: readonly HttpFilterConcern[] = [
@@ -38,6 +38,18 @@ export function concernsFor(
   const custom = customAuthConcerns(virtualHosts);
   const limits = rateLimitConcerns(virtualHosts, rateLimitServer);
   if (!custom.length && !limits.early.length && !limits.regular.length) return CONCERNS;
+  return inChainOrder(custom, limits);
+}
+
+/** Mesh mode's filter list, the same in every compile: the concerns with an idle form and every rate limit filter. */
+export const MESH_CONCERNS: readonly HttpFilterConcern[] = inChainOrder([], idleRateLimitConcerns()).filter(
+  (c) => c.idleFilter,
+);
+
+function inChainOrder(
+  custom: readonly HttpFilterConcern[],
+  limits: { early: readonly HttpFilterConcern[]; regular: readonly HttpFilterConcern[] },
+): readonly HttpFilterConcern[] {
   const early = CONCERNS.indexOf(localRateLimitConcern) + 1;
   const after = CONCERNS.indexOf(extauthConcern) + 1;
   return [

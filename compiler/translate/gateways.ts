@@ -5,6 +5,11 @@
  */
 import type { CidrIR, GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
 import { chainHttpFilters, connectionLimitFilter, listenerFieldsJson, routerFilter } from './gateway-filters.js';
+import {
+  networkLocalRateLimitFilter,
+  withGatewayLocalRateLimit,
+  withListenerLocalRateLimitSettings,
+} from './gateway-local-ratelimit.js';
 import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
@@ -32,7 +37,9 @@ export function gatewayListeners(set: XdsSet, model: Model, virtualHosts: Json[]
         chain.routes,
         routeConfiguration(
           chain.routes,
-          chain.virtualHosts.map((name) => byName.get(name)!),
+          chain.virtualHosts.map((name) =>
+            withListenerLocalRateLimitSettings(byName.get(name)!, chain.options?.httpLocalRateLimit),
+          ),
         ),
       );
   }
@@ -46,9 +53,12 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
     ...chainMatch(chain.tls?.sniDomains ?? [], chain.sourcePrefixRanges ?? []),
     filters: [
       ...(chain.options?.connectionLimit ? [connectionLimitFilter(chain.options.connectionLimit)] : []),
+      ...(chain.options?.networkLocalRateLimit
+        ? [networkLocalRateLimitFilter(chain.options.networkLocalRateLimit)]
+        : []),
       connectionManager(
         gw.listener,
-        chainHttpFilters(httpFilters, chain.options),
+        chainHttpFilters(withGatewayLocalRateLimit(httpFilters, chain.options?.httpLocalRateLimit), chain.options),
         chain.routes,
         chain.http,
         gw.accessLogs,

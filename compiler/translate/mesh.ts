@@ -8,7 +8,7 @@
  * with the team's own. No listener. Pure.
  */
 import type { ClusterPair } from './clusters.js';
-import { CONCERNS } from './concerns.js';
+import { MESH_CONCERNS } from './concerns.js';
 import { listenerName } from './listener.js';
 import { emptyXdsSet, type CompileOptions, type Json, type MeshOptions, type XdsSet } from './output.js';
 
@@ -38,8 +38,8 @@ export function meshConfigSource(mesh: MeshOptions): Json {
   };
 }
 
-/** Every filter mesh mode serves, in chain order: the concerns that have an idle form. */
-export const MESH_FILTERS: readonly string[] = CONCERNS.flatMap((c) => (c.idleFilter ? [c.filterName] : []));
+/** Every filter mesh mode serves, in chain order: the concerns that have an idle form, and the rate limit filters. */
+export const MESH_FILTERS: readonly string[] = MESH_CONCERNS.map((c) => c.filterName);
 
 /** Renamed messages by the message they came from, so an unchanged one stays the same object from run to run (verify and the snapshot encoder key on it). */
 export class MeshMemo {
@@ -65,9 +65,8 @@ export function meshSet(set: XdsSet, options: CompileOptions, mesh: MeshOptions,
 
   const clusters = new Map(set.clusters);
   const endpoints = new Map(set.endpoints);
-  for (const concern of CONCERNS) {
-    if (!concern.idleFilter) continue;
-    const filter = inUse.get(concern.filterName) ?? concern.idleFilter();
+  for (const concern of MESH_CONCERNS) {
+    const filter = inUse.get(concern.filterName) ?? concern.idleFilter!();
     // An idle filter may still name its sidecar (ext_authz): the cluster must exist for Envoy to accept it.
     if (!inUse.has(concern.filterName) && concern.sidecarCluster) {
       let pair = memo.sidecars.get(concern.filterName);

@@ -68,3 +68,12 @@ test('Settings rules: a header that is absent sends no descriptor; ratelimitBasi
   // denyOnFail: a service that does not answer is a 503.
   expect(answer.otherwise).toEqual([expect.objectContaining(OVER_LIMIT), expect.objectContaining({ status: 503 })]);
 });
+
+test('a descriptor with a limit override says where its limit may come from instead of the rule', async () => {
+  const override = fromCompileResult(await compileFiles(['golden/gloo-ratelimit-override/input'], DEFAULT_OPTIONS))!;
+  const { steps } = await limits(override, 'http://api.example.com/', [['x-tenant', 'acme']]);
+  expect(steps.find((s) => s.stage === 'ratelimit custom')!.details).toEqual([
+    '(tenant, acme) -> rule tenant: 100 per minute, one counter per tenant, unless dynamic metadata envoy.filters.http.ext_authz: tenant.limit holds a limit, which the service counts instead (explain does not see dynamic metadata)',
+    "(remote_address, <the client's address>) -> no rule for remote_address: not limited",
+  ]);
+});

@@ -204,6 +204,36 @@ test('x-ratelimit headers of the descriptor closest to its limit (with --respons
   expect((await b.call('api', [{ remote_address: '10.9.9.9' }])).response_headers_to_add).toEqual([]);
 });
 
+test("a descriptor's limit override (Envoy's RateLimit.Override) is counted with that limit across replicas, instead of the rule's", async () => {
+  // Any tenant has a rule of 1 a year; the override's 3 counts instead (YEAR: no window boundary in a run).
+  const three = { requests_per_unit: 3, unit: 'YEAR' } as const;
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).call('api', [{ tenant: 'override' }], { limits: [three] })),
+  );
+  expect(answers.filter((r) => r.overall_code === 'OK')).toHaveLength(3);
+  const over = answers.find((r) => r.overall_code === 'OVER_LIMIT')!;
+  expect(over.statuses[0]).toMatchObject({
+    code: 'OVER_LIMIT',
+    limit_remaining: 0,
+    current_limit: { requests_per_unit: 3, unit: 'YEAR', name: '' },
+  });
+  // No rule at all for the entries: the override alone limits; another descriptor of the call keeps its rule.
+  const mixed = await a.call('api', [{ nowhere: 'x' }, { path: '/files/override' }], {
+    limits: [{ requests_per_unit: 1, unit: 'YEAR' }],
+  });
+  expect(mixed.statuses.map((st) => [st.code, st.current_limit?.requests_per_unit, st.limit_remaining])).toEqual([
+    ['OK', 1, 0],
+    ['OK', 2, 1],
+  ]);
+  expect(
+    (await b.call('api', [{ nowhere: 'x' }], { limits: [{ requests_per_unit: 1, unit: 'YEAR' }] })).overall_code,
+  ).toBe('OVER_LIMIT');
+  // As envoyproxy/ratelimit: a domain the server does not know limits nothing, override or not.
+  expect(
+    (await a.call('elsewhere', [{ k: 'v' }], { limits: [{ requests_per_unit: 0, unit: 'SECOND' }] })).overall_code,
+  ).toBe('OK');
+});
+
 test('an unknown domain limits nothing; no domain or no descriptors is INVALID_ARGUMENT', async () => {
   expect((await a.call('elsewhere', [{ generic_key: 'ten' }])).statuses).toEqual([
     { code: 'OK', current_limit: null, limit_remaining: 0, duration_until_reset: null, quota: null },

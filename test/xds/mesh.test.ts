@@ -57,7 +57,8 @@ test('over ADS: RDS, CDS and ECDS by name; no listener; every name prefixed', as
   c.send({ type_url: T.cluster });
   const cds = await c.expect(T.cluster);
   const clusters = cds.resources.map((r) => r.name).sort();
-  expect(clusters).toEqual(['sluice-default-petstore-8080', 'sluice-extauth']);
+  // The idle filters' sidecars too: ext_authz's and the rate limit filters'.
+  expect(clusters).toEqual(['sluice-default-petstore-8080', 'sluice-extauth', 'sluice-ratelimit']);
   c.ack(cds);
   c.send({ type_url: T.extensionConfig, resource_names: FILTERS });
   const ecds = await c.expect(T.extensionConfig);
@@ -99,6 +100,7 @@ test('over the discovery services of one type; an edit of a host reaches RDS, no
   expect((await clustersStream.expect(T.cluster)).resources.map((r) => r.name).sort()).toEqual([
     'sluice-default-petstore-8080',
     'sluice-extauth',
+    'sluice-ratelimit',
   ]);
 
   const file = path.join(dir!, 'extauth.yaml');

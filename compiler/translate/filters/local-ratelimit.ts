@@ -12,18 +12,19 @@ import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 
 export const LOCAL_RATELIMIT_FILTER_NAME = 'envoy.filters.http.local_ratelimit';
-const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit';
+export const LOCAL_RATELIMIT_TYPE =
+  'type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit';
 /** Gloo's stat prefix and stage (its stage before authentication). */
-const STAT_PREFIX = 'http_local_ratelimit';
+export const LOCAL_RATELIMIT_STAT_PREFIX = 'http_local_ratelimit';
 const STAGE = 3;
 
 const EVERY_REQUEST: Json = { default_value: { numerator: 100, denominator: 'HUNDRED' } };
 
 /** envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit of one bucket. */
-function limit(bucket: TokenBucketIR): Json {
+export function localRateLimit(bucket: TokenBucketIR): Json {
   return {
-    '@type': TYPE,
-    stat_prefix: STAT_PREFIX,
+    '@type': LOCAL_RATELIMIT_TYPE,
+    stat_prefix: LOCAL_RATELIMIT_STAT_PREFIX,
     stage: STAGE,
     token_bucket: {
       max_tokens: bucket.maxTokens,
@@ -36,13 +37,17 @@ function limit(bucket: TokenBucketIR): Json {
 }
 
 /** The filter without a bucket: it limits nothing until a virtual host or route gives one. */
-const UNLIMITED: Json = { '@type': TYPE, stat_prefix: STAT_PREFIX, stage: STAGE };
+export const UNLIMITED: Json = {
+  '@type': LOCAL_RATELIMIT_TYPE,
+  stat_prefix: LOCAL_RATELIMIT_STAT_PREFIX,
+  stage: STAGE,
+};
 
 export const localRateLimitConcern: HttpFilterConcern = {
   filterName: LOCAL_RATELIMIT_FILTER_NAME,
   usedBy: (vh: VirtualHostIR) => vh.localRateLimit !== undefined || vh.routes.some((r) => r.options?.localRateLimit),
   httpFilter: () => ({ name: LOCAL_RATELIMIT_FILTER_NAME, typed_config: UNLIMITED }),
   idleFilter: () => ({ name: LOCAL_RATELIMIT_FILTER_NAME, typed_config: UNLIMITED }),
-  perVirtualHost: (vh) => (vh.localRateLimit ? limit(vh.localRateLimit) : undefined),
-  perRoute: (route) => (route.options?.localRateLimit ? limit(route.options.localRateLimit) : undefined),
+  perVirtualHost: (vh) => (vh.localRateLimit ? localRateLimit(vh.localRateLimit) : undefined),
+  perRoute: (route) => (route.options?.localRateLimit ? localRateLimit(route.options.localRateLimit) : undefined),
 };

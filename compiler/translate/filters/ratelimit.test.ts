@@ -5,7 +5,8 @@
  */
 import type { RouteIR, VirtualHostIR } from '../../ir/model.js';
 import type { RateLimitIR, RateLimitServerIR } from '../../ir/ratelimit.js';
-import { rateLimitConcerns, routeEntries, stageOf, withRouteRateLimits } from './ratelimit.js';
+import { MESH_FILTERS } from '../mesh.js';
+import { idleRateLimitConcerns, rateLimitConcerns, routeEntries, stageOf, withRouteRateLimits } from './ratelimit.js';
 
 const entry = (
   option: RateLimitIR['option'],
@@ -70,4 +71,53 @@ test('each domain and stage has its own Envoy stage and filter; the sidecar clus
   ]);
   expect(regular.map((c) => c.sidecarCluster !== undefined)).toEqual([true, false]);
   expect(rateLimitConcerns([host([route()])], undefined)).toEqual({ early: [], regular: [] });
+});
+
+test("a limit override is Envoy's RateLimit.Override from dynamic metadata on that descriptor only", () => {
+  const overridden: RateLimitIR = {
+    ...entry('ratelimit', 'own'),
+    limitOverride: { metadataKey: 'envoy.filters.http.ext_authz', path: ['tenant', 'limit'] },
+  };
+  const r = route({ rateLimits: { entries: [overridden, entry('ratelimit', 'plain')] } });
+  const out = withRouteRateLimits({ route: { cluster: 'c' } }, host([r]), r);
+  expect(((out.route as { rate_limits: unknown[] }).rate_limits as Record<string, unknown>[]).slice(0, 2)).toEqual([
+    {
+      stage: 1,
+      actions: [{ generic_key: { descriptor_value: 'own' } }],
+      limit: {
+        dynamic_metadata: {
+          metadata_key: { key: 'envoy.filters.http.ext_authz', path: [{ key: 'tenant' }, { key: 'limit' }] },
+        },
+      },
+    },
+    { stage: 1, actions: [{ generic_key: { descriptor_value: 'plain' } }] },
+  ]);
+});
+
+test("mesh mode's list: all six rate limit filters in chain order, idle ones asking sluice-ratelimit with Gloo's defaults", () => {
+  expect(MESH_FILTERS).toEqual([
+    'envoy.filters.http.fault',
+    'envoy.filters.http.cors',
+    'envoy.filters.http.local_ratelimit',
+    'envoy.filters.http.ratelimit.ingress.early',
+    'envoy.filters.http.ratelimit.custom.early',
+    'envoy.filters.http.ratelimit.solo.io.early',
+    'envoy.filters.http.header_mutation',
+    'envoy.filters.http.jwt_authn',
+    'envoy.filters.http.rbac',
+    'envoy.filters.http.ext_authz',
+    'envoy.filters.http.ratelimit.ingress',
+    'envoy.filters.http.ratelimit.custom',
+    'envoy.filters.http.ratelimit.solo.io',
+    'envoy.filters.http.csrf',
+  ]);
+  const { regular } = idleRateLimitConcerns();
+  expect(regular[1]!.usedBy(host([]))).toBe(false);
+  expect(regular[1]!.idleFilter!().typed_config).toMatchObject({
+    domain: 'custom',
+    stage: 1,
+    timeout: '0.100s',
+    failure_mode_deny: false,
+    rate_limit_service: { grpc_service: { envoy_grpc: { cluster_name: 'ratelimit' } } },
+  });
 });

@@ -9,7 +9,7 @@
  * replace its virtual host's option by option (Gloo's inheritance), so a
  * route with any writes its virtual host's remaining ones too.
  */
-import type { RouteIR, VirtualHostIR } from '../../ir/model.js';
+import { SIDECAR_CLUSTERS, type RouteIR, type VirtualHostIR } from '../../ir/model.js';
 import type {
   RateLimitActionIR,
   RateLimitDomainName,
@@ -97,7 +97,19 @@ function action(a: RateLimitActionIR): Json {
 }
 
 const rateLimits = (entries: readonly RateLimitIR[]): Json[] =>
-  entries.map((e) => ({ stage: stageOf(e.domain, e.early), actions: e.actions.map(action) }));
+  entries.map((e) => ({
+    stage: stageOf(e.domain, e.early),
+    actions: e.actions.map(action),
+    ...(e.limitOverride
+      ? {
+          limit: {
+            dynamic_metadata: {
+              metadata_key: { key: e.limitOverride.metadataKey, path: e.limitOverride.path.map((key) => ({ key })) },
+            },
+          },
+        }
+      : {}),
+  }));
 
 /** A virtual host's `rate_limits`. */
 export function hostRateLimits(vh: VirtualHostIR): Json {
@@ -167,6 +179,37 @@ export function rateLimitConcerns(
         ...(withCluster
           ? { sidecarCluster: (options) => sidecarCluster(server.cluster, options.ratelimitAddress, true) }
           : {}),
+      });
+    }
+  return out;
+}
+
+/** The server without Settings' ratelimitServer: sluice-ratelimit, Gloo's 100 ms, letting requests through when it fails. */
+const SIDECAR_SERVER: RateLimitServerIR = {
+  cluster: SIDECAR_CLUSTERS.ratelimit,
+  sidecar: true,
+  timeout: '0.100s',
+  denyOnFail: false,
+  beforeAuth: false,
+  xRateLimitHeaders: false,
+};
+
+/**
+ * Every domain and stage's filter, for mesh mode's fixed filter list: idle,
+ * each asks sluice-ratelimit and never does, since no route sends a
+ * descriptor of its stage (a filter in use comes from the translated chain,
+ * with the Settings' server).
+ */
+export function idleRateLimitConcerns(): { early: HttpFilterConcern[]; regular: HttpFilterConcern[] } {
+  const out = { early: [] as HttpFilterConcern[], regular: [] as HttpFilterConcern[] };
+  for (const early of [true, false])
+    for (const domain of ['ingress', 'custom', 'solo.io'] as const) {
+      const json = filter(SIDECAR_SERVER, domain, early);
+      (early ? out.early : out.regular).push({
+        filterName: json.name as string,
+        usedBy: () => false,
+        idleFilter: () => json,
+        sidecarCluster: (options) => sidecarCluster(SIDECAR_SERVER.cluster, options.ratelimitAddress, true),
       });
     }
   return out;
