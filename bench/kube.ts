@@ -42,16 +42,16 @@ const SERVE_FLAG = '--kube-serve';
 const flag = (name: string, fallback: number) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const VIRTUAL_SERVICES = flag('virtual-services', 10_000);
-const SERVICES = flag('services', 2_000);
+export const SERVICES = flag('services', 2_000);
 const ENDPOINTS_PER_SERVICE = 10;
 const NAMESPACES = 20;
-const ROUNDS = 50;
+export const ROUNDS = 50;
 const INSTALL = DEFAULT_OPTIONS.controlPlaneNamespace;
 
 const namespaceOf = (svc: number) => `team-${svc % NAMESPACES}`;
-const clusterOf = (svc: number) => `${namespaceOf(svc)}-svc-${svc}-8080`;
+export const clusterOf = (svc: number) => `${namespaceOf(svc)}-svc-${svc}-8080`;
 
-function serviceObject(svc: number): KubeObject {
+export function serviceObject(svc: number): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -61,7 +61,7 @@ function serviceObject(svc: number): KubeObject {
 }
 
 /** The Service's EndpointSlice; round `r` > 0 gives its first endpoint a new address. */
-function sliceObject(svc: number, round = 0): KubeObject {
+export function sliceObject(svc: number, round = 0): KubeObject {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
@@ -151,10 +151,11 @@ interface Figures {
   peakRss: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const mib = (bytes: number) => (bytes / (1 << 20)).toFixed(0);
 
-function hasAddress(response: Response, cluster: string, address: string): boolean {
+export function hasAddress(response: Response, cluster: string, address: string): boolean {
   const assignment = response.resources.find((r) => r.cluster_name === cluster);
   return !!assignment?.endpoints?.some((l: any) =>
     l.lb_endpoints.some((e: any) => e.endpoint.address.socket_address.address === address),
