@@ -11,6 +11,7 @@ const BENCHMARKS = [
   'stitch',
   'graphql',
   'kube',
+  'kube-bound',
   'ratelimit',
   'stopped-client',
 ] as const;

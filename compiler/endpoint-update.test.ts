@@ -262,3 +262,58 @@ describe.each(CASES)('endpoint changes take the fast path and equal a full compi
     }
   });
 });
+
+test("an EndpointSlice change looks at the upstreams of its Service only; a Pod change, at those that read pods' labels too", () => {
+  const pick = random(7);
+  const many = Array.from({ length: 40 }, (_, i) => `svc-${i}`);
+  const objects = new Map(
+    [
+      ...initial(pick, false),
+      ...many.flatMap((name) => [service(name), slice(`${name}-1`, name, () => 0.5)]),
+      virtualService(
+        'many',
+        '/m',
+        many.map((name) => [`${NS}-${name}-8080`]),
+      ),
+    ].map((o) => [keyOf(o), o]),
+  );
+  const compiler = new Compiler(DEFAULT_OPTIONS);
+  expect(compiler.compileObjects(objects, new Set(objects.keys())).diagnostics.filter(isError)).toEqual([]);
+  // Every look at an upstream's endpoint set goes through the memo's kept sets.
+  const kept = (compiler as any).resolveMemo.endpoints.sets as WeakMap<object, unknown>;
+  const looked: string[] = [];
+  const get = kept.get.bind(kept);
+  kept.get = (upstream: any) => {
+    looked.push(upstream.name);
+    return get(upstream);
+  };
+  const put = (o: KubeObject, version: string) => {
+    o.metadata.resourceVersion = version;
+    objects.set(keyOf(o), o);
+    return new Set([keyOf(o)]);
+  };
+  const moved = slice('svc-7-1', 'svc-7', () => 0.25);
+  const first = compiler.compileObjects(objects, put(moved, '2'));
+  expect(compiler.lastPath).toBe('endpoints');
+  // The first change after a full compile reads every set's warnings once; the next ones only what they touch.
+  looked.length = 0;
+  const second = compiler.compileObjects(
+    objects,
+    put(
+      slice('svc-7-1', 'svc-7', () => 0.75),
+      '3',
+    ),
+  );
+  expect(compiler.lastPath).toBe('endpoints');
+  expect(looked).toEqual([`${NS}-svc-7-8080`]);
+  expect(second.xds!.endpoints.get(`${NS}-svc-7-8080`)).not.toEqual(first.xds!.endpoints.get(`${NS}-svc-7-8080`));
+  expect(outcome(second)).toEqual(outcome(new Compiler(DEFAULT_OPTIONS).compileObjects(new Map(objects))));
+
+  looked.length = 0;
+  const relabelled = pod('pod-1', () => 0.1);
+  const third = compiler.compileObjects(objects, put(relabelled, '4'));
+  expect(compiler.lastPath).toBe('endpoints');
+  // The selector's and the subsets' upstreams (of Service alpha), not the forty others.
+  expect(looked.sort()).toEqual(['alpha-canary', 'alpha-v2']);
+  expect(outcome(third)).toEqual(outcome(new Compiler(DEFAULT_OPTIONS).compileObjects(new Map(objects))));
+});

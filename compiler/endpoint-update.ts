@@ -8,15 +8,24 @@
  * output is the last one with those sets made again: their
  * ClusterLoadAssignments are translated and verified as a full compile would,
  * the served sets get them in place of the old ones, and the diagnostics are
- * the last compile's with the new endpoint warnings. Nothing else is
- * resolved, translated or verified; the result equals a full compile's
+ * the last compile's with the new endpoint warnings. Only the upstreams of
+ * the Services whose slices changed are looked at (and, when a Pod changed,
+ * those that read pods' labels: a kube.selector or subsets). Nothing else
+ * is resolved, translated or verified; the result equals a full compile's
  * (compiler/endpoint-update.test.ts compares them over random changes).
  */
 import { sortDiagnostics, type Diagnostic } from './diagnostics.js';
-import type { Model } from './ir/model.js';
+import type { EndpointSetIR, Model, UpstreamIR } from './ir/model.js';
 import { SERVICE_NAME_LABEL } from './kinds/kubernetes.js';
 import { compareText } from './order.js';
-import { labelsOf, resolveEndpoints, type EndpointInputs, type EndpointMemo } from './resolve/endpoints.js';
+import {
+  labelsOf,
+  readsPods,
+  resolveEndpointSet,
+  serviceKeyOf,
+  type EndpointInputs,
+  type EndpointMemo,
+} from './resolve/endpoints.js';
 import type { NamespacedName } from './ir/model.js';
 import type { EndpointBasis } from './resolve/resolve.js';
 import type { Json, XdsSet } from './translate/output.js';
@@ -70,15 +79,48 @@ function serviceOf(r: Resource): string | undefined {
   return service === undefined ? undefined : `${r.namespace}/${service}`;
 }
 
-/** The EndpointSlices and Pods as they are now: the last compile's, with the changes since applied. */
+/** What a change touched: the Services whose slices changed, and whether a Pod did. */
+interface Touched {
+  services: ReadonlySet<string>;
+  pods: boolean;
+}
+
+/**
+ * The EndpointSlices and Pods as they are now: the last compile's, with the
+ * changes since applied; and the upstreams with a service target, in the
+ * order of the model's endpoint sets, with where to find them by Service.
+ */
 class EndpointView implements EndpointInputs {
   readonly slices: Map<string, readonly Resource[]>;
   private readonly byName = new Map<string, Resource>();
+  /** The upstreams with a service target: upstreams[i] has the model's endpoint set i. */
+  readonly upstreams: readonly UpstreamIR[];
+  /** Their endpoint warnings, by the same index, as the last compile (or change) made them. */
+  readonly warnings: (readonly Diagnostic[])[];
+  private readonly byService = new Map<string, number[]>();
+  private readonly podReaders: number[] = [];
 
-  constructor(basis: EndpointBasis) {
+  constructor(basis: EndpointBasis, upstreams: readonly UpstreamIR[], memo: EndpointMemo) {
     this.slices = new Map(basis.slices);
     for (const kind of ENDPOINT_KINDS)
       for (const r of basis.index.all(kind)) this.byName.set(nameKey(r.kind, r.namespace, r.name), r);
+    this.upstreams = upstreams.filter((u) => u.target.kind === 'service');
+    // The sets are the compile's (kept in the memo): this only reads their warnings.
+    this.warnings = this.upstreams.map((u) => resolveEndpointSet(this, u, memo).warnings);
+    this.upstreams.forEach((u, i) => {
+      const key = serviceKeyOf(u);
+      const list = this.byService.get(key);
+      if (list) list.push(i);
+      else this.byService.set(key, [i]);
+      if (readsPods(u)) this.podReaders.push(i);
+    });
+  }
+
+  /** The indexes of the upstreams whose endpoint sets a change may have changed, in order. */
+  affected(touched: Touched): number[] {
+    const out = new Set<number>(touched.pods ? this.podReaders : []);
+    for (const service of touched.services) for (const i of this.byService.get(service) ?? []) out.add(i);
+    return [...out].sort((a, b) => a - b);
   }
 
   pod(ref: NamespacedName): Resource | undefined {
@@ -86,12 +128,13 @@ class EndpointView implements EndpointInputs {
   }
 
   /**
-   * Applies a change. False when it is more than new endpoint sets: a
-   * Service gains its first slice or loses its last (its cluster turns
-   * between EDS and DNS), or a name is taken twice (an error); the view is
-   * then left half changed, for the full compile to replace.
+   * Applies a change; what it touched. Undefined when it is more than new
+   * endpoint sets: a Service gains its first slice or loses its last (its
+   * cluster turns between EDS and DNS), or a name is taken twice (an
+   * error); the view is then left half changed, for the full compile to
+   * replace.
    */
-  apply(removed: readonly Resource[], added: readonly Resource[]): boolean {
+  apply(removed: readonly Resource[], added: readonly Resource[]): Touched | undefined {
     /** The Services whose slices change, and whether they had any. */
     const had = new Map<string, boolean>();
     const touch = (r: Resource) => {
@@ -99,9 +142,11 @@ class EndpointView implements EndpointInputs {
       if (service !== undefined && !had.has(service)) had.set(service, this.slices.has(service));
       return service;
     };
+    let pods = false;
     for (const r of removed) {
       const key = nameKey(r.kind, r.namespace, r.name);
-      if (this.byName.get(key) !== r) return false;
+      if (this.byName.get(key) !== r) return undefined;
+      pods ||= r.kind === 'Pod';
       this.byName.delete(key);
       const service = touch(r);
       if (service === undefined) continue;
@@ -111,7 +156,8 @@ class EndpointView implements EndpointInputs {
     }
     for (const r of added) {
       const key = nameKey(r.kind, r.namespace, r.name);
-      if (this.byName.has(key)) return false;
+      if (this.byName.has(key)) return undefined;
+      pods ||= r.kind === 'Pod';
       this.byName.set(key, r);
       const service = touch(r);
       if (service === undefined) continue;
@@ -119,8 +165,8 @@ class EndpointView implements EndpointInputs {
       const list = [...(this.slices.get(service) ?? []), r].sort((a, b) => compareText(a.name, b.name));
       this.slices.set(service, list);
     }
-    for (const [service, before] of had) if (before !== this.slices.has(service)) return false;
-    return true;
+    for (const [service, before] of had) if (before !== this.slices.has(service)) return undefined;
+    return { services: new Set(had.keys()), pods };
   }
 }
 
@@ -136,15 +182,21 @@ export function endpointUpdate(
   added: readonly Resource[],
   memos: EndpointMemos,
 ): { result: Output; base?: EndpointBase } | undefined {
-  const view = (base.view ??= new EndpointView(base.basis));
-  if (!view.apply(removed, added)) return undefined;
   const model = base.result.ir;
+  const view = (base.view ??= new EndpointView(base.basis, model.upstreams, memos.endpoints));
+  const touched = view.apply(removed, added);
+  if (!touched) return undefined;
   const before = model.endpoints ?? [];
-  const { sets, warnings } = resolveEndpoints(view, model.upstreams, memos.endpoints);
+  let sets: EndpointSetIR[] = before;
   const changed = new Map<string, Json>();
-  sets.forEach((set, i) => {
-    if (set !== before[i]) changed.set(set.cluster, endpointAssignment(set, memos.translate));
-  });
+  for (const i of view.affected(touched)) {
+    const { set, warnings } = resolveEndpointSet(view, view.upstreams[i], memos.endpoints);
+    view.warnings[i] = warnings;
+    if (set === before[i]) continue;
+    if (sets === before) sets = [...before];
+    sets[i] = set;
+    changed.set(set.cluster, endpointAssignment(set, memos.translate));
+  }
   if (changed.size === 0) return { result: base.result, base };
   const errors = verifyEndpoints(changed, memos.verify);
   if (errors.length > 0) return { result: { diagnostics: errors } };
@@ -163,7 +215,7 @@ export function endpointUpdate(
   const result = {
     ir: { ...model, endpoints: sets },
     ...served,
-    diagnostics: sortDiagnostics([...base.others, ...unique(warnings)]),
+    diagnostics: sortDiagnostics([...base.others, ...unique(view.warnings.flat())]),
   };
   return { result, base: { ...base, result } };
 }

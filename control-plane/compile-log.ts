@@ -22,8 +22,13 @@ interface Changes {
   removed: string[];
 }
 
+/** The last changes found for a snapshot: the log line and the status page ask for the same pair. */
+const found = new WeakMap<Snapshot, { before: Snapshot | undefined; changes: Record<string, Changes> }>();
+
 /** Per type (short name): resources added, changed and removed from `before` to `after`. */
 export function snapshotChanges(before: Snapshot | undefined, after: Snapshot): Record<string, Changes> {
+  const kept = found.get(after);
+  if (kept && kept.before === before) return kept.changes;
   const out: Record<string, Changes> = {};
   for (const [url, type] of after.types) {
     // A type whose resources are all unchanged keeps its TypeSnapshot (snapshot.ts): nothing to compare.
@@ -37,6 +42,7 @@ export function snapshotChanges(before: Snapshot | undefined, after: Snapshot): 
     for (const name of old.keys()) if (!type.resources.has(name)) c.removed.push(name);
     if (c.added.length || c.changed.length || c.removed.length) out[typeName(url)] = c;
   }
+  found.set(after, { before, changes: out });
   return out;
 }
 

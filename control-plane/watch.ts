@@ -24,7 +24,7 @@ export interface Watcher {
 }
 
 export function watchInputs(paths: string[], onChange: () => void, quietMs = DEBOUNCE_MS): Watcher {
-  const burst = coalesce(onChange, quietMs);
+  const burst = coalesce(onChange, { quietMs });
   const fire = () => burst.fire();
   const watchers = new Map<string, fs.FSWatcher>();
   const isDir = (p: string) => {

@@ -125,6 +125,8 @@ abstract class BaseClient<Raw, Msg> {
   protected readonly client: InstanceType<ClientCtor>;
   protected readonly stream: grpc.ClientDuplexStream<object, Raw>;
   readonly inbox = new Inbox<Msg>();
+  /** When each message of `inbox.all` arrived (performance.now()), before its resources were decoded. */
+  readonly arrivedAt: number[] = [];
   /** Resolves when the server ends the stream (status OK) or it fails. */
   readonly finished: Promise<grpc.StatusObject>;
 
@@ -136,7 +138,10 @@ abstract class BaseClient<Raw, Msg> {
   ) {
     this.client = new ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     this.stream = open(this.client);
-    this.stream.on('data', (raw: Raw) => this.inbox.push(decode(raw)));
+    this.stream.on('data', (raw: Raw) => {
+      this.arrivedAt.push(performance.now());
+      this.inbox.push(decode(raw));
+    });
     this.finished = new Promise((resolve) => {
       this.stream.on('status', (status) => {
         this.inbox.ended = true;

@@ -54,27 +54,41 @@ export function resolveEndpoints(
   upstreams: readonly UpstreamIR[],
   memo: EndpointMemo,
 ): { sets: EndpointSetIR[]; warnings: Diagnostic[] } {
-  const byService = inputs.slices;
   const out: EndpointSetIR[] = [];
   const warnings: Diagnostic[] = [];
   for (const upstream of upstreams) {
-    const { target } = upstream;
-    if (target.kind !== 'service') continue;
-    const slices = byService.get(`${target.service.namespace}/${target.service.name}`) ?? NONE;
-    const readsPods = upstream.selector !== undefined || upstream.subsets !== undefined;
-    const pods = readsPods ? slices.flatMap((s) => endpointsOf(s).map((e) => podOf(inputs, s, e))) : NONE;
-    const kept = memo.sets.get(upstream);
-    if (kept && same(kept.slices, slices) && same(kept.pods, pods)) {
-      out.push(kept.set);
-      warnings.push(...kept.warnings);
-      continue;
-    }
-    const made = endpointSet(upstream, slices, pods);
-    memo.sets.set(upstream, { slices, pods, ...made });
+    if (upstream.target.kind !== 'service') continue;
+    const made = resolveEndpointSet(inputs, upstream, memo);
     out.push(made.set);
     warnings.push(...made.warnings);
   }
   return { sets: out, warnings };
+}
+
+/** Whether an upstream's endpoint set reads the labels of its endpoints' Pods. */
+export function readsPods(upstream: UpstreamIR): boolean {
+  return upstream.selector !== undefined || upstream.subsets !== undefined;
+}
+
+/** The `namespace/name` of the Service of an upstream with a service target. */
+export function serviceKeyOf(upstream: UpstreamIR): string {
+  const target = upstream.target as Extract<UpstreamIR['target'], { kind: 'service' }>;
+  return `${target.service.namespace}/${target.service.name}`;
+}
+
+/** One upstream's endpoint set (an upstream with a service target), kept while its slices and pods are the same objects. */
+export function resolveEndpointSet(
+  inputs: EndpointInputs,
+  upstream: UpstreamIR,
+  memo: EndpointMemo,
+): { set: EndpointSetIR; warnings: readonly Diagnostic[] } {
+  const slices = inputs.slices.get(serviceKeyOf(upstream)) ?? NONE;
+  const pods = readsPods(upstream) ? slices.flatMap((s) => endpointsOf(s).map((e) => podOf(inputs, s, e))) : NONE;
+  const kept = memo.sets.get(upstream);
+  if (kept && same(kept.slices, slices) && same(kept.pods, pods)) return kept;
+  const made = endpointSet(upstream, slices, pods);
+  memo.sets.set(upstream, { slices, pods, ...made });
+  return made;
 }
 
 const NONE: never[] = [];

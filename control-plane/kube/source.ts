@@ -1,8 +1,9 @@
 /**
  * `serve --kube`'s source of resources: an informer per watched kind (and
  * per namespace with `--namespaces`), all feeding one set of objects. The
- * first compile waits for every informer's first list; after it, a burst of
- * events is one compile (coalesce.ts). What each compile read and what it
+ * first compile waits for every informer's first list; after it, a change
+ * after a quiet period is compiled at once, and a burst of events is one
+ * compile more (coalesce.ts). What each compile read and what it
  * said about each object is kept and announced ('compiled'), for status
  * writing and admission, which compile the same set with a candidate in it.
  */
@@ -23,7 +24,7 @@ export interface KubeSourceOptions {
   /** Namespaces to watch (Gloo's watchNamespaces); absent or empty: all. */
   namespaces?: readonly string[];
   logger: Logger;
-  /** Quiet period that ends a burst of events, and the longest a burst is held (ms). */
+  /** Quiet period that ends a burst of events (a change after one is compiled at once), and the longest a burst is held (ms). */
   quietMs?: number;
   maxDelayMs?: number;
   informer?: Partial<InformerOptions>;
@@ -84,7 +85,12 @@ export class KubeSource extends EventEmitter<KubeSourceEvents> implements InputS
 
   start(onChange: () => void): Promise<void> {
     const { logger } = this.options;
-    this.burst = coalesce(onChange, this.options.quietMs ?? QUIET_MS, this.options.maxDelayMs ?? MAX_DELAY_MS);
+    // A lone change is compiled at once; the changes that follow it within the quiet period wait for their burst to end.
+    this.burst = coalesce(onChange, {
+      quietMs: this.options.quietMs ?? QUIET_MS,
+      maxMs: this.options.maxDelayMs ?? MAX_DELAY_MS,
+      leading: true,
+    });
     const namespaces = this.options.namespaces?.length ? this.options.namespaces : [undefined];
     const kinds = this.options.kinds ?? watchedKinds();
     let pending = kinds.length * namespaces.length;

@@ -22,6 +22,8 @@ import type { EncodedResponse, Request } from './wire.js';
 interface SotwTypeState {
   names: string[];
   wildcard: boolean;
+  /** namesKey of `names` and `wildcard`: made once per request that changes them (thousands of EDS names are sorted once, not per push). */
+  key: string;
   /** Nonce of the last response; requests carrying another one are stale. */
   nonce?: string;
   sentVersion?: string;
@@ -61,17 +63,22 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
     const names = req.resource_names.filter((n) => n !== '*');
     const wildcard =
       req.resource_names.includes('*') || (req.resource_names.length === 0 && WILDCARD_TYPES.has(typeUrl));
-    st ??= { names, wildcard, clientVersion: '', watchOpen: false };
+    const sameNames = st !== undefined && st.wildcard === wildcard && sameItems(st.names, names);
+    st ??= { names, wildcard, key: '', clientVersion: '', watchOpen: false };
+    if (!sameNames) {
+      st.key = namesKey(names, wildcard);
+      // Names no longer asked for are dropped by the client (Envoy forgets the endpoints of a cluster it no longer has).
+      const asked = new Set(names);
+      if (!wildcard && st.acked && [...st.acked.keys()].some((n) => !asked.has(n)))
+        st.acked = new Map([...st.acked].filter(([n]) => asked.has(n)));
+    }
     st.names = names;
     st.wildcard = wildcard;
     st.clientVersion = req.version_info;
-    // Names no longer asked for are dropped by the client (Envoy forgets the endpoints of a cluster it no longer has).
-    if (!wildcard && st.acked && [...st.acked.keys()].some((n) => !names.includes(n)))
-      st.acked = new Map([...st.acked].filter(([n]) => names.includes(n)));
     const snapshot = this.snapshot();
     if (first && req.version_info) {
       // A reconnecting client that already has a version has it for the names it asks for, and holds its resources if it is the current one.
-      st.sentNamesKey = namesKey(st);
+      st.sentNamesKey = st.key;
       const type = snapshot?.type(typeUrl);
       if (type?.version === req.version_info) st.sent = st.acked = selected(st, type);
     }
@@ -133,7 +140,7 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
     const st = this.types.get(typeUrl);
     const type = snapshot.type(typeUrl);
     if (!st || !st.watchOpen || !type || this.isClosed) return;
-    const key = namesKey(st);
+    const key = st.key;
     const kept = REFERRED_TYPES.has(typeUrl) ? this.kept(st, type) : [];
     // Clusters kept for the routes the client holds make a set of their own, with a version of its own.
     const version = kept.length ? keptVersion(type.version, kept) : type.version;
@@ -190,19 +197,47 @@ export class SotwStream extends AdsStream<SotwTypeState, Request, EncodedRespons
   }
 }
 
+/** Per type's resources: the selection of the last name set asked of them, shared by the clients asking for the same names. */
+const selections = new WeakMap<
+  ReadonlyMap<string, Resource>,
+  { key: string; selection: ReadonlyMap<string, Resource> }
+>();
+
 /** The resources a SotW subscription selects from `type` (wildcard: the type's own map, not a copy). */
 function selected(st: SotwTypeState, type: TypeSnapshot): ReadonlyMap<string, Resource> {
   if (st.wildcard) return type.resources;
-  return new Map(
+  const memo = selections.get(type.resources);
+  if (memo?.key === st.key) return memo.selection;
+  const selection = new Map(
     [...new Set(st.names)].flatMap((n) => (type.resources.has(n) ? [[n, type.resources.get(n)!] as const] : [])),
   );
+  selections.set(type.resources, { key: st.key, selection });
+  return selection;
 }
+
+/** Per type's resources and held set: whether the held set has a resource the type no longer has (asked on every push and request). */
+const gone = new WeakMap<ReadonlyMap<string, Resource>, WeakMap<ReadonlyMap<string, Resource>, boolean>>();
 
 /** Whether `held` has a resource that `type` no longer has. */
 function goneFrom(type: TypeSnapshot, held: ReadonlyMap<string, Resource> | undefined): boolean {
   if (!held || held === type.resources) return false;
-  for (const name of held.keys()) if (!type.resources.has(name)) return true;
-  return false;
+  let byHeld = gone.get(type.resources);
+  if (!byHeld) gone.set(type.resources, (byHeld = new WeakMap()));
+  let answer = byHeld.get(held);
+  if (answer === undefined) {
+    answer = false;
+    for (const name of held.keys())
+      if (!type.resources.has(name)) {
+        answer = true;
+        break;
+      }
+    byHeld.set(held, answer);
+  }
+  return answer;
+}
+
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function keptVersion(typeVersion: string, kept: Resource[]): string {
@@ -217,8 +252,8 @@ function versionsOf(resources: ReadonlyMap<string, Resource> | undefined): Map<s
   return new Map([...(resources?.values() ?? [])].map((r) => [r.name, r.version]));
 }
 
-function namesKey(st: SotwTypeState): string {
-  return st.wildcard ? '*' : [...new Set(st.names)].sort().join('\n');
+function namesKey(names: readonly string[], wildcard: boolean): string {
+  return wildcard ? '*' : [...new Set(names)].sort().join('\n');
 }
 
 /** The DiscoveryResponse minus its nonce, encoded once per snapshot, type and name set. */

@@ -44,6 +44,8 @@ export class StatusBook {
   /** Newest first. */
   readonly changes: SnapshotChange[] = [];
   private inputs = new Map<string, Resource>();
+  /** The list `inputs` was made from: an endpoint-only compile keeps the list of the last full one, with nothing new in it. */
+  private inputsFrom: readonly Resource[] | undefined;
   /** Input changes seen in compiles since the last new snapshot (a failed compile's edits count for the next good one). */
   private pending = {
     added: new Set<string>(),
@@ -69,6 +71,9 @@ export class StatusBook {
   }
 
   private noteInputs(resources: readonly Resource[]): void {
+    // Tens of thousands of resources in a cluster: not walked again for an endpoint change.
+    if (resources === this.inputsFrom) return;
+    this.inputsFrom = resources;
     const now = new Map<string, Resource>();
     for (const r of resources) now.set(`${r.origin.resource}\0${r.origin.file}`, r);
     const p = this.pending;
