@@ -12,6 +12,7 @@ import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
 import type { RateLimitServiceIR, RateLimitsIR } from './ratelimit.js';
+import type { AccessLogIR } from './access-log.js';
 
 export interface NamespacedName {
   name: string;
@@ -518,8 +519,8 @@ export interface GatewayIR {
   chains: GatewayChainIR[];
   /** useProxyProto: connections start with a PROXY protocol header (the proxy_protocol listener filter). */
   proxyProtocol: boolean;
-  /** options.accessLoggingService: file sinks. */
-  accessLogs: FileAccessLogIR[];
+  /** options.accessLoggingService: each log's sink and filter. */
+  accessLogs: AccessLogIR[];
   /** options' fields of the listener itself; absent: none set. */
   listenerFields?: ListenerFieldsIR;
   /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
@@ -554,12 +555,6 @@ export interface GatewayChainIR {
 export interface CidrIR {
   address: string;
   prefixLen: number;
-}
-
-export interface FileAccessLogIR {
-  path: string;
-  /** undefined: Envoy's default text format. */
-  format?: { kind: 'text'; text: string } | { kind: 'json'; json: Record<string, unknown> };
 }
 
 /** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */

@@ -20,6 +20,7 @@ import { sniSslConfig } from './tls.js';
 import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { listenerTracing } from './tracing.js';
 import { listenerFields } from './listener-options.js';
+import { accessLoggingService } from './access-log.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
@@ -215,38 +216,6 @@ const hybridGateway = object(
     ),
   },
   ['matchedGateways'],
-);
-
-/** Gloo's AccessLoggingService (als.proto); both formats at once (Gloo's oneof) is reported by resolve. */
-const accessLoggingService = object(
-  {
-    accessLog: Type.Array(
-      object(
-        {
-          fileSink: object(
-            {
-              path: note(singleLine, 'a file on the proxy, or /dev/stdout'),
-              stringFormat: note(string, "Envoy's command operators, e.g. %REQ(:PATH)%"),
-              jsonFormat: note(
-                Type.Unsafe<Record<string, unknown>>({ type: 'object', minProperties: 1 }),
-                "an object of Envoy's command operators",
-              ),
-            },
-            ['path'],
-          ),
-          grpcService: refused(
-            'Sluice runs no access log service',
-            "write to a fileSink (e.g. /dev/stdout) and collect the proxy's output",
-          ),
-          openTelemetryService: refused('OpenTelemetry is not implemented', 'write to a fileSink'),
-          filter: notYet(),
-        },
-        ['fileSink'],
-      ),
-      { minItems: 1 },
-    ),
-  },
-  ['accessLog'],
 );
 
 const gatewaySpec = object(

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HcmMoreIR, ListenerFieldsIR } from '../ir/listener-options.js';
-import type { CidrIR, FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
+import type { CidrIR, HttpSettingsIR } from '../ir/model.js';
 import type { GatewaySpec, HttpConnectionManagerSpec } from '../kinds/gateway.js';
 
 /** The connection manager settings that are durations (the schema types them as strings). */
@@ -139,34 +139,6 @@ function hcmMore(
     });
   }
   return out;
-}
-
-export function accessLogs(
-  logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog'],
-  origin: Origin,
-  diagnostics: Diagnostic[],
-): FileAccessLogIR[] {
-  return logs.map(({ fileSink: f }, i) => {
-    if (f.stringFormat !== undefined && f.jsonFormat !== undefined) {
-      diagnostics.push(
-        fieldError(
-          'resolve',
-          origin,
-          ['spec', 'options', 'accessLoggingService', 'accessLog', i, 'fileSink', 'jsonFormat'],
-          'stringFormat and jsonFormat are both set; a file sink has one format',
-          'keep one of them',
-        ),
-      );
-    }
-    return {
-      path: f.path,
-      ...(f.stringFormat !== undefined
-        ? { format: { kind: 'text' as const, text: f.stringFormat } }
-        : f.jsonFormat !== undefined
-          ? { format: { kind: 'json' as const, json: f.jsonFormat } }
-          : {}),
-    };
-  });
 }
 
 /** spec.options' fields of Envoy's Listener; undefined when none is set. */

@@ -14,9 +14,10 @@ import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
-import { accessLogs, httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
+import { httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
+import { accessLogs } from './access-logs.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
@@ -153,7 +154,13 @@ function resolveGateway(
     port: spec.bindPort,
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
     proxyProtocol: spec.useProxyProto ?? false,
-    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
+    accessLogs: accessLogs(
+      spec.options?.accessLoggingService?.accessLog ?? [],
+      resource,
+      Boolean(spec.tcpGateway ?? spec.hybridGateway?.matchedGateways.some((m) => m.tcpGateway)),
+      findCluster,
+      diagnostics,
+    ),
     ...optionalListenerFields(listenerFields(spec.options)),
   };
   if (ssl && !spec.httpGateway)

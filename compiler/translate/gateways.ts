@@ -5,7 +5,8 @@
  */
 import type { CidrIR, GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
 import { chainHttpFilters, connectionLimitFilter, listenerFieldsJson, routerFilter } from './gateway-filters.js';
-import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
+import { accessLog } from './access-logs.js';
+import { connectionManager, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
 import { TLS_INSPECTOR, downstreamTransportSocket } from './tls.js';
@@ -92,7 +93,7 @@ function tcpChain(gw: GatewayIR, host: TcpHostIR, secrets: ReadonlyMap<string, T
           '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
           stat_prefix: `${gw.listener}-${host.name}`,
           cluster: host.cluster,
-          ...(gw.accessLogs.length > 0 ? { access_log: gw.accessLogs.map(fileAccessLog) } : {}),
+          ...(gw.accessLogs.length > 0 ? { access_log: gw.accessLogs.map((log) => accessLog(log, 'tcp')) } : {}),
         },
       },
     ],
