@@ -13,6 +13,7 @@ import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql
 import type { AuthConfigIR } from './extauth.js';
 import type { RateLimitServiceIR, RateLimitsIR } from './ratelimit.js';
 import type { AccessLogIR } from './access-log.js';
+import type { TcpProxyOptionsIR } from './tcp-options.js';
 
 export interface NamespacedName {
   name: string;
@@ -535,6 +536,8 @@ export interface TcpHostIR {
   /** undefined: the TLS connection (if any) is passed through to the upstream as it is. */
   tls?: DownstreamTlsIR;
   sourcePrefixRanges?: CidrIR[];
+  /** Its tcpGateway's options; absent: none set. */
+  options?: TcpProxyOptionsIR;
 }
 
 export interface GatewayChainIR {

@@ -21,6 +21,7 @@ import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { listenerTracing } from './tracing.js';
 import { listenerFields } from './listener-options.js';
 import { accessLoggingService } from './access-log.js';
+import { tcpListenerOptions } from './tcp-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
@@ -154,8 +155,8 @@ const tcpGateway = object(
                 multi: notYet(),
                 upstreamGroup: notYet(),
                 forwardSniClusterName: refused(
-                  'cluster names are internal to Sluice',
-                  'name the upstream in destination.single',
+                  "Envoy's sni_cluster filter sends a connection to the cluster its SNI names: Sluice names clusters itself and sends a proxy only those its Gateways use, so a client's SNI would pick among internal names",
+                  'give each upstream a TCP host matched by sslConfig.sniDomains with destination.single',
                 ),
               },
               ['single'],
@@ -167,7 +168,7 @@ const tcpGateway = object(
       ),
       'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
     ),
-    options: notYet(),
+    options: note(tcpListenerOptions, "each TCP host's tcp_proxy settings and a connection limit in front of it"),
   },
   ['tcpHosts'],
 );
@@ -239,9 +240,13 @@ const gatewaySpec = object(
       object({
         accessLoggingService,
         ...listenerFields,
-        ...refuseEach(['extensions', 'proxyProtocol', 'listenerAccessLoggingService', 'tcpStats'], notYet),
+        listenerAccessLoggingService: note(
+          accessLoggingService,
+          "the listener's own access logs (Envoy's Listener.access_log): connections, before a filter chain takes them, so no HTTP headers",
+        ),
+        extensions: refused(REASONS.extensions),
       }),
-      'accessLoggingService, perConnectionBufferLimitBytes, socketOptions, connectionBalanceConfig',
+      'accessLoggingService, listenerAccessLoggingService, perConnectionBufferLimitBytes, socketOptions, connectionBalanceConfig, proxyProtocol, tcpStats',
     ),
     httpGateway,
     tcpGateway,

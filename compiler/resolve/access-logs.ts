@@ -12,25 +12,29 @@ import type { FindCluster } from './gateway-tls.js';
 import { re2Problem } from './matchers.js';
 import { anyValue, keyValueList, type ValueProblem } from './otel-values.js';
 
-const BASE = ['spec', 'options', 'accessLoggingService', 'accessLog'];
 
 /** Gloo names an Upstream's cluster `<name>_<namespace>`; Kubernetes names have no `_`, so the split is unambiguous. */
 const GLOO_CLUSTER = /^([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)$/;
 
 /**
- * The access logs of `resource` (a Gateway); `tcp`: the listener has TCP hosts,
- * whose logs have no HTTP headers. Logs in error are reported and left out.
+ * The access logs of `resource` (a Gateway) in its options' `field`:
+ * accessLoggingService (the connection manager's and TCP hosts') or
+ * listenerAccessLoggingService (the listener's, before a filter chain is
+ * chosen). `tcp`: some of them are logged without HTTP headers. Logs in error
+ * are reported and left out.
  */
 export function accessLogs(
   logs: AccessLogSpec[],
   resource: Resource,
+  field: 'accessLoggingService' | 'listenerAccessLoggingService',
   tcp: boolean,
   findCluster: FindCluster,
   diagnostics: Diagnostic[],
 ): AccessLogIR[] {
-  const gateway = `${resource.namespace}_${resource.name}`;
+  const listener = field === 'listenerAccessLoggingService';
+  const gateway = `${resource.namespace}_${resource.name}${listener ? '_listener' : ''}`;
   return logs.flatMap((log, i) => {
-    const path = [...BASE, i];
+    const path = ['spec', 'options', field, 'accessLog', i];
     const error = (at: FieldPath, message: string, hint: string) =>
       diagnostics.push(fieldError('resolve', resource.origin, [...path, ...at], message, hint));
     const sink = logSink(log, i, gateway, resource, path, tcp, findCluster, error, diagnostics);
@@ -81,8 +85,10 @@ function logSink(
     if (tcp && httpOnly) {
       error(
         ['grpcService', httpOnly],
-        "this Gateway proxies TCP connections, whose access log entries have no HTTP headers (Envoy's tcp_grpc logger)",
-        `remove ${httpOnly}, or log TCP hosts from a Gateway of their own`,
+        path[2] === 'listenerAccessLoggingService'
+          ? "a listener's access log entries are connections, with no HTTP headers (Envoy's tcp_grpc logger)"
+          : "this Gateway proxies TCP connections, whose access log entries have no HTTP headers (Envoy's tcp_grpc logger)",
+        `remove ${httpOnly}${path[2] === 'listenerAccessLoggingService' ? ', or log the requests in accessLoggingService' : ', or log TCP hosts from a Gateway of their own'}`,
       );
       return undefined;
     }

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HcmMoreIR, ListenerFieldsIR } from '../ir/listener-options.js';
+import type { AccessLogIR } from '../ir/access-log.js';
 import type { CidrIR, HttpSettingsIR } from '../ir/model.js';
 import type { GatewaySpec, HttpConnectionManagerSpec } from '../kinds/gateway.js';
 
@@ -141,10 +142,25 @@ function hcmMore(
   return out;
 }
 
-/** spec.options' fields of Envoy's Listener; undefined when none is set. */
-export function listenerFields(options: GatewaySpec['options']): ListenerFieldsIR | undefined {
+/** spec.options' fields of Envoy's Listener, with its own access logs resolved; undefined when none is set. */
+export function listenerFields(options: GatewaySpec['options'], accessLogs: AccessLogIR[]): ListenerFieldsIR | undefined {
   if (!options) return undefined;
+  const proxyProtocol = options.proxyProtocol;
   const out: ListenerFieldsIR = {
+    ...(accessLogs.length > 0 ? { accessLogs } : {}),
+    ...(proxyProtocol
+      ? {
+          proxyProtocol: {
+            rules: (proxyProtocol.rules ?? []).map((r) => ({
+              tlvType: r.tlvType,
+              key: r.onTlvPresent.key,
+              ...(r.onTlvPresent.metadataNamespace ? { namespace: r.onTlvPresent.metadataNamespace } : {}),
+            })),
+            allowWithout: proxyProtocol.allowRequestsWithoutProxyProtocol ?? false,
+          },
+        }
+      : {}),
+    ...(options.tcpStats ? { tcpStats: true } : {}),
     ...(options.perConnectionBufferLimitBytes !== undefined
       ? { perConnectionBufferLimitBytes: options.perConnectionBufferLimitBytes }
       : {}),

@@ -18,6 +18,8 @@ import { httpSettings, listenerFields, sourceRanges } from './gateway-settings.j
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
 import { accessLogs } from './access-logs.js';
+import { tcpProxyOptions } from './tcp-options.js';
+import type { TcpProxyOptionsIR } from '../ir/tcp-options.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
@@ -114,6 +116,9 @@ export function resolveGateways(
   return out;
 }
 
+const withTcpOptions = (hosts: TcpHostIR[], options: TcpProxyOptionsIR | undefined) =>
+  options ? hosts.map((h) => ({ ...h, options })) : hosts;
+
 const optionalListenerFields = (fields: ReturnType<typeof listenerFields>) =>
   fields ? { listenerFields: fields } : {};
 
@@ -157,11 +162,24 @@ function resolveGateway(
     accessLogs: accessLogs(
       spec.options?.accessLoggingService?.accessLog ?? [],
       resource,
+      'accessLoggingService',
       Boolean(spec.tcpGateway ?? spec.hybridGateway?.matchedGateways.some((m) => m.tcpGateway)),
       findCluster,
       diagnostics,
     ),
-    ...optionalListenerFields(listenerFields(spec.options)),
+    ...optionalListenerFields(
+      listenerFields(
+        spec.options,
+        accessLogs(
+          spec.options?.listenerAccessLoggingService?.accessLog ?? [],
+          resource,
+          'listenerAccessLoggingService',
+          true,
+          findCluster,
+          diagnostics,
+        ),
+      ),
+    ),
   };
   if (ssl && !spec.httpGateway)
     diagnostics.push(
@@ -176,7 +194,11 @@ function resolveGateway(
   if (spec.tcpGateway) {
     const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
     sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
-    return { gw: { ...common, virtualHosts: [], chains: [], tcpHosts: tcp.hosts }, domainScopes: [] };
+    const options = tcpProxyOptions(spec.tcpGateway.options, resource.origin, ['spec', 'tcpGateway', 'options'], diagnostics);
+    return {
+      gw: { ...common, virtualHosts: [], chains: [], tcpHosts: withTcpOptions(tcp.hosts, options) },
+      domainScopes: [],
+    };
   }
   if (spec.hybridGateway)
     return hybridGateway(resource, common, spec.hybridGateway.matchedGateways, index, hosts, findCluster, diagnostics);
@@ -354,7 +376,13 @@ function hybridGateway(
         findCluster,
         diagnostics,
       );
-      tcp.push(...hosts.hosts);
+      const options = tcpProxyOptions(
+        m.tcpGateway.options,
+        resource.origin,
+        [...base, 'tcpGateway', 'options'],
+        diagnostics,
+      );
+      tcp.push(...withTcpOptions(hosts.hosts, options));
       claim(hosts.claims);
       return;
     }

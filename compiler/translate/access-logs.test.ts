@@ -61,7 +61,7 @@ test('gRPC on a tcp_proxy: the TCP logger, which has no headers', () => {
   expect(checkMessage(ACCESS_LOG, json)).toEqual([]);
 });
 
-test('OpenTelemetry: the collector's cluster, metadata and timeout on the gRPC service; body and attributes as given', () => {
+test("OpenTelemetry: the collector's cluster, metadata and timeout on the gRPC service; body and attributes as given", () => {
   const json = accessLog(
     {
       sink: {

@@ -132,7 +132,9 @@ function headerMatcher(h: HeaderMatchIR): Json {
 /** The clusters of the Gateways' OpenTelemetry collectors: HTTP/2, TLS (SNI the host when it is a name, no check) unless insecure. */
 export function collectorClusters(model: Model): ClusterPair[] {
   return model.gateways.flatMap((gw) =>
-    gw.accessLogs.flatMap((log) => (log.sink.kind === 'opentelemetry' ? [collectorCluster(log.sink)] : [])),
+    [...gw.accessLogs, ...(gw.listenerFields?.accessLogs ?? [])].flatMap((log) =>
+      log.sink.kind === 'opentelemetry' ? [collectorCluster(log.sink)] : [],
+    ),
   );
 }
 
