@@ -113,11 +113,14 @@ const httpGateway = object({
           'dynamicForwardProxy',
           'networkLocalRatelimit',
           'httpLocalRatelimit',
-          'tap',
           'statefulSession',
           'headerValidationSettings',
         ],
         notYet,
+      ),
+      tap: refused(
+        "Gloo's tap sinks (grpcService, httpService to a tap server) are envoy-gloo extensions; upstream Envoy's tap filter writes to files or its admin interface, and Gloo's tap has no file sink to map onto them",
+        'log requests with accessLoggingService',
       ),
       // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
       csrf: refused(
