@@ -99,6 +99,8 @@ export interface UpstreamPolicyIR {
     updateMergeWindow?: string;
     useHostnameForHashing?: boolean;
     closeConnectionsOnHostSetChange?: boolean;
+    /** roundRobin or leastRequest: new endpoints' share grows over the window. */
+    slowStart?: { window?: string; aggression?: number; minWeightPercent?: number };
   };
   circuitBreakers?: {
     maxConnections?: number;
@@ -142,10 +144,20 @@ export interface HealthCheckIR {
   unhealthyThreshold: number;
   healthyThreshold: number;
   noTrafficInterval?: string;
+  /** Gloo's other HealthCheck fields that are set (jitter, edge intervals, reuseConnection, the event log), by name. */
+  more?: Record<string, number | string | boolean>;
   check:
-    | { kind: 'http'; path: string; host?: string }
-    | { kind: 'tcp' }
+    | ({ kind: 'http'; path: string; host?: string } & HttpCheckMoreIR)
+    | { kind: 'tcp'; send?: string; receive?: string[] }
     | { kind: 'grpc'; serviceName?: string; authority?: string };
+}
+
+/** An HTTP health check's request headers, protocol and healthy statuses ([start, end)). */
+export interface HttpCheckMoreIR {
+  headersToAdd?: { key: string; value: string; append: boolean }[];
+  headersToRemove?: string[];
+  http2?: boolean;
+  expectedStatuses?: { start: number; end: number }[];
 }
 
 /** Gloo's SslParameters.ProtocolVersion names. */
