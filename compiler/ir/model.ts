@@ -175,7 +175,7 @@ export interface TlsSecretIR {
   /** `<namespace>/<name>` of the Secret: the SDS name of its certificate and key. */
   name: string;
   /** tls.crt and tls.key, when the Secret has them. */
-  certificate?: { chain: string; privateKey: string };
+  certificate?: { chain: string; privateKey: string; /** tls.ocsp-staple, base64 DER. */ ocspStaple?: string };
   /** ca.crt, when the Secret has it: served as `<name>/ca.crt`. */
   ca?: string;
 }
@@ -194,6 +194,10 @@ export interface DownstreamTlsIR {
   oneWayTls: boolean;
   /** No stateless session resumption (session tickets). */
   disableSessionResumption?: boolean;
+  /** The handshake's deadline (proto3 JSON duration); absent: none. */
+  connectTimeout?: string;
+  /** Absent: LENIENT_STAPLING (Envoy's default). */
+  ocspStaplePolicy?: 'STRICT_STAPLING' | 'MUST_STAPLE';
   /** Where the sslConfig is, for diagnostics. */
   origin: Origin;
   path: ReadonlyArray<string | number>;

@@ -1,9 +1,9 @@
 /** Gloo's SslConfig (ssl.proto) for TLS termination, and UpstreamSslConfig for TLS to an upstream; the Secrets are read by resolve/tls.ts. */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { note, notYet, refused } from './gloo.js';
+import { note, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import { tlsParameterFields } from './tls-parameters.js';
-import { boolean, domain, object, protoEnum, singleLine } from './schema.js';
+import { boolean, domain, object, positiveDuration, protoEnum, singleLine } from './schema.js';
 
 /** Gloo's SslParameters.ProtocolVersion. */
 export const TLS_VERSIONS = ['TLS_AUTO', 'TLSv1_0', 'TLSv1_1', 'TLSv1_2', 'TLSv1_3'] as const;
@@ -43,8 +43,14 @@ function sslConfigFields<S extends TSchema>(secretRef: S) {
       boolean,
       "true: no TLS session tickets (Envoy's disable_stateless_session_resumption)",
     ),
-    transportSocketConnectTimeout: notYet(),
-    ocspStaplePolicy: notYet(),
+    transportSocketConnectTimeout: note(
+      positiveDuration,
+      "the TLS handshake's deadline on the filter chain (Envoy's transport_socket_connect_timeout); unset: none",
+    ),
+    ocspStaplePolicy: note(
+      protoEnum(['LENIENT_STAPLING', 'STRICT_STAPLING', 'MUST_STAPLE'] as const),
+      "Envoy's ocsp_staple_policy; the staple is the Secret's tls.ocsp-staple (DER), as Gloo stores it; MUST_STAPLE without one is an error",
+    ),
   };
 }
 

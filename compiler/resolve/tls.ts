@@ -60,6 +60,10 @@ export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPa
     verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
     ...(spec.disableTlsSessionResumption ? { disableSessionResumption: true } : {}),
+    ...(spec.transportSocketConnectTimeout ? { connectTimeout: spec.transportSocketConnectTimeout } : {}),
+    ...(spec.ocspStaplePolicy && spec.ocspStaplePolicy !== 'LENIENT_STAPLING'
+      ? { ocspStaplePolicy: spec.ocspStaplePolicy }
+      : {}),
   };
 }
 
@@ -250,6 +254,16 @@ export function resolveTlsSecrets(
     "put the CA that signs the peer's certificates in the Secret's ca.crt, or remove verifySubjectAltName";
   for (const tls of served) {
     const secret = out.get(tls.secret);
+    if (secret?.certificate && tls.ocspStaplePolicy === 'MUST_STAPLE' && !secret.certificate.ocspStaple)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          tls.origin,
+          [...tls.path, 'ocspStaplePolicy'],
+          `MUST_STAPLE needs an OCSP response, and Secret ${tls.secret} has no tls.ocsp-staple: Envoy would refuse the listener`,
+          "add the certificate's DER-encoded OCSP response to the Secret as tls.ocsp-staple (data, base64), or use STRICT_STAPLING",
+        ),
+      );
     if (!secret || tls.verifySubjectAltNames.length === 0) continue;
     // Names are checked on a client certificate, which only a ca.crt (without oneWayTls) asks for.
     if (!secret.ca || tls.oneWayTls)
@@ -404,10 +418,16 @@ function checkSecret(
   return {
     name: use.secret,
     ...(chain && 'text' in chain && key && 'text' in key
-      ? { certificate: { chain: chain.text, privateKey: key.text } }
+      ? { certificate: { chain: chain.text, privateKey: key.text, ...ocspStaple(secret) } }
       : {}),
     ...(ca && 'text' in ca ? { ca: ca.text } : {}),
   };
+}
+
+/** The Secret's OCSP response (binary, so only in `data`, base64), as Gloo's `glooctl create secret tls` stores it. */
+function ocspStaple(secret: Resource): { ocspStaple?: string } {
+  const data = (secret.value as { data?: Record<string, string> }).data?.['tls.ocsp-staple'];
+  return typeof data === 'string' && data.length > 0 ? { ocspStaple: data } : {};
 }
 
 /** Whether the certificate's names cover a VirtualService domain (`*` and other wildcard patterns than `*.` are not checked). */

@@ -9,7 +9,7 @@ import { accessLog } from './access-logs.js';
 import { connectionManager, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
-import { TLS_INSPECTOR, downstreamTransportSocket } from './tls.js';
+import { TLS_INSPECTOR, downstreamTransportSocket, handshakeTimeout } from './tls.js';
 import { proxyProtocolFilter, tcpProxyFields, withTcpStats } from './listener-extras.js';
 
 
@@ -60,6 +60,7 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
     ...optionalSocket(
       socket(chain.tls ? downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) : undefined),
     ),
+    ...handshakeTimeout(chain.tls),
   }));
   return {
     name: gw.listener,
@@ -110,5 +111,6 @@ function tcpChain(
       },
     ],
     ...optionalSocket(socket(host.tls ? downstreamTransportSocket(host.tls, secrets.get(host.tls.secret)!) : undefined)),
+    ...handshakeTimeout(host.tls),
   };
 }

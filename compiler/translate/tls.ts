@@ -29,6 +29,7 @@ export function secretResources(secret: TlsSecretIR): Json[] {
       tls_certificate: {
         certificate_chain: { inline_string: secret.certificate.chain },
         private_key: { inline_string: secret.certificate.privateKey },
+        ...(secret.certificate.ocspStaple ? { ocsp_staple: { inline_bytes: secret.certificate.ocspStaple } } : {}),
       },
     });
   if (secret.ca)
@@ -83,8 +84,14 @@ export function downstreamTransportSocket(tls: DownstreamTlsIR, secret: TlsSecre
       },
       ...(verifyClient ? { require_client_certificate: true } : {}),
       ...(tls.disableSessionResumption ? { disable_stateless_session_resumption: true } : {}),
+      ...(tls.ocspStaplePolicy ? { ocsp_staple_policy: tls.ocspStaplePolicy } : {}),
     },
   };
+}
+
+/** A TLS filter chain's handshake deadline, when its sslConfig sets one. */
+export function handshakeTimeout(tls: DownstreamTlsIR | undefined): Json {
+  return tls?.connectTimeout ? { transport_socket_connect_timeout: tls.connectTimeout } : {};
 }
 
 /** TLS to an upstream: its ca.crt verifies the upstream, its certificate (unless oneWayTls) is the client's. */
