@@ -182,8 +182,10 @@ export interface TlsSecretIR {
 
 /** A VirtualService's sslConfig: how the HTTPS listener serves it. */
 export interface DownstreamTlsIR {
-  /** TlsSecretIR name (with a certificate). */
-  secret: string;
+  /** TlsSecretIR name (with a certificate); absent: `files`. */
+  secret?: string;
+  /** sslFiles: paths on the proxy, instead of a Secret. */
+  files?: TlsFilesIR;
   /** Empty: any SNI (and none). */
   sniDomains: string[];
   parameters: TlsParametersIR;
@@ -203,9 +205,19 @@ export interface DownstreamTlsIR {
   path: ReadonlyArray<string | number>;
 }
 
+/** Gloo's sslFiles: files the proxy reads. */
+export interface TlsFilesIR {
+  certChain?: string;
+  privateKey?: string;
+  rootCa?: string;
+  ocspStaple?: string;
+}
+
 export interface UpstreamTlsIR {
-  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None: TLS without verification, as Gloo. */
+  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None (and no files): TLS without verification, as Gloo. */
   secret?: string;
+  /** sslFiles: paths on the proxy, instead of a Secret. */
+  files?: TlsFilesIR;
   sni?: string;
   parameters: TlsParametersIR;
   alpnProtocols: string[];

@@ -390,17 +390,18 @@ function hybridGateway(
     const virtualHosts =
       selectVirtualServices(resource, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
     domainScopes.push(virtualHosts);
-    if (sslConfig && !sslConfig.secretRef)
+    const terminates = sslConfig?.secretRef ?? sslConfig?.sslFiles;
+    if (sslConfig && !terminates)
       diagnostics.push(
         fieldError(
           'resolve',
           resource.origin,
           [...base, 'matcher', 'sslConfig'],
-          'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef to terminate it with',
-          'add a secretRef (a kubernetes.io/tls Secret), or remove sslConfig',
+          'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef or sslFiles to terminate it with',
+          'add a secretRef (a kubernetes.io/tls Secret) or sslFiles, or remove sslConfig',
         ),
       );
-    const tls = sslConfig?.secretRef
+    const tls = terminates
       ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
       : undefined;
     const hcmPath = [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'];

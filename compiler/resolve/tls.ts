@@ -19,6 +19,7 @@ import {
 } from '../diagnostics.js';
 import type {
   DownstreamTlsIR,
+  TlsFilesIR,
   GatewayIR,
   TlsParametersIR,
   TlsSecretIR,
@@ -53,7 +54,8 @@ export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPa
   return {
     origin: from.origin,
     path,
-    secret: secretName(refOf(spec.secretRef, from)),
+    ...(spec.secretRef ? { secret: secretName(refOf(spec.secretRef, from)) } : {}),
+    ...(spec.sslFiles ? { files: tlsFiles(spec.sslFiles) } : {}),
     sniDomains: spec.sniDomains ?? [],
     parameters: parameters(spec.parameters),
     alpnProtocols: spec.alpnProtocols ?? DEFAULT_ALPN,
@@ -70,12 +72,23 @@ export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPa
 export function upstreamTls(spec: UpstreamSslConfigSpec, from: Resource): UpstreamTlsIR {
   return {
     ...(spec.secretRef ? { secret: secretName(refOf(spec.secretRef, from)) } : {}),
+    ...(spec.sslFiles ? { files: tlsFiles(spec.sslFiles) } : {}),
     ...(spec.sni !== undefined ? { sni: spec.sni } : {}),
     parameters: parameters(spec.parameters),
     alpnProtocols: spec.alpnProtocols ?? [],
     verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
     ...(spec.allowRenegotiation ? { allowRenegotiation: true } : {}),
+  };
+}
+
+/** Gloo's sslFiles: the paths as written, read by the proxy. */
+function tlsFiles(f: { tlsCert?: string; tlsKey?: string; rootCa?: string; ocspStaple?: string }): TlsFilesIR {
+  return {
+    ...(f.tlsCert !== undefined ? { certChain: f.tlsCert } : {}),
+    ...(f.tlsKey !== undefined ? { privateKey: f.tlsKey } : {}),
+    ...(f.rootCa !== undefined ? { rootCa: f.rootCa } : {}),
+    ...(f.ocspStaple !== undefined ? { ocspStaple: f.ocspStaple } : {}),
   };
 }
 
@@ -185,6 +198,18 @@ export function resolveTlsSecrets(
   const serve = (tls: DownstreamTlsIR, domains: string[]) => {
     served.push(tls);
     checkParameters(tls.parameters, tls.origin, [...tls.path, 'parameters'], diagnostics);
+    const files = tls.files;
+    if (files && (files.certChain === undefined || files.privateKey === undefined))
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          tls.origin,
+          [...tls.path, 'sslFiles'],
+          'a server needs its certificate and key: tlsCert and tlsKey are both required here',
+          'give the paths of the certificate chain and its private key on the proxy',
+        ),
+      );
+    if (!tls.secret) return;
     uses.push({
       origin: tls.origin,
       path: [...tls.path, 'secretRef'],
@@ -253,7 +278,17 @@ export function resolveTlsSecrets(
   const sanHint =
     "put the CA that signs the peer's certificates in the Secret's ca.crt, or remove verifySubjectAltName";
   for (const tls of served) {
-    const secret = out.get(tls.secret);
+    const secret = tls.secret ? out.get(tls.secret) : undefined;
+    if (tls.files && tls.ocspStaplePolicy === 'MUST_STAPLE' && !tls.files.ocspStaple)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          tls.origin,
+          [...tls.path, 'ocspStaplePolicy'],
+          'MUST_STAPLE needs an OCSP response, and sslFiles has no ocspStaple: Envoy would refuse the listener',
+          "give the DER-encoded OCSP response's path in sslFiles.ocspStaple, or use STRICT_STAPLING",
+        ),
+      );
     if (secret?.certificate && tls.ocspStaplePolicy === 'MUST_STAPLE' && !secret.certificate.ocspStaple)
       diagnostics.push(
         fieldError(
@@ -281,7 +316,8 @@ export function resolveTlsSecrets(
   }
   for (const u of upstreams) {
     // A Secret in error is reported already; one with ca.crt verifies the upstream.
-    if (!u.tls || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca))) continue;
+    if (!u.tls || u.tls.files?.rootCa || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca)))
+      continue;
     if (u.tls.verifySubjectAltNames.length > 0)
       diagnostics.push(
         fieldError(

@@ -58,7 +58,7 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
       ),
     ],
     ...optionalSocket(
-      socket(chain.tls ? downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) : undefined),
+      socket(chain.tls ? downstreamTransportSocket(chain.tls, chain.tls.secret ? secrets.get(chain.tls.secret) : undefined) : undefined),
     ),
     ...handshakeTimeout(chain.tls),
   }));
@@ -110,7 +110,7 @@ function tcpChain(
         },
       },
     ],
-    ...optionalSocket(socket(host.tls ? downstreamTransportSocket(host.tls, secrets.get(host.tls.secret)!) : undefined)),
+    ...optionalSocket(socket(host.tls ? downstreamTransportSocket(host.tls, host.tls.secret ? secrets.get(host.tls.secret) : undefined) : undefined)),
     ...handshakeTimeout(host.tls),
   };
 }
