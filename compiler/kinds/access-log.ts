@@ -32,7 +32,10 @@ const fileSink = object(
 );
 
 const headerNames = Type.Array(singleLine);
-const filterStateObjectsToLog = note(Type.Array(singleLine), "filter state objects' names, logged as Envoy serializes them");
+const filterStateObjectsToLog = note(
+  Type.Array(singleLine),
+  "filter state objects' names, logged as Envoy serializes them",
+);
 
 const grpcService = object(
   {
@@ -57,7 +60,10 @@ const collector = object(
     endpoint: note(singleLine, 'host:port of the collector (OTLP over gRPC); a cluster of its own is made for it'),
     authority: note(singleLine, ':authority of the export calls'),
     headers: note(stringMap, 'sent as gRPC metadata with each export stream'),
-    insecure: note(boolean, 'true: plain HTTP/2; unset: TLS, SNI the host, without a certificate check (as Gloo; a warning)'),
+    insecure: note(
+      boolean,
+      'true: plain HTTP/2; unset: TLS, SNI the host, without a certificate check (as Gloo; a warning)',
+    ),
     sslConfig: refused(
       "TLS settings of the collector's own are not implemented: the TLS Sluice makes checks no certificate, as Gloo's without sslConfig",
       'leave sslConfig out, or run the collector next to the proxy with insecure: true',
@@ -73,7 +79,10 @@ const openTelemetryService = object(
     collector,
     filterStateObjectsToLog,
     disableBuiltinLabels: note(boolean, 'true: no log_name, zone_name, cluster_name, node_name attributes'),
-    body: note(anyValueJson, "OpenTelemetry's AnyValue (stringValue, intValue, kvlistValue, ...); strings may hold command operators"),
+    body: note(
+      anyValueJson,
+      "OpenTelemetry's AnyValue (stringValue, intValue, kvlistValue, ...); strings may hold command operators",
+    ),
     attributes: note(anyValueJson, "OpenTelemetry's KeyValueList: {values: [{key, value: AnyValue}]}"),
   },
   ['logName', 'collector'],
@@ -240,7 +249,10 @@ export const accessLoggingService = object(
       object(
         {
           fileSink,
-          grpcService: note(grpcService, "Envoy's gRPC access log service (envoy.access_loggers.http_grpc, tcp_grpc on TCP)"),
+          grpcService: note(
+            grpcService,
+            "Envoy's gRPC access log service (envoy.access_loggers.http_grpc, tcp_grpc on TCP)",
+          ),
           openTelemetryService: note(openTelemetryService, "Envoy's OpenTelemetry access logger (OTLP logs over gRPC)"),
           filter: note(filter, "Envoy's access log filter: only what passes is logged"),
         },

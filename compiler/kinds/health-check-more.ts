@@ -16,7 +16,10 @@ export const healthCheckTimingFields = {
   unhealthyInterval: positiveDuration,
   unhealthyEdgeInterval: positiveDuration,
   healthyEdgeInterval: positiveDuration,
-  eventLogPath: note(singleLine, "a file on the proxy the health checker's events are written to (Envoy's file event sink)"),
+  eventLogPath: note(
+    singleLine,
+    "a file on the proxy the health checker's events are written to (Envoy's file event sink)",
+  ),
   alwaysLogHealthCheckFailures: note(boolean, 'true: every failure is logged, not only changes of state'),
 };
 

@@ -10,7 +10,10 @@ import { boolean, duration, object, singleLine, string } from './schema.js';
 
 const tcpProxySettings = object({
   maxConnectAttempts: note(Type.Integer({ minimum: 1, maximum: 4294967295 }), "at least 1; unset: Envoy's 1"),
-  idleTimeout: note(duration, 'a connection idle this long in both directions is closed; "0s": never; unset: 1h (Envoy)'),
+  idleTimeout: note(
+    duration,
+    'a connection idle this long in both directions is closed; "0s": never; unset: 1h (Envoy)',
+  ),
   tunnelingConfig: note(
     object(
       {
@@ -29,13 +32,19 @@ const tcpProxySettings = object({
     ),
     "the connection's bytes go through an HTTP CONNECT tunnel that the Upstream (an HTTP proxy) opens to hostname",
   ),
-  accessLogFlushInterval: note(duration, 'at least 1ms; access logs are written this often, not only when a connection closes'),
+  accessLogFlushInterval: note(
+    duration,
+    'at least 1ms; access logs are written this often, not only when a connection closes',
+  ),
 });
 
 export const tcpListenerOptions = object({
   tcpProxySettings,
   connectionLimit: note(connectionLimit, "Envoy's connection_limit filter in front of each TCP host's tcp_proxy"),
-  localRatelimit: refused('a token bucket for TCP connections (network local_ratelimit) is not implemented yet', 'use connectionLimit'),
+  localRatelimit: refused(
+    'a token bucket for TCP connections (network local_ratelimit) is not implemented yet',
+    'use connectionLimit',
+  ),
 });
 
 export type TcpListenerOptionsSpec = Static<typeof tcpListenerOptions>;

@@ -32,7 +32,11 @@ const sslFiles = (what: string, upstream = false) =>
     }),
     `files the proxy reads (Envoy's DataSource filename), instead of a Secret: ${what}; not checked at compile time`,
   );
-const sds = () => refused('Sluice serves the certificates over SDS itself', 'use secretRef');
+const sds = () =>
+  refused(
+    "an external SDS server is not implemented: Sluice's SDS names are the Secrets it serves itself (and inlines in a static bootstrap), so a name another server answers for would be taken for one of them",
+    'use secretRef, or sslFiles for certificates an agent writes to the proxy',
+  );
 
 /** The fields of a downstream SslConfig, with what its secretRef means where it is used. */
 function sslConfigFields<S extends TSchema>(secretRef: S) {
@@ -82,21 +86,21 @@ export function sniSslConfig(secretRefNote: string) {
 
 export const upstreamSslConfig = object(
   {
-  secretRef: note(
-    resourceRef,
-    "a Secret: its ca.crt verifies the upstream's certificate, its tls.crt and tls.key are the client certificate. Without one (or without ca.crt) the upstream's certificate is not verified, as Gloo (a warning)",
-  ),
-  sslFiles: sslFiles(
-    "rootCa verifies the upstream's certificate, tlsCert and tlsKey are the client certificate",
-    true,
-  ),
-  sds: sds(),
-  sni: singleLine,
-  parameters: sslParameters,
-  alpnProtocols,
-  oneWayTls: note(boolean, 'true: no client certificate even when the Secret has one'),
-  verifySubjectAltName,
-  allowRenegotiation: note(boolean, 'true: the upstream may renegotiate TLS (Envoy refuses by default)'),
+    secretRef: note(
+      resourceRef,
+      "a Secret: its ca.crt verifies the upstream's certificate, its tls.crt and tls.key are the client certificate. Without one (or without ca.crt) the upstream's certificate is not verified, as Gloo (a warning)",
+    ),
+    sslFiles: sslFiles(
+      "rootCa verifies the upstream's certificate, tlsCert and tlsKey are the client certificate",
+      true,
+    ),
+    sds: sds(),
+    sni: singleLine,
+    parameters: sslParameters,
+    alpnProtocols,
+    oneWayTls: note(boolean, 'true: no client certificate even when the Secret has one'),
+    verifySubjectAltName,
+    allowRenegotiation: note(boolean, 'true: the upstream may renegotiate TLS (Envoy refuses by default)'),
   },
   [],
   atMostOne('secretRef', 'sslFiles'),

@@ -29,7 +29,10 @@ const slowStart = () =>
     object({
       slowStartWindow: note(positiveDuration, 'how long a new endpoint takes to reach its full share'),
       aggression: note(Type.Number({ exclusiveMinimum: 0 }), "above 0; 1 (Envoy's default) is linear"),
-      minWeightPercent: note(Type.Number({ minimum: 0, maximum: 100 }), "the share a new endpoint starts at; Envoy's default 10"),
+      minWeightPercent: note(
+        Type.Number({ minimum: 0, maximum: 100 }),
+        "the share a new endpoint starts at; Envoy's default 10",
+      ),
     }),
     "Envoy's slow_start_config; aggression's runtime key is Gloo's, upstream.<cluster>.slowStart.aggression",
   );
@@ -60,7 +63,10 @@ const loadBalancerConfig = object(
       `${lbTypeNote}; routes choose the hash with options.lbHash`,
     ),
     maglev: note(object({}), `${lbTypeNote}; routes choose the hash with options.lbHash`),
-    localityWeightedLbConfig: refused('localities are not implemented (endpoints carry none)'),
+    localityWeightedLbConfig: refused(
+      "with Envoy's locality-weighted balancing a locality without a weight gets no traffic, and an Upstream's own endpoints (static hosts, a Service's zones) have no locality weight in Gloo's API: only failover localities could carry one",
+      'weight the hosts with loadBalancingWeight, or use failover priorities',
+    ),
     useHostnameForHashing: boolean,
     closeConnectionsOnHostSetChange: boolean,
   },

@@ -12,7 +12,6 @@ import type { FindCluster } from './gateway-tls.js';
 import { re2Problem } from './matchers.js';
 import { anyValue, keyValueList, type ValueProblem } from './otel-values.js';
 
-
 /** Gloo names an Upstream's cluster `<name>_<namespace>`; Kubernetes names have no `_`, so the split is unambiguous. */
 const GLOO_CLUSTER = /^([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)$/;
 
@@ -61,7 +60,11 @@ function logSink(
   if (log.fileSink) {
     const f = log.fileSink;
     if (f.stringFormat !== undefined && f.jsonFormat !== undefined) {
-      error(['fileSink', 'jsonFormat'], 'stringFormat and jsonFormat are both set; a file sink has one format', 'keep one of them');
+      error(
+        ['fileSink', 'jsonFormat'],
+        'stringFormat and jsonFormat are both set; a file sink has one format',
+        'keep one of them',
+      );
       return undefined;
     }
     return {
@@ -141,9 +144,11 @@ function openTelemetrySink(
   const problems: ValueProblem[] = [];
   const body = o.body === undefined ? undefined : anyValue(o.body, ['openTelemetryService', 'body'], problems);
   const attributes =
-    o.attributes === undefined ? undefined : keyValueList(o.attributes, ['openTelemetryService', 'attributes'], problems);
+    o.attributes === undefined
+      ? undefined
+      : keyValueList(o.attributes, ['openTelemetryService', 'attributes'], problems);
   for (const p of problems)
-    error(p.path, p.message, "write OpenTelemetry's proto3 JSON, e.g. {stringValue: \"%REQ(:PATH)%\"}");
+    error(p.path, p.message, 'write OpenTelemetry\'s proto3 JSON, e.g. {stringValue: "%REQ(:PATH)%"}');
   if (problems.length > 0) return undefined;
   const tls = c.insecure !== true;
   if (tls)
@@ -199,10 +204,16 @@ function accessLogFilter(f: AccessLogFilterSpec, path: FieldPath, error: Report)
       independent: r.useIndependentRandomness ?? false,
     };
   }
-  const logical = f.andFilter ? (['and', f.andFilter] as const) : f.orFilter ? (['or', f.orFilter] as const) : undefined;
+  const logical = f.andFilter
+    ? (['and', f.andFilter] as const)
+    : f.orFilter
+      ? (['or', f.orFilter] as const)
+      : undefined;
   if (logical) {
     const [kind, spec] = logical;
-    const filters = spec.filters.map((inner, i) => accessLogFilter(inner, [...path, `${kind}Filter`, 'filters', i], error));
+    const filters = spec.filters.map((inner, i) =>
+      accessLogFilter(inner, [...path, `${kind}Filter`, 'filters', i], error),
+    );
     return filters.every(Boolean) ? { kind, filters: filters as AccessLogFilterIR[] } : undefined;
   }
   if (f.headerFilter) {
@@ -223,7 +234,11 @@ function headerMatch(h: HeaderMatcherSpec, path: FieldPath, error: Report): Head
   if (h.safeRegexMatch) {
     const problem = re2Problem(h.safeRegexMatch.regex);
     if (problem) {
-      error([...path, 'safeRegexMatch', 'regex'], problem, 'write an RE2 expression (no lookaround, no backreferences)');
+      error(
+        [...path, 'safeRegexMatch', 'regex'],
+        problem,
+        'write an RE2 expression (no lookaround, no backreferences)',
+      );
       return undefined;
     }
     return { ...base, match: { kind: 'regex', value: h.safeRegexMatch.regex } };
@@ -239,7 +254,11 @@ function headerMatch(h: HeaderMatcherSpec, path: FieldPath, error: Report): Head
       return undefined;
     }
     if (h.rangeMatch.start >= h.rangeMatch.end) {
-      error([...path, 'rangeMatch'], 'start is not below end (end is exclusive): no value would match', 'make end greater than start');
+      error(
+        [...path, 'rangeMatch'],
+        'start is not below end (end is exclusive): no value would match',
+        'make end greater than start',
+      );
       return undefined;
     }
     return { ...base, match: { kind: 'range', start: h.rangeMatch.start, end: h.rangeMatch.end } };

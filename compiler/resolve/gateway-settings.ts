@@ -143,7 +143,10 @@ function hcmMore(
 }
 
 /** spec.options' fields of Envoy's Listener, with its own access logs resolved; undefined when none is set. */
-export function listenerFields(options: GatewaySpec['options'], accessLogs: AccessLogIR[]): ListenerFieldsIR | undefined {
+export function listenerFields(
+  options: GatewaySpec['options'],
+  accessLogs: AccessLogIR[],
+): ListenerFieldsIR | undefined {
   if (!options) return undefined;
   const proxyProtocol = options.proxyProtocol;
   const out: ListenerFieldsIR = {

@@ -194,7 +194,12 @@ function resolveGateway(
   if (spec.tcpGateway) {
     const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
     sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
-    const options = tcpProxyOptions(spec.tcpGateway.options, resource.origin, ['spec', 'tcpGateway', 'options'], diagnostics);
+    const options = tcpProxyOptions(
+      spec.tcpGateway.options,
+      resource.origin,
+      ['spec', 'tcpGateway', 'options'],
+      diagnostics,
+    );
     return {
       gw: { ...common, virtualHosts: [], chains: [], tcpHosts: withTcpOptions(tcp.hosts, options) },
       domainScopes: [],

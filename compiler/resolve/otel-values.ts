@@ -74,11 +74,17 @@ function keyValues(list: unknown[], path: FieldPath, problems: ValueProblem[]): 
   const seen = new Set<string>();
   const out = list.map((kv, i) => {
     const at = [...path, i];
-    if (!isJson(kv) || typeof kv.key !== 'string' || kv.key === '' || Object.keys(kv).some((k) => k !== 'key' && k !== 'value')) {
+    if (
+      !isJson(kv) ||
+      typeof kv.key !== 'string' ||
+      kv.key === '' ||
+      Object.keys(kv).some((k) => k !== 'key' && k !== 'value')
+    ) {
       problems.push({ path: at, message: 'each entry is {key, value} with a non-empty key' });
       return undefined;
     }
-    if (seen.has(kv.key)) problems.push({ path: [...at, 'key'], message: `key ${JSON.stringify(kv.key)} is given twice` });
+    if (seen.has(kv.key))
+      problems.push({ path: [...at, 'key'], message: `key ${JSON.stringify(kv.key)} is given twice` });
     seen.add(kv.key);
     const v = kv.value === undefined ? undefined : anyValue(kv.value, [...at, 'value'], problems);
     return { key: kv.key, ...(v ? { value: v } : {}) };

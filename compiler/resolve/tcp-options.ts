@@ -17,13 +17,24 @@ export function tcpProxyOptions(
     const nanos = parseDuration(text);
     if (nanos !== undefined && nanos >= min) return text;
     diagnostics.push(
-      fieldError('resolve', origin, at, `${quote(text)} is ${nanos === undefined ? 'not a duration' : 'too short'}`, hint),
+      fieldError(
+        'resolve',
+        origin,
+        at,
+        `${quote(text)} is ${nanos === undefined ? 'not a duration' : 'too short'}`,
+        hint,
+      ),
     );
     return undefined;
   };
   const p = spec.tcpProxySettings;
   const settings = [...path, 'tcpProxySettings'];
-  const idleTimeout = duration(p?.idleTimeout, [...settings, 'idleTimeout'], 0n, 'write a duration, e.g. "300s" ("0s": never)');
+  const idleTimeout = duration(
+    p?.idleTimeout,
+    [...settings, 'idleTimeout'],
+    0n,
+    'write a duration, e.g. "300s" ("0s": never)',
+  );
   const flush = duration(
     p?.accessLogFlushInterval,
     [...settings, 'accessLogFlushInterval'],

@@ -125,7 +125,9 @@ export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | und
     ...(spec.circuitBreakers ? { circuitBreakers: spec.circuitBreakers } : {}),
     ...(spec.connectionConfig ? { connection: spec.connectionConfig } : {}),
     // Integers and durations under Gloo's names (the refused ones are never set here).
-    ...(spec.outlierDetection ? { outlierDetection: spec.outlierDetection as Record<string, number | string | boolean> } : {}),
+    ...(spec.outlierDetection
+      ? { outlierDetection: spec.outlierDetection as Record<string, number | string | boolean> }
+      : {}),
     ...(spec.healthChecks ? { healthChecks: spec.healthChecks.map(healthCheck) } : {}),
     ...(spec.protocolSelection === 'USE_DOWNSTREAM_PROTOCOL' ? { downstreamProtocol: true } : {}),
     ...(http2 ? { http2 } : {}),

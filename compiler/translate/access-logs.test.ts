@@ -111,7 +111,12 @@ test("filters: Envoy's AccessLogFilter, nested and/or kept in order, header matc
               { kind: 'header', header: { name: 'x-a', match: { kind: 'prefix', value: 'v' }, invert: false } },
               { kind: 'header', header: { name: 'x-b', match: { kind: 'present', present: false }, invert: true } },
               { kind: 'header', header: { name: 'x-c', invert: false } },
-              { kind: 'runtime', runtimeKey: 'k', percent: { numerator: 1, denominator: 'MILLION' }, independent: false },
+              {
+                kind: 'runtime',
+                runtimeKey: 'k',
+                percent: { numerator: 1, denominator: 'MILLION' },
+                independent: false,
+              },
             ],
           },
         ],
@@ -126,7 +131,11 @@ test("filters: Envoy's AccessLogFilter, nested and/or kept in order, header matc
         {
           or_filter: {
             filters: [
-              { status_code_filter: { comparison: { op: 'GE', value: { default_value: 500, runtime_key: 'min_status' } } } },
+              {
+                status_code_filter: {
+                  comparison: { op: 'GE', value: { default_value: 500, runtime_key: 'min_status' } },
+                },
+              },
               { response_flag_filter: {} },
               { grpc_status_filter: { statuses: ['INTERNAL'], exclude: true } },
               { header_filter: { header: { name: 'x-a', string_match: { prefix: 'v' } } } },
@@ -161,7 +170,11 @@ test("collector clusters: one per OpenTelemetry log, HTTP/2; TLS with the host's
     transport_socket: { typed_config: { sni: 'otel.observability' } },
   });
   expect(checkMessage(CLUSTER, named!.cluster)).toEqual([]);
-  expect(address!.cluster).toMatchObject({ name: 'otel_logs_gloo-system_public_2', type: 'EDS', connect_timeout: '1s' });
+  expect(address!.cluster).toMatchObject({
+    name: 'otel_logs_gloo-system_public_2',
+    type: 'EDS',
+    connect_timeout: '1s',
+  });
   expect(address!.cluster.transport_socket).toBeUndefined();
   expect(address!.endpoints).toBeDefined();
   expect(collectorClusters(model([grpc]))).toEqual([]);

@@ -142,7 +142,13 @@ function collectorCluster(s: OpenTelemetrySinkIR): ClusterPair {
   const pair = sidecarCluster(s.cluster, { host: s.host, port: s.port }, true);
   const tls = s.tls
     ? upstreamTransportSocket(
-        { ...(isIP(s.host) === 0 ? { sni: s.host } : {}), parameters: {}, alpnProtocols: [], verifySubjectAltNames: [], oneWayTls: false },
+        {
+          ...(isIP(s.host) === 0 ? { sni: s.host } : {}),
+          parameters: {},
+          alpnProtocols: [],
+          verifySubjectAltNames: [],
+          oneWayTls: false,
+        },
         undefined,
       )
     : undefined;

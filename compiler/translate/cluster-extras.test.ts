@@ -16,10 +16,12 @@ function clusterOf(policy: UpstreamIR['policy']) {
 }
 
 test('slow start: round robin gets a config of its own; least request keeps its choice count beside it', () => {
-  expect(clusterOf({ loadBalancer: { kind: 'roundRobin', slowStart: { window: '30s' } } }).round_robin_lb_config).toEqual(
-    { slow_start_config: { slow_start_window: '30s' } },
-  );
-  const least = clusterOf({ loadBalancer: { kind: 'leastRequest', slowStart: { aggression: 2, minWeightPercent: 5 } } });
+  expect(
+    clusterOf({ loadBalancer: { kind: 'roundRobin', slowStart: { window: '30s' } } }).round_robin_lb_config,
+  ).toEqual({ slow_start_config: { slow_start_window: '30s' } });
+  const least = clusterOf({
+    loadBalancer: { kind: 'leastRequest', slowStart: { aggression: 2, minWeightPercent: 5 } },
+  });
   expect(least.least_request_lb_config).toEqual({
     slow_start_config: {
       aggression: { default_value: 2, runtime_key: 'upstream.orders.slowStart.aggression' },

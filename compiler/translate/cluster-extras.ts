@@ -28,7 +28,8 @@ export function healthCheckMore(more: HealthCheckIR['more']): Json {
             {
               name: 'envoy.health_check.event_sink.file',
               typed_config: {
-                '@type': 'type.googleapis.com/envoy.extensions.health_check.event_sinks.file.v3.HealthCheckEventFileSink',
+                '@type':
+                  'type.googleapis.com/envoy.extensions.health_check.event_sinks.file.v3.HealthCheckEventFileSink',
                 event_log_path: eventLogPath,
               },
             },

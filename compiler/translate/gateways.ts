@@ -12,7 +12,6 @@ import { routeConfiguration } from './routes.js';
 import { TLS_INSPECTOR, downstreamTransportSocket, handshakeTimeout } from './tls.js';
 import { proxyProtocolFilter, tcpProxyFields, withTcpStats } from './listener-extras.js';
 
-
 /**
  * `virtualHosts`: the output of each of the model's virtual hosts, in its order.
  * Every listener has the default gateway's HTTP filters, and each virtual host
@@ -58,7 +57,11 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
       ),
     ],
     ...optionalSocket(
-      socket(chain.tls ? downstreamTransportSocket(chain.tls, chain.tls.secret ? secrets.get(chain.tls.secret) : undefined) : undefined),
+      socket(
+        chain.tls
+          ? downstreamTransportSocket(chain.tls, chain.tls.secret ? secrets.get(chain.tls.secret) : undefined)
+          : undefined,
+      ),
     ),
     ...handshakeTimeout(chain.tls),
   }));
@@ -110,7 +113,13 @@ function tcpChain(
         },
       },
     ],
-    ...optionalSocket(socket(host.tls ? downstreamTransportSocket(host.tls, host.tls.secret ? secrets.get(host.tls.secret) : undefined) : undefined)),
+    ...optionalSocket(
+      socket(
+        host.tls
+          ? downstreamTransportSocket(host.tls, host.tls.secret ? secrets.get(host.tls.secret) : undefined)
+          : undefined,
+      ),
+    ),
     ...handshakeTimeout(host.tls),
   };
 }

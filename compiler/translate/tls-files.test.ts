@@ -16,7 +16,10 @@ const downstream = (files: DownstreamTlsIR['files'], oneWayTls = false) =>
   }) as unknown as DownstreamTlsIR;
 
 test('sslFiles on a listener: the files as Envoy data sources, no SDS; rootCa requires client certificates unless oneWayTls', () => {
-  const json = downstreamTransportSocket(downstream({ certChain: '/c.crt', privateKey: '/c.key', rootCa: '/ca.crt' }), undefined);
+  const json = downstreamTransportSocket(
+    downstream({ certChain: '/c.crt', privateKey: '/c.key', rootCa: '/ca.crt' }),
+    undefined,
+  );
   expect(json.typed_config).toEqual({
     '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',
     common_tls_context: {
