@@ -28,7 +28,10 @@ const slowStart = () =>
   note(
     object({
       slowStartWindow: note(positiveDuration, 'how long a new endpoint takes to reach its full share'),
-      aggression: note(Type.Number({ exclusiveMinimum: 0 }), "above 0; 1 (Envoy's default) is linear"),
+      aggression: note(
+        Type.Number({ minimum: 0.001 }),
+        'at least 0.001 (Envoy takes 0 or less as its default 1, which is linear)',
+      ),
       minWeightPercent: note(
         Type.Number({ minimum: 0, maximum: 100 }),
         "the share a new endpoint starts at; Envoy's default 10",
