@@ -1,5 +1,6 @@
 import type { AccessLogIR, OpenTelemetrySinkIR } from '../ir/access-log.js';
 import type { GatewayIR, Model } from '../ir/model.js';
+import { decodeMessage, encodeMessage } from '../../contract/codec.js';
 import { checkMessage } from '../verify/proto-json.js';
 import { accessLog, collectorClusters } from './access-logs.js';
 
@@ -178,4 +179,13 @@ test("collector clusters: one per OpenTelemetry log, HTTP/2; TLS with the host's
   expect(address!.cluster.transport_socket).toBeUndefined();
   expect(address!.endpoints).toBeDefined();
   expect(collectorClusters(model([grpc]))).toEqual([]);
+});
+
+test("the OpenTelemetry logger's body and attributes go on the wire as OTLP's AnyValue (what Envoy decodes)", () => {
+  const body = { kvlist_value: { values: [{ key: 'path', value: { string_value: '%REQ(:PATH)%' } }] } };
+  const config = accessLog({ sink: { ...otel, body } }, 'http').typed_config as Record<string, unknown>;
+  const { '@type': _type, ...message } = config;
+  const type = 'envoy.extensions.access_loggers.open_telemetry.v3.OpenTelemetryAccessLogConfig';
+  const decoded = decodeMessage(type, encodeMessage(type, message));
+  expect(decoded.body).toEqual(body);
 });
