@@ -60,8 +60,9 @@ const IMPORT_RE = /^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"/gm;
 
 /**
  * Whether `file` and everything it imports exist. A handful of Envoy protos
- * import third-party trees (opencensus, opentelemetry, prometheus) that the
- * npm package does not ship; those files are left out instead of failing.
+ * import third-party trees (opencensus, prometheus) that the npm package does
+ * not ship; those files are left out instead of failing. OpenTelemetry's
+ * common.proto is in contract/proto.
  */
 function loadable(file: string, memo: Map<string, boolean>, visiting: Set<string>): boolean {
   if (BUNDLED.has(file)) return true;
@@ -138,7 +139,7 @@ export function rootKey(): string {
   for (const pkg of ['@grpc/grpc-js-xds', 'protobufjs'])
     hash.update(`${pkg}@${(require(`${pkg}/package.json`) as { version: string }).version}\n`);
   if (SLUICE_PROTOS)
-    for (const file of walkProtos(path.join(SLUICE_PROTOS, 'sluice')).sort())
+    for (const file of walkProtos(SLUICE_PROTOS).sort())
       hash.update(`${path.relative(SLUICE_PROTOS, file)}\n`).update(fs.readFileSync(file));
   return hash.digest('hex');
 }

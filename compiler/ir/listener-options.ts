@@ -1,4 +1,5 @@
 /** What a Gloo httpGateway's options add to its filter chain: HTTP filters, the router's settings, a connection limit. */
+import type { AccessLogIR } from './access-log.js';
 
 /** Envoy's compressor filter with the gzip library; unset fields: Envoy's defaults. */
 export interface GzipIR {
@@ -134,4 +135,15 @@ export interface ListenerFieldsIR {
     state?: 'STATE_PREBIND' | 'STATE_BOUND' | 'STATE_LISTENING';
   }[];
   exactBalance?: boolean;
+  /** options.listenerAccessLoggingService: the listener's own access logs. */
+  accessLogs?: AccessLogIR[];
+  /** options.proxyProtocol: the proxy_protocol listener filter's settings (useProxyProto without them). */
+  proxyProtocol?: {
+    /** A TLV of this type present: its value as dynamic metadata under `key` (in `namespace`, or the filter's). */
+    rules: { tlvType: number; key: string; namespace?: string }[];
+    /** Connections without a PROXY header pass with their own address. */
+    allowWithout: boolean;
+  };
+  /** options.tcpStats: every filter chain's transport socket wrapped in Envoy's tcp_stats socket. */
+  tcpStats?: boolean;
 }

@@ -12,6 +12,8 @@ import type { Origin } from '../diagnostics.js';
 import type { ExecutableSchema, StitchedSubschema } from '../../contract/graphql-api.js';
 import type { AuthConfigIR } from './extauth.js';
 import type { RateLimitServiceIR, RateLimitsIR } from './ratelimit.js';
+import type { AccessLogIR } from './access-log.js';
+import type { TcpProxyOptionsIR } from './tcp-options.js';
 
 export interface NamespacedName {
   name: string;
@@ -97,6 +99,8 @@ export interface UpstreamPolicyIR {
     updateMergeWindow?: string;
     useHostnameForHashing?: boolean;
     closeConnectionsOnHostSetChange?: boolean;
+    /** roundRobin or leastRequest: new endpoints' share grows over the window. */
+    slowStart?: { window?: string; aggression?: number; minWeightPercent?: number };
   };
   circuitBreakers?: {
     maxConnections?: number;
@@ -140,10 +144,20 @@ export interface HealthCheckIR {
   unhealthyThreshold: number;
   healthyThreshold: number;
   noTrafficInterval?: string;
+  /** Gloo's other HealthCheck fields that are set (jitter, edge intervals, reuseConnection, the event log), by name. */
+  more?: Record<string, number | string | boolean>;
   check:
-    | { kind: 'http'; path: string; host?: string }
-    | { kind: 'tcp' }
+    | ({ kind: 'http'; path: string; host?: string } & HttpCheckMoreIR)
+    | { kind: 'tcp'; send?: string; receive?: string[] }
     | { kind: 'grpc'; serviceName?: string; authority?: string };
+}
+
+/** An HTTP health check's request headers, protocol and healthy statuses ([start, end)). */
+export interface HttpCheckMoreIR {
+  headersToAdd?: { key: string; value: string; append: boolean }[];
+  headersToRemove?: string[];
+  http2?: boolean;
+  expectedStatuses?: { start: number; end: number }[];
 }
 
 /** Gloo's SslParameters.ProtocolVersion names. */
@@ -161,15 +175,17 @@ export interface TlsSecretIR {
   /** `<namespace>/<name>` of the Secret: the SDS name of its certificate and key. */
   name: string;
   /** tls.crt and tls.key, when the Secret has them. */
-  certificate?: { chain: string; privateKey: string };
+  certificate?: { chain: string; privateKey: string; /** tls.ocsp-staple, base64 DER. */ ocspStaple?: string };
   /** ca.crt, when the Secret has it: served as `<name>/ca.crt`. */
   ca?: string;
 }
 
 /** A VirtualService's sslConfig: how the HTTPS listener serves it. */
 export interface DownstreamTlsIR {
-  /** TlsSecretIR name (with a certificate). */
-  secret: string;
+  /** TlsSecretIR name (with a certificate); absent: `files`. */
+  secret?: string;
+  /** sslFiles: paths on the proxy, instead of a Secret. */
+  files?: TlsFilesIR;
   /** Empty: any SNI (and none). */
   sniDomains: string[];
   parameters: TlsParametersIR;
@@ -180,14 +196,28 @@ export interface DownstreamTlsIR {
   oneWayTls: boolean;
   /** No stateless session resumption (session tickets). */
   disableSessionResumption?: boolean;
+  /** The handshake's deadline (proto3 JSON duration); absent: none. */
+  connectTimeout?: string;
+  /** Absent: LENIENT_STAPLING (Envoy's default). */
+  ocspStaplePolicy?: 'STRICT_STAPLING' | 'MUST_STAPLE';
   /** Where the sslConfig is, for diagnostics. */
   origin: Origin;
   path: ReadonlyArray<string | number>;
 }
 
+/** Gloo's sslFiles: files the proxy reads. */
+export interface TlsFilesIR {
+  certChain?: string;
+  privateKey?: string;
+  rootCa?: string;
+  ocspStaple?: string;
+}
+
 export interface UpstreamTlsIR {
-  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None: TLS without verification, as Gloo. */
+  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None (and no files): TLS without verification, as Gloo. */
   secret?: string;
+  /** sslFiles: paths on the proxy, instead of a Secret. */
+  files?: TlsFilesIR;
   sni?: string;
   parameters: TlsParametersIR;
   alpnProtocols: string[];
@@ -513,8 +543,8 @@ export interface GatewayIR {
   chains: GatewayChainIR[];
   /** useProxyProto: connections start with a PROXY protocol header (the proxy_protocol listener filter). */
   proxyProtocol: boolean;
-  /** options.accessLoggingService: file sinks. */
-  accessLogs: FileAccessLogIR[];
+  /** options.accessLoggingService: each log's sink and filter. */
+  accessLogs: AccessLogIR[];
   /** options' fields of the listener itself; absent: none set. */
   listenerFields?: ListenerFieldsIR;
   /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
@@ -529,6 +559,8 @@ export interface TcpHostIR {
   /** undefined: the TLS connection (if any) is passed through to the upstream as it is. */
   tls?: DownstreamTlsIR;
   sourcePrefixRanges?: CidrIR[];
+  /** Its tcpGateway's options; absent: none set. */
+  options?: TcpProxyOptionsIR;
 }
 
 export interface GatewayChainIR {
@@ -549,12 +581,6 @@ export interface GatewayChainIR {
 export interface CidrIR {
   address: string;
   prefixLen: number;
-}
-
-export interface FileAccessLogIR {
-  path: string;
-  /** undefined: Envoy's default text format. */
-  format?: { kind: 'text'; text: string } | { kind: 'json'; json: Record<string, unknown> };
 }
 
 /** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */

@@ -20,6 +20,8 @@ import { sniSslConfig } from './tls.js';
 import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { listenerTracing } from './tracing.js';
 import { listenerFields } from './listener-options.js';
+import { accessLoggingService } from './access-log.js';
+import { tcpListenerOptions } from './tcp-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratelimit.js';
 
@@ -111,7 +113,6 @@ const httpGateway = object({
           'disableExtProcLate',
           'extProcLate',
           'dynamicForwardProxy',
-          'tap',
           'statefulSession',
           'headerValidationSettings',
         ],
@@ -120,6 +121,10 @@ const httpGateway = object({
       ratelimitServer: refused(
         "Gloo's per-listener replacement of Settings' ratelimitServer also moves the listener's limits before or after authentication (rateLimitBeforeAuth), and Sluice compiles each virtual host's rate limit descriptors, stages included, once for every Gateway that serves it",
         'set ratelimitServer in the Settings resource',
+      ),
+      tap: refused(
+        "Gloo's tap sinks (grpcService, httpService to a tap server) are envoy-gloo extensions; upstream Envoy's tap filter writes to files or its admin interface, and Gloo's tap has no file sink to map onto them",
+        'log requests with accessLoggingService',
       ),
       // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
       csrf: refused(
@@ -157,8 +162,8 @@ const tcpGateway = object(
                 multi: notYet(),
                 upstreamGroup: notYet(),
                 forwardSniClusterName: refused(
-                  'cluster names are internal to Sluice',
-                  'name the upstream in destination.single',
+                  "Envoy's sni_cluster filter sends a connection to the cluster its SNI names: Sluice names clusters itself and sends a proxy only those its Gateways use, so a client's SNI would pick among internal names",
+                  'give each upstream a TCP host matched by sslConfig.sniDomains with destination.single',
                 ),
               },
               ['single'],
@@ -170,7 +175,7 @@ const tcpGateway = object(
       ),
       'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
     ),
-    options: notYet(),
+    options: note(tcpListenerOptions, "each TCP host's tcp_proxy settings and a connection limit in front of it"),
   },
   ['tcpHosts'],
 );
@@ -221,38 +226,6 @@ const hybridGateway = object(
   ['matchedGateways'],
 );
 
-/** Gloo's AccessLoggingService (als.proto); both formats at once (Gloo's oneof) is reported by resolve. */
-const accessLoggingService = object(
-  {
-    accessLog: Type.Array(
-      object(
-        {
-          fileSink: object(
-            {
-              path: note(singleLine, 'a file on the proxy, or /dev/stdout'),
-              stringFormat: note(string, "Envoy's command operators, e.g. %REQ(:PATH)%"),
-              jsonFormat: note(
-                Type.Unsafe<Record<string, unknown>>({ type: 'object', minProperties: 1 }),
-                "an object of Envoy's command operators",
-              ),
-            },
-            ['path'],
-          ),
-          grpcService: refused(
-            'Sluice runs no access log service',
-            "write to a fileSink (e.g. /dev/stdout) and collect the proxy's output",
-          ),
-          openTelemetryService: refused('OpenTelemetry is not implemented', 'write to a fileSink'),
-          filter: notYet(),
-        },
-        ['fileSink'],
-      ),
-      { minItems: 1 },
-    ),
-  },
-  ['accessLog'],
-);
-
 const gatewaySpec = object(
   {
     ssl: note(
@@ -274,9 +247,13 @@ const gatewaySpec = object(
       object({
         accessLoggingService,
         ...listenerFields,
-        ...refuseEach(['extensions', 'proxyProtocol', 'listenerAccessLoggingService', 'tcpStats'], notYet),
+        listenerAccessLoggingService: note(
+          accessLoggingService,
+          "the listener's own access logs (Envoy's Listener.access_log): connections, before a filter chain takes them, so no HTTP headers",
+        ),
+        extensions: refused(REASONS.extensions),
       }),
-      'accessLoggingService, perConnectionBufferLimitBytes, socketOptions, connectionBalanceConfig',
+      'accessLoggingService, listenerAccessLoggingService, perConnectionBufferLimitBytes, socketOptions, connectionBalanceConfig, proxyProtocol, tcpStats',
     ),
     httpGateway,
     tcpGateway,

@@ -1,7 +1,7 @@
 /** Gloo's ListenerOptions (listener_options.proto) that are fields of Envoy's Listener itself. */
 import { Type, type Static } from '@sinclair/typebox';
 import { note } from './gloo.js';
-import { exactlyOne, nonEmptyString, object, protoEnum, singleLine } from './schema.js';
+import { boolean, exactlyOne, lineOrEmpty, nonEmptyString, object, protoEnum, singleLine } from './schema.js';
 
 const int64 = Type.Integer();
 
@@ -33,6 +33,34 @@ export const listenerFields = {
   connectionBalanceConfig: note(
     object({ exactBalance: object({}) }, ['exactBalance']),
     "exactBalance: connections spread evenly over Envoy's worker threads",
+  ),
+  proxyProtocol: note(
+    object({
+      rules: Type.Array(
+        object(
+          {
+            tlvType: note(Type.Integer({ minimum: 0, maximum: 255 }), 'a TLV type of the PROXY v2 header, 0 to 255'),
+            onTlvPresent: object(
+              {
+                metadataNamespace: note(lineOrEmpty, "unset: the filter's own (envoy.filters.listener.proxy_protocol)"),
+                key: singleLine,
+              },
+              ['key'],
+            ),
+          },
+          ['tlvType', 'onTlvPresent'],
+        ),
+      ),
+      allowRequestsWithoutProxyProtocol: note(
+        boolean,
+        'true: a connection without a PROXY header passes with its own address (only for a listener every client of which is trusted)',
+      ),
+    }),
+    "Envoy's proxy_protocol listener filter with these settings (useProxyProto is then implied); each rule puts a TLV's value in the connection's dynamic metadata",
+  ),
+  tcpStats: note(
+    boolean,
+    "true: every filter chain's transport socket is wrapped in Envoy's tcp_stats socket (the kernel's TCP statistics per connection, Linux only)",
   ),
 };
 

@@ -20,10 +20,25 @@ import {
 import { upstreamSslConfig } from './tls.js';
 import { connectionConfig, tunnelFields, upstreamProtocolFields } from './upstream-connection.js';
 import { failover } from './upstream-failover.js';
+import { healthCheckTimingFields, httpHealthCheckFields, tcpHealthCheck } from './health-check-more.js';
 import { serviceSpec, staticHostFields, staticUpstreamFields } from './upstream-static.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
-const slowStart = () => refused('slow start is not implemented');
+const slowStart = () =>
+  note(
+    object({
+      slowStartWindow: note(positiveDuration, 'how long a new endpoint takes to reach its full share'),
+      aggression: note(
+        Type.Number({ minimum: 0.001 }),
+        'at least 0.001 (Envoy takes 0 or less as its default 1, which is linear)',
+      ),
+      minWeightPercent: note(
+        Type.Number({ minimum: 0, maximum: 100 }),
+        "the share a new endpoint starts at; Envoy's default 10",
+      ),
+    }),
+    "Envoy's slow_start_config; aggression's runtime key is Gloo's, upstream.<cluster>.slowStart.aggression",
+  );
 const share = Type.Integer({ minimum: 0, maximum: 100 });
 const ringSize = Type.Integer({ minimum: 1, maximum: 8388608 });
 
@@ -51,7 +66,10 @@ const loadBalancerConfig = object(
       `${lbTypeNote}; routes choose the hash with options.lbHash`,
     ),
     maglev: note(object({}), `${lbTypeNote}; routes choose the hash with options.lbHash`),
-    localityWeightedLbConfig: refused('localities are not implemented (endpoints carry none)'),
+    localityWeightedLbConfig: refused(
+      "with Envoy's locality-weighted balancing a locality without a weight gets no traffic, and an Upstream's own endpoints (static hosts, a Service's zones) have no locality weight in Gloo's API: only failover localities could carry one",
+      'weight the hosts with loadBalancingWeight, or use failover priorities',
+    ),
     useHostnameForHashing: boolean,
     closeConnectionsOnHostSetChange: boolean,
   },
@@ -80,19 +98,16 @@ const outlierDetection = object({
   successRateStdevFactor: uint32,
   consecutiveGatewayFailure: uint32,
   enforcingConsecutiveGatewayFailure: share,
-  ...refuseEach(
-    [
-      'splitExternalLocalOriginErrors',
-      'consecutiveLocalOriginFailure',
-      'enforcingConsecutiveLocalOriginFailure',
-      'enforcingLocalOriginSuccessRate',
-    ],
-    notYet,
+  splitExternalLocalOriginErrors: note(
+    boolean,
+    'true: errors of the connection itself (local origin) are counted apart from the answers',
   ),
+  consecutiveLocalOriginFailure: uint32,
+  enforcingConsecutiveLocalOriginFailure: share,
+  enforcingLocalOriginSuccessRate: share,
 });
 
 const healthCheckKind = 'one of httpHealthCheck, tcpHealthCheck, grpcHealthCheck';
-const eventLogs = () => refused('health check event logs are not implemented');
 const required = <T extends Parameters<typeof note>[0]>(schema: T) => note(schema, 'required');
 
 const healthCheck = object(
@@ -107,37 +122,22 @@ const healthCheck = object(
         {
           path: required(Type.String({ pattern: '^/', format: 'single-line' })),
           host: singleLine,
-          ...refuseEach(
-            ['serviceName', 'requestHeadersToAdd', 'requestHeadersToRemove', 'useHttp2', 'expectedStatuses'],
-            notYet,
-          ),
+          serviceName: notYet(),
+          ...httpHealthCheckFields,
           responseAssertions: glooEnvoy(),
         },
         ['path'],
       ),
       healthCheckKind,
     ),
-    tcpHealthCheck: note(
-      object({ send: notYet(), receive: notYet() }),
-      'without send/receive: healthy when a connection opens',
-    ),
+    tcpHealthCheck,
     grpcHealthCheck: object({ serviceName: singleLine, authority: singleLine }),
-    customHealthCheck: refused('custom health checkers are not implemented'),
-    ...refuseEach(
-      [
-        'initialJitter',
-        'intervalJitter',
-        'intervalJitterPercent',
-        'altPort',
-        'reuseConnection',
-        'unhealthyInterval',
-        'unhealthyEdgeInterval',
-        'healthyEdgeInterval',
-      ],
-      notYet,
+    customHealthCheck: refused(
+      "a custom health checker is an Envoy extension named by its config (Gloo's redis checker among them), and Sluice builds only Envoy's HTTP, TCP and gRPC checkers",
+      'use tcpHealthCheck with send and receive payloads, or an HTTP or gRPC check',
     ),
-    eventLogPath: eventLogs(),
-    alwaysLogHealthCheckFailures: eventLogs(),
+    ...healthCheckTimingFields,
+    altPort: notYet(),
     tlsOptions: notYet(),
   },
   ['timeout', 'interval', 'unhealthyThreshold', 'healthyThreshold'],

@@ -6,7 +6,8 @@ import { isIP } from 'node:net';
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { HcmMoreIR, ListenerFieldsIR } from '../ir/listener-options.js';
-import type { CidrIR, FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
+import type { AccessLogIR } from '../ir/access-log.js';
+import type { CidrIR, HttpSettingsIR } from '../ir/model.js';
 import type { GatewaySpec, HttpConnectionManagerSpec } from '../kinds/gateway.js';
 
 /** The connection manager settings that are durations (the schema types them as strings). */
@@ -141,38 +142,28 @@ function hcmMore(
   return out;
 }
 
-export function accessLogs(
-  logs: NonNullable<NonNullable<GatewaySpec['options']>['accessLoggingService']>['accessLog'],
-  origin: Origin,
-  diagnostics: Diagnostic[],
-): FileAccessLogIR[] {
-  return logs.map(({ fileSink: f }, i) => {
-    if (f.stringFormat !== undefined && f.jsonFormat !== undefined) {
-      diagnostics.push(
-        fieldError(
-          'resolve',
-          origin,
-          ['spec', 'options', 'accessLoggingService', 'accessLog', i, 'fileSink', 'jsonFormat'],
-          'stringFormat and jsonFormat are both set; a file sink has one format',
-          'keep one of them',
-        ),
-      );
-    }
-    return {
-      path: f.path,
-      ...(f.stringFormat !== undefined
-        ? { format: { kind: 'text' as const, text: f.stringFormat } }
-        : f.jsonFormat !== undefined
-          ? { format: { kind: 'json' as const, json: f.jsonFormat } }
-          : {}),
-    };
-  });
-}
-
-/** spec.options' fields of Envoy's Listener; undefined when none is set. */
-export function listenerFields(options: GatewaySpec['options']): ListenerFieldsIR | undefined {
+/** spec.options' fields of Envoy's Listener, with its own access logs resolved; undefined when none is set. */
+export function listenerFields(
+  options: GatewaySpec['options'],
+  accessLogs: AccessLogIR[],
+): ListenerFieldsIR | undefined {
   if (!options) return undefined;
+  const proxyProtocol = options.proxyProtocol;
   const out: ListenerFieldsIR = {
+    ...(accessLogs.length > 0 ? { accessLogs } : {}),
+    ...(proxyProtocol
+      ? {
+          proxyProtocol: {
+            rules: (proxyProtocol.rules ?? []).map((r) => ({
+              tlvType: r.tlvType,
+              key: r.onTlvPresent.key,
+              ...(r.onTlvPresent.metadataNamespace ? { namespace: r.onTlvPresent.metadataNamespace } : {}),
+            })),
+            allowWithout: proxyProtocol.allowRequestsWithoutProxyProtocol ?? false,
+          },
+        }
+      : {}),
+    ...(options.tcpStats ? { tcpStats: true } : {}),
     ...(options.perConnectionBufferLimitBytes !== undefined
       ? { perConnectionBufferLimitBytes: options.perConnectionBufferLimitBytes }
       : {}),

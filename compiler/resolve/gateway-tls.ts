@@ -42,12 +42,13 @@ export function tcpHosts(
     });
     if (!cluster) return;
     // No ALPN unless asked for: the bytes inside are not HTTP's.
-    const tls = h.sslConfig?.secretRef
-      ? {
-          ...downstreamTls(h.sslConfig as SslConfigSpec, resource, [...path, 'sslConfig']),
-          alpnProtocols: h.sslConfig.alpnProtocols ?? [],
-        }
-      : undefined;
+    const tls =
+      h.sslConfig?.secretRef || h.sslConfig?.sslFiles
+        ? {
+            ...downstreamTls(h.sslConfig as SslConfigSpec, resource, [...path, 'sslConfig']),
+            alpnProtocols: h.sslConfig.alpnProtocols ?? [],
+          }
+        : undefined;
     hosts.push({
       name: h.name,
       cluster,

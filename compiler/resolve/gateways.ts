@@ -14,9 +14,12 @@ import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
-import { accessLogs, httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
+import { httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
+import { accessLogs } from './access-logs.js';
+import { tcpProxyOptions } from './tcp-options.js';
+import type { TcpProxyOptionsIR } from '../ir/tcp-options.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
@@ -113,6 +116,9 @@ export function resolveGateways(
   return out;
 }
 
+const withTcpOptions = (hosts: TcpHostIR[], options: TcpProxyOptionsIR | undefined) =>
+  options ? hosts.map((h) => ({ ...h, options })) : hosts;
+
 const optionalListenerFields = (fields: ReturnType<typeof listenerFields>) =>
   fields ? { listenerFields: fields } : {};
 
@@ -153,8 +159,27 @@ function resolveGateway(
     port: spec.bindPort,
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
     proxyProtocol: spec.useProxyProto ?? false,
-    accessLogs: accessLogs(spec.options?.accessLoggingService?.accessLog ?? [], resource.origin, diagnostics),
-    ...optionalListenerFields(listenerFields(spec.options)),
+    accessLogs: accessLogs(
+      spec.options?.accessLoggingService?.accessLog ?? [],
+      resource,
+      'accessLoggingService',
+      Boolean(spec.tcpGateway ?? spec.hybridGateway?.matchedGateways.some((m) => m.tcpGateway)),
+      findCluster,
+      diagnostics,
+    ),
+    ...optionalListenerFields(
+      listenerFields(
+        spec.options,
+        accessLogs(
+          spec.options?.listenerAccessLoggingService?.accessLog ?? [],
+          resource,
+          'listenerAccessLoggingService',
+          true,
+          findCluster,
+          diagnostics,
+        ),
+      ),
+    ),
   };
   if (ssl && !spec.httpGateway)
     diagnostics.push(
@@ -169,7 +194,16 @@ function resolveGateway(
   if (spec.tcpGateway) {
     const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
     sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
-    return { gw: { ...common, virtualHosts: [], chains: [], tcpHosts: tcp.hosts }, domainScopes: [] };
+    const options = tcpProxyOptions(
+      spec.tcpGateway.options,
+      resource.origin,
+      ['spec', 'tcpGateway', 'options'],
+      diagnostics,
+    );
+    return {
+      gw: { ...common, virtualHosts: [], chains: [], tcpHosts: withTcpOptions(tcp.hosts, options) },
+      domainScopes: [],
+    };
   }
   if (spec.hybridGateway)
     return hybridGateway(resource, common, spec.hybridGateway.matchedGateways, index, hosts, findCluster, diagnostics);
@@ -347,7 +381,13 @@ function hybridGateway(
         findCluster,
         diagnostics,
       );
-      tcp.push(...hosts.hosts);
+      const options = tcpProxyOptions(
+        m.tcpGateway.options,
+        resource.origin,
+        [...base, 'tcpGateway', 'options'],
+        diagnostics,
+      );
+      tcp.push(...withTcpOptions(hosts.hosts, options));
       claim(hosts.claims);
       return;
     }
@@ -355,17 +395,18 @@ function hybridGateway(
     const virtualHosts =
       selectVirtualServices(resource, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
     domainScopes.push(virtualHosts);
-    if (sslConfig && !sslConfig.secretRef)
+    const terminates = sslConfig?.secretRef ?? sslConfig?.sslFiles;
+    if (sslConfig && !terminates)
       diagnostics.push(
         fieldError(
           'resolve',
           resource.origin,
           [...base, 'matcher', 'sslConfig'],
-          'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef to terminate it with',
-          'add a secretRef (a kubernetes.io/tls Secret), or remove sslConfig',
+          'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef or sslFiles to terminate it with',
+          'add a secretRef (a kubernetes.io/tls Secret) or sslFiles, or remove sslConfig',
         ),
       );
-    const tls = sslConfig?.secretRef
+    const tls = terminates
       ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
       : undefined;
     const hcmPath = [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'];

@@ -19,6 +19,7 @@ import {
 } from '../diagnostics.js';
 import type {
   DownstreamTlsIR,
+  TlsFilesIR,
   GatewayIR,
   TlsParametersIR,
   TlsSecretIR,
@@ -53,25 +54,41 @@ export function downstreamTls(spec: SslConfigSpec, from: Resource, path: FieldPa
   return {
     origin: from.origin,
     path,
-    secret: secretName(refOf(spec.secretRef, from)),
+    ...(spec.secretRef ? { secret: secretName(refOf(spec.secretRef, from)) } : {}),
+    ...(spec.sslFiles ? { files: tlsFiles(spec.sslFiles) } : {}),
     sniDomains: spec.sniDomains ?? [],
     parameters: parameters(spec.parameters),
     alpnProtocols: spec.alpnProtocols ?? DEFAULT_ALPN,
     verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
     ...(spec.disableTlsSessionResumption ? { disableSessionResumption: true } : {}),
+    ...(spec.transportSocketConnectTimeout ? { connectTimeout: spec.transportSocketConnectTimeout } : {}),
+    ...(spec.ocspStaplePolicy && spec.ocspStaplePolicy !== 'LENIENT_STAPLING'
+      ? { ocspStaplePolicy: spec.ocspStaplePolicy }
+      : {}),
   };
 }
 
 export function upstreamTls(spec: UpstreamSslConfigSpec, from: Resource): UpstreamTlsIR {
   return {
     ...(spec.secretRef ? { secret: secretName(refOf(spec.secretRef, from)) } : {}),
+    ...(spec.sslFiles ? { files: tlsFiles(spec.sslFiles) } : {}),
     ...(spec.sni !== undefined ? { sni: spec.sni } : {}),
     parameters: parameters(spec.parameters),
     alpnProtocols: spec.alpnProtocols ?? [],
     verifySubjectAltNames: spec.verifySubjectAltName ?? [],
     oneWayTls: spec.oneWayTls ?? false,
     ...(spec.allowRenegotiation ? { allowRenegotiation: true } : {}),
+  };
+}
+
+/** Gloo's sslFiles: the paths as written, read by the proxy. */
+function tlsFiles(f: { tlsCert?: string; tlsKey?: string; rootCa?: string; ocspStaple?: string }): TlsFilesIR {
+  return {
+    ...(f.tlsCert !== undefined ? { certChain: f.tlsCert } : {}),
+    ...(f.tlsKey !== undefined ? { privateKey: f.tlsKey } : {}),
+    ...(f.rootCa !== undefined ? { rootCa: f.rootCa } : {}),
+    ...(f.ocspStaple !== undefined ? { ocspStaple: f.ocspStaple } : {}),
   };
 }
 
@@ -181,6 +198,18 @@ export function resolveTlsSecrets(
   const serve = (tls: DownstreamTlsIR, domains: string[]) => {
     served.push(tls);
     checkParameters(tls.parameters, tls.origin, [...tls.path, 'parameters'], diagnostics);
+    const files = tls.files;
+    if (files && (files.certChain === undefined || files.privateKey === undefined))
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          tls.origin,
+          [...tls.path, 'sslFiles'],
+          'a server needs its certificate and key: tlsCert and tlsKey are both required here',
+          'give the paths of the certificate chain and its private key on the proxy',
+        ),
+      );
+    if (!tls.secret) return;
     uses.push({
       origin: tls.origin,
       path: [...tls.path, 'secretRef'],
@@ -249,7 +278,27 @@ export function resolveTlsSecrets(
   const sanHint =
     "put the CA that signs the peer's certificates in the Secret's ca.crt, or remove verifySubjectAltName";
   for (const tls of served) {
-    const secret = out.get(tls.secret);
+    const secret = tls.secret ? out.get(tls.secret) : undefined;
+    if (tls.files && tls.ocspStaplePolicy === 'MUST_STAPLE' && !tls.files.ocspStaple)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          tls.origin,
+          [...tls.path, 'ocspStaplePolicy'],
+          'MUST_STAPLE needs an OCSP response, and sslFiles has no ocspStaple: Envoy would refuse the listener',
+          "give the DER-encoded OCSP response's path in sslFiles.ocspStaple, or use STRICT_STAPLING",
+        ),
+      );
+    if (secret?.certificate && tls.ocspStaplePolicy === 'MUST_STAPLE' && !secret.certificate.ocspStaple)
+      diagnostics.push(
+        fieldError(
+          'resolve',
+          tls.origin,
+          [...tls.path, 'ocspStaplePolicy'],
+          `MUST_STAPLE needs an OCSP response, and Secret ${tls.secret} has no tls.ocsp-staple: Envoy would refuse the listener`,
+          "add the certificate's DER-encoded OCSP response to the Secret as tls.ocsp-staple (data, base64), or use STRICT_STAPLING",
+        ),
+      );
     if (!secret || tls.verifySubjectAltNames.length === 0) continue;
     // Names are checked on a client certificate, which only a ca.crt (without oneWayTls) asks for.
     if (!secret.ca || tls.oneWayTls)
@@ -267,7 +316,8 @@ export function resolveTlsSecrets(
   }
   for (const u of upstreams) {
     // A Secret in error is reported already; one with ca.crt verifies the upstream.
-    if (!u.tls || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca))) continue;
+    if (!u.tls || u.tls.files?.rootCa || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca)))
+      continue;
     if (u.tls.verifySubjectAltNames.length > 0)
       diagnostics.push(
         fieldError(
@@ -404,10 +454,16 @@ function checkSecret(
   return {
     name: use.secret,
     ...(chain && 'text' in chain && key && 'text' in key
-      ? { certificate: { chain: chain.text, privateKey: key.text } }
+      ? { certificate: { chain: chain.text, privateKey: key.text, ...ocspStaple(secret) } }
       : {}),
     ...(ca && 'text' in ca ? { ca: ca.text } : {}),
   };
+}
+
+/** The Secret's OCSP response (binary, so only in `data`, base64), as Gloo's `glooctl create secret tls` stores it. */
+function ocspStaple(secret: Resource): { ocspStaple?: string } {
+  const data = (secret.value as { data?: Record<string, string> }).data?.['tls.ocsp-staple'];
+  return typeof data === 'string' && data.length > 0 ? { ocspStaple: data } : {};
 }
 
 /** Whether the certificate's names cover a VirtualService domain (`*` and other wildcard patterns than `*.` are not checked). */

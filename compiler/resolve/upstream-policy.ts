@@ -48,6 +48,13 @@ function loadBalancer(spec: NonNullable<UpstreamPolicySpec['loadBalancerConfig']
   const ring = spec.ringHash?.ringHashConfig;
   const out: LoadBalancer = { kind };
   if (spec.leastRequest?.choiceCount !== undefined) out.choiceCount = spec.leastRequest.choiceCount;
+  const slow = (spec.roundRobin ?? spec.leastRequest)?.slowStartConfig;
+  if (slow)
+    out.slowStart = {
+      ...(slow.slowStartWindow !== undefined ? { window: slow.slowStartWindow } : {}),
+      ...(slow.aggression !== undefined ? { aggression: slow.aggression } : {}),
+      ...(slow.minWeightPercent !== undefined ? { minWeightPercent: slow.minWeightPercent } : {}),
+    };
   if (ring?.minimumRingSize !== undefined) out.minimumRingSize = ring.minimumRingSize;
   if (ring?.maximumRingSize !== undefined) out.maximumRingSize = ring.maximumRingSize;
   if (spec.healthyPanicThreshold !== undefined) out.healthyPanicThreshold = spec.healthyPanicThreshold;
@@ -58,22 +65,54 @@ function loadBalancer(spec: NonNullable<UpstreamPolicySpec['loadBalancerConfig']
   return out;
 }
 
+const HEALTH_CHECK_MORE = [
+  'initialJitter',
+  'intervalJitter',
+  'intervalJitterPercent',
+  'reuseConnection',
+  'unhealthyInterval',
+  'unhealthyEdgeInterval',
+  'healthyEdgeInterval',
+  'eventLogPath',
+  'alwaysLogHealthCheckFailures',
+] as const;
+
 function healthCheck(h: NonNullable<UpstreamPolicySpec['healthChecks']>[number]): HealthCheckIR {
-  const check: HealthCheckIR['check'] = h.httpHealthCheck
+  const http = h.httpHealthCheck;
+  const tcp = h.tcpHealthCheck;
+  const check: HealthCheckIR['check'] = http
     ? {
         kind: 'http',
-        path: h.httpHealthCheck.path,
-        ...(h.httpHealthCheck.host !== undefined ? { host: h.httpHealthCheck.host } : {}),
+        path: http.path,
+        ...(http.host !== undefined ? { host: http.host } : {}),
+        ...(http.requestHeadersToAdd?.length
+          ? {
+              headersToAdd: http.requestHeadersToAdd.map((o) => ({
+                key: o.header.key,
+                value: o.header.value,
+                append: o.append ?? true,
+              })),
+            }
+          : {}),
+        ...(http.requestHeadersToRemove?.length ? { headersToRemove: http.requestHeadersToRemove } : {}),
+        ...(http.useHttp2 ? { http2: true } : {}),
+        ...(http.expectedStatuses?.length ? { expectedStatuses: http.expectedStatuses } : {}),
       }
     : h.grpcHealthCheck
       ? { kind: 'grpc', ...h.grpcHealthCheck }
-      : { kind: 'tcp' };
+      : {
+          kind: 'tcp',
+          ...(tcp?.send ? { send: tcp.send.text } : {}),
+          ...(tcp?.receive?.length ? { receive: tcp.receive.map((p) => p.text) } : {}),
+        };
+  const more = Object.fromEntries(HEALTH_CHECK_MORE.flatMap((k) => (h[k] !== undefined ? [[k, h[k]!]] : [])));
   return {
     timeout: h.timeout,
     interval: h.interval,
     unhealthyThreshold: h.unhealthyThreshold,
     healthyThreshold: h.healthyThreshold,
     ...(h.noTrafficInterval !== undefined ? { noTrafficInterval: h.noTrafficInterval } : {}),
+    ...(Object.keys(more).length > 0 ? { more } : {}),
     check,
   };
 }
@@ -86,7 +125,9 @@ export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | und
     ...(spec.circuitBreakers ? { circuitBreakers: spec.circuitBreakers } : {}),
     ...(spec.connectionConfig ? { connection: spec.connectionConfig } : {}),
     // Integers and durations under Gloo's names (the refused ones are never set here).
-    ...(spec.outlierDetection ? { outlierDetection: spec.outlierDetection as Record<string, number | string> } : {}),
+    ...(spec.outlierDetection
+      ? { outlierDetection: spec.outlierDetection as Record<string, number | string | boolean> }
+      : {}),
     ...(spec.healthChecks ? { healthChecks: spec.healthChecks.map(healthCheck) } : {}),
     ...(spec.protocolSelection === 'USE_DOWNSTREAM_PROTOCOL' ? { downstreamProtocol: true } : {}),
     ...(http2 ? { http2 } : {}),

@@ -5,6 +5,7 @@
  * EDS push that does not re-warm the cluster; DNS clusters (STRICT_DNS)
  * carry their assignment, since Envoy resolves them itself.
  */
+import { healthCheckMore, httpCheckMore, slowStartConfig, tcpCheckPayloads } from './cluster-extras.js';
 import type {
   EndpointSetIR,
   FailoverIR,
@@ -200,6 +201,10 @@ const OUTLIER_FIELDS: Record<string, string> = {
   successRateStdevFactor: 'success_rate_stdev_factor',
   consecutiveGatewayFailure: 'consecutive_gateway_failure',
   enforcingConsecutiveGatewayFailure: 'enforcing_consecutive_gateway_failure',
+  splitExternalLocalOriginErrors: 'split_external_local_origin_errors',
+  consecutiveLocalOriginFailure: 'consecutive_local_origin_failure',
+  enforcingConsecutiveLocalOriginFailure: 'enforcing_consecutive_local_origin_failure',
+  enforcingLocalOriginSuccessRate: 'enforcing_local_origin_success_rate',
 };
 
 /** Envoy's TCP keepalive takes whole seconds; a shorter duration is one second. */
@@ -210,7 +215,13 @@ function seconds(duration: string): number {
 function healthCheck(h: HealthCheckIR): Json {
   const check =
     h.check.kind === 'http'
-      ? { http_health_check: { path: h.check.path, ...(h.check.host !== undefined ? { host: h.check.host } : {}) } }
+      ? {
+          http_health_check: {
+            path: h.check.path,
+            ...(h.check.host !== undefined ? { host: h.check.host } : {}),
+            ...httpCheckMore(h.check),
+          },
+        }
       : h.check.kind === 'grpc'
         ? {
             grpc_health_check: {
@@ -219,13 +230,14 @@ function healthCheck(h: HealthCheckIR): Json {
             },
           }
         : // No payload: the check is that a connection opens.
-          { tcp_health_check: {} };
+          { tcp_health_check: tcpCheckPayloads(h.check) };
   return {
     timeout: h.timeout,
     interval: h.interval,
     unhealthy_threshold: h.unhealthyThreshold,
     healthy_threshold: h.healthyThreshold,
     ...(h.noTrafficInterval !== undefined ? { no_traffic_interval: h.noTrafficInterval } : {}),
+    ...healthCheckMore(h.more),
     ...check,
   };
 }
@@ -236,7 +248,13 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR): Json {
   const lb = p.loadBalancer;
   if (lb) {
     out.lb_policy = LB_POLICY[lb.kind];
-    if (lb.choiceCount !== undefined) out.least_request_lb_config = { choice_count: lb.choiceCount };
+    const slowStart = lb.slowStart ? { slow_start_config: slowStartConfig(out.name as string, lb.slowStart) } : {};
+    if (lb.choiceCount !== undefined || (lb.kind === 'leastRequest' && lb.slowStart))
+      out.least_request_lb_config = {
+        ...(lb.choiceCount !== undefined ? { choice_count: lb.choiceCount } : {}),
+        ...slowStart,
+      };
+    if (lb.kind === 'roundRobin' && lb.slowStart) out.round_robin_lb_config = slowStart;
     if (lb.minimumRingSize !== undefined || lb.maximumRingSize !== undefined) {
       out.ring_hash_lb_config = {
         ...(lb.minimumRingSize !== undefined ? { minimum_ring_size: lb.minimumRingSize } : {}),

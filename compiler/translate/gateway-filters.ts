@@ -7,6 +7,7 @@
  * route stage); the router with the Gateway's settings; connection_limit in
  * front of the connection manager.
  */
+import { accessLog } from './access-logs.js';
 import type {
   ConnectionLimitIR,
   GrpcJsonTranscoderIR,
@@ -157,5 +158,6 @@ export function listenerFieldsJson(fields: ListenerFieldsIR | undefined): Json {
       }),
     ),
     connection_balance_config: fields.exactBalance ? { exact_balance: {} } : undefined,
+    access_log: fields.accessLogs?.length ? fields.accessLogs.map((log) => accessLog(log, 'tcp')) : undefined,
   });
 }

@@ -5,21 +5,17 @@
  */
 import type { CidrIR, GatewayIR, Model, TcpHostIR, TlsSecretIR } from '../ir/model.js';
 import { chainHttpFilters, connectionLimitFilter, listenerFieldsJson, routerFilter } from './gateway-filters.js';
+import { accessLog } from './access-logs.js';
 import {
   networkLocalRateLimitFilter,
   withGatewayLocalRateLimit,
   withListenerLocalRateLimitSettings,
 } from './gateway-local-ratelimit.js';
-import { connectionManager, fileAccessLog, listenerAddress } from './listener.js';
+import { connectionManager, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
 import { routeConfiguration } from './routes.js';
-import { TLS_INSPECTOR, downstreamTransportSocket } from './tls.js';
-
-/** Reads the PROXY protocol header a load balancer puts first (useProxyProto); Envoy then sees the client's address. */
-const PROXY_PROTOCOL: Json = {
-  name: 'envoy.filters.listener.proxy_protocol',
-  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.proxy_protocol.v3.ProxyProtocol' },
-};
+import { TLS_INSPECTOR, downstreamTransportSocket, handshakeTimeout } from './tls.js';
+import { proxyProtocolFilter, tcpProxyFields, withTcpStats } from './listener-extras.js';
 
 /**
  * `virtualHosts`: the output of each of the model's virtual hosts, in its order.
@@ -48,7 +44,12 @@ export function gatewayListeners(set: XdsSet, model: Model, virtualHosts: Json[]
 function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMap<string, TlsSecretIR>): Json {
   const sni = gw.chains.some((c) => c.tls) || gw.tcpHosts.some((h) => h.serverNames.length > 0);
   // PROXY protocol first: the TLS handshake follows its header.
-  const listenerFilters = [...(gw.proxyProtocol ? [PROXY_PROTOCOL] : []), ...(sni ? [TLS_INSPECTOR] : [])];
+  const proxyProtocol = gw.listenerFields?.proxyProtocol;
+  const listenerFilters = [
+    ...(gw.proxyProtocol || proxyProtocol ? [proxyProtocolFilter(proxyProtocol)] : []),
+    ...(sni ? [TLS_INSPECTOR] : []),
+  ];
+  const socket = gw.listenerFields?.tcpStats ? withTcpStats : (s: Json | undefined) => s;
   const httpChains = gw.chains.map((chain) => ({
     ...chainMatch(chain.tls?.sniDomains ?? [], chain.sourcePrefixRanges ?? []),
     filters: [
@@ -65,7 +66,14 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
         routerFilter(chain.options),
       ),
     ],
-    ...(chain.tls ? { transport_socket: downstreamTransportSocket(chain.tls, secrets.get(chain.tls.secret)!) } : {}),
+    ...optionalSocket(
+      socket(
+        chain.tls
+          ? downstreamTransportSocket(chain.tls, chain.tls.secret ? secrets.get(chain.tls.secret) : undefined)
+          : undefined,
+      ),
+    ),
+    ...handshakeTimeout(chain.tls),
   }));
   return {
     name: gw.listener,
@@ -76,9 +84,11 @@ function gatewayListener(gw: GatewayIR, httpFilters: Json[], secrets: ReadonlyMa
     ...(sni && gw.tcpHosts.some((h) => h.serverNames.length === 0)
       ? { continue_on_listener_filters_timeout: true }
       : {}),
-    filter_chains: [...httpChains, ...gw.tcpHosts.map((h) => tcpChain(gw, h, secrets))],
+    filter_chains: [...httpChains, ...gw.tcpHosts.map((h) => tcpChain(gw, h, secrets, socket))],
   };
 }
+
+const optionalSocket = (socket: Json | undefined) => (socket ? { transport_socket: socket } : {});
 
 /** A filter chain's match: SNI and client address prefixes; nothing to match: none (the chain takes every other connection). */
 function chainMatch(serverNames: string[], sources: CidrIR[]): Json {
@@ -91,21 +101,35 @@ function chainMatch(serverNames: string[], sources: CidrIR[]): Json {
   return Object.keys(match).length > 0 ? { filter_chain_match: match } : {};
 }
 
-function tcpChain(gw: GatewayIR, host: TcpHostIR, secrets: ReadonlyMap<string, TlsSecretIR>): Json {
+function tcpChain(
+  gw: GatewayIR,
+  host: TcpHostIR,
+  secrets: ReadonlyMap<string, TlsSecretIR>,
+  socket: (s: Json | undefined) => Json | undefined,
+): Json {
   return {
     name: host.name,
     ...chainMatch(host.serverNames, host.sourcePrefixRanges ?? []),
     filters: [
+      ...(host.options?.connectionLimit ? [connectionLimitFilter(host.options.connectionLimit)] : []),
       {
         name: 'envoy.filters.network.tcp_proxy',
         typed_config: {
           '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
           stat_prefix: `${gw.listener}-${host.name}`,
           cluster: host.cluster,
-          ...(gw.accessLogs.length > 0 ? { access_log: gw.accessLogs.map(fileAccessLog) } : {}),
+          ...tcpProxyFields(host.options),
+          ...(gw.accessLogs.length > 0 ? { access_log: gw.accessLogs.map((log) => accessLog(log, 'tcp')) } : {}),
         },
       },
     ],
-    ...(host.tls ? { transport_socket: downstreamTransportSocket(host.tls, secrets.get(host.tls.secret)!) } : {}),
+    ...optionalSocket(
+      socket(
+        host.tls
+          ? downstreamTransportSocket(host.tls, host.tls.secret ? secrets.get(host.tls.secret) : undefined)
+          : undefined,
+      ),
+    ),
+    ...handshakeTimeout(host.tls),
   };
 }

@@ -1,5 +1,7 @@
 /** The HTTP listeners and their connection manager. */
-import type { FileAccessLogIR, HttpSettingsIR } from '../ir/model.js';
+import type { AccessLogIR } from '../ir/access-log.js';
+import type { HttpSettingsIR } from '../ir/model.js';
+import { accessLog } from './access-logs.js';
 import { hcmMoreFields } from './hcm-settings.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 
@@ -42,7 +44,7 @@ export function connectionManager(
   httpFilters: Json[],
   routeConfigName: string,
   settings: HttpSettingsIR = {},
-  accessLogs: FileAccessLogIR[] = [],
+  accessLogs: AccessLogIR[] = [],
   router: Json = ROUTER_FILTER,
 ): Json {
   const s = settings;
@@ -81,26 +83,9 @@ export function connectionManager(
         ...optional(s.maxStreamDuration, 'max_stream_duration'),
         ...more.common,
       },
-      ...(accessLogs.length > 0 ? { access_log: accessLogs.map(fileAccessLog) } : {}),
+      ...(accessLogs.length > 0 ? { access_log: accessLogs.map((log) => accessLog(log, 'http')) } : {}),
       rds: { config_source: ADS_CONFIG_SOURCE, route_config_name: routeConfigName },
       http_filters: [...httpFilters, router],
-    },
-  };
-}
-
-export function fileAccessLog(log: FileAccessLogIR): Json {
-  const format =
-    log.format?.kind === 'text'
-      ? { log_format: { text_format_source: { inline_string: log.format.text } } }
-      : log.format?.kind === 'json'
-        ? { log_format: { json_format: log.format.json } }
-        : {};
-  return {
-    name: 'envoy.access_loggers.file',
-    typed_config: {
-      '@type': 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog',
-      path: log.path,
-      ...format,
     },
   };
 }

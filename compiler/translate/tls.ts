@@ -4,7 +4,7 @@
  * certificate is an SDS push that changes no listener (no drain); emit turns
  * the references into static ones and inlines the Secrets for `envoy -c`.
  */
-import type { DownstreamTlsIR, TlsParametersIR, TlsSecretIR, UpstreamTlsIR } from '../ir/model.js';
+import type { DownstreamTlsIR, TlsFilesIR, TlsParametersIR, TlsSecretIR, UpstreamTlsIR } from '../ir/model.js';
 
 /** Gloo's verifySubjectAltName matches a name of any type; Envoy's typed matchers take one type each. */
 const SAN_TYPES = ['DNS', 'URI', 'EMAIL', 'IP_ADDRESS'];
@@ -29,6 +29,7 @@ export function secretResources(secret: TlsSecretIR): Json[] {
       tls_certificate: {
         certificate_chain: { inline_string: secret.certificate.chain },
         private_key: { inline_string: secret.certificate.privateKey },
+        ...(secret.certificate.ocspStaple ? { ocsp_staple: { inline_bytes: secret.certificate.ocspStaple } } : {}),
       },
     });
   if (secret.ca)
@@ -46,12 +47,15 @@ function sds(name: string): Json {
 }
 
 /** The CA over SDS, and the names the peer's certificate must carry (then in a combined validation context). */
+function subjectAltNames(names: string[]): Json[] {
+  return names.flatMap((name) => SAN_TYPES.map((san_type) => ({ san_type, matcher: { exact: name } })));
+}
+
 function validation(secret: string, names: string[]): Json {
   if (names.length === 0) return { validation_context_sds_secret_config: sds(caSecretName(secret)) };
-  const matchers = names.flatMap((name) => SAN_TYPES.map((san_type) => ({ san_type, matcher: { exact: name } })));
   return {
     combined_validation_context: {
-      default_validation_context: { match_typed_subject_alt_names: matchers },
+      default_validation_context: { match_typed_subject_alt_names: subjectAltNames(names) },
       validation_context_sds_secret_config: sds(caSecretName(secret)),
     },
   };
@@ -68,28 +72,78 @@ function tlsParams(p: TlsParametersIR): Json {
   return Object.keys(params).length > 0 ? { tls_params: params } : {};
 }
 
-/** The HTTPS filter chain's TLS: the Secret's certificate; its ca.crt, unless oneWayTls, requires a client certificate it signed. */
-export function downstreamTransportSocket(tls: DownstreamTlsIR, secret: TlsSecretIR): Json {
-  const verifyClient = secret.ca !== undefined && !tls.oneWayTls;
+/** sslFiles' certificate (and OCSP response) as files the proxy reads. */
+function fileCertificates(f: TlsFilesIR): Json {
+  const file = (path: string | undefined, key: string) => (path !== undefined ? { [key]: { filename: path } } : {});
+  const certificate = {
+    ...file(f.certChain, 'certificate_chain'),
+    ...file(f.privateKey, 'private_key'),
+    ...file(f.ocspStaple, 'ocsp_staple'),
+  };
+  return Object.keys(certificate).length > 0 ? { tls_certificates: [certificate] } : {};
+}
+
+/** sslFiles' rootCa: the peer's certificate must be signed by it (and carry one of the names). */
+function fileValidation(rootCa: string, names: string[]): Json {
+  return {
+    validation_context: {
+      trusted_ca: { filename: rootCa },
+      ...(names.length > 0 ? { match_typed_subject_alt_names: subjectAltNames(names) } : {}),
+    },
+  };
+}
+
+/**
+ * The HTTPS filter chain's TLS: the Secret's certificate (or sslFiles'); its
+ * ca.crt (rootCa), unless oneWayTls, requires a client certificate it signed.
+ */
+export function downstreamTransportSocket(tls: DownstreamTlsIR, secret: TlsSecretIR | undefined): Json {
+  const files = tls.files;
+  const verifyClient = (files ? files.rootCa : secret?.ca) !== undefined && !tls.oneWayTls;
+  const certificates = files ? fileCertificates(files) : { tls_certificate_sds_secret_configs: [sds(secret!.name)] };
+  const verification = !verifyClient
+    ? {}
+    : files
+      ? fileValidation(files.rootCa!, tls.verifySubjectAltNames)
+      : validation(secret!.name, tls.verifySubjectAltNames);
   return {
     name: TLS_SOCKET,
     typed_config: {
       '@type': DOWNSTREAM_TLS,
       common_tls_context: {
         ...tlsParams(tls.parameters),
-        tls_certificate_sds_secret_configs: [sds(secret.name)],
-        ...(verifyClient ? validation(secret.name, tls.verifySubjectAltNames) : {}),
+        ...certificates,
+        ...verification,
         ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
       },
       ...(verifyClient ? { require_client_certificate: true } : {}),
       ...(tls.disableSessionResumption ? { disable_stateless_session_resumption: true } : {}),
+      ...(tls.ocspStaplePolicy ? { ocsp_staple_policy: tls.ocspStaplePolicy } : {}),
     },
   };
 }
 
+/** A TLS filter chain's handshake deadline, when its sslConfig sets one. */
+export function handshakeTimeout(tls: DownstreamTlsIR | undefined): Json {
+  return tls?.connectTimeout ? { transport_socket_connect_timeout: tls.connectTimeout } : {};
+}
+
 /** TLS to an upstream: its ca.crt verifies the upstream, its certificate (unless oneWayTls) is the client's. */
 export function upstreamTransportSocket(tls: UpstreamTlsIR, secret: TlsSecretIR | undefined): Json {
+  const files = tls.files;
   const clientCertificate = secret?.certificate !== undefined && !tls.oneWayTls;
+  const certificates = files
+    ? tls.oneWayTls
+      ? {}
+      : fileCertificates(files)
+    : clientCertificate
+      ? { tls_certificate_sds_secret_configs: [sds(secret.name)] }
+      : {};
+  const verification = files?.rootCa
+    ? fileValidation(files.rootCa, tls.verifySubjectAltNames)
+    : secret?.ca !== undefined
+      ? validation(secret.name, tls.verifySubjectAltNames)
+      : {};
   return {
     name: TLS_SOCKET,
     typed_config: {
@@ -98,8 +152,8 @@ export function upstreamTransportSocket(tls: UpstreamTlsIR, secret: TlsSecretIR 
       ...(tls.allowRenegotiation ? { allow_renegotiation: true } : {}),
       common_tls_context: {
         ...tlsParams(tls.parameters),
-        ...(clientCertificate ? { tls_certificate_sds_secret_configs: [sds(secret.name)] } : {}),
-        ...(secret?.ca !== undefined ? validation(secret.name, tls.verifySubjectAltNames) : {}),
+        ...certificates,
+        ...verification,
         ...(tls.alpnProtocols.length > 0 ? { alpn_protocols: tls.alpnProtocols } : {}),
       },
     },

@@ -30,6 +30,7 @@ import { rateLimitDomain } from './ratelimit-domains.js';
 import type { RateLimitDomainIR } from '../ir/ratelimit.js';
 import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
 import { gatewayListeners } from './gateways.js';
+import { collectorClusters } from './access-logs.js';
 import { httpListener, listenerName } from './listener.js';
 import { emptyXdsSet, type CompileOptions, type Json, type XdsSet } from './output.js';
 import { routeConfiguration, virtualHost } from './routes.js';
@@ -155,6 +156,7 @@ export function translate(
       memo.clusters.set(u, (pairs = upstreamClusters(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
     return pairs;
   });
+  clusters.push(...collectorClusters(model));
   tunnelListeners(set, model.upstreams);
   for (const c of inUse) {
     if (!c.sidecarCluster) continue;
