@@ -1,4 +1,5 @@
 /** What a Gloo httpGateway's options add to its filter chain: HTTP filters, the router's settings, a connection limit. */
+import type { ExtProcFilterIR } from './ext-proc.js';
 
 /** Envoy's compressor filter with the gzip library; unset fields: Envoy's defaults. */
 export interface GzipIR {
@@ -46,6 +47,8 @@ export interface HttpListenerOptionsIR {
   grpcJsonTranscoder?: GrpcJsonTranscoderIR;
   router?: { suppressEnvoyHeaders?: boolean; dynamicStats?: boolean };
   connectionLimit?: ConnectionLimitIR;
+  /** Envoy's ext_proc filters (Gloo's extProcEarly, extProc, extProcLate), in that order. */
+  extProc?: ExtProcFilterIR[];
 }
 
 /** Gloo's HttpConnectionManagerSettings beyond the addresses and timeouts; unset: Envoy's defaults. */

@@ -5,6 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { ExtProcRouteIR } from './ext-proc.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
 export type { RouteExtrasIR, VirtualHostExtrasIR };
 import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR } from './listener-options.js';
@@ -288,6 +289,8 @@ export interface RouteOptionsIR extends RouteExtrasIR {
   rateLimits?: RateLimitsIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
+  /** Its settings of the Gateway's ext_proc filters (off, or overrides). */
+  extProc?: ExtProcRouteIR;
   /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
   lbHashAt?: { origin: Origin; path: ReadonlyArray<string | number> };
 }
@@ -423,6 +426,8 @@ export interface VirtualHostIR extends VirtualHostExtrasIR {
   /** Global rate limits of every route without its own of the same Gloo option. */
   rateLimits?: RateLimitsIR;
   headers?: HeaderManipulationIR;
+  /** Its settings of the Gateway's ext_proc filters, for every route without its own (Envoy merges a route's over them). */
+  extProc?: ExtProcRouteIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
 }

@@ -21,6 +21,7 @@ import { headerFormatOneOf, hcmMoreSettings } from './hcm-settings.js';
 import { listenerTracing } from './tracing.js';
 import { listenerFields } from './listener-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
+import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -102,12 +103,6 @@ const httpGateway = object({
           'extensions',
           'wasm',
           'ratelimitServer',
-          'disableExtProcEarly',
-          'extProcEarly',
-          'disableExtProc',
-          'extProc',
-          'disableExtProcLate',
-          'extProcLate',
           'dynamicForwardProxy',
           'networkLocalRatelimit',
           'httpLocalRatelimit',
@@ -117,13 +112,15 @@ const httpGateway = object({
         ],
         notYet,
       ),
+      ...gatewayExtProc,
+      ...gatewayExtProcDisable,
       // Sluice's HTTP filters are one chain for every listener: a policy of one Gateway's would need its own.
       csrf: refused(
         'a csrf policy for a whole Gateway is not implemented',
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, extProcEarly, extProc, extProcLate',
   ),
 });
 

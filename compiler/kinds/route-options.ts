@@ -6,7 +6,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
-import { extProc, glooEnvoy, note, REASONS, refused, refuseEach } from './gloo.js';
+import { routeExtProc } from './ext-proc.js';
+import { glooEnvoy, note, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
   boolean,
@@ -168,8 +169,6 @@ export const customAuth = () =>
 export const BUFFER_PER_ROUTE =
   "per-route buffer settings act on the Gateway's buffer filter (httpGateway.options.buffer), which Sluice does not configure per route yet";
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
-/** Gloo's external processing options, refused on routes and virtual hosts alike. */
-export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
 
 /** Gloo's RegexMatchAndSubstitute. */
 const regexMatchAndSubstitute = object(
@@ -294,7 +293,7 @@ export const routeOptions = object({
     duration,
     `${forwarding}; ${noLimit} (Envoy's default is the connection manager's stream idle timeout)`,
   ),
-  ...extProcOptions,
+  ...routeExtProc,
   ai: glooEnvoy(),
 });
 

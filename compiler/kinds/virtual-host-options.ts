@@ -5,18 +5,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
+import { routeExtProc } from './ext-proc.js';
 import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import {
-  BUFFER_PER_ROUTE,
-  customAuth,
-  extProcOptions,
-  headerManipulation,
-  hostCors,
-  jwtStaged,
-  retries,
-} from './route-options.js';
+import { BUFFER_PER_ROUTE, customAuth, headerManipulation, hostCors, jwtStaged, retries } from './route-options.js';
 import {
   boolean,
   exactlyOne,
@@ -195,7 +188,7 @@ export const virtualHostOptions = object({
   csrf: hostCsrf,
   includeRequestAttemptCount: note(boolean, 'x-envoy-attempt-count on every request sent upstream'),
   includeAttemptCountInResponse: note(boolean, 'x-envoy-attempt-count on every response'),
-  ...extProcOptions,
+  ...routeExtProc,
   corsPolicyMergeSettings: note(
     object({
       exposeHeaders: note(protoEnum(['DEFAULT', 'UNION']), "unset or DEFAULT: the route's list replaces the host's"),

@@ -11,6 +11,7 @@ import type { GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
 import type { GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
 import type { HttpGatewaySpec } from '../kinds/gateway.js';
 import { decodeDescriptorSet } from './grpc-descriptors.js';
+import { gatewayExtProc, type GrpcCluster } from './ext-proc.js';
 
 type Options = NonNullable<HttpGatewaySpec['options']>;
 
@@ -24,6 +25,7 @@ export function httpListenerOptions(
   origin: Origin,
   path: FieldPath,
   diagnostics: Diagnostic[],
+  grpc: GrpcCluster,
 ): HttpListenerOptionsIR | undefined {
   if (!options) return undefined;
   const out: HttpListenerOptionsIR = {};
@@ -36,6 +38,8 @@ export function httpListenerOptions(
     if (t) out.grpcJsonTranscoder = t;
   }
   if (options.router) out.router = { ...options.router };
+  const extProc = gatewayExtProc(options, path, origin, grpc, diagnostics);
+  if (extProc.length > 0) out.extProc = extProc;
   const limit = options.connectionLimit;
   if (limit?.maxActiveConnections !== undefined) {
     const delay = limit.delayBeforeClose;

@@ -31,6 +31,7 @@ import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
+import { routeExtProc, type GrpcCluster } from './ext-proc.js';
 import { routeExtras, virtualHostExtras, type ExtrasReport } from './route-extras.js';
 
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
@@ -355,6 +356,8 @@ export interface OptionRefs {
   customAuth(path: FieldPath, spec: CustomAuthSpec): CustomAuthIR | undefined;
   /** Global rate limits (./rate-limits.ts). */
   rateLimits(path: FieldPath, spec: RateLimitOptionsSpec): { ok: boolean; limits?: RateLimitsIR };
+  /** The cluster of a gRPC server's Upstream (HTTP/2). */
+  grpcUpstream: GrpcCluster;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -470,6 +473,9 @@ export function routeOptions(
     if (custom === undefined) report.ok = false;
     else options.extauth = { customAuth: custom };
   }
+  const extProc = routeExtProc(s, path, origin, refs.grpcUpstream, diagnostics);
+  if (!extProc.ok) report.ok = false;
+  else if (extProc.extProc) options.extProc = extProc.extProc;
   if (s.faults !== undefined) {
     // Gloo's percentage defaults to 0: the fault is configured but injected into no request.
     const { abort, delay } = s.faults;

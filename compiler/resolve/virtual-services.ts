@@ -33,6 +33,7 @@ import { expandDelegation, withInherited } from './route-tables.js';
 import { resolveRateLimits, type RateLimitOptionsSpec } from './rate-limits.js';
 import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
+import { http2Problem, routeExtProc } from './ext-proc.js';
 import { downstreamTls } from './tls.js';
 import type { ResolveOptions } from './options.js';
 
@@ -70,6 +71,18 @@ export function resolveVirtualService(
   const upstreamRef = (path: FieldPath, raw: Ref, from: Resource = vs): string | undefined => {
     const upstream = findUpstream(from, path, raw);
     if (!upstream) return undefined;
+    uses.push({ path, origin: from.origin, upstream });
+    return upstream.name;
+  };
+  /** A gRPC server's Upstream (HTTP/2), which Envoy streams to: it becomes a cluster. */
+  const grpcUpstream = (path: FieldPath, raw: Ref, from: Resource = vs): string | undefined => {
+    const upstream = findUpstream(from, path, raw);
+    if (!upstream) return undefined;
+    const problem = http2Problem(upstream);
+    if (problem) {
+      diagnostics.push(fieldError('resolve', from.origin, path, problem.message, problem.hint));
+      return undefined;
+    }
     uses.push({ path, origin: from.origin, upstream });
     return upstream.name;
   };
@@ -203,6 +216,7 @@ export function resolveVirtualService(
           upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
           authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
           customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
+          grpcUpstream: (p: FieldPath, raw: Ref) => grpcUpstream(p, raw, owner),
           rateLimits: (p: FieldPath, s: RateLimitOptionsSpec) =>
             resolveRateLimits(s, p, {
               lookups,
@@ -247,6 +261,14 @@ export function resolveVirtualService(
     if (hostOptions.cors) vh.cors = hostOptions.cors;
     if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
     if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
+    const { extProc } = routeExtProc(
+      group.spec,
+      group.path,
+      group.owner.origin,
+      (p, raw) => grpcUpstream(p, raw, group.owner),
+      diagnostics,
+    );
+    if (extProc) vh.extProc = { ...vh.extProc, ...extProc };
     for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
       if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
     // Each rate limit option comes from one resource (the shallow merge), so the groups' entries add up.

@@ -16,6 +16,7 @@ import type {
 } from '../ir/listener-options.js';
 import { ROUTER_FILTER } from './listener.js';
 import type { Json } from './output.js';
+import { placeExtProc, upstreamHttpFilters } from './ext-proc-stages.js';
 
 export const COMPRESSOR_FILTER_NAME = 'envoy.filters.http.compressor';
 export const HEALTH_CHECK_FILTER_NAME = 'envoy.filters.http.health_check';
@@ -131,13 +132,17 @@ export function chainHttpFilters(shared: Json[], options: HttpListenerOptionsIR 
     const before = later.findIndex((f) => f.name === 'envoy.filters.http.csrf' || f.name === 'sluice.graphql');
     later.splice(before < 0 ? later.length : before, 0, buffer);
   }
-  return [...first, ...rest.slice(0, split), ...middle, ...later];
+  return placeExtProc([...first, ...rest.slice(0, split), ...middle, ...later], options.extProc);
 }
 
 /** The router, with the Gateway's settings. */
 export function routerFilter(options: HttpListenerOptionsIR | undefined): Json {
   const r = options?.router;
-  const settings = defined({ suppress_envoy_headers: r?.suppressEnvoyHeaders, dynamic_stats: r?.dynamicStats });
+  const settings = defined({
+    suppress_envoy_headers: r?.suppressEnvoyHeaders,
+    dynamic_stats: r?.dynamicStats,
+    upstream_http_filters: upstreamHttpFilters(options?.extProc),
+  });
   if (Object.keys(settings).length === 0) return ROUTER_FILTER;
   return { ...ROUTER_FILTER, typed_config: { ...(ROUTER_FILTER.typed_config as Json), ...settings } };
 }
