@@ -26,12 +26,11 @@ export const TRANSCODER_FILTER_NAME = 'envoy.filters.http.grpc_json_transcoder';
 const EXT = 'type.googleapis.com/envoy.extensions';
 
 /** Filters of the shared chain that come after the Gateway's middle filters (Gloo's rate limit and route stages). */
-const LATER = new Set([
-  'envoy.filters.http.ratelimit',
-  BUFFER_FILTER_NAME,
-  'envoy.filters.http.csrf',
-  'sluice.graphql',
-]);
+const RATELIMIT = 'envoy.filters.http.ratelimit';
+const LATER = new Set([RATELIMIT, BUFFER_FILTER_NAME, 'envoy.filters.http.csrf', 'sluice.graphql']);
+
+/** Rate limit filters are named by domain (`envoy.filters.http.ratelimit.<domain>`); the early ones (`.early`) come before authentication. */
+const isLater = (name: string) => LATER.has(name) || (name.startsWith(`${RATELIMIT}.`) && !name.endsWith('.early'));
 
 const filter = (name: string, type: string, config: Json = {}): Json => ({
   name,
@@ -123,7 +122,7 @@ export function chainHttpFilters(shared: Json[], options: HttpListenerOptionsIR 
       : undefined;
   const own = new Set([...first, ...middle, ...(buffer ? [buffer] : [])].map((f) => f.name));
   const rest = shared.filter((f) => !own.has(f.name as string) || f.name === BUFFER_FILTER_NAME);
-  const at = rest.findIndex((f) => LATER.has(f.name as string));
+  const at = rest.findIndex((f) => isLater(f.name as string));
   const split = at < 0 ? rest.length : at;
   const later = rest.slice(split);
   const bufferAt = later.findIndex((f) => f.name === BUFFER_FILTER_NAME);
