@@ -9,6 +9,7 @@
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
+import { evaluateExtProc, isExtProcFilter } from './ext-proc.js';
 import { evaluateLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
 import { destination, endpointsOf, graphqlApiOf } from './destination.js';
@@ -303,6 +304,10 @@ export async function explain(
       t.assume(r.assumption);
       if (r.reply) return done(r.reply);
       responseHeaders = { ...responseHeaders, ...r.responseHeaders };
+    } else if (isExtProcFilter(name)) {
+      const r = evaluateExtProc(name, typed, levels);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
     } else if (name === CSRF_FILTER) {
       const r = evaluateCsrf(typed, levels, req);
       t.steps.push(r.step);
@@ -312,6 +317,13 @@ export async function explain(
       if (!route) {
         t.add('router', 'no route: 404');
         return done({ status: 404, body: '', by: 'envoy' });
+      }
+      for (const f of ((typed.upstream_http_filters as Json[] | undefined) ?? []).filter((u) =>
+        isExtProcFilter(u.name as string),
+      )) {
+        const r = evaluateExtProc(f.name as string, f.typed_config as Json, levels, true);
+        t.steps.push(r.step);
+        t.assume(r.assumption);
       }
       const d = destination(route, vh!, routeConfig, config, req.path, removed, added);
       t.steps.push(d.step);
