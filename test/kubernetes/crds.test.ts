@@ -35,7 +35,10 @@ describe('the committed CRDs', () => {
   );
 
   test('`sluice crds --groups gloo` prints the committed file', async () => {
-    const { stdout } = await run(process.execPath, ['bin/sluice.js', 'crds', '--groups', 'gloo']);
+    // Over a megabyte: more than execFile's default buffer.
+    const { stdout } = await run(process.execPath, ['bin/sluice.js', 'crds', '--groups', 'gloo'], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
     expect(stdout).toBe(readFileSync(FILES.gloo, 'utf8'));
   });
 
