@@ -17,7 +17,7 @@ import { explorerVerdict } from './graphql-explorer.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { GATEWAY_FILTERS, evaluateGatewayFilter } from './gateway-filters.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
-import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
+import { findVirtualHost, matchRoute, normalizePath, perFilterConfig } from '../envoy/match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
 import { RBAC_FILTER, evaluateRbac } from './rbac.js';
 import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
@@ -240,6 +240,14 @@ export async function explain(
   for (const filter of (hcm.http_filters as Json[] | undefined) ?? []) {
     const name = filter.name as string;
     const typed = (filter.typed_config as Json | undefined) ?? {};
+    // HttpFilter.disabled: the filter runs only where the route's or virtual host's per-filter config enables it.
+    if (filter.disabled === true && !perFilterConfig(name, levels)) {
+      t.add(
+        name.replace('envoy.filters.http.', ''),
+        'off: disabled by default, and neither the route nor its virtual host enables it',
+      );
+      continue;
+    }
     if (name === HEADER_MUTATION_FILTER) {
       t.steps.push(evaluateHeaderMutation(typed, levels, req));
     } else if (name === JWT_FILTER) {

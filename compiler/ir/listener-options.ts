@@ -31,6 +31,9 @@ export interface GrpcJsonTranscoderIR {
   convertGrpcStatus?: boolean;
 }
 
+/** Gloo's BufferPerRoute: the buffer filter off, or a limit of its own. */
+export type BufferPerRouteIR = { disabled: true } | { maxRequestBytes: number };
+
 export interface ConnectionLimitIR {
   maxConnections: number;
   /** Proto3 JSON duration a refused connection is held before it is closed. */

@@ -6,6 +6,7 @@
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
 import type { ExtProcRouteIR } from './ext-proc.js';
+import type { BufferPerRouteIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
 export type { RouteExtrasIR, VirtualHostExtrasIR };
 import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR } from './listener-options.js';
@@ -291,6 +292,8 @@ export interface RouteOptionsIR extends RouteExtrasIR {
   hashPolicies?: HashPolicyIR[];
   /** Its settings of the Gateway's ext_proc filters (off, or overrides). */
   extProc?: ExtProcRouteIR;
+  /** The buffer filter off, or its own limit in bytes (Gloo's bufferPerRoute); replaces the virtual host's. */
+  buffer?: BufferPerRouteIR;
   /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
   lbHashAt?: { origin: Origin; path: ReadonlyArray<string | number> };
 }
@@ -428,6 +431,8 @@ export interface VirtualHostIR extends VirtualHostExtrasIR {
   headers?: HeaderManipulationIR;
   /** Its settings of the Gateway's ext_proc filters, for every route without its own (Envoy merges a route's over them). */
   extProc?: ExtProcRouteIR;
+  /** The buffer filter off, or its own limit, for every route without its own. */
+  buffer?: BufferPerRouteIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
 }

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
 import { routeExtProc } from './ext-proc.js';
+import { bufferPerRoute } from './gateway-http-options.js';
 import { glooEnvoy, note, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
@@ -165,9 +166,6 @@ export const customAuth = () =>
     }),
     "a team's own ext_authz server (gRPC), as the Settings resource names it",
   );
-/** Gloo's BufferPerRoute sets or turns off the buffer filter that the Gateway's httpGateway.options.buffer adds. */
-export const BUFFER_PER_ROUTE =
-  "per-route buffer settings act on the Gateway's buffer filter (httpGateway.options.buffer), which Sluice does not configure per route yet";
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
 
 /** Gloo's RegexMatchAndSubstitute. */
@@ -282,7 +280,7 @@ export const routeOptions = object({
     `${forwarding}; used by ringHash and maglev upstreams`,
   ),
   dlp: glooEnvoy(),
-  bufferPerRoute: refused(BUFFER_PER_ROUTE),
+  bufferPerRoute,
   csrf: routeCsrf,
   envoyMetadata: refused('nothing in Sluice reads route metadata'),
   maxStreamDuration: note(

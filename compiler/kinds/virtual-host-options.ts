@@ -6,10 +6,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
 import { routeExtProc } from './ext-proc.js';
+import { bufferPerRoute } from './gateway-http-options.js';
 import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { BUFFER_PER_ROUTE, customAuth, headerManipulation, hostCors, jwtStaged, retries } from './route-options.js';
+import { customAuth, headerManipulation, hostCors, jwtStaged, retries } from './route-options.js';
 import {
   boolean,
   exactlyOne,
@@ -184,7 +185,7 @@ export const virtualHostOptions = object({
   waf: glooEnvoy(),
   jwtStaged: jwtStaged('use options.jwt'),
   dlp: glooEnvoy(),
-  bufferPerRoute: refused(BUFFER_PER_ROUTE),
+  bufferPerRoute,
   csrf: hostCsrf,
   includeRequestAttemptCount: note(boolean, 'x-envoy-attempt-count on every request sent upstream'),
   includeAttemptCountInResponse: note(boolean, 'x-envoy-attempt-count on every response'),

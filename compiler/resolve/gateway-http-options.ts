@@ -7,8 +7,8 @@
  */
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
-import type { GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
+import type { BufferPerRouteIR, GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
+import type { BufferPerRouteSpec, GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
 import type { HttpGatewaySpec } from '../kinds/gateway.js';
 import { decodeDescriptorSet } from './grpc-descriptors.js';
 import { gatewayExtProc, type GrpcCluster } from './ext-proc.js';
@@ -56,6 +56,11 @@ export function httpListenerOptions(
     out.connectionLimit = { maxConnections: limit.maxActiveConnections, ...(delay ? { delay } : {}) };
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Gloo's BufferPerRoute of a virtual host or route. */
+export function bufferPerRoute(spec: BufferPerRouteSpec): BufferPerRouteIR {
+  return spec.disabled ? { disabled: true } : { maxRequestBytes: spec.buffer!.maxRequestBytes };
 }
 
 function gzip(spec: GzipSpec): GzipIR {

@@ -32,6 +32,7 @@ import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } 
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
 import { routeExtProc, type GrpcCluster } from './ext-proc.js';
+import { bufferPerRoute } from './gateway-http-options.js';
 import { routeExtras, virtualHostExtras, type ExtrasReport } from './route-extras.js';
 
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
@@ -473,6 +474,7 @@ export function routeOptions(
     if (custom === undefined) report.ok = false;
     else options.extauth = { customAuth: custom };
   }
+  if (s.bufferPerRoute) options.buffer = bufferPerRoute(s.bufferPerRoute);
   const extProc = routeExtProc(s, path, origin, refs.grpcUpstream, diagnostics);
   if (!extProc.ok) report.ok = false;
   else if (extProc.extProc) options.extProc = extProc.extProc;

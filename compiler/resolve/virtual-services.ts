@@ -34,6 +34,7 @@ import { resolveRateLimits, type RateLimitOptionsSpec } from './rate-limits.js';
 import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
 import { http2Problem, routeExtProc } from './ext-proc.js';
+import { bufferPerRoute } from './gateway-http-options.js';
 import { downstreamTls } from './tls.js';
 import type { ResolveOptions } from './options.js';
 
@@ -269,6 +270,7 @@ export function resolveVirtualService(
       diagnostics,
     );
     if (extProc) vh.extProc = { ...vh.extProc, ...extProc };
+    if (group.spec.bufferPerRoute) vh.buffer = bufferPerRoute(group.spec.bufferPerRoute);
     for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
       if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
     // Each rate limit option comes from one resource (the shallow merge), so the groups' entries add up.

@@ -16,12 +16,12 @@ import type {
 } from '../ir/listener-options.js';
 import { ROUTER_FILTER } from './listener.js';
 import type { Json } from './output.js';
+import { BUFFER_FILTER_NAME, BUFFER_TYPE } from './filters/buffer.js';
 import { placeExtProc, upstreamHttpFilters } from './ext-proc-stages.js';
 
 export const COMPRESSOR_FILTER_NAME = 'envoy.filters.http.compressor';
 export const HEALTH_CHECK_FILTER_NAME = 'envoy.filters.http.health_check';
 export const GRPC_WEB_FILTER_NAME = 'envoy.filters.http.grpc_web';
-export const BUFFER_FILTER_NAME = 'envoy.filters.http.buffer';
 export const TRANSCODER_FILTER_NAME = 'envoy.filters.http.grpc_json_transcoder';
 const EXT = 'type.googleapis.com/envoy.extensions';
 
@@ -118,7 +118,7 @@ export function chainHttpFilters(shared: Json[], options: HttpListenerOptionsIR 
   ];
   const buffer =
     options.maxRequestBytes !== undefined
-      ? filter(BUFFER_FILTER_NAME, 'filters.http.buffer.v3.Buffer', { max_request_bytes: options.maxRequestBytes })
+      ? { name: BUFFER_FILTER_NAME, typed_config: { '@type': BUFFER_TYPE, max_request_bytes: options.maxRequestBytes } }
       : undefined;
   const own = new Set([...first, ...middle, ...(buffer ? [buffer] : [])].map((f) => f.name));
   const rest = shared.filter((f) => !own.has(f.name as string) || f.name === BUFFER_FILTER_NAME);
