@@ -277,6 +277,8 @@ export interface RouteOptionsIR extends RouteExtrasIR {
   /** Per-route security as Gloo has it: a filter turned off, or another AuthConfig than the host's. */
   jwtDisabled?: boolean;
   rbacDisabled?: boolean;
+  /** The route's own RBAC policies, replacing the virtual host's. */
+  rbacPolicies?: RbacPolicyIR[];
   extauth?: { disabled: true } | ExtauthRefIR | { customAuth: CustomAuthIR };
   /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };

@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
 import { routeExtProc } from './ext-proc.js';
+import { rbacPolicies } from './rbac.js';
 import { bufferPerRoute } from './gateway-http-options.js';
 import { glooEnvoy, note, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
@@ -243,12 +244,13 @@ export const routeOptions = object({
   rbac: object(
     {
       disable: note(boolean, 'no policy is checked on the route'),
-      policies: refused(
-        'route-level RBAC policies are not implemented',
-        'put the policies on the virtual host (a permission pathPrefix narrows one to a path)',
+      policies: note(
+        rbacPolicies,
+        "the route's own policies, replacing the virtual host's (they match the virtual host's JWT providers' claims)",
       ),
     },
-    ['disable'],
+    [],
+    { minProperties: 1 },
   ),
   extauth: object(
     {

@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
 import { routeExtProc } from './ext-proc.js';
+import { rbacPolicies } from './rbac.js';
 import { bufferPerRoute } from './gateway-http-options.js';
 import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
@@ -105,29 +106,6 @@ export const jwtProvider = object(
   ['issuer', 'jwks'],
 );
 
-const rbacPolicy = object({
-  permissions: note(
-    object({ methods: Type.Array(httpMethod, { uniqueItems: true }), pathPrefix }),
-    'none: any request of a matching principal, as Gloo',
-  ),
-  principals: Type.Array(
-    object(
-      {
-        jwtPrincipal: object(
-          { claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }), provider: notYet(), matcher: notYet() },
-          ['claims'],
-        ),
-      },
-      ['jwtPrincipal'],
-    ),
-  ),
-  // Empty: claim names as written (Gloo's default).
-  nestedClaimDelimiter: note(
-    lineOrEmpty,
-    'claim names are split by it into a path in the token (e.g. "." makes org.team the team field of org); empty or unset: names as written',
-  ),
-});
-
 /** A virtual host without a security option has none: disable has something to turn off only on a route. */
 const HOST_DISABLE = (what: string) =>
   `a virtual host without ${what} checks none, so there is nothing to disable (disable acts on routes)`;
@@ -145,7 +123,7 @@ export const virtualHostOptions = object({
   rbac: object(
     {
       disable: refused(HOST_DISABLE('RBAC policies'), 'leave rbac unset on the virtual host'),
-      policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }),
+      policies: rbacPolicies,
     },
     ['policies'],
   ),
