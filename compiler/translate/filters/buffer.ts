@@ -5,7 +5,8 @@
  * (HttpFilter.disabled): it runs only where a per-route config enables it.
  * A Gateway with httpGateway.options.buffer puts its own filter in its place
  * (../gateway-filters.ts), which runs everywhere its routes do not say
- * otherwise.
+ * otherwise. No idle form for mesh mode: a filter served over ECDS cannot
+ * carry HttpFilter.disabled, and an enabled one would buffer every body.
  */
 import type { BufferPerRouteIR } from '../../ir/listener-options.js';
 import type { VirtualHostIR } from '../../ir/model.js';
@@ -33,7 +34,6 @@ export const bufferConcern: HttpFilterConcern = {
   filterName: BUFFER_FILTER_NAME,
   usedBy: (vh: VirtualHostIR) => vh.buffer !== undefined || vh.routes.some((r) => r.options?.buffer),
   httpFilter: () => IDLE,
-  idleFilter: () => IDLE,
   perVirtualHost: (vh) => (vh.buffer ? perRoute(vh.buffer) : undefined),
   perRoute: (route) => (route.options?.buffer ? perRoute(route.options.buffer) : undefined),
 };
