@@ -9,6 +9,7 @@
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
+import { evaluateExtProc, isExtProcFilter } from './ext-proc.js';
 import { evaluateLocalRateLimit, evaluateNetworkLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
 import { destination, endpointsOf, graphqlApiOf } from './destination.js';
@@ -16,7 +17,7 @@ import { explorerVerdict } from './graphql-explorer.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { GATEWAY_FILTERS, evaluateGatewayFilter } from './gateway-filters.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
-import { findVirtualHost, matchRoute, normalizePath } from '../envoy/match.js';
+import { findVirtualHost, matchRoute, normalizePath, perFilterConfig } from '../envoy/match.js';
 import type { Answer, ExplainOptions, ExplainRequest, Explanation, Outcome, Step } from './model.js';
 import { RBAC_FILTER, evaluateRbac } from './rbac.js';
 import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
@@ -244,6 +245,14 @@ export async function explain(
   for (const filter of (hcm.http_filters as Json[] | undefined) ?? []) {
     const name = filter.name as string;
     const typed = (filter.typed_config as Json | undefined) ?? {};
+    // HttpFilter.disabled: the filter runs only where the route's or virtual host's per-filter config enables it.
+    if (filter.disabled === true && !perFilterConfig(name, levels)) {
+      t.add(
+        name.replace('envoy.filters.http.', ''),
+        'off: disabled by default, and neither the route nor its virtual host enables it',
+      );
+      continue;
+    }
     if (name === HEADER_MUTATION_FILTER) {
       t.steps.push(evaluateHeaderMutation(typed, levels, req));
     } else if (name === JWT_FILTER) {
@@ -309,6 +318,10 @@ export async function explain(
       t.assume(r.assumption);
       if (r.reply) return done(r.reply);
       responseHeaders = { ...responseHeaders, ...r.responseHeaders };
+    } else if (isExtProcFilter(name)) {
+      const r = evaluateExtProc(name, typed, levels);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
     } else if (name === CSRF_FILTER) {
       const r = evaluateCsrf(typed, levels, req);
       t.steps.push(r.step);
@@ -318,6 +331,13 @@ export async function explain(
       if (!route) {
         t.add('router', 'no route: 404');
         return done({ status: 404, body: '', by: 'envoy' });
+      }
+      for (const f of ((typed.upstream_http_filters as Json[] | undefined) ?? []).filter((u) =>
+        isExtProcFilter(u.name as string),
+      )) {
+        const r = evaluateExtProc(f.name as string, f.typed_config as Json, levels, true);
+        t.steps.push(r.step);
+        t.assume(r.assumption);
       }
       const d = destination(route, vh!, routeConfig, config, req.path, removed, added);
       t.steps.push(d.step);

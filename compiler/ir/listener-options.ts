@@ -1,5 +1,6 @@
 /** What a Gloo httpGateway's options add to its filter chain: HTTP filters, the router's settings, a connection limit. */
 import type { AccessLogIR } from './access-log.js';
+import type { ExtProcFilterIR } from './ext-proc.js';
 
 /** Envoy's compressor filter with the gzip library; unset fields: Envoy's defaults. */
 export interface GzipIR {
@@ -31,6 +32,9 @@ export interface GrpcJsonTranscoderIR {
   convertGrpcStatus?: boolean;
 }
 
+/** Gloo's BufferPerRoute: the buffer filter off, or a limit of its own. */
+export type BufferPerRouteIR = { disabled: true } | { maxRequestBytes: number };
+
 export interface ConnectionLimitIR {
   maxConnections: number;
   /** Proto3 JSON duration a refused connection is held before it is closed. */
@@ -47,6 +51,8 @@ export interface HttpListenerOptionsIR {
   grpcJsonTranscoder?: GrpcJsonTranscoderIR;
   router?: { suppressEnvoyHeaders?: boolean; dynamicStats?: boolean };
   connectionLimit?: ConnectionLimitIR;
+  /** Envoy's ext_proc filters (Gloo's extProcEarly, extProc, extProcLate), in that order. */
+  extProc?: ExtProcFilterIR[];
   /** httpLocalRatelimit: the Gateway's own bucket, and settings every local bucket on the listener takes. */
   httpLocalRateLimit?: GatewayLocalRateLimitIR;
   /** networkLocalRatelimit: one token per new connection. */

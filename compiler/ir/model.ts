@@ -5,6 +5,8 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { ExtProcRouteIR } from './ext-proc.js';
+import type { BufferPerRouteIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
 export type { RouteExtrasIR, VirtualHostExtrasIR };
 import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR, TokenBucketIR } from './listener-options.js';
@@ -305,6 +307,8 @@ export interface RouteOptionsIR extends RouteExtrasIR {
   /** Per-route security as Gloo has it: a filter turned off, or another AuthConfig than the host's. */
   jwtDisabled?: boolean;
   rbacDisabled?: boolean;
+  /** The route's own RBAC policies, replacing the virtual host's. */
+  rbacPolicies?: RbacPolicyIR[];
   extauth?: { disabled: true } | ExtauthRefIR | { customAuth: CustomAuthIR };
   /** Faults injected into a share of the route's requests (Gloo's faults): percentages 0 to 100. */
   faults?: { abort?: { percentage: number; httpStatus: number }; delay?: { percentage: number; fixedDelay: string } };
@@ -318,6 +322,10 @@ export interface RouteOptionsIR extends RouteExtrasIR {
   rateLimits?: RateLimitsIR;
   /** How ring hash and maglev upstreams hash the request (Gloo's lbHash), in order. */
   hashPolicies?: HashPolicyIR[];
+  /** Its settings of the Gateway's ext_proc filters (off, or overrides). */
+  extProc?: ExtProcRouteIR;
+  /** The buffer filter off, or its own limit in bytes (Gloo's bufferPerRoute); replaces the virtual host's. */
+  buffer?: BufferPerRouteIR;
   /** Where lbHash is written: resolve warns there when no upstream of the route hashes. */
   lbHashAt?: { origin: Origin; path: ReadonlyArray<string | number> };
 }
@@ -448,6 +456,10 @@ export interface VirtualHostIR extends VirtualHostExtrasIR {
   /** Global rate limits of every route without its own of the same Gloo option. */
   rateLimits?: RateLimitsIR;
   headers?: HeaderManipulationIR;
+  /** Its settings of the Gateway's ext_proc filters, for every route without its own (Envoy merges a route's over them). */
+  extProc?: ExtProcRouteIR;
+  /** The buffer filter off, or its own limit, for every route without its own. */
+  buffer?: BufferPerRouteIR;
   /** Gloo's sslConfig: served only by ssl Gateways. */
   tls?: DownstreamTlsIR;
 }

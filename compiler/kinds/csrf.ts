@@ -25,8 +25,8 @@ const share = object(
   ['defaultValue'],
 );
 
-// Gloo's StringMatcher, compared with the host and port of the source origin.
-const originMatcher = object(
+// Gloo's StringMatcher (csrf compares it with the host and port of the source origin; ext_proc's forwardRules with header names).
+export const stringMatcher = object(
   {
     exact: singleLine,
     prefix: singleLine,
@@ -34,7 +34,7 @@ const originMatcher = object(
     safeRegex: object(
       {
         googleRe2: object({ maxProgramSize: refused('RE2 program size limits are not implemented') }),
-        regex: note(singleLine, 'checked with RE2 at compile time; the whole host and port must match'),
+        regex: note(singleLine, 'checked with RE2 at compile time; the whole value must match'),
       },
       ['regex'],
     ),
@@ -54,7 +54,7 @@ const csrf = object({
     'the share checked but let through (Envoy counts them), when filterEnabled does not apply',
   ),
   additionalOrigins: note(
-    Type.Array(originMatcher),
+    Type.Array(stringMatcher),
     "origins accepted besides the request's own host, matched against the host and port of the Origin (e.g. app.example.com, or app.example.com:8443), never the scheme",
   ),
 });
@@ -69,3 +69,4 @@ export const hostCsrf = note(csrf, `every route without its own; ${checks}`);
 export const routeCsrf = note(csrf, `replaces the virtual host's whole; ${checks}`);
 
 export type CsrfSpec = Static<typeof csrf>;
+export type StringMatcherSpec = Static<typeof stringMatcher>;

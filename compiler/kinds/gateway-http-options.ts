@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
-import { boolean, duration, exactlyOne, nonEmptyString, object, protoEnum, singleLine } from './schema.js';
+import { boolean, constant, duration, exactlyOne, nonEmptyString, object, protoEnum, singleLine } from './schema.js';
 
 const between = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
 
@@ -53,6 +53,19 @@ export const buffer = object(
   ['maxRequestBytes'],
 );
 
+/** Gloo's BufferPerRoute (Envoy's) on a virtual host or route: the buffer filter off, or its own limit there. */
+export const bufferPerRoute = note(
+  object(
+    {
+      disabled: note(constant(true), 'the body streams to the upstream unread (false is refused, as Envoy)'),
+      buffer,
+    },
+    [],
+    exactlyOne('disabled', 'buffer'),
+  ),
+  "sets or turns off the buffer filter for the virtual host or route (the route's replaces its host's whole); where the Gateway has no buffer, only where it is set",
+);
+
 export const grpcJsonTranscoder = object(
   {
     protoDescriptor: note(singleLine, 'a descriptor set file on the Envoy (not read by the compiler)'),
@@ -96,5 +109,6 @@ export type GzipSpec = Static<typeof gzip>;
 export type HealthCheckSpec = Static<typeof healthCheck>;
 export type GrpcWebSpec = Static<typeof grpcWeb>;
 export type BufferSpec = Static<typeof buffer>;
+export type BufferPerRouteSpec = Static<typeof bufferPerRoute>;
 export type GrpcJsonTranscoderSpec = Static<typeof grpcJsonTranscoder>;
 export type ConnectionLimitSpec = Static<typeof connectionLimit>;

@@ -24,6 +24,7 @@ import { accessLoggingService } from './access-log.js';
 import { tcpListenerOptions } from './tcp-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratelimit.js';
+import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -106,18 +107,14 @@ const httpGateway = object({
         [
           'extensions',
           'wasm',
-          'disableExtProcEarly',
-          'extProcEarly',
-          'disableExtProc',
-          'extProc',
-          'disableExtProcLate',
-          'extProcLate',
           'dynamicForwardProxy',
           'statefulSession',
           'headerValidationSettings',
         ],
         notYet,
       ),
+      ...gatewayExtProc,
+      ...gatewayExtProcDisable,
       ratelimitServer: refused(
         "Gloo's per-listener replacement of Settings' ratelimitServer also moves the listener's limits before or after authentication (rateLimitBeforeAuth), and Sluice compiles each virtual host's rate limit descriptors, stages included, once for every Gateway that serves it",
         'set ratelimitServer in the Settings resource',
@@ -132,7 +129,7 @@ const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate',
   ),
 });
 

@@ -26,7 +26,6 @@ export interface GlooSupport {
 export const REASONS = {
   notYet: 'not implemented yet',
   glooEnvoy: "it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy",
-  extProc: 'external processing (ext_proc) is not implemented',
   consul: 'Sluice does not read Consul',
   extensions: 'Gloo plugin extensions do not exist in Sluice',
   tracing: 'tracing is not implemented',
@@ -53,7 +52,6 @@ export function refused(reason: string, instead?: string): Refused {
 
 export const notYet = (): Refused => refused(REASONS.notYet);
 export const glooEnvoy = (): Refused => refused(REASONS.glooEnvoy);
-export const extProc = (): Refused => refused(REASONS.extProc);
 export const consul = (): Refused => refused(REASONS.consul, 'use an Upstream with static hosts');
 
 /** The same refusal for each named field. */

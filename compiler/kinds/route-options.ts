@@ -6,7 +6,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
-import { extProc, glooEnvoy, note, REASONS, refused, refuseEach } from './gloo.js';
+import { routeExtProc } from './ext-proc.js';
+import { rbacPolicies } from './rbac.js';
+import { bufferPerRoute } from './gateway-http-options.js';
+import { glooEnvoy, note, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import {
   boolean,
@@ -164,12 +167,7 @@ export const customAuth = () =>
     }),
     "a team's own ext_authz server (gRPC), as the Settings resource names it",
   );
-/** Gloo's BufferPerRoute sets or turns off the buffer filter that the Gateway's httpGateway.options.buffer adds. */
-export const BUFFER_PER_ROUTE =
-  "per-route buffer settings act on the Gateway's buffer filter (httpGateway.options.buffer), which Sluice does not configure per route yet";
 export const jwtStaged = (instead: string) => refused('JWT is always checked before ext auth', instead);
-/** Gloo's external processing options, refused on routes and virtual hosts alike. */
-export const extProcOptions = refuseEach(['extProcEarly', 'extProc', 'extProcLate'], extProc);
 
 /** Gloo's RegexMatchAndSubstitute. */
 const regexMatchAndSubstitute = object(
@@ -246,12 +244,13 @@ export const routeOptions = object({
   rbac: object(
     {
       disable: note(boolean, 'no policy is checked on the route'),
-      policies: refused(
-        'route-level RBAC policies are not implemented',
-        'put the policies on the virtual host (a permission pathPrefix narrows one to a path)',
+      policies: note(
+        rbacPolicies,
+        "the route's own policies, replacing the virtual host's (they match the virtual host's JWT providers' claims)",
       ),
     },
-    ['disable'],
+    [],
+    { minProperties: 1 },
   ),
   extauth: object(
     {
@@ -283,7 +282,7 @@ export const routeOptions = object({
     `${forwarding}; used by ringHash and maglev upstreams`,
   ),
   dlp: glooEnvoy(),
-  bufferPerRoute: refused(BUFFER_PER_ROUTE),
+  bufferPerRoute,
   csrf: routeCsrf,
   envoyMetadata: refused('nothing in Sluice reads route metadata'),
   maxStreamDuration: note(
@@ -294,7 +293,7 @@ export const routeOptions = object({
     duration,
     `${forwarding}; ${noLimit} (Envoy's default is the connection manager's stream idle timeout)`,
   ),
-  ...extProcOptions,
+  ...routeExtProc,
   ai: glooEnvoy(),
 });
 

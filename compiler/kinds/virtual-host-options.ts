@@ -5,18 +5,13 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { hostCsrf } from './csrf.js';
+import { routeExtProc } from './ext-proc.js';
+import { rbacPolicies } from './rbac.js';
+import { bufferPerRoute } from './gateway-http-options.js';
 import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
 import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import {
-  BUFFER_PER_ROUTE,
-  customAuth,
-  extProcOptions,
-  headerManipulation,
-  hostCors,
-  jwtStaged,
-  retries,
-} from './route-options.js';
+import { customAuth, headerManipulation, hostCors, jwtStaged, retries } from './route-options.js';
 import {
   boolean,
   exactlyOne,
@@ -111,29 +106,6 @@ export const jwtProvider = object(
   ['issuer', 'jwks'],
 );
 
-const rbacPolicy = object({
-  permissions: note(
-    object({ methods: Type.Array(httpMethod, { uniqueItems: true }), pathPrefix }),
-    'none: any request of a matching principal, as Gloo',
-  ),
-  principals: Type.Array(
-    object(
-      {
-        jwtPrincipal: object(
-          { claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }), provider: notYet(), matcher: notYet() },
-          ['claims'],
-        ),
-      },
-      ['jwtPrincipal'],
-    ),
-  ),
-  // Empty: claim names as written (Gloo's default).
-  nestedClaimDelimiter: note(
-    lineOrEmpty,
-    'claim names are split by it into a path in the token (e.g. "." makes org.team the team field of org); empty or unset: names as written',
-  ),
-});
-
 /** A virtual host without a security option has none: disable has something to turn off only on a route. */
 const HOST_DISABLE = (what: string) =>
   `a virtual host without ${what} checks none, so there is nothing to disable (disable acts on routes)`;
@@ -151,7 +123,7 @@ export const virtualHostOptions = object({
   rbac: object(
     {
       disable: refused(HOST_DISABLE('RBAC policies'), 'leave rbac unset on the virtual host'),
-      policies: mapOf(rbacPolicy, singleLine, { minProperties: 1 }),
+      policies: rbacPolicies,
     },
     ['policies'],
   ),
@@ -191,11 +163,11 @@ export const virtualHostOptions = object({
   waf: glooEnvoy(),
   jwtStaged: jwtStaged('use options.jwt'),
   dlp: glooEnvoy(),
-  bufferPerRoute: refused(BUFFER_PER_ROUTE),
+  bufferPerRoute,
   csrf: hostCsrf,
   includeRequestAttemptCount: note(boolean, 'x-envoy-attempt-count on every request sent upstream'),
   includeAttemptCountInResponse: note(boolean, 'x-envoy-attempt-count on every response'),
-  ...extProcOptions,
+  ...routeExtProc,
   corsPolicyMergeSettings: note(
     object({
       exposeHeaders: note(protoEnum(['DEFAULT', 'UNION']), "unset or DEFAULT: the route's list replaces the host's"),

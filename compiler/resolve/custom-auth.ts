@@ -12,6 +12,7 @@ import type { ExtauthServerSpec, SettingsSpec } from '../kinds/settings.js';
 import type { Resource } from '../validate/validate.js';
 import type { FindUpstream } from './index.js';
 import type { Lookups } from './lookups.js';
+import { http2Problem } from './ext-proc.js';
 
 /** Gloo's default requestTimeout. */
 const DEFAULT_TIMEOUT = '0.200s';
@@ -67,13 +68,8 @@ export function customAuthResolver(
     const refPath = [...serverPath, 'extauthzServerRef'];
     const upstream = findUpstream(settings, refPath, server.extauthzServerRef as Ref);
     if (!upstream) return undefined;
-    if (!upstream.http2)
-      return fail(
-        settings,
-        refPath,
-        `Upstream ${upstream.namespace}/${upstream.name} does not speak HTTP/2, which gRPC needs`,
-        `set useHttp2: true on Upstream ${upstream.namespace}/${upstream.name}`,
-      );
+    const problem = http2Problem(upstream);
+    if (problem) return fail(settings, refPath, problem.message, problem.hint);
     used(refPath, settings, upstream);
     const body = server.requestBody;
     const ir: CustomAuthServerIR = {

@@ -7,11 +7,12 @@
  */
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
-import type { GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
-import type { GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
+import type { BufferPerRouteIR, GzipIR, HttpListenerOptionsIR } from '../ir/listener-options.js';
+import type { BufferPerRouteSpec, GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
 import type { HttpGatewaySpec } from '../kinds/gateway.js';
 import { decodeDescriptorSet } from './grpc-descriptors.js';
 import { OptionReport, tokenBucket } from './route-options.js';
+import { gatewayExtProc, type GrpcCluster } from './ext-proc.js';
 
 type Options = NonNullable<HttpGatewaySpec['options']>;
 
@@ -25,6 +26,7 @@ export function httpListenerOptions(
   origin: Origin,
   path: FieldPath,
   diagnostics: Diagnostic[],
+  grpc: GrpcCluster,
 ): HttpListenerOptionsIR | undefined {
   if (!options) return undefined;
   const out: HttpListenerOptionsIR = {};
@@ -37,6 +39,8 @@ export function httpListenerOptions(
     if (t) out.grpcJsonTranscoder = t;
   }
   if (options.router) out.router = { ...options.router };
+  const extProc = gatewayExtProc(options, path, origin, grpc, diagnostics);
+  if (extProc.length > 0) out.extProc = extProc;
   const limit = options.connectionLimit;
   if (limit?.maxActiveConnections !== undefined) {
     const delay = limit.delayBeforeClose;
@@ -67,6 +71,11 @@ export function httpListenerOptions(
   if (options.networkLocalRatelimit)
     out.networkLocalRateLimit = tokenBucket(options.networkLocalRatelimit, [...path, 'networkLocalRatelimit'], report);
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Gloo's BufferPerRoute of a virtual host or route. */
+export function bufferPerRoute(spec: BufferPerRouteSpec): BufferPerRouteIR {
+  return spec.disabled ? { disabled: true } : { maxRequestBytes: spec.buffer!.maxRequestBytes };
 }
 
 function gzip(spec: GzipSpec): GzipIR {

@@ -12,7 +12,8 @@ import { type Ref } from './index.js';
 import { downstreamTls } from './tls.js';
 
 /** The cluster of the Upstream `ref` names at `path` of `from`, taken into the output; undefined after reporting. */
-export type FindCluster = (from: Resource, path: FieldPath, ref: Ref) => string | undefined;
+/** `grpc`: the Upstream must speak HTTP/2. */
+export type FindCluster = (from: Resource, path: FieldPath, ref: Ref, grpc?: boolean) => string | undefined;
 
 /** A tcpGateway's hosts: each proxied to its Upstream; with a secretRef TLS is terminated, otherwise passed through. */
 export function tcpHosts(

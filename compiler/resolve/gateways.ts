@@ -220,7 +220,9 @@ function resolveGateway(
     [...hcmPath, 'tracing'],
     findCluster,
   );
-  const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics);
+  const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics, (p, ref) =>
+    findCluster(resource, p, ref, true),
+  );
   const shared = { http: settings, ...(options ? { options } : {}) };
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl
@@ -423,6 +425,7 @@ function hybridGateway(
       resource.origin,
       [...base, 'httpGateway', 'options'],
       diagnostics,
+      (p, ref) => findCluster(resource, p, ref, true),
     );
     chains.push({
       routes: `${common.listener}-${i}-routes`,

@@ -16,6 +16,7 @@ import {
 import type { RateLimitServiceIR } from '../ir/ratelimit.js';
 import { claimDomains } from './gateway-tls.js';
 import { resolveGateways } from './gateways.js';
+import { extProcWithoutFilter, http2Problem } from './ext-proc.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex } from './index.js';
 import { Lookups, stillValid, type Changes, type Dependency } from './lookups.js';
@@ -236,13 +237,20 @@ export function resolve(
   const gateways = resolveGateways(
     index,
     virtualHosts,
-    (from, path, ref) => {
+    (from, path, ref, grpc) => {
       const upstream = findUpstream(from, path, ref);
-      if (upstream) use(upstream, from.origin, path);
-      return upstream?.name;
+      if (!upstream) return undefined;
+      const problem = grpc ? http2Problem(upstream) : undefined;
+      if (problem) {
+        diagnostics.push(fieldError('resolve', from.origin, path, problem.message, problem.hint));
+        return undefined;
+      }
+      use(upstream, from.origin, path);
+      return upstream.name;
     },
     diagnostics,
   );
+  extProcWithoutFilter(virtualHosts, gateways, diagnostics);
   const rateLimit = resolveRateLimitService(
     index,
     virtualHosts,

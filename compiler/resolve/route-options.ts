@@ -21,6 +21,7 @@ import type {
   HeaderManipulationIR,
   RetriesIR,
   RouteOptionsIR,
+  RbacPolicyIR,
 } from '../ir/model.js';
 import type { CustomAuthSpec } from './custom-auth.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
@@ -31,6 +32,9 @@ import type { Ref } from '../kinds/resource.js';
 import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
+import { routeExtProc, type GrpcCluster } from './ext-proc.js';
+import { bufferPerRoute } from './gateway-http-options.js';
+import type { RbacPoliciesSpec } from '../kinds/rbac.js';
 import { routeExtras, virtualHostExtras, type ExtrasReport } from './route-extras.js';
 
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
@@ -355,6 +359,10 @@ export interface OptionRefs {
   customAuth(path: FieldPath, spec: CustomAuthSpec): CustomAuthIR | undefined;
   /** Global rate limits (./rate-limits.ts). */
   rateLimits(path: FieldPath, spec: RateLimitOptionsSpec): { ok: boolean; limits?: RateLimitsIR };
+  /** The cluster of a gRPC server's Upstream (HTTP/2). */
+  grpcUpstream: GrpcCluster;
+  /** A route's own RBAC policies (checked against the virtual host's JWT providers). */
+  rbacPolicies(path: FieldPath, spec: RbacPoliciesSpec): RbacPolicyIR[];
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -453,6 +461,13 @@ export function routeOptions(
   // disable: false is Gloo's default, so it changes nothing and sets nothing.
   if (s.jwt?.disable) options.jwtDisabled = true;
   if (s.rbac?.disable) options.rbacDisabled = true;
+  if (s.rbac?.policies && s.rbac.disable)
+    report.error(
+      [...path, 'rbac', 'policies'],
+      'rbac.disable: true turns RBAC off on the route, so its policies would never be checked',
+      'remove the policies, or disable',
+    );
+  else if (s.rbac?.policies) options.rbacPolicies = refs.rbacPolicies([...path, 'rbac'], s.rbac.policies);
   if (s.extauth?.disable) options.extauth = { disabled: true };
   else if (s.extauth?.configRef) {
     // On a host without extauth, Sluice strips x-user-id from every request it forwards, which would drop the user the sidecar vouched for.
@@ -470,6 +485,10 @@ export function routeOptions(
     if (custom === undefined) report.ok = false;
     else options.extauth = { customAuth: custom };
   }
+  if (s.bufferPerRoute) options.buffer = bufferPerRoute(s.bufferPerRoute);
+  const extProc = routeExtProc(s, path, origin, refs.grpcUpstream, diagnostics);
+  if (!extProc.ok) report.ok = false;
+  else if (extProc.extProc) options.extProc = extProc.extProc;
   if (s.faults !== undefined) {
     // Gloo's percentage defaults to 0: the fault is configured but injected into no request.
     const { abort, delay } = s.faults;

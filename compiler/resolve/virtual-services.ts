@@ -28,11 +28,15 @@ import { directResponse, redirectAction } from './actions.js';
 import { shadowWarnings } from './matchers.js';
 import { pemToJwks } from './pem.js';
 import { destinationCluster as clusterOf, weightedClusters } from './destinations.js';
-import { checkNestedClaims, claimHeaders } from './jwt-claims.js';
+import { claimHeaders } from './jwt-claims.js';
+import { rbacPolicies } from './rbac-policies.js';
+import type { RbacPoliciesSpec } from '../kinds/rbac.js';
 import { expandDelegation, withInherited } from './route-tables.js';
 import { resolveRateLimits, type RateLimitOptionsSpec } from './rate-limits.js';
 import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
+import { http2Problem, routeExtProc } from './ext-proc.js';
+import { bufferPerRoute } from './gateway-http-options.js';
 import { downstreamTls } from './tls.js';
 import type { ResolveOptions } from './options.js';
 
@@ -70,6 +74,18 @@ export function resolveVirtualService(
   const upstreamRef = (path: FieldPath, raw: Ref, from: Resource = vs): string | undefined => {
     const upstream = findUpstream(from, path, raw);
     if (!upstream) return undefined;
+    uses.push({ path, origin: from.origin, upstream });
+    return upstream.name;
+  };
+  /** A gRPC server's Upstream (HTTP/2), which Envoy streams to: it becomes a cluster. */
+  const grpcUpstream = (path: FieldPath, raw: Ref, from: Resource = vs): string | undefined => {
+    const upstream = findUpstream(from, path, raw);
+    if (!upstream) return undefined;
+    const problem = http2Problem(upstream);
+    if (problem) {
+      diagnostics.push(fieldError('resolve', from.origin, path, problem.message, problem.hint));
+      return undefined;
+    }
     uses.push({ path, origin: from.origin, upstream });
     return upstream.name;
   };
@@ -129,6 +145,8 @@ export function resolveVirtualService(
   const hostSources = hostOptionSources(vs, host, [...base, 'options'], lookups, diagnostics);
   const hostOpts = Object.fromEntries(hostSources.map((o) => [o.key, o.value])) as VirtualHostOptionsSpec;
   const sourceOf = (key: keyof VirtualHostOptionsSpec) => hostSources.find((o) => o.key === key)!;
+  // RBAC principals match the claims the virtual host's JWT providers verify.
+  const hostHasJwt = hostOpts.jwt !== undefined && Object.keys(hostOpts.jwt.providers).length > 0;
 
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
@@ -203,6 +221,9 @@ export function resolveVirtualService(
           upstream: (p: FieldPath, raw: Ref) => upstreamRef(p, raw, owner),
           authConfig: (p: FieldPath, raw: Ref) => authConfigRef(p, raw, owner),
           customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
+          grpcUpstream: (p: FieldPath, raw: Ref) => grpcUpstream(p, raw, owner),
+          rbacPolicies: (p: FieldPath, spec: RbacPoliciesSpec) =>
+            rbacPolicies(spec, owner.origin, p, hostHasJwt, diagnostics),
           rateLimits: (p: FieldPath, s: RateLimitOptionsSpec) =>
             resolveRateLimits(s, p, {
               lookups,
@@ -247,6 +268,15 @@ export function resolveVirtualService(
     if (hostOptions.cors) vh.cors = hostOptions.cors;
     if (hostOptions.csrf) vh.csrf = hostOptions.csrf;
     if (hostOptions.localRateLimit) vh.localRateLimit = hostOptions.localRateLimit;
+    const { extProc } = routeExtProc(
+      group.spec,
+      group.path,
+      group.owner.origin,
+      (p, raw) => grpcUpstream(p, raw, group.owner),
+      diagnostics,
+    );
+    if (extProc) vh.extProc = { ...vh.extProc, ...extProc };
+    if (group.spec.bufferPerRoute) vh.buffer = bufferPerRoute(group.spec.bufferPerRoute);
     for (const key of ['includeRequestAttemptCount', 'includeAttemptCountInResponse', 'virtualClusters'] as const)
       if (hostOptions[key] !== undefined) Object.assign(vh, { [key]: hostOptions[key] });
     // Each rate limit option comes from one resource (the shallow merge), so the groups' entries add up.
@@ -328,33 +358,9 @@ export function resolveVirtualService(
   }
   if (opts.rbac) {
     const { owner: rbacOwner, path: rbacAt } = sourceOf('rbac');
-    const policies: RbacPolicyIR[] = Object.entries(opts.rbac.policies).map(([pname, p]) => ({
-      name: pname,
-      // No permissions: any request of a matching principal (Gloo's meaning).
-      methods: p.permissions?.methods ?? [],
-      ...(p.permissions?.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
-      principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
-      ...(p.nestedClaimDelimiter ? { nestedClaimDelimiter: p.nestedClaimDelimiter } : {}),
-      origin: rbacOwner.origin,
-      path: [...rbacAt, 'rbac', 'policies', pname],
-    }));
-    checkRbac(
-      rbacOwner.origin,
-      [...rbacAt, 'rbac'],
-      policies,
-      opts.jwt !== undefined && Object.keys(opts.jwt.providers).length > 0,
-      diagnostics,
-    );
-    for (const [pname, p] of Object.entries(opts.rbac.policies))
-      if (p.nestedClaimDelimiter)
-        checkNestedClaims(
-          p.principals ?? [],
-          p.nestedClaimDelimiter,
-          [...rbacAt, 'rbac', 'policies', pname],
-          rbacOwner.origin,
-          diagnostics,
-        );
-    vh.rbac = { policies };
+    vh.rbac = {
+      policies: rbacPolicies(opts.rbac.policies, rbacOwner.origin, [...rbacAt, 'rbac'], hostHasJwt, diagnostics),
+    };
   }
   const { owner: extauthOwner, path: extauthAt } = opts.extauth ? sourceOf('extauth') : { owner: vs, path: [] };
   if (opts.extauth?.configRef) {
@@ -395,41 +401,5 @@ export function isHttpUrl(text: string): boolean {
     return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
     return false;
-  }
-}
-
-/** RBAC policies that could never match a request are errors (claim names and values are checked by the schema); `at`: the rbac option. */
-export function checkRbac(
-  origin: Origin,
-  at: FieldPath,
-  policies: RbacPolicyIR[],
-  hasJwt: boolean,
-  diagnostics: Diagnostic[],
-): void {
-  if (policies.length === 0) return;
-  for (const policy of policies) {
-    if (policy.principals.length === 0) {
-      // "carries every claim of one of the principals" can never hold with no principals.
-      diagnostics.push(
-        fieldError(
-          'resolve',
-          origin,
-          [...policy.path, 'principals'],
-          'policy has no principals, so it would match no request',
-          'add a principal with the claims to require; to admit every token of a provider, require its issuer: `claims: {iss: <issuer>}`',
-        ),
-      );
-    }
-  }
-  if (!hasJwt) {
-    diagnostics.push(
-      fieldError(
-        'resolve',
-        origin,
-        at,
-        'RBAC matches JWT claims, but this virtual host has no options.jwt, so no request could ever pass',
-        'add options.jwt with the provider whose tokens carry these claims',
-      ),
-    );
   }
 }

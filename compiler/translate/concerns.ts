@@ -7,6 +7,8 @@ import { claimHeadersConcern } from './filters/claim-headers.js';
 import { corsConcern } from './filters/cors.js';
 import { csrfConcern } from './filters/csrf.js';
 import { faultConcern } from './filters/fault.js';
+import { bufferConcern } from './filters/buffer.js';
+import { extProcConcerns } from './filters/ext-proc.js';
 import { extauthConcern } from './filters/extauth.js';
 import { graphqlConcern } from './filters/graphql.js';
 import { jwtConcern } from './filters/jwt.js';
@@ -22,8 +24,11 @@ export const CONCERNS: readonly HttpFilterConcern[] = [
   jwtConcern,
   rbacConcern,
   extauthConcern,
+  bufferConcern,
   csrfConcern,
   graphqlConcern,
+  // No filter of their own in the shared chain (a Gateway adds it): only the virtual hosts' and routes' settings.
+  ...extProcConcerns,
 ];
 
 /**

@@ -17,21 +17,21 @@ import type {
 } from '../ir/listener-options.js';
 import { ROUTER_FILTER } from './listener.js';
 import type { Json } from './output.js';
+import { BUFFER_FILTER_NAME, BUFFER_TYPE } from './filters/buffer.js';
+import { placeExtProc, upstreamHttpFilters } from './ext-proc-stages.js';
 
 export const COMPRESSOR_FILTER_NAME = 'envoy.filters.http.compressor';
 export const HEALTH_CHECK_FILTER_NAME = 'envoy.filters.http.health_check';
 export const GRPC_WEB_FILTER_NAME = 'envoy.filters.http.grpc_web';
-export const BUFFER_FILTER_NAME = 'envoy.filters.http.buffer';
 export const TRANSCODER_FILTER_NAME = 'envoy.filters.http.grpc_json_transcoder';
 const EXT = 'type.googleapis.com/envoy.extensions';
 
 /** Filters of the shared chain that come after the Gateway's middle filters (Gloo's rate limit and route stages). */
-const LATER = new Set([
-  'envoy.filters.http.ratelimit',
-  BUFFER_FILTER_NAME,
-  'envoy.filters.http.csrf',
-  'sluice.graphql',
-]);
+const RATELIMIT = 'envoy.filters.http.ratelimit';
+const LATER = new Set([RATELIMIT, BUFFER_FILTER_NAME, 'envoy.filters.http.csrf', 'sluice.graphql']);
+
+/** Rate limit filters are named by domain (`envoy.filters.http.ratelimit.<domain>`); the early ones (`.early`) come before authentication. */
+const isLater = (name: string) => LATER.has(name) || (name.startsWith(`${RATELIMIT}.`) && !name.endsWith('.early'));
 
 const filter = (name: string, type: string, config: Json = {}): Json => ({
   name,
@@ -119,11 +119,11 @@ export function chainHttpFilters(shared: Json[], options: HttpListenerOptionsIR 
   ];
   const buffer =
     options.maxRequestBytes !== undefined
-      ? filter(BUFFER_FILTER_NAME, 'filters.http.buffer.v3.Buffer', { max_request_bytes: options.maxRequestBytes })
+      ? { name: BUFFER_FILTER_NAME, typed_config: { '@type': BUFFER_TYPE, max_request_bytes: options.maxRequestBytes } }
       : undefined;
   const own = new Set([...first, ...middle, ...(buffer ? [buffer] : [])].map((f) => f.name));
   const rest = shared.filter((f) => !own.has(f.name as string) || f.name === BUFFER_FILTER_NAME);
-  const at = rest.findIndex((f) => LATER.has(f.name as string));
+  const at = rest.findIndex((f) => isLater(f.name as string));
   const split = at < 0 ? rest.length : at;
   const later = rest.slice(split);
   const bufferAt = later.findIndex((f) => f.name === BUFFER_FILTER_NAME);
@@ -132,13 +132,17 @@ export function chainHttpFilters(shared: Json[], options: HttpListenerOptionsIR 
     const before = later.findIndex((f) => f.name === 'envoy.filters.http.csrf' || f.name === 'sluice.graphql');
     later.splice(before < 0 ? later.length : before, 0, buffer);
   }
-  return [...first, ...rest.slice(0, split), ...middle, ...later];
+  return placeExtProc([...first, ...rest.slice(0, split), ...middle, ...later], options.extProc);
 }
 
 /** The router, with the Gateway's settings. */
 export function routerFilter(options: HttpListenerOptionsIR | undefined): Json {
   const r = options?.router;
-  const settings = defined({ suppress_envoy_headers: r?.suppressEnvoyHeaders, dynamic_stats: r?.dynamicStats });
+  const settings = defined({
+    suppress_envoy_headers: r?.suppressEnvoyHeaders,
+    dynamic_stats: r?.dynamicStats,
+    upstream_http_filters: upstreamHttpFilters(options?.extProc),
+  });
   if (Object.keys(settings).length === 0) return ROUTER_FILTER;
   return { ...ROUTER_FILTER, typed_config: { ...(ROUTER_FILTER.typed_config as Json), ...settings } };
 }

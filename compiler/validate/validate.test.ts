@@ -26,7 +26,7 @@ test('an unknown field under options is an error naming the field, its line and 
   const { resources, diagnostics } = validate(vs('    domains: [a]\n    options:\n      jwtt: {}\n'));
   expect(resources).toEqual([]);
   expect(diagnostics.map(formatDiagnostic)).toEqual([
-    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" — did you mean jwt? Allowed fields here: jwt, rbac, extauth, retries, stats, headerManipulation, cors, ratelimit, ratelimitBasic, rateLimitConfigs, rateLimitEarlyConfigs, rateLimitRegularConfigs, ratelimitEarly, ratelimitRegular, csrf, includeRequestAttemptCount, includeAttemptCountInResponse, corsPolicyMergeSettings',
+    'in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.jwtt: unknown field "jwtt" — did you mean jwt? Allowed fields here: jwt, rbac, extauth, retries, stats, headerManipulation, cors, ratelimit, ratelimitBasic, rateLimitConfigs, rateLimitEarlyConfigs, rateLimitRegularConfigs, ratelimitEarly, ratelimitRegular, bufferPerRoute, csrf, includeRequestAttemptCount, includeAttemptCountInResponse, extProcEarly, extProc, extProcLate, corsPolicyMergeSettings',
   ]);
 });
 

@@ -88,9 +88,13 @@ describe('csrfConcern', () => {
     expect(other!.typed_per_filter_config).toBeUndefined();
   });
 
-  test("the filter is last before the router, after ext_authz (Gloo's route stage)", () => {
+  test("the filter is last before the router, after ext_authz and buffer (Gloo's route stage)", () => {
     const names = CONCERNS.map((c) => c.filterName);
-    expect(names.indexOf(CSRF_FILTER_NAME)).toBe(names.indexOf('envoy.filters.http.ext_authz') + 1);
+    expect(names.slice(names.indexOf('envoy.filters.http.ext_authz'), names.indexOf(CSRF_FILTER_NAME) + 1)).toEqual([
+      'envoy.filters.http.ext_authz',
+      'envoy.filters.http.buffer',
+      CSRF_FILTER_NAME,
+    ]);
     const set = translate(model([host('bank', [route('bank/0')], enforced)]), DEFAULT_OPTIONS);
     const hcm = ([...set.listeners.values()][0] as any).filter_chains[0].filters[0].typed_config;
     expect(hcm.http_filters.map((f: Json) => f.name).slice(-2)).toEqual([

@@ -1,5 +1,5 @@
 import type { Origin } from '../../diagnostics.js';
-import type { Model, RbacPolicyIR, VirtualHostIR } from '../../ir/model.js';
+import type { Model, RbacPolicyIR, RouteIR, VirtualHostIR } from '../../ir/model.js';
 import { DEFAULT_OPTIONS, type Json } from '../output.js';
 import { RBAC_FILTER_NAME, rbacConcern } from './rbac.js';
 import { runConcern } from './run-concern.js';
@@ -157,5 +157,29 @@ describe('rbacConcern', () => {
   test('several policies, each its own entry', () => {
     const rules = rulesOf([host('api', { jwt: true, policies: [policy('b', {}), policy('a', {})] })]);
     expect(Object.keys(rules.policies)).toEqual(['a', 'b']);
+  });
+});
+
+describe("a route's own policies", () => {
+  const route = (options: RouteIR['options']): RouteIR => ({
+    name: 'default.api/0',
+    match: { path: { kind: 'prefix', value: '/' }, caseSensitive: true, headers: [], queryParameters: [], methods: [] },
+    action: { kind: 'cluster', cluster: 'app' },
+    options,
+  });
+
+  test("replace the virtual host's: an RBACPerRoute with an ALLOW engine of its policies", () => {
+    const config = rbacConcern.perRoute!(route({ rbacPolicies: [policy('admins', { methods: ['delete'] })] }))!;
+    expect(config).toMatchObject({
+      '@type': PER_ROUTE,
+      rbac: { rules: { action: 'ALLOW', policies: { admins: { permissions: [{ header: { name: ':method' } }] } } } },
+    });
+  });
+
+  test('put the filter in use even when no virtual host has policies; disable still wins', () => {
+    const vh = { ...host('api', {}), routes: [route({ rbacPolicies: [policy('p', {})] })] };
+    expect(rbacConcern.usedBy(vh)).toBe(true);
+    expect(rbacConcern.perVirtualHost!(vh)).toEqual({ '@type': PER_ROUTE });
+    expect(rbacConcern.perRoute!(route({ rbacDisabled: true }))).toEqual({ '@type': PER_ROUTE });
   });
 });

@@ -67,16 +67,23 @@ function policies(list: RbacPolicyIR[]): Record<string, Json> {
   return out;
 }
 
+/** RBACPerRoute of a virtual host or route: an ALLOW engine with the policies; none: the filter is off there. */
+function perRoute(list: RbacPolicyIR[]): Json {
+  if (list.length === 0) return { '@type': RBAC_PER_ROUTE_TYPE };
+  return { '@type': RBAC_PER_ROUTE_TYPE, rbac: { rules: { action: 'ALLOW', policies: policies(list) } } };
+}
+
 export const rbacConcern: HttpFilterConcern = {
   filterName: RBAC_FILTER_NAME,
-  usedBy: (vh) => (vh.rbac?.policies.length ?? 0) > 0,
-  perVirtualHost: (vh) => {
-    const list = vh.rbac?.policies ?? [];
-    if (list.length === 0) return { '@type': RBAC_PER_ROUTE_TYPE };
-    return { '@type': RBAC_PER_ROUTE_TYPE, rbac: { rules: { action: 'ALLOW', policies: policies(list) } } };
-  },
-  // Gloo's route option rbac.disable: an RBACPerRoute without rbac turns the filter off for the route.
-  perRoute: (route) => (route.options?.rbacDisabled ? { '@type': RBAC_PER_ROUTE_TYPE } : undefined),
+  usedBy: (vh) => (vh.rbac?.policies.length ?? 0) > 0 || vh.routes.some((r) => r.options?.rbacPolicies),
+  perVirtualHost: (vh) => perRoute(vh.rbac?.policies ?? []),
+  // Gloo's route option rbac.disable: an RBACPerRoute without rbac turns the filter off for the route; its own policies replace the host's.
+  perRoute: (route) =>
+    route.options?.rbacDisabled
+      ? { '@type': RBAC_PER_ROUTE_TYPE }
+      : route.options?.rbacPolicies
+        ? perRoute(route.options.rbacPolicies)
+        : undefined,
   httpFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': RBAC_TYPE } }),
   // No rules: no policy is enforced.
   idleFilter: () => ({ name: RBAC_FILTER_NAME, typed_config: { '@type': RBAC_TYPE } }),

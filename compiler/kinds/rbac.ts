@@ -1,0 +1,32 @@
+/** Gloo's RBAC policies (rbac.proto's ExtensionSettings.policies), on a virtual host or a route. */
+import { Type, type Static } from '@sinclair/typebox';
+import { note, notYet } from './gloo.js';
+import { httpMethod, lineOrEmpty, mapOf, object, pathPrefix, singleLine } from './schema.js';
+
+const rbacPolicy = object({
+  permissions: note(
+    object({ methods: Type.Array(httpMethod, { uniqueItems: true }), pathPrefix }),
+    'none: any request of a matching principal, as Gloo',
+  ),
+  principals: Type.Array(
+    object(
+      {
+        jwtPrincipal: object(
+          { claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }), provider: notYet(), matcher: notYet() },
+          ['claims'],
+        ),
+      },
+      ['jwtPrincipal'],
+    ),
+  ),
+  // Empty: claim names as written (Gloo's default).
+  nestedClaimDelimiter: note(
+    lineOrEmpty,
+    'claim names are split by it into a path in the token (e.g. "." makes org.team the team field of org); empty or unset: names as written',
+  ),
+});
+
+/** The policies by name: a request passes when one of them matches it. */
+export const rbacPolicies = mapOf(rbacPolicy, singleLine, { minProperties: 1 });
+
+export type RbacPoliciesSpec = Static<typeof rbacPolicies>;
