@@ -104,13 +104,7 @@ const httpGateway = object({
         'set extauth in Settings',
       ),
       ...refuseEach(
-        [
-          'extensions',
-          'wasm',
-          'dynamicForwardProxy',
-          'statefulSession',
-          'headerValidationSettings',
-        ],
+        ['extensions', 'wasm', 'dynamicForwardProxy', 'statefulSession', 'headerValidationSettings'],
         notYet,
       ),
       ...gatewayExtProc,
