@@ -29,7 +29,7 @@ import {
 } from './load/load.js';
 import { resolve, ResolveMemo, type EndpointBasis } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
-import { MeshMemo, meshSet } from './translate/mesh.js';
+import { filtersMeshLacks, MeshMemo, meshSet } from './translate/mesh.js';
 import { tunnelsInMesh } from './resolve/upstream-protocol-checks.js';
 import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
@@ -333,7 +333,16 @@ export class Compiler {
           'remove the Gateway from the inputs, or serve without --mesh',
         ),
       );
-      const meshErrors = [...gatewayErrors, ...tunnelsInMesh(model.upstreams)];
+      const unserved = filtersMeshLacks(model).map(({ vh, filterName }) =>
+        fieldError(
+          'resolve',
+          vh.origin,
+          ['spec', 'virtualHost'],
+          `mesh mode (serve --mesh) serves the HTTP filters that can wait idle in your Envoy's list (docs/mesh.md); this virtual host needs ${filterName}, which has no idle form, so its settings would do nothing there`,
+          'serve this VirtualService from a Sluice gateway (serve without --mesh), or remove what needs the filter',
+        ),
+      );
+      const meshErrors = [...gatewayErrors, ...tunnelsInMesh(model.upstreams), ...unserved];
       if (meshErrors.length > 0) return { diagnostics: sortDiagnostics([...diagnostics, ...meshErrors]) };
     }
     if (proxies.length === 0) {

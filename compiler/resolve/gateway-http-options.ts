@@ -11,7 +11,7 @@ import type { BufferPerRouteIR, GzipIR, HttpListenerOptionsIR } from '../ir/list
 import type { BufferPerRouteSpec, GzipSpec, GrpcJsonTranscoderSpec } from '../kinds/gateway-http-options.js';
 import type { HttpGatewaySpec } from '../kinds/gateway.js';
 import { decodeDescriptorSet } from './grpc-descriptors.js';
-import { OptionReport, tokenBucket } from './route-options.js';
+import { OptionReport, tokenBucket } from './option-report.js';
 import { gatewayExtProc, type GrpcCluster } from './ext-proc.js';
 
 type Options = NonNullable<HttpGatewaySpec['options']>;

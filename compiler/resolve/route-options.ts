@@ -9,7 +9,7 @@
 import { parseDuration } from '../../contract/proto3-json.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import { USER_ID_HEADER } from '../../contract/extauth.js';
-import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
+import { quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type {
   CorsIR,
   CsrfIR,
@@ -25,7 +25,6 @@ import type {
 } from '../ir/model.js';
 import type { CustomAuthSpec } from './custom-auth.js';
 import type { CsrfSpec } from '../kinds/csrf.js';
-import type { TokenBucketSpec } from '../kinds/rate-limit.js';
 import type { RateLimitsIR } from '../ir/ratelimit.js';
 import type { RateLimitOptionsSpec } from './rate-limits.js';
 import type { Ref } from '../kinds/resource.js';
@@ -35,7 +34,8 @@ import { re2Problem } from './matchers.js';
 import { routeExtProc, type GrpcCluster } from './ext-proc.js';
 import { bufferPerRoute } from './gateway-http-options.js';
 import type { RbacPoliciesSpec } from '../kinds/rbac.js';
-import { routeExtras, virtualHostExtras, type ExtrasReport } from './route-extras.js';
+import { routeExtras, virtualHostExtras } from './route-extras.js';
+import { OptionReport, tokenBucket } from './option-report.js';
 
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
 
@@ -76,40 +76,6 @@ const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
   [USER_ID_HEADER, 'sluice-extauth sets it to the authenticated user (and Sluice strips it on hosts without extauth)'],
   ['host', 'Envoy does not let header lists change Host; use hostRewrite'],
 ]);
-
-export class OptionReport implements ExtrasReport {
-  ok = true;
-  constructor(
-    private readonly origin: Origin,
-    private readonly diagnostics: Diagnostic[],
-  ) {}
-
-  error(path: FieldPath, message: string, hint?: string): void {
-    this.ok = false;
-    this.diagnostics.push(fieldError('resolve', this.origin, path, message, hint));
-  }
-
-  /** A duration as proto3 JSON writes it, at least `min` nanoseconds; undefined after an error. */
-  duration(
-    value: string,
-    path: FieldPath,
-    min = 0n,
-    hint = 'write a number with a unit, e.g. "15s", "0.250s", "250ms" or "1m30s"',
-  ): string | undefined {
-    const nanos = parseDuration(value);
-    if (nanos === undefined || nanos < min) {
-      this.error(
-        path,
-        nanos === undefined
-          ? `"${value}" is not a duration`
-          : `"${value}" is too short (${min === 1n ? 'it must be more than 0s' : `at least ${Number(min) / 1e6} ms`})`,
-        hint,
-      );
-      return undefined;
-    }
-    return value;
-  }
-}
 
 /** Envoy's bound on a header name or value in these lists (HeaderValue, max_bytes). */
 const MAX_HEADER_BYTES = 16384;
@@ -293,20 +259,6 @@ function hostOf(origin: string): string {
   } catch {
     return origin.slice(origin.indexOf('://') + 3);
   }
-}
-
-/** Gloo's TokenBucket: tokensPerFill unset is 1, fillInterval unset is 1s and at least 50 ms (Envoy's floor). */
-export function tokenBucket(spec: TokenBucketSpec, path: FieldPath, report: OptionReport): TokenBucketIR {
-  const fillInterval =
-    spec.fillInterval === undefined
-      ? '1s'
-      : report.duration(
-          spec.fillInterval,
-          [...path, 'fillInterval'],
-          50_000_000n,
-          'write at least "0.050s": Envoy refills a bucket at most every 50 ms',
-        );
-  return { maxTokens: spec.maxTokens, tokensPerFill: spec.tokensPerFill ?? 1, fillInterval: fillInterval ?? '1s' };
 }
 
 /** A virtual host's retries, headerManipulation, cors, csrf and local rate limit as IR; `ok: false` after reporting a problem. */

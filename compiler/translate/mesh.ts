@@ -8,7 +8,8 @@
  * with the team's own. No listener. Pure.
  */
 import type { ClusterPair } from './clusters.js';
-import { MESH_CONCERNS } from './concerns.js';
+import type { Model, VirtualHostIR } from '../ir/model.js';
+import { concernsFor, MESH_CONCERNS } from './concerns.js';
 import { listenerName } from './listener.js';
 import { emptyXdsSet, type CompileOptions, type Json, type MeshOptions, type XdsSet } from './output.js';
 
@@ -40,6 +41,21 @@ export function meshConfigSource(mesh: MeshOptions): Json {
 
 /** Every filter mesh mode serves, in chain order: the concerns that have an idle form, and the rate limit filters. */
 export const MESH_FILTERS: readonly string[] = MESH_CONCERNS.map((c) => c.filterName);
+
+/**
+ * The virtual hosts that use a filter mesh mode cannot serve, with its name:
+ * a filter with no idle form (buffer, GraphQL, a customAuth server's
+ * ext_authz, ext_proc) would have to enter the team's filter list when the
+ * first host used it, and the per-route settings of a filter missing from
+ * the chain do nothing in Envoy.
+ */
+export function filtersMeshLacks(model: Model): { vh: VirtualHostIR; filterName: string }[] {
+  const served = new Set(MESH_FILTERS);
+  const lacking = concernsFor(model.virtualHosts, model.rateLimit?.server).filter((c) => !served.has(c.filterName));
+  return model.virtualHosts.flatMap((vh) =>
+    lacking.filter((c) => c.usedBy(vh)).map((c) => ({ vh, filterName: c.filterName })),
+  );
+}
 
 /** Renamed messages by the message they came from, so an unchanged one stays the same object from run to run (verify and the snapshot encoder key on it). */
 export class MeshMemo {
