@@ -29,7 +29,7 @@ import {
 } from './load/load.js';
 import { resolve, ResolveMemo, type EndpointBasis } from './resolve/resolve.js';
 import type { CompileOptions, XdsSet } from './translate/output.js';
-import { filtersMeshLacks, MeshMemo, meshSet } from './translate/mesh.js';
+import { filtersMeshLacks, MeshMemo, meshSet, meshXdsCluster } from './translate/mesh.js';
 import { tunnelsInMesh } from './resolve/upstream-protocol-checks.js';
 import { proxyModel, proxyNames, withoutUnused } from './translate/proxies.js';
 import { translate, TranslateMemo } from './translate/translate.js';
@@ -348,7 +348,12 @@ export class Compiler {
     if (proxies.length === 0) {
       const translated = translate(model, options, this.translateMemo);
       const xds = options.mesh ? meshSet(translated, options, options.mesh, this.meshMemo) : translated;
-      const verifyErrors = verifySet(xds, this.verifyMemo);
+      // Mesh mode's config sources name the cluster to serve that `sluice bootstrap --mesh` puts in the team's bootstrap.
+      const verifyErrors = verifySet(
+        xds,
+        this.verifyMemo,
+        options.mesh ? new Set([meshXdsCluster(options.mesh)]) : undefined,
+      );
       if (verifyErrors.length > 0) return { diagnostics: verifyErrors };
       // Only warnings are left: the output is good, and they are shown with it.
       return good({ ir: model, xds: this.served(xds), diagnostics });

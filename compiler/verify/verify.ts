@@ -290,15 +290,20 @@ export function verifyEndpoints(assignments: Iterable<[string, Json]>, memo: Ver
  * The xDS set: each resource by its own type, plus the checks across
  * resources: cluster, RDS and jwt requirement references, EDS clusters
  * without a load assignment, names, listener addresses. Each diagnostic's
- * field is the path inside its resource.
+ * field is the path inside its resource. `externalClusters` are defined by
+ * the Envoy's own bootstrap (mesh mode's cluster to serve).
  */
-export function verifySet(set: XdsSet, memo = new VerifyMemo()): Diagnostic[] {
+export function verifySet(
+  set: XdsSet,
+  memo = new VerifyMemo(),
+  externalClusters: ReadonlySet<string> = new Set(),
+): Diagnostic[] {
   const diags: Diagnostic[] = [];
   const checked = checkAll(set, memo, diags);
   const jwtRequirements = new Set<string>();
   for (const c of checked) for (const name of c.facts.jwtRequirements) jwtRequirements.add(name);
   const defined: Record<Reference['kind'], (name: string) => boolean> = {
-    cluster: (name) => set.clusters.has(name),
+    cluster: (name) => set.clusters.has(name) || externalClusters.has(name),
     route_config: (name) => set.routes.has(name),
     jwt_requirement: (name) => jwtRequirements.has(name),
     secret: (name) => set.secrets.has(name),
