@@ -76,6 +76,18 @@ describe('the committed CRDs', () => {
     },
   );
 
+  test.each(Object.keys(FILES))(
+    '%s groups: each CRD fits the 256 KiB of annotations a client-side `kubectl apply` writes it into',
+    (groups) => {
+      // kubectl keeps the applied object, as compact JSON, in its last-applied-configuration annotation; the API server
+      // refuses annotations over 262,144 bytes in all, so a larger CRD would need `kubectl apply --server-side`.
+      const tooLarge = committed(groups as keyof typeof FILES)
+        .map((crd) => ({ name: (crd.metadata as Json).name, bytes: Buffer.byteLength(JSON.stringify(crd)) }))
+        .filter((c) => c.bytes > 262_144 - 1024);
+      expect(tooLarge).toEqual([]);
+    },
+  );
+
   test("Gloo's groups keep Gloo's names and short names; Sluice's short names do not clash with them", () => {
     const byName = (groups: keyof typeof FILES) =>
       new Map(committed(groups).map((crd) => [(crd.metadata as Json).name, (crd.spec as Json).names as Json]));
