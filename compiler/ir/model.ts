@@ -5,6 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { DestinationOptionsIR } from './destination-options.js';
 import type { ExtProcRouteIR } from './ext-proc.js';
 import type { BufferPerRouteIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
@@ -237,7 +238,10 @@ export type RouteActionIR =
   | RedirectIR
   | { kind: 'direct'; status: number; body?: string }
   /** Requests split in proportion to the weights (Gloo's routeAction.multi). */
-  | { kind: 'weighted'; clusters: (ClusterRefIR & { weight: number })[] };
+  | { kind: 'weighted'; clusters: WeightedClusterIR[] };
+
+/** One destination of a weighted route, and what it changes for the requests sent to it. */
+export type WeightedClusterIR = ClusterRefIR & { weight: number; options?: DestinationOptionsIR };
 
 /** A cluster a route sends to, and the subset of its endpoints (Gloo's destination subset: the labels an endpoint must have). */
 export interface ClusterRefIR {
