@@ -1,12 +1,7 @@
-/** What one weighted destination of a route changes for the requests sent to it (Gloo's WeightedDestinationOptions). */
-import type { BufferPerRouteIR } from './listener-options.js';
-import type { CsrfIR, HeaderManipulationIR, RouteIR } from './model.js';
+/** The options of a route's weighted destinations (Gloo's WeightedDestinationOptions). */
+import type { DestinationOptionsIR, RouteIR } from './model.js';
 
-export interface DestinationOptionsIR {
-  headers?: HeaderManipulationIR;
-  csrf?: CsrfIR;
-  buffer?: BufferPerRouteIR;
-}
+export type { DestinationOptionsIR };
 
 /** The options of a route's weighted destinations that have some. */
 export function destinationOptions(route: RouteIR): DestinationOptionsIR[] {

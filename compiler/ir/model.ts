@@ -5,7 +5,6 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
-import type { DestinationOptionsIR } from './destination-options.js';
 import type { ExtProcRouteIR } from './ext-proc.js';
 import type { BufferPerRouteIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
@@ -242,6 +241,13 @@ export type RouteActionIR =
 
 /** One destination of a weighted route, and what it changes for the requests sent to it. */
 export type WeightedClusterIR = ClusterRefIR & { weight: number; options?: DestinationOptionsIR };
+
+/** What one weighted destination changes for the requests sent to it (Gloo's WeightedDestinationOptions). */
+export interface DestinationOptionsIR {
+  headers?: HeaderManipulationIR;
+  csrf?: CsrfIR;
+  buffer?: BufferPerRouteIR;
+}
 
 /** A cluster a route sends to, and the subset of its endpoints (Gloo's destination subset: the labels an endpoint must have). */
 export interface ClusterRefIR {

@@ -123,7 +123,11 @@ export function headerProblem(name: string): string | undefined {
   return why && `"${name}" cannot be set or removed here: ${why}`;
 }
 
-export function headerManipulation(spec: HeaderManipulationSpec, path: FieldPath, report: OptionReport): HeaderManipulationIR {
+export function headerManipulation(
+  spec: HeaderManipulationSpec,
+  path: FieldPath,
+  report: OptionReport,
+): HeaderManipulationIR {
   const adds = (list: HeaderValueSpec[] | undefined, field: string) =>
     (list ?? []).flatMap((h, i) => {
       const problem = headerProblem(h.header.key);
