@@ -232,9 +232,10 @@ export function matchRoute(match: Json, req: HttpRequest): Verdict {
 /** The most specific `typed_per_filter_config` of a filter: route, then virtual host, then route configuration. */
 export function perFilterConfig(
   filter: string,
-  levels: { route?: Json; vh?: Json; routeConfig?: Json },
+  levels: { cluster?: Json; route?: Json; vh?: Json; routeConfig?: Json },
 ): { config: Json; level: string } | undefined {
   for (const [level, holder] of [
+    ['weighted destination', levels.cluster],
     ['route', levels.route],
     ['virtual host', levels.vh],
     ['route configuration', levels.routeConfig],

@@ -23,7 +23,7 @@ export interface DestinationResult {
 function headerChanges(holders: (Json | undefined)[]): { add: string[]; remove: string[] } {
   const add: string[] = [];
   const remove: string[] = [];
-  // Envoy applies the route's, then the virtual host's, then the route configuration's.
+  // Envoy applies the weighted cluster's, then the route's, then the virtual host's, then the route configuration's.
   for (const h of holders) {
     for (const name of (h?.request_headers_to_remove as string[] | undefined) ?? []) remove.push(name);
     for (const a of (h?.request_headers_to_add as Json[] | undefined) ?? []) {
@@ -32,6 +32,13 @@ function headerChanges(holders: (Json | undefined)[]): { add: string[]; remove: 
     }
   }
   return { add, remove };
+}
+
+/** The weighted cluster explain follows (the first) when `route` splits its requests; Envoy picks it before the HTTP filters run, and its per-filter configs and headers come first. */
+export function shownCluster(route: Json): Json | undefined {
+  return (
+    ((route.route as Json | undefined)?.weighted_clusters as Json | undefined)?.clusters as Json[] | undefined
+  )?.[0];
 }
 
 /** The endpoints (`host:port`) of cluster `name`, whose definition is `cluster`: its own load_assignment, else its EDS assignment. */
@@ -125,7 +132,7 @@ export function destination(
     `timeout ${(action.timeout as string | undefined) ?? '15s (Envoy default)'}; connect timeout ${(c.connect_timeout as string | undefined) ?? '5s (Envoy default)'}`,
   );
   if (c.typed_extension_protocol_options) step.details.push('HTTP/2 to the upstream');
-  const changes = headerChanges([route, vh, routeConfig]);
+  const changes = headerChanges([shownCluster(route), route, vh, routeConfig]);
   const removed = [...removedByFilters, ...changes.remove];
   const added = [...Object.entries(addedByFilters).map(([k, v]) => `${k}: ${v}`), ...changes.add];
   if (removed.length) step.details.push(`headers removed: ${[...new Set(removed)].join(', ')}`);

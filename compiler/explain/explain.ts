@@ -12,7 +12,7 @@ import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
 import { evaluateExtProc, isExtProcFilter } from './ext-proc.js';
 import { evaluateLocalRateLimit, evaluateNetworkLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
-import { destination, endpointsOf, graphqlApiOf } from './destination.js';
+import { destination, endpointsOf, graphqlApiOf, shownCluster } from './destination.js';
 import { explorerVerdict } from './graphql-explorer.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { GATEWAY_FILTERS, evaluateGatewayFilter } from './gateway-filters.js';
@@ -237,7 +237,7 @@ export async function explain(
   }
 
   // Per-filter configs come through the route: without one, filters see none of them (resolveMostSpecificPerFilterConfig).
-  let levels = route ? { route, vh, routeConfig } : {};
+  let levels = route ? { cluster: shownCluster(route), route, vh, routeConfig } : {};
   let metadata: Json = {};
   const removed: string[] = [];
   let added: Record<string, string> = {};
@@ -279,7 +279,7 @@ export async function explain(
         if (again !== route) {
           route = again;
           t.matched.route = again?.name as string | undefined;
-          levels = again ? { route: again, vh, routeConfig } : {};
+          levels = again ? { cluster: shownCluster(again), route: again, vh, routeConfig } : {};
         }
       }
     } else if (name === RBAC_FILTER) {

@@ -237,7 +237,17 @@ export type RouteActionIR =
   | RedirectIR
   | { kind: 'direct'; status: number; body?: string }
   /** Requests split in proportion to the weights (Gloo's routeAction.multi). */
-  | { kind: 'weighted'; clusters: (ClusterRefIR & { weight: number })[] };
+  | { kind: 'weighted'; clusters: WeightedClusterIR[] };
+
+/** One destination of a weighted route, and what it changes for the requests sent to it. */
+export type WeightedClusterIR = ClusterRefIR & { weight: number; options?: DestinationOptionsIR };
+
+/** What one weighted destination changes for the requests sent to it (Gloo's WeightedDestinationOptions). */
+export interface DestinationOptionsIR {
+  headers?: HeaderManipulationIR;
+  csrf?: CsrfIR;
+  buffer?: BufferPerRouteIR;
+}
 
 /** A cluster a route sends to, and the subset of its endpoints (Gloo's destination subset: the labels an endpoint must have). */
 export interface ClusterRefIR {

@@ -1,6 +1,7 @@
 /** Gloo's Destination and MultiDestination (proxy.proto), the latter also the spec of an UpstreamGroup. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, glooEnvoy, note, notYet } from './gloo.js';
+import { consul, glooEnvoy, note } from './gloo.js';
+import { weightedDestinationOptions } from './destination-options.js';
 import { resourceRef } from './resource.js';
 import { exactlyOne, object, port, stringMap, uint32 } from './schema.js';
 
@@ -26,7 +27,10 @@ export const weightedDestinations = object(
         {
           destination,
           weight: note(uint32, 'requests are split in proportion to the weights; all 0 is an error'),
-          options: notYet(),
+          options: note(
+            weightedDestinationOptions,
+            "headers, buffer and csrf settings of requests sent to this destination (Envoy's ClusterWeight)",
+          ),
         },
         ['destination'],
       ),

@@ -4,7 +4,8 @@
  * TCP hosts. resolve/tcp-options.ts checks the durations.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { note, refused } from './gloo.js';
+import { note } from './gloo.js';
+import { tokenBucket } from './rate-limit.js';
 import { connectionLimit } from './gateway-http-options.js';
 import { boolean, duration, object, singleLine, string } from './schema.js';
 
@@ -41,9 +42,9 @@ const tcpProxySettings = object({
 export const tcpListenerOptions = object({
   tcpProxySettings,
   connectionLimit: note(connectionLimit, "Envoy's connection_limit filter in front of each TCP host's tcp_proxy"),
-  localRatelimit: refused(
-    'a token bucket for TCP connections (network local_ratelimit) is not implemented yet',
-    'use connectionLimit',
+  localRatelimit: note(
+    tokenBucket,
+    "Envoy's local_ratelimit network filter in front of each TCP host's tcp_proxy (after connectionLimit): each new connection takes a token, in each Envoy; a connection that finds none is closed at once",
   ),
 });
 

@@ -5,11 +5,12 @@
  * checked on its own too, so a broken group no route names is reported.
  */
 import { fieldError, notFound, type Diagnostic, type FieldPath } from '../diagnostics.js';
-import type { ClusterRefIR, UpstreamIR } from '../ir/model.js';
+import type { ClusterRefIR, UpstreamIR, WeightedClusterIR } from '../ir/model.js';
 import type { DestinationSpec, WeightedDestinationSpec } from '../kinds/destinations.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
 import type { Lookups } from './lookups.js';
+import { destinationOptions } from './destination-options.js';
 
 /** Records an upstream Envoy sends to (it becomes a cluster), named at `path` of `from`. */
 export type UseUpstream = (path: FieldPath, from: Resource, upstream: UpstreamIR) => void;
@@ -90,10 +91,11 @@ export function weightedClusters(
   destinations: WeightedDestinationSpec[],
   cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => ClusterRefIR | undefined,
   diagnostics: Diagnostic[],
-): (ClusterRefIR & { weight: number })[] | undefined {
+): WeightedClusterIR[] | undefined {
   const clusters = destinations.map((d, j) => ({
     ref: cluster([...at, j, 'destination'], d.destination, owner),
     weight: d.weight ?? 0,
+    ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics),
   }));
   // Envoy refuses weighted clusters whose weights add up to 0.
   if (clusters.every((c) => c.weight === 0)) {
@@ -108,7 +110,9 @@ export function weightedClusters(
     );
     return undefined;
   }
-  return clusters.every((c) => c.ref) ? clusters.map((c) => ({ ...c.ref!, weight: c.weight })) : undefined;
+  return clusters.every((c) => c.ref && c.ok)
+    ? clusters.map((c) => ({ ...c.ref!, weight: c.weight, ...(c.options ? { options: c.options } : {}) }))
+    : undefined;
 }
 
 /**

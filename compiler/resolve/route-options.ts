@@ -89,7 +89,11 @@ export function headerProblem(name: string): string | undefined {
   return why && `"${name}" cannot be set or removed here: ${why}`;
 }
 
-function headerManipulation(spec: HeaderManipulationSpec, path: FieldPath, report: OptionReport): HeaderManipulationIR {
+export function headerManipulation(
+  spec: HeaderManipulationSpec,
+  path: FieldPath,
+  report: OptionReport,
+): HeaderManipulationIR {
   const adds = (list: HeaderValueSpec[] | undefined, field: string) =>
     (list ?? []).flatMap((h, i) => {
       const problem = headerProblem(h.header.key);
@@ -204,7 +208,7 @@ function cors(spec: CorsSpec, path: FieldPath, report: OptionReport): CorsIR {
 type Share = NonNullable<CsrfSpec['filterEnabled']>;
 
 /** Gloo's CsrfPolicy: an unset filterEnabled is 0% (Gloo's translation, not Envoy's 100%); origins are checked against what Envoy compares them with. */
-function csrf(spec: CsrfSpec, path: FieldPath, report: OptionReport): CsrfIR {
+export function csrf(spec: CsrfSpec, path: FieldPath, report: OptionReport): CsrfIR {
   const fraction = (s: Share): FractionIR => ({
     numerator: s.defaultValue.numerator ?? 0,
     denominator: s.defaultValue.denominator ?? 'HUNDRED',

@@ -1,8 +1,9 @@
-/** A tcpGateway's options: its tcp_proxy settings and connection limit, durations checked. */
+/** A tcpGateway's options: its tcp_proxy settings, connection limit and connection token bucket, durations checked. */
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { TcpProxyOptionsIR } from '../ir/tcp-options.js';
 import type { TcpListenerOptionsSpec } from '../kinds/tcp-options.js';
+import { OptionReport, tokenBucket } from './route-options.js';
 
 /** undefined: nothing set (or only what was reported). */
 export function tcpProxyOptions(
@@ -48,6 +49,9 @@ export function tcpProxyOptions(
     0n,
     'write a number with a unit, e.g. "1s" or "250ms"',
   );
+  const bucket = spec.localRatelimit
+    ? tokenBucket(spec.localRatelimit, [...path, 'localRatelimit'], new OptionReport(origin, diagnostics))
+    : undefined;
   const tunnel = p?.tunnelingConfig;
   const out: TcpProxyOptionsIR = {
     ...(p?.maxConnectAttempts !== undefined ? { maxConnectAttempts: p.maxConnectAttempts } : {}),
@@ -68,6 +72,7 @@ export function tcpProxyOptions(
     ...(limit?.maxActiveConnections !== undefined
       ? { connectionLimit: { maxConnections: limit.maxActiveConnections, ...(delay ? { delay } : {}) } }
       : {}),
+    ...(bucket ? { localRateLimit: bucket } : {}),
   };
   return Object.keys(out).length > 0 ? out : undefined;
 }

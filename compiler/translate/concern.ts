@@ -6,6 +6,7 @@
  * virtual host's output depends on that virtual host and on which concerns
  * are in use, nothing else, so translate can keep it while neither changes.
  */
+import type { DestinationOptionsIR } from '../ir/destination-options.js';
 import type { RouteIR, VirtualHostIR } from '../ir/model.js';
 import type { ClusterPair } from './clusters.js';
 import type { CompileOptions, Json } from './output.js';
@@ -29,6 +30,8 @@ export interface HttpFilterConcern {
   perVirtualHost?(vh: VirtualHostIR): Json | undefined;
   /** A route's own `typed_per_filter_config` value, replacing its virtual host's (undefined: none). */
   perRoute?(route: RouteIR): Json | undefined;
+  /** A weighted destination's own `typed_per_filter_config` value, replacing its route's once Envoy picks it (undefined: none). */
+  perDestination?(options: DestinationOptionsIR): Json | undefined;
   /** Headers a virtual host removes from every request it sends upstream, in use or not. */
   requestHeadersToRemove?(vh: VirtualHostIR): string[];
   /** The sidecar cluster, when in use. */

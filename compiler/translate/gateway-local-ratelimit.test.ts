@@ -1,3 +1,5 @@
+import { compileFiles } from '../pipeline.js';
+import { DEFAULT_OPTIONS } from './output.js';
 import type { GatewayLocalRateLimitIR } from '../ir/listener-options.js';
 import {
   networkLocalRateLimitFilter,
@@ -100,5 +102,23 @@ test("networkLocalRatelimit: Envoy's network filter with Gloo's stat prefix", ()
       stat_prefix: 'network_local_ratelimit',
       token_bucket: { max_tokens: 5, tokens_per_fill: 2, fill_interval: '0.500s' },
     },
+  });
+});
+
+describe("a tcpGateway's localRatelimit", () => {
+  test("Envoy's network local_ratelimit on each TCP host's chain, after connection_limit, before tcp_proxy", async () => {
+    const result = await compileFiles(['golden/gateway-tcp-local-ratelimit/input'], DEFAULT_OPTIONS);
+    const listener = [...result.xds!.listeners.values()][0] as { filter_chains: { filters: Json[] }[] };
+    const filters = listener.filter_chains[0]!.filters;
+    expect(names(filters)).toEqual([
+      'envoy.filters.network.connection_limit',
+      'envoy.filters.network.local_ratelimit',
+      'envoy.filters.network.tcp_proxy',
+    ]);
+    expect((filters[1]!.typed_config as Json).token_bucket).toEqual({
+      max_tokens: 5,
+      tokens_per_fill: 1,
+      fill_interval: '2s',
+    });
   });
 });

@@ -112,6 +112,7 @@ function tcpChain(
     ...chainMatch(host.serverNames, host.sourcePrefixRanges ?? []),
     filters: [
       ...(host.options?.connectionLimit ? [connectionLimitFilter(host.options.connectionLimit)] : []),
+      ...(host.options?.localRateLimit ? [networkLocalRateLimitFilter(host.options.localRateLimit)] : []),
       {
         name: 'envoy.filters.network.tcp_proxy',
         typed_config: {

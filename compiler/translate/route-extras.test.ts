@@ -20,7 +20,14 @@ const host = (routes: RouteIR[], extra: Partial<VirtualHostIR> = {}): VirtualHos
   ...extra,
 });
 
-const translated = (vh: VirtualHostIR) => virtualHost(vh, new Map(), [], () => ({}));
+const translated = (vh: VirtualHostIR) =>
+  virtualHost(
+    vh,
+    new Map(),
+    [],
+    () => ({}),
+    () => ({}),
+  );
 
 test("host rewrites from the path or a header, x-forwarded-host and the stream timeouts are the RouteAction's fields", () => {
   const out = translated(

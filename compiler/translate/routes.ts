@@ -12,6 +12,7 @@ import {
   type VirtualHostIR,
 } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
+import type { DestinationOptionsIR } from '../ir/destination-options.js';
 import { LB_METADATA } from './clusters.js';
 import { hostRateLimits, withRouteRateLimits } from './filters/ratelimit.js';
 import type { Json } from './output.js';
@@ -62,7 +63,7 @@ function redirect(r: RedirectIR): Json {
   };
 }
 
-function routeAction(route: RouteIR): Json {
+function routeAction(route: RouteIR, perDestination: PerDestination): Json {
   if (route.action.kind === 'cluster')
     return { route: { cluster: route.action.cluster, ...metadataMatch(route.action.subset) } };
   if (route.action.kind === 'redirect') return redirect(route.action);
@@ -74,6 +75,8 @@ function routeAction(route: RouteIR): Json {
             name: c.cluster,
             weight: c.weight,
             ...metadataMatch(c.subset),
+            ...headerLists(c.options?.headers),
+            ...routeFilterConfigs(c.options ? perDestination(c.options) : {}),
           })),
         },
       },
@@ -218,12 +221,16 @@ function withOptions(action: Json, options: RouteOptionsIR | undefined): Json {
   return out;
 }
 
-/** `perRoute`: a route's own per-filter configs, by filter name, in chain order. */
+/** A weighted destination's own per-filter configs, by filter name, in chain order. */
+type PerDestination = (options: DestinationOptionsIR) => Json;
+
+/** `perRoute`: a route's own per-filter configs, by filter name, in chain order; `perDestination`: a weighted destination's. */
 export function virtualHost(
   vh: VirtualHostIR,
   perFilter: Map<string, Json>,
   headersToRemove: string[],
   perRoute: (route: RouteIR) => Json,
+  perDestination: PerDestination,
 ): Json {
   return {
     name: vh.name,
@@ -231,7 +238,7 @@ export function virtualHost(
     routes: vh.routes.map((r) => ({
       name: r.name,
       match: routeMatch(r.match),
-      ...withRouteRateLimits(withOptions(routeAction(r), r.options), vh, r),
+      ...withRouteRateLimits(withOptions(routeAction(r, perDestination), r.options), vh, r),
       ...routeFieldExtras(r.options),
       ...routeFilterConfigs(perRoute(r)),
     })),

@@ -28,6 +28,7 @@ import { compileAuthConfig } from './extauth/auth-config.js';
 import { compileApi } from './filters/graphql.js';
 import { rateLimitDomain } from './ratelimit-domains.js';
 import type { RateLimitDomainIR } from '../ir/ratelimit.js';
+import type { DestinationOptionsIR } from '../ir/destination-options.js';
 import { JWT_FILTER_NAME, jwtFilter, jwtProvider, jwtRequirement } from './filters/jwt.js';
 import { gatewayListeners } from './gateways.js';
 import { collectorClusters } from './access-logs.js';
@@ -221,7 +222,18 @@ function virtualHostEntry(
     }
     return configs;
   };
-  const entry: VirtualHostEntry = { usage, json: virtualHost(vh, perFilter, headersToRemove, perRoute) };
+  const perDestination = (options: DestinationOptionsIR) => {
+    const configs: Json = {};
+    for (const c of inUse) {
+      const config = c.perDestination?.(options);
+      if (config) configs[c.filterName] = config;
+    }
+    return configs;
+  };
+  const entry: VirtualHostEntry = {
+    usage,
+    json: virtualHost(vh, perFilter, headersToRemove, perRoute, perDestination),
+  };
   const requirement = jwtInUse ? jwtRequirement(vh) : undefined;
   if (requirement) {
     const providers = vh.jwt!.providers.map((p) => [p.name, jwtProvider(p)] as const);

@@ -45,8 +45,8 @@ test('an unsupported field is reported, with the reason, instead of a misleading
       'spec.virtualHost.routes[0].options.dlp: "dlp" is not supported: it needs Gloo\'s own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove dlp',
     ],
     [
-      route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {}}]}}'),
-      'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options: "options" is not supported: not implemented yet — remove options',
+      route('routeAction: {multi: {destinations: [{destination: {upstream: {name: u}}, options: {extauth: {}}}]}}'),
+      'spec.virtualHost.routes[0].routeAction.multi.destinations[0].options.extauth: "extauth" is not supported: per-destination ext auth settings are not built (Envoy could hold them in the destination\'s per-filter config) — set extauth on the route\'s options',
     ],
   ];
   for (const [body, expected] of cases) {

@@ -5,7 +5,7 @@ import type { Json } from '../output.js';
 import { bufferConcern } from './buffer.js';
 
 const route = (buffer?: BufferPerRouteIR): RouteIR =>
-  ({ name: 'r', options: buffer ? { buffer } : {} }) as unknown as RouteIR;
+  ({ name: 'r', action: { kind: 'cluster', cluster: 'c' }, options: buffer ? { buffer } : {} }) as unknown as RouteIR;
 const host = (routes: RouteIR[], buffer?: BufferPerRouteIR) => ({ routes, buffer }) as unknown as VirtualHostIR;
 
 describe('bufferPerRoute', () => {

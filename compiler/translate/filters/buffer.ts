@@ -9,6 +9,7 @@
  * carry HttpFilter.disabled, and an enabled one would buffer every body.
  */
 import type { BufferPerRouteIR } from '../../ir/listener-options.js';
+import { destinationOptions } from '../../ir/destination-options.js';
 import type { VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
@@ -32,8 +33,10 @@ const IDLE: Json = {
 
 export const bufferConcern: HttpFilterConcern = {
   filterName: BUFFER_FILTER_NAME,
-  usedBy: (vh: VirtualHostIR) => vh.buffer !== undefined || vh.routes.some((r) => r.options?.buffer),
+  usedBy: (vh: VirtualHostIR) =>
+    vh.buffer !== undefined || vh.routes.some((r) => r.options?.buffer || destinationOptions(r).some((d) => d.buffer)),
   httpFilter: () => IDLE,
   perVirtualHost: (vh) => (vh.buffer ? perRoute(vh.buffer) : undefined),
   perRoute: (route) => (route.options?.buffer ? perRoute(route.options.buffer) : undefined),
+  perDestination: (options) => (options.buffer ? perRoute(options.buffer) : undefined),
 };

@@ -5,6 +5,7 @@
  * filter's own policy is off (0%, as Gloo writes it without a listener
  * policy), so a virtual host without csrf is not checked.
  */
+import { destinationOptions } from '../../ir/destination-options.js';
 import type { CsrfIR, FractionIR, VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
@@ -36,10 +37,12 @@ const OFF: Json = { '@type': TYPE, filter_enabled: share({ numerator: 0, denomin
 
 export const csrfConcern: HttpFilterConcern = {
   filterName: CSRF_FILTER_NAME,
-  usedBy: (vh: VirtualHostIR) => vh.csrf !== undefined || vh.routes.some((r) => r.options?.csrf),
+  usedBy: (vh: VirtualHostIR) =>
+    vh.csrf !== undefined || vh.routes.some((r) => r.options?.csrf || destinationOptions(r).some((d) => d.csrf)),
   httpFilter: () => ({ name: CSRF_FILTER_NAME, typed_config: OFF }),
   // Off without a policy on the route or host, so mesh mode can keep it in the team's chain.
   idleFilter: () => ({ name: CSRF_FILTER_NAME, typed_config: OFF }),
   perVirtualHost: (vh) => (vh.csrf ? csrfPolicy(vh.csrf) : undefined),
   perRoute: (route) => (route.options?.csrf ? csrfPolicy(route.options.csrf) : undefined),
+  perDestination: (options) => (options.csrf ? csrfPolicy(options.csrf) : undefined),
 };
