@@ -4,7 +4,8 @@ import type { DestinationOptionsIR } from '../ir/destination-options.js';
 import type { WeightedDestinationOptionsSpec } from '../kinds/destination-options.js';
 import type { Resource } from '../validate/validate.js';
 import { bufferPerRoute } from './gateway-http-options.js';
-import { csrf, headerManipulation, OptionReport } from './route-options.js';
+import { OptionReport } from './option-report.js';
+import { csrf, headerManipulation } from './route-options.js';
 
 /** The destination's options, or undefined when it has none or after reporting a problem (`ok: false`). */
 export function destinationOptions(

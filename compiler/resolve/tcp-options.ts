@@ -3,7 +3,7 @@ import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { TcpProxyOptionsIR } from '../ir/tcp-options.js';
 import type { TcpListenerOptionsSpec } from '../kinds/tcp-options.js';
-import { OptionReport, tokenBucket } from './route-options.js';
+import { OptionReport, tokenBucket } from './option-report.js';
 
 /** undefined: nothing set (or only what was reported). */
 export function tcpProxyOptions(
