@@ -10,7 +10,8 @@
 import type { RbacPolicyIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
-import { JWT_FILTER_NAME, JWT_PAYLOAD_METADATA_KEY } from './jwt.js';
+import { JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
+import { JWT_FILTER_NAME } from './jwt.js';
 
 export const RBAC_FILTER_NAME = 'envoy.filters.http.rbac';
 
