@@ -427,7 +427,8 @@ export interface RbacPolicyIR {
   /** Empty means any method. */
   methods: string[];
   pathPrefix?: string;
-  principals: { claims: Record<string, string> }[];
+  /** `matcher`: Gloo's ClaimMatcher; unset: EXACT_STRING. */
+  principals: { claims: Record<string, string>; matcher?: 'BOOLEAN' | 'LIST_CONTAINS' }[];
   /** Gloo's nestedClaimDelimiter: claim names are paths split by it (`org.team` with "." -> org, team); unset: names as written. */
   nestedClaimDelimiter?: string;
   origin: Origin;
