@@ -147,46 +147,82 @@ async function verifyRequirement(
   };
   if (typeof req.provider_name === 'string') return one(req.provider_name);
   if (req.provider_and_audiences) return one((req.provider_and_audiences as Json).provider_name as string);
-  if (req.requires_any || req.requires_all) {
-    const all = !!req.requires_all;
-    const children = (((req.requires_any ?? req.requires_all) as Json).requirements as Json[]) ?? [];
+  if (req.requires_all) {
     const lines: string[] = [];
     const results: Verification[] = [];
-    for (const child of children) {
+    for (const child of ((req.requires_all as Json).requirements as Json[]) ?? []) {
       const r = await verifyRequirement(child, providers, request, options);
       lines.push(...r.lines);
       results.push(r);
-      if (!all && r.status === 'Ok')
-        return { ...r, lines: [...lines, 'requires_any: this provider accepted the token'] };
-      if (all && r.status !== 'Ok') return { ...r, lines: [...lines, 'requires_all: this provider did not accept'] };
+      if (r.status !== 'Ok') return { ...r, lines: [...lines, 'requires_all: this provider did not accept'] };
     }
-    if (all)
-      return {
-        status: 'Ok',
-        lines,
-        ok: results.find((r) => r.ok)?.ok,
-        unchecked: results.find((r) => r.unchecked)?.unchecked,
-      };
-    // AnyVerifierImpl: a real error beats "unknown issuer", which beats "missing" (Envoy PRs 10385, 15194).
-    let status: Status = 'JwtMissed';
-    for (const r of results)
-      if ((r.status !== 'JwtMissed' && r.status !== 'JwtUnknownIssuer') || status === 'JwtMissed') status = r.status;
-    return {
-      status,
-      lines: [
-        ...lines,
-        `requires_any: no provider accepted; the answer is the most telling failure: ${STATUS_TEXT[status]}`,
-      ],
-    };
-  }
-  if (req.allow_missing_or_failed !== undefined)
-    return { status: 'Ok', lines: ['allow_missing_or_failed: any token, or none, passes'] };
-  if (req.allow_missing !== undefined)
     return {
       status: 'Ok',
-      lines: ['allow_missing: no token passes; a token present must be valid (not evaluated further)'],
+      lines,
+      ok: results.find((r) => r.ok)?.ok,
+      unchecked: results.find((r) => r.unchecked)?.unchecked,
     };
+  }
+  if (req.requires_any) {
+    const children = ((req.requires_any as Json).requirements as Json[]) ?? [];
+    // AnyVerifierImpl: allow_missing and allow_missing_or_failed are not verifiers of their own but a verdict on the others' failure.
+    const allow = children.some((c) => c.allow_missing_or_failed !== undefined)
+      ? 'allow_missing_or_failed'
+      : children.some((c) => c.allow_missing !== undefined)
+        ? 'allow_missing'
+        : undefined;
+    const verifiers = children.filter((c) => c.allow_missing === undefined && c.allow_missing_or_failed === undefined);
+    if (verifiers.length === 0 && allow) return verifyRequirement({ [allow]: {} }, providers, request, options);
+    return anyOf(verifiers, allow, providers, request, options);
+  }
+  // Alone, each reads the tokens of every provider (AllowFailedVerifierImpl, AllowMissingVerifierImpl); explain tries each
+  // provider on its own token locations, which differs only for a token found where another issuer's provider looks.
+  if (req.allow_missing_or_failed !== undefined || req.allow_missing !== undefined) {
+    const allow = req.allow_missing_or_failed !== undefined ? 'allow_missing_or_failed' : 'allow_missing';
+    return anyOf(
+      Object.keys(providers).map((name) => ({ provider_name: name })),
+      allow,
+      providers,
+      request,
+      options,
+    );
+  }
   throw new Error(`JWT requirement ${JSON.stringify(req)} is not one explain knows`);
+}
+
+/**
+ * requires_any (AnyVerifierImpl): the first alternative that accepts wins;
+ * otherwise the most telling failure (a real error beats "unknown issuer",
+ * which beats "missing"; Envoy PRs 10385, 15194), which allow_missing turns
+ * into success only when it is "missing", and allow_missing_or_failed always.
+ */
+async function anyOf(
+  alternatives: Json[],
+  allow: 'allow_missing' | 'allow_missing_or_failed' | undefined,
+  providers: Json,
+  request: HttpRequest,
+  options: JwtOptions,
+): Promise<Verification> {
+  const lines: string[] = [];
+  let status: Status = 'JwtMissed';
+  for (const child of alternatives) {
+    const r = await verifyRequirement(child, providers, request, options);
+    lines.push(...r.lines);
+    if (r.status === 'Ok') return { ...r, lines: [...lines, 'requires_any: this provider accepted the token'] };
+    if ((r.status !== 'JwtMissed' && r.status !== 'JwtUnknownIssuer') || status === 'JwtMissed') status = r.status;
+  }
+  if (allow === 'allow_missing_or_failed')
+    return {
+      status: 'Ok',
+      lines: [...lines, `allow_missing_or_failed: passes without a verified token (${STATUS_TEXT[status]})`],
+    };
+  if (allow === 'allow_missing' && status === 'JwtMissed')
+    return { status: 'Ok', lines: [...lines, 'allow_missing: no token was found, so the request passes'] };
+  const verdict =
+    allow === 'allow_missing'
+      ? `allow_missing admits only a missing token; the answer is the most telling failure: ${STATUS_TEXT[status]}`
+      : `requires_any: no provider accepted; the answer is the most telling failure: ${STATUS_TEXT[status]}`;
+  return { status, lines: [...lines, verdict] };
 }
 
 /** The requirement the request gets: the route's PerRouteConfig, else the first matching rule of the filter. */
@@ -226,6 +262,15 @@ function names(req: Json): string[] {
   return group ? ((group.requirements as Json[]) ?? []).flatMap(names) : [];
 }
 
+/** What a requires_any lets through besides a valid token, for the step's first line. */
+function allowance(req: Json): string {
+  const children = ((req.requires_any as Json | undefined)?.requirements as Json[] | undefined) ?? [req];
+  if (children.some((c) => c.allow_missing_or_failed !== undefined))
+    return ', or no valid token (allow_missing_or_failed)';
+  if (children.some((c) => c.allow_missing !== undefined)) return ', or no token at all (allow_missing)';
+  return '';
+}
+
 export async function evaluateJwt(
   filter: Json,
   levels: Parameters<typeof perFilterConfig>[1],
@@ -241,7 +286,9 @@ export async function evaluateJwt(
     return none;
   }
   const providers = (filter.providers as Json | undefined) ?? {};
-  step.details.push(`${selected.why}: ${names(selected.requirement).join(' or ') || 'see the requirement'}`);
+  step.details.push(
+    `${selected.why}: ${names(selected.requirement).join(' or ') || 'see the requirement'}${allowance(selected.requirement)}`,
+  );
   if (claims) {
     // --claims stands for a token the first provider accepts.
     const name = names(selected.requirement)[0];
@@ -266,7 +313,7 @@ export async function evaluateJwt(
     return { ...none, reply: { status, body: STATUS_TEXT[v.status], by: JWT_FILTER } };
   }
   if (!v.ok) {
-    step.summary = 'passed without a verified token';
+    step.summary = `passed without a verified token: ${v.lines.at(-1) ?? ''}`;
     return none;
   }
   const removed = v.ok.provider.forward === true || !v.ok.header ? [] : [v.ok.header];

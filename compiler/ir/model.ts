@@ -428,6 +428,8 @@ export interface JwtProviderIR {
   /** A remote key set's cache duration (proto3 JSON), and whether the listener waits for the first fetch. */
   cacheDuration?: string;
   fastListener?: boolean;
+  /** Gloo's attachFailedStatusToMetadata: the metadata key of a failed check's status (Envoy's failed_status_in_metadata). */
+  failedStatusInMetadata?: string;
 }
 
 export interface RbacPolicyIR {
@@ -435,7 +437,8 @@ export interface RbacPolicyIR {
   /** Empty means any method. */
   methods: string[];
   pathPrefix?: string;
-  principals: { claims: Record<string, string> }[];
+  /** `matcher`: Gloo's ClaimMatcher; unset: EXACT_STRING. */
+  principals: { claims: Record<string, string>; matcher?: 'BOOLEAN' | 'LIST_CONTAINS' }[];
   /** Gloo's nestedClaimDelimiter: claim names are paths split by it (`org.team` with "." -> org, team); unset: names as written. */
   nestedClaimDelimiter?: string;
   origin: Origin;
@@ -450,7 +453,8 @@ export interface VirtualHostIR extends VirtualHostExtrasIR {
   displayName?: string;
   domains: string[];
   routes: RouteIR[];
-  jwt?: { providers: JwtProviderIR[] };
+  /** `allowMissing`: Gloo's validationPolicy other than REQUIRE_VALID (allowMissingOrFailedJwt is ALLOW_MISSING_OR_FAILED); unset: a valid token is required. */
+  jwt?: { providers: JwtProviderIR[]; allowMissing?: 'ALLOW_MISSING' | 'ALLOW_MISSING_OR_FAILED' };
   rbac?: { policies: RbacPolicyIR[] };
   extauth?: ExtauthRefIR;
   /** Gloo's customAuth: a team's own ext_authz server instead of sluice-extauth. */

@@ -1,7 +1,7 @@
 /** Gloo's RBAC policies (rbac.proto's ExtensionSettings.policies), on a virtual host or a route. */
 import { Type, type Static } from '@sinclair/typebox';
 import { note, notYet } from './gloo.js';
-import { httpMethod, lineOrEmpty, mapOf, object, pathPrefix, singleLine } from './schema.js';
+import { httpMethod, lineOrEmpty, mapOf, object, pathPrefix, protoEnum, singleLine } from './schema.js';
 
 const rbacPolicy = object({
   permissions: note(
@@ -12,7 +12,14 @@ const rbacPolicy = object({
     object(
       {
         jwtPrincipal: object(
-          { claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }), provider: notYet(), matcher: notYet() },
+          {
+            claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }),
+            provider: notYet(),
+            matcher: note(
+              protoEnum(['EXACT_STRING', 'BOOLEAN', 'LIST_CONTAINS', 'REGEX_MATCH']),
+              'EXACT_STRING (unset): the claim is that string; BOOLEAN: the claim is the boolean true or false the value names; LIST_CONTAINS: the claim is a list with that string; REGEX_MATCH is refused (not built)',
+            ),
+          },
           ['claims'],
         ),
       },

@@ -9,7 +9,7 @@ import { routeExtProc } from './ext-proc.js';
 import { rbacPolicies } from './rbac.js';
 import { bufferPerRoute } from './gateway-http-options.js';
 import { globalRateLimitOptions, hostRateLimit, hostStagedRateLimit } from './rate-limit.js';
-import { differs, glooEnvoy, note, notYet, REASONS, refused } from './gloo.js';
+import { differs, glooEnvoy, note, REASONS, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import { customAuth, headerManipulation, hostCors, jwtStaged, retries } from './route-options.js';
 import {
@@ -101,7 +101,10 @@ export const jwtProvider = object(
       'a client-sent copy of the header is removed on every route of the virtual host, whether or not the token carries the claim; a route is chosen again once the claims are in, so routing on a claim header follows the token',
     ),
     clockSkewSeconds: note(uint32, 'leeway on exp and nbf; unset or 0: 60 seconds, as Envoy'),
-    attachFailedStatusToMetadata: notYet(),
+    attachFailedStatusToMetadata: note(
+      lineOrEmpty,
+      'key under the jwt_authn metadata namespace where Envoy writes a failed check\'s code and message (read by access logs, e.g. %DYNAMIC_METADATA(envoy.filters.http.jwt_authn:KEY)%); "principal" is refused (the verified payload\'s key, which RBAC reads); empty: unset, as Gloo',
+    ),
   },
   ['issuer', 'jwks'],
 );
@@ -115,8 +118,14 @@ export const virtualHostOptions = object({
   jwt: object(
     {
       providers: note(mapOf(jwtProvider, singleLine, { minProperties: 1 }), 'at least one'),
-      allowMissingOrFailedJwt: notYet(),
-      validationPolicy: notYet(),
+      allowMissingOrFailedJwt: note(
+        boolean,
+        'deprecated form of validationPolicy ALLOW_MISSING_OR_FAILED, and it wins over validationPolicy when true, as in Gloo',
+      ),
+      validationPolicy: note(
+        protoEnum(['REQUIRE_VALID', 'ALLOW_MISSING', 'ALLOW_MISSING_OR_FAILED']),
+        "REQUIRE_VALID (unset): only a valid token passes; ALLOW_MISSING: a request without a token passes too, an invalid token gets 401; ALLOW_MISSING_OR_FAILED: every request passes, and a valid token's claims still reach RBAC and claimsToHeaders",
+      ),
     },
     ['providers'],
   ),

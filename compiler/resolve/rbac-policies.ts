@@ -8,6 +8,7 @@ import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../dia
 import type { RbacPolicyIR } from '../ir/model.js';
 import type { RbacPoliciesSpec } from '../kinds/rbac.js';
 import { checkNestedClaims } from './jwt-claims.js';
+import { claimMatcher } from './rbac-matcher.js';
 
 /** The policies as IR; problems are reported. `at`: the rbac option. */
 export function rbacPolicies(
@@ -22,7 +23,15 @@ export function rbacPolicies(
     // No permissions: any request of a matching principal (Gloo's meaning).
     methods: p.permissions?.methods ?? [],
     ...(p.permissions?.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
-    principals: (p.principals ?? []).map((pr) => ({ claims: pr.jwtPrincipal.claims })),
+    principals: (p.principals ?? []).map((pr, i) => ({
+      claims: pr.jwtPrincipal.claims,
+      ...claimMatcher(
+        pr.jwtPrincipal,
+        origin,
+        [...at, 'policies', pname, 'principals', i, 'jwtPrincipal'],
+        diagnostics,
+      ),
+    })),
     ...(p.nestedClaimDelimiter ? { nestedClaimDelimiter: p.nestedClaimDelimiter } : {}),
     origin,
     path: [...at, 'policies', pname],

@@ -29,6 +29,7 @@ import { shadowWarnings } from './matchers.js';
 import { pemToJwks } from './pem.js';
 import { destinationCluster as clusterOf, weightedClusters } from './destinations.js';
 import { claimHeaders } from './jwt-claims.js';
+import { allowMissing, failedStatusKey } from './jwt-policy.js';
 import { rbacPolicies } from './rbac-policies.js';
 import type { RbacPoliciesSpec } from '../kinds/rbac.js';
 import { expandDelegation, withInherited } from './route-tables.js';
@@ -321,6 +322,7 @@ export function resolveVirtualService(
         ...(p.jwks.remote?.cacheDuration !== undefined ? { cacheDuration: p.jwks.remote.cacheDuration } : {}),
         ...(p.jwks.remote?.asyncFetch?.fastListener ? { fastListener: true } : {}),
         ...(claims.get(pname)?.length ? { claimsToHeaders: claims.get(pname)! } : {}),
+        ...failedStatusKey(p.attachFailedStatusToMetadata, jwtOwner.origin, path, diagnostics),
       };
       providerNames.push({ name: common.name, path });
       if (p.jwks.local) {
@@ -354,7 +356,8 @@ export function resolveVirtualService(
         if (cluster) providers.push({ ...common, jwks: { kind: 'remote', url: remote.url, cluster } });
       }
     }
-    vh.jwt = { providers };
+    const allow = allowMissing(opts.jwt);
+    vh.jwt = { providers, ...(allow ? { allowMissing: allow } : {}) };
   }
   if (opts.rbac) {
     const { owner: rbacOwner, path: rbacAt } = sourceOf('rbac');

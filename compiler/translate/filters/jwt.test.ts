@@ -136,4 +136,31 @@ describe('jwtConcern', () => {
       'b.two': { provider_name: 'b.two.p' },
     });
   });
+
+  test("Gloo's validationPolicy: allow_missing or allow_missing_or_failed joins the providers in requires_any", () => {
+    const withPolicy = (name: string, allowMissing: 'ALLOW_MISSING' | 'ALLOW_MISSING_OR_FAILED', count: number) => {
+      const providers = ['p', 'q']
+        .slice(0, count)
+        .map((p) => providerIR('default', name, p, { kind: 'local', keys: rsaKeys }));
+      return { ...host('default', name), jwt: { providers, allowMissing } };
+    };
+    const config = typed(
+      runConcern(
+        jwtConcern,
+        model([withPolicy('one', 'ALLOW_MISSING', 1), withPolicy('two', 'ALLOW_MISSING_OR_FAILED', 2)]),
+      ),
+    );
+    expect(config.requirement_map).toEqual({
+      'default.one': { requires_any: { requirements: [{ provider_name: 'default.one.p' }, { allow_missing: {} }] } },
+      'default.two': {
+        requires_any: {
+          requirements: [
+            { provider_name: 'default.two.p' },
+            { provider_name: 'default.two.q' },
+            { allow_missing_or_failed: {} },
+          ],
+        },
+      },
+    });
+  });
 });

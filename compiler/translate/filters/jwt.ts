@@ -7,18 +7,12 @@
  * emitted: without a per-route config Envoy applies none (filter.cc,
  * findVerifier), so verification happens only where a virtual host asks.
  */
+import { JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
 import type { JwtProviderIR, VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 
 export const JWT_FILTER_NAME = 'envoy.filters.http.jwt_authn';
-
-/**
- * Key under the filter's dynamic metadata namespace where the verified
- * payload is written (`metadata.filter_metadata["envoy.filters.http.jwt_authn"].principal`);
- * RBAC matches claims there. Same key as Gloo's jwt plugin.
- */
-export const JWT_PAYLOAD_METADATA_KEY = 'principal';
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.';
 // Made once: a type URL built per virtual host is a string of its own in each.
@@ -66,17 +60,26 @@ export function jwtProvider(p: JwtProviderIR): Json {
         }
       : {}),
     payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,
+    ...(p.failedStatusInMetadata ? { failed_status_in_metadata: p.failedStatusInMetadata } : {}),
   };
 }
 
-/** The requirement_map entry of a virtual host with providers. */
+/**
+ * The requirement_map entry of a virtual host with providers. Gloo's
+ * validationPolicy is one more alternative of requires_any: Envoy tries the
+ * providers, then turns the combined failure into success, for
+ * allow_missing only when no provider found a token (JwtMissed; a token of
+ * an unknown issuer or an invalid one still gets 401), for
+ * allow_missing_or_failed always (verifier.cc, AnyVerifierImpl).
+ */
 export function jwtRequirement(vh: VirtualHostIR): Json | undefined {
   const names = (vh.jwt?.providers ?? []).map((p) => p.name).sort();
   if (names.length === 0) return undefined;
+  const alternatives: Json[] = names.map((name) => ({ provider_name: name }));
+  if (vh.jwt?.allowMissing === 'ALLOW_MISSING') alternatives.push({ allow_missing: {} });
+  if (vh.jwt?.allowMissing === 'ALLOW_MISSING_OR_FAILED') alternatives.push({ allow_missing_or_failed: {} });
   // requires_any needs at least two entries (validate rule), hence the single-provider form.
-  return names.length === 1
-    ? { provider_name: names[0] }
-    : { requires_any: { requirements: names.map((name) => ({ provider_name: name })) } };
+  return alternatives.length === 1 ? alternatives[0] : { requires_any: { requirements: alternatives } };
 }
 
 /**

@@ -154,6 +154,29 @@ describe('rbacConcern', () => {
     ]);
   });
 
+  test("Gloo's claim matchers: BOOLEAN a bool_match, LIST_CONTAINS a list_match of the exact string", () => {
+    const rules = rulesOf([
+      host('api', {
+        jwt: true,
+        policies: [
+          policy('p', {
+            principals: [
+              { claims: { admin: 'true' }, matcher: 'BOOLEAN' },
+              { claims: { suspended: 'false' }, matcher: 'BOOLEAN' },
+              { claims: { groups: 'readers' }, matcher: 'LIST_CONTAINS' },
+            ],
+          }),
+        ],
+      }),
+    ]);
+    const value = (id: Json) => (id as { metadata: { value: Json } }).metadata.value;
+    expect(rules.policies.p!.principals.map(value)).toEqual([
+      { bool_match: true },
+      { bool_match: false },
+      { list_match: { one_of: { string_match: { exact: 'readers' } } } },
+    ]);
+  });
+
   test('several policies, each its own entry', () => {
     const rules = rulesOf([host('api', { jwt: true, policies: [policy('b', {}), policy('a', {})] })]);
     expect(Object.keys(rules.policies)).toEqual(['a', 'b']);

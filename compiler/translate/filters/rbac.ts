@@ -10,7 +10,8 @@
 import type { RbacPolicyIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
-import { JWT_FILTER_NAME, JWT_PAYLOAD_METADATA_KEY } from './jwt.js';
+import { JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
+import { JWT_FILTER_NAME } from './jwt.js';
 
 export const RBAC_FILTER_NAME = 'envoy.filters.http.rbac';
 
@@ -50,7 +51,13 @@ function principal(p: RbacPolicyIR['principals'][number], delimiter: string | un
         { key: JWT_PAYLOAD_METADATA_KEY },
         ...(delimiter ? claim.split(delimiter) : [claim]).map((key) => ({ key })),
       ],
-      value: { string_match: { exact: value } },
+      // Gloo's ClaimMatcher: BOOLEAN compares a boolean claim, LIST_CONTAINS looks for the string in a list claim.
+      value:
+        p.matcher === 'BOOLEAN'
+          ? { bool_match: value === 'true' }
+          : p.matcher === 'LIST_CONTAINS'
+            ? { list_match: { one_of: { string_match: { exact: value } } } }
+            : { string_match: { exact: value } },
     },
   }));
   return all('principal', ids);
