@@ -211,6 +211,27 @@ function resolveGateway(
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
   if (!virtualHosts) return undefined;
+  const shared = httpChainSettings(http, base, resource, findCluster, diagnostics);
+  // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
+  const chains = ssl
+    ? tlsChains(
+        listener,
+        virtualHosts.map((name) => hosts.get(name)!),
+        shared,
+        diagnostics,
+      )
+    : [{ routes: `${listener}-routes`, virtualHosts, ...shared }];
+  return { gw: { ...common, virtualHosts, chains, tcpHosts: [] }, domainScopes: [virtualHosts] };
+}
+
+/** What every filter chain of an httpGateway (`base` its path) carries: the connection manager's settings with tracing, and the options' filters. */
+function httpChainSettings(
+  http: HttpGatewaySpec,
+  base: FieldPath,
+  resource: Resource,
+  findCluster: FindCluster,
+  diagnostics: Diagnostic[],
+): Pick<GatewayChainIR, 'http' | 'options'> {
   const hcmPath = [...base, 'options', 'httpConnectionManagerSettings'];
   const hcm = http.options?.httpConnectionManagerSettings;
   const settings = withTracing(
@@ -223,17 +244,7 @@ function resolveGateway(
   const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics, (p, ref) =>
     findCluster(resource, p, ref, true),
   );
-  const shared = { http: settings, ...(options ? { options } : {}) };
-  // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
-  const chains = ssl
-    ? tlsChains(
-        listener,
-        virtualHosts.map((name) => hosts.get(name)!),
-        shared,
-        diagnostics,
-      )
-    : [{ routes: `${listener}-routes`, virtualHosts, ...shared }];
-  return { gw: { ...common, virtualHosts, chains, tcpHosts: [] }, domainScopes: [virtualHosts] };
+  return { http: settings, ...(options ? { options } : {}) };
 }
 
 /**
@@ -411,27 +422,11 @@ function hybridGateway(
     const tls = terminates
       ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
       : undefined;
-    const hcmPath = [...base, 'httpGateway', 'options', 'httpConnectionManagerSettings'];
-    const hcm = http.options?.httpConnectionManagerSettings;
-    const settings = withTracing(
-      httpSettings(hcm, resource.origin, hcmPath, diagnostics),
-      hcm?.tracing,
-      resource,
-      [...hcmPath, 'tracing'],
-      findCluster,
-    );
-    const options = httpListenerOptions(
-      http.options,
-      resource.origin,
-      [...base, 'httpGateway', 'options'],
-      diagnostics,
-      (p, ref) => findCluster(resource, p, ref, true),
-    );
+    const shared = httpChainSettings(http, [...base, 'httpGateway'], resource, findCluster, diagnostics);
     chains.push({
       routes: `${common.listener}-${i}-routes`,
       virtualHosts,
-      http: settings,
-      ...(options ? { options } : {}),
+      ...shared,
       ...(tls ? { tls } : {}),
       ...(ranges.length > 0 ? { sourcePrefixRanges: ranges } : {}),
     });
