@@ -13,7 +13,7 @@ import { DEFAULT_POOL, loadConfigFile, type AuthConfig, type PoolSettings } from
 import { startGrpcServer } from './grpc.js';
 import { Metrics } from './metrics.js';
 import type { AdsClient } from '../runtime/ads-client.js';
-import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
+import { listenOn, stdoutLog, type LogFormat, type SidecarPlace } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
 import { shutdownGrpc } from '../runtime/grpc-shutdown.js';
 import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
@@ -22,17 +22,7 @@ import { authConfigSource } from './xds.js';
 /** How long SIGTERM waits for in-flight checks; Kubernetes' default grace period is 30 s. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-export interface ExtauthOptions {
-  /** Check server port (0: ephemeral). */
-  port: number;
-  adminPort: number;
-  /** Address both servers listen on (`--bind`). */
-  host: string;
-  /** AuthConfigSet JSON file, or */
-  config?: string;
-  /** host:port of the xDS (ADS) server. */
-  xds?: string;
-  nodeId: string;
+export interface ExtauthOptions extends SidecarPlace {
   poolDefaults?: PoolSettings;
   tlsOptions?: ConnectionOptions;
   /** OTLP/HTTP endpoint for traces (`--otlp-endpoint`); undefined: OTEL_EXPORTER_OTLP_ENDPOINT, else none. */

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { AdsClient, decodeAnys } from '../runtime/ads-client.js';
-import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
+import { listenOn, stdoutLog, type LogFormat, type SidecarPlace } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
 import { TYPE_URL } from '../contract/names.js';
 import { NO_CONFIGURATION_YET } from '../runtime/health.js';
@@ -26,17 +26,7 @@ export const DEFAULT_DOCUMENT_CACHE_SIZE = 1000;
 /** Deadline of an upstream call whose resolver sets none: below Envoy's default route timeout (15 s), so the client gets the GraphQL error. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10_000;
 
-export interface GraphqlOptions {
-  /** GraphQL HTTP port (0: ephemeral). */
-  port: number;
-  adminPort: number;
-  /** Address both servers listen on (`--bind`). */
-  host: string;
-  /** GraphQLApiSet JSON file, or */
-  config?: string;
-  /** host:port of the xDS (ADS) server. */
-  xds?: string;
-  nodeId: string;
+export interface GraphqlOptions extends SidecarPlace {
   limits?: Limits;
   documentCacheSize?: number;
   upstreamTimeoutMs?: number;

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { AdsClient, decodeAnys } from '../runtime/ads-client.js';
-import { listenOn, stdoutLog, type LogFormat } from '../runtime/binary.js';
+import { listenOn, stdoutLog, type LogFormat, type SidecarPlace } from '../runtime/binary.js';
 import { watchConfigFile, type WatchedFile } from '../runtime/config-file.js';
 import { shutdownGrpc } from '../runtime/grpc-shutdown.js';
 import { addHealthRoutes, NO_CONFIGURATION_YET } from '../runtime/health.js';
@@ -24,17 +24,7 @@ export const DEFAULT_REDIS = '127.0.0.1:6379';
 /** Below the 100 ms Gloo gives Envoy's rate limit filter by default (Settings ratelimitServer.requestTimeout). */
 export const DEFAULT_REDIS_TIMEOUT_MS = 50;
 
-export interface RatelimitOptions {
-  /** gRPC port (0: ephemeral). */
-  port: number;
-  adminPort: number;
-  /** Address both servers listen on (`--bind`). */
-  host: string;
-  /** RateLimitDomainSet JSON file, or */
-  config?: string;
-  /** host:port of the xDS (ADS) server. */
-  xds?: string;
-  nodeId: string;
+export interface RatelimitOptions extends SidecarPlace {
   /** Redis `host:port` or URL. */
   redis: string;
   redisPassword?: string;

@@ -138,6 +138,20 @@ export function integerUpTo(max: number): (v: string) => number {
   };
 }
 
+/** Where a sidecar listens and where its configuration comes from (the options every sidecar's server takes). */
+export interface SidecarPlace {
+  /** The service's port (0: ephemeral). */
+  port: number;
+  adminPort: number;
+  /** Address both servers listen on (`--bind`). */
+  host: string;
+  /** The configuration set's JSON file (`sluice compile -o`), or */
+  config?: string;
+  /** host:port of the xDS (ADS) server. */
+  xds?: string;
+  nodeId: string;
+}
+
 /** What a sidecar binary's main needs: its flags, its logger and its server. */
 export interface SidecarBinary<Opts> {
   name: string;

@@ -4,7 +4,7 @@
  * sluice-graphql and sluice-ratelimit read them alike; each adds its own.
  */
 import { Command } from 'commander';
-import { logFormatOption, portArg, type LogFormat } from './binary.js';
+import { logFormatOption, portArg, type LogFormat, type SidecarPlace } from './binary.js';
 import { VERSION } from './version.js';
 
 export interface SidecarCommand {
@@ -29,14 +29,8 @@ export interface SidecarFlags {
   logFormat?: LogFormat;
 }
 
-/** Where a sidecar listens and gets its configuration from, as its options take it. */
-export interface SidecarBase {
-  port: number;
-  adminPort: number;
-  host: string;
-  config?: string;
-  xds?: string;
-  nodeId: string;
+/** Where a sidecar listens and gets its configuration from, as its options take it, and its log format. */
+export interface SidecarBase extends SidecarPlace {
   logFormat?: LogFormat;
 }
 
