@@ -2,11 +2,12 @@
 import type { Answer, Explanation, Outcome } from './model.js';
 
 export function describeOutcome(o: Outcome): string {
-  if (o.status === 'upstream') return `upstream (cluster ${o.by} answers)`;
-  const body = o.body ? ` ${JSON.stringify(o.body)}` : ' (empty body)';
   const headers = Object.entries(o.headers ?? {})
     .map(([k, v]) => `, ${k}: ${v}`)
     .join('');
+  // Headers on an upstream answer are the ones Envoy adds on the way back (rate limit counters, compression).
+  if (o.status === 'upstream') return `upstream (cluster ${o.by} answers)${headers}`;
+  const body = o.body ? ` ${JSON.stringify(o.body)}` : ' (empty body)';
   return `${o.status}${body}${headers} from ${o.by}`;
 }
 

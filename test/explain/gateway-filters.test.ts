@@ -5,6 +5,7 @@
  */
 import { fromCompileResult, type GatewayConfig } from '../../compiler/explain/config.js';
 import { explain } from '../../compiler/explain/explain.js';
+import { renderText } from '../../compiler/explain/render.js';
 import { compileFiles } from '../../compiler/pipeline.js';
 import { DEFAULT_OPTIONS } from '../../compiler/translate/output.js';
 
@@ -45,6 +46,10 @@ test('a client accepting gzip gets the upstream answer gzipped, on the stated co
   expect(stage(e, 'compressor')?.details).toEqual(['accept-encoding is removed before the request goes upstream']);
   expect(e.answer.assumptions).toContain(
     "the upstream's answer has a content type of application/json, text/html, at least 100 bytes, no ETag, no content-encoding of its own and no cache-control: no-transform (otherwise it comes back as it is)",
+  );
+  // The text form names the headers Envoy adds to the upstream's answer too.
+  expect(renderText(e)).toMatch(
+    /^answer: upstream \(cluster [^)]+ answers\), content-encoding: gzip, vary: accept-encoding$/m,
   );
 });
 
