@@ -14,6 +14,7 @@ import { evaluateLocalRateLimit, evaluateNetworkLocalRateLimit, LOCAL_RATELIMIT_
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
 import { destination, endpointsOf, graphqlApiOf, shownCluster } from './destination.js';
 import { explorerVerdict } from './graphql-explorer.js';
+import { evaluateCustomAuth, isCustomAuthFilter } from './custom-auth.js';
 import { EXTAUTH_FILTER, evaluateExtauth } from './extauth.js';
 import { GATEWAY_FILTERS, evaluateGatewayFilter } from './gateway-filters.js';
 import { JWT_FILTER, evaluateJwt } from './jwt.js';
@@ -286,15 +287,21 @@ export async function explain(
       const r = evaluateRbac(typed, levels, req, metadata, socketPort(listener));
       t.steps.push(r.step);
       if (r.reply) return done(r.reply);
-    } else if (name === EXTAUTH_FILTER) {
+    } else if (name === EXTAUTH_FILTER || isCustomAuthFilter(name)) {
       if (!route) {
         // ext_authz skips the check when no route matched (getPerRouteFlags).
         t.add(
-          'ext_authz',
+          name.slice('envoy.filters.http.'.length),
           'skipped: no route matched',
           [],
           'docs/envoy-behaviour.md § How explain reads the configuration: ext_authz',
         );
+        continue;
+      }
+      if (name !== EXTAUTH_FILTER) {
+        const r = evaluateCustomAuth(name, typed, levels, req.path);
+        t.steps.push(r.step);
+        t.assume(r.assumption);
         continue;
       }
       const r = await evaluateExtauth(levels, req, config.authConfigs, options);

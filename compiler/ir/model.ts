@@ -492,6 +492,21 @@ export interface CustomAuthServerIR {
   requestBody?: { maxRequestBytes: number; allowPartialMessage: boolean; packAsBytes: boolean };
   clearRouteCache: boolean;
   statPrefix?: string;
+  /** Set: the server answers Envoy's HTTP check instead of gRPC's Check. */
+  http?: CustomAuthHttpIR;
+}
+
+/** Gloo's httpService: what the plain HTTP check request carries, and which answer headers go where. */
+export interface CustomAuthHttpIR {
+  /** Without a trailing '/'. */
+  pathPrefix: string;
+  /** Lower case header names copied from the client's request. */
+  allowedHeaders: string[];
+  allowedHeadersRegex: string[];
+  headersToAdd: Record<string, string>;
+  allowedUpstreamHeaders: string[];
+  allowedClientHeaders: string[];
+  allowedUpstreamHeadersToAppend: string[];
 }
 
 /** Gloo's customAuth on a virtual host or route. */

@@ -10,7 +10,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { note, refused, refuseEach } from './gloo.js';
 import { rateLimitServerSettings, rateLimitServiceSettings } from './rate-limit-settings.js';
 import { kind, resourceRef } from './resource.js';
-import { boolean, mapOf, object, protoEnum, positiveDuration, singleLine, uint32 } from './schema.js';
+import { atMostOne, boolean, mapOf, object, protoEnum, positiveDuration, singleLine, uint32 } from './schema.js';
 
 const extauthServer = object(
   {
@@ -19,9 +19,39 @@ const extauthServer = object(
       'an Upstream serving envoy.service.auth.v3.Authorization over gRPC (useHttp2: true); it becomes the cluster of its own ext_authz filter',
     ),
     grpcService: object({ authority: note(singleLine, 'the :authority of the Check calls') }),
-    httpService: refused(
-      'an ext_authz server reached over HTTP is not implemented',
-      'serve envoy.service.auth.v3.Authorization over gRPC (grpcService)',
+    httpService: note(
+      object({
+        pathPrefix: note(singleLine, "put before the request's path in the check request (a trailing / is dropped)"),
+        request: object({
+          allowedHeaders: note(
+            Type.Array(singleLine),
+            'client headers copied into the check request, by name (any case); Host, Method, Path, Content-Length and Authorization always are',
+          ),
+          allowedHeadersRegex: note(
+            Type.Array(singleLine),
+            'client headers copied when their name matches the regex (RE2, checked at compile time)',
+          ),
+          headersToAdd: note(
+            mapOf(singleLine),
+            'headers set on every check request (a client header of that name is replaced)',
+          ),
+        }),
+        response: object({
+          allowedUpstreamHeaders: note(
+            Type.Array(singleLine),
+            "the server's answer headers of these names replace the request's before it goes upstream",
+          ),
+          allowedClientHeaders: note(
+            Type.Array(singleLine),
+            "the server's answer headers of these names reach the client on a denial (unset: all of them but Host)",
+          ),
+          allowedUpstreamHeadersToAppend: note(
+            Type.Array(singleLine),
+            "the server's answer headers of these names are appended to the request's before it goes upstream",
+          ),
+        }),
+      }),
+      "the server answers Envoy's plain HTTP check (the request's method and path, the chosen headers, no body) instead of gRPC: 2xx allows, anything else is the answer the client gets",
     ),
     userIdHeader: refused(
       "it names the header Gloo's own extauth server sets for the user; a team's server sets its own headers",
@@ -42,6 +72,7 @@ const extauthServer = object(
     statPrefix: singleLine,
   },
   ['extauthzServerRef'],
+  atMostOne('grpcService', 'httpService'),
 );
 
 const controlPlane = () =>

@@ -3,16 +3,17 @@
  * own ext_authz server, the one Gloo's Settings resource names (`extauth`,
  * or `namedExtauth.<name>` for a customAuth with a name). The server's
  * Upstream becomes a cluster like any other the gateway sends to, and must
- * speak HTTP/2 (gRPC).
+ * speak HTTP/2 unless the server answers plain HTTP checks (httpService).
  */
 import { fieldError, type Diagnostic, type FieldPath } from '../diagnostics.js';
-import type { CustomAuthIR, CustomAuthServerIR, UpstreamIR } from '../ir/model.js';
+import type { CustomAuthHttpIR, CustomAuthIR, CustomAuthServerIR, UpstreamIR } from '../ir/model.js';
 import type { Ref } from '../kinds/resource.js';
 import type { ExtauthServerSpec, SettingsSpec } from '../kinds/settings.js';
 import type { Resource } from '../validate/validate.js';
 import type { FindUpstream } from './index.js';
 import type { Lookups } from './lookups.js';
 import { http2Problem } from './ext-proc.js';
+import { re2Problem } from './matchers.js';
 
 /** Gloo's default requestTimeout. */
 const DEFAULT_TIMEOUT = '0.200s';
@@ -68,8 +69,13 @@ export function customAuthResolver(
     const refPath = [...serverPath, 'extauthzServerRef'];
     const upstream = findUpstream(settings, refPath, server.extauthzServerRef as Ref);
     if (!upstream) return undefined;
-    const problem = http2Problem(upstream);
+    const problem = server.httpService ? undefined : http2Problem(upstream);
     if (problem) return fail(settings, refPath, problem.message, problem.hint);
+    const httpPath = [...serverPath, 'httpService'];
+    const http =
+      server.httpService &&
+      httpCheck(server.httpService, httpPath, (at, message, hint) => fail(settings, at, message, hint));
+    if (http === null) return undefined;
     used(refPath, settings, upstream);
     const body = server.requestBody;
     const ir: CustomAuthServerIR = {
@@ -81,6 +87,7 @@ export function customAuthResolver(
       ...(server.grpcService?.authority !== undefined ? { authority: server.grpcService.authority } : {}),
       ...(server.statusOnError !== undefined ? { statusOnError: server.statusOnError } : {}),
       ...(server.statPrefix !== undefined ? { statPrefix: server.statPrefix } : {}),
+      ...(http ? { http } : {}),
       ...(body
         ? {
             requestBody: {
@@ -92,5 +99,36 @@ export function customAuthResolver(
         : {}),
     };
     return { server: ir, contextExtensions: spec.contextExtensions ?? {} };
+  };
+}
+
+/** Gloo's httpService as the IR has it (names in lower case, as Envoy holds them), or null after an error. */
+function httpCheck(
+  spec: NonNullable<ExtauthServerSpec['httpService']>,
+  path: FieldPath,
+  fail: (at: FieldPath, message: string, hint: string) => undefined,
+): CustomAuthHttpIR | null {
+  const regexes = spec.request?.allowedHeadersRegex ?? [];
+  for (const [i, pattern] of regexes.entries()) {
+    const problem = re2Problem(pattern);
+    if (problem !== undefined) {
+      fail(
+        [...path, 'request', 'allowedHeadersRegex', i],
+        `is not a regex Envoy accepts: ${problem}`,
+        'write an RE2 regex',
+      );
+      return null;
+    }
+  }
+  const names = (list: string[] | undefined) => (list ?? []).map((n) => n.toLowerCase());
+  return {
+    // The request's path starts with '/': Gloo drops the prefix's own trailing one.
+    pathPrefix: (spec.pathPrefix ?? '').replace(/\/$/, ''),
+    allowedHeaders: names(spec.request?.allowedHeaders),
+    allowedHeadersRegex: regexes,
+    headersToAdd: spec.request?.headersToAdd ?? {},
+    allowedUpstreamHeaders: names(spec.response?.allowedUpstreamHeaders),
+    allowedClientHeaders: names(spec.response?.allowedClientHeaders),
+    allowedUpstreamHeadersToAppend: names(spec.response?.allowedUpstreamHeadersToAppend),
   };
 }

@@ -2,7 +2,8 @@
  * Gloo's customAuth -> one envoy.filters.http.ext_authz filter per team
  * server the Settings resource names (`extauth`, `namedExtauth.<name>`),
  * placed after sluice-extauth's, calling the server's Upstream cluster over
- * gRPC with the Settings' timeout, failure mode and status on error. A
+ * gRPC (or plain HTTP with httpService) with the Settings' timeout, failure
+ * mode and status on error. A
  * virtual host or route whose customAuth names the server carries an
  * ExtAuthzPerRoute with its context_extensions; every other one turns the
  * filter off, so each request is checked by at most the server it names.
@@ -22,15 +23,54 @@ const routeCustomAuth = (route: RouteIR): CustomAuthIR | undefined => {
   return e && 'customAuth' in e ? e.customAuth : undefined;
 };
 
+/** Header names, lower case as Envoy holds them. */
+const names = (list: string[]) => list.map((exact) => ({ exact }));
+const listMatcher = (patterns: Json[]) => (patterns.length ? { patterns } : undefined);
+
+/** Where the check goes: gRPC's Check, or a plain HTTP request to the same cluster. */
+function service(s: CustomAuthServerIR): Json {
+  const h = s.http;
+  if (!h)
+    return {
+      grpc_service: {
+        envoy_grpc: { cluster_name: s.cluster, ...(s.authority !== undefined ? { authority: s.authority } : {}) },
+        timeout: s.timeout,
+      },
+    };
+  const response = Object.fromEntries(
+    (
+      [
+        ['allowed_upstream_headers', h.allowedUpstreamHeaders],
+        ['allowed_client_headers', h.allowedClientHeaders],
+        ['allowed_upstream_headers_to_append', h.allowedUpstreamHeadersToAppend],
+      ] as const
+    )
+      .filter(([, list]) => list.length > 0)
+      .map(([field, list]) => [field, { patterns: names(list) }]),
+  );
+  const headersToAdd = Object.entries(h.headersToAdd).map(([key, value]) => ({ key, value }));
+  const allowed = listMatcher([
+    ...names(h.allowedHeaders),
+    ...h.allowedHeadersRegex.map((regex) => ({ safe_regex: { regex } })),
+  ]);
+  return {
+    http_service: {
+      // Envoy requires a URI; the filter sends to the cluster and never reads it.
+      server_uri: { uri: 'http://ext-authz.invalid/', cluster: s.cluster, timeout: s.timeout },
+      ...(h.pathPrefix ? { path_prefix: h.pathPrefix } : {}),
+      ...(headersToAdd.length ? { authorization_request: { headers_to_add: headersToAdd } } : {}),
+      ...(Object.keys(response).length ? { authorization_response: response } : {}),
+    },
+    ...(allowed ? { allowed_headers: allowed } : {}),
+  };
+}
+
 function filter(s: CustomAuthServerIR): Json {
   return {
     name: customAuthFilterName(s.name),
     typed_config: {
       '@type': EXT_AUTHZ_TYPE,
-      grpc_service: {
-        envoy_grpc: { cluster_name: s.cluster, ...(s.authority !== undefined ? { authority: s.authority } : {}) },
-        timeout: s.timeout,
-      },
+      ...service(s),
       transport_api_version: 'V3',
       failure_mode_allow: s.failureModeAllow,
       ...(s.statusOnError !== undefined ? { status_on_error: { code: s.statusOnError } } : {}),
