@@ -5,6 +5,7 @@
 import { glooFields, type Support } from '../../compiler/kinds/gloo.js';
 import { KINDS, REFUSED_KINDS } from '../../compiler/kinds/index.js';
 import { renderCorpus } from './auth-config-corpus.js';
+import { renderRoutingCorpus } from './routing-corpus.js';
 
 const STATUS: Record<Support, string> = { supported: 'supported', different: 'supported, differs', refused: 'refused' };
 
@@ -81,7 +82,7 @@ export function renderCompatibility(): string {
       `Refused as a whole: ${k.refused.reason}.${k.refused.instead ? ` Instead: ${k.refused.instead}.` : ''}\n`,
     );
   }
-  parts.push(renderCorpus());
+  parts.push(renderRoutingCorpus(), renderCorpus());
   return parts.join('\n');
 }
 
