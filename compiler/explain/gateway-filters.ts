@@ -80,9 +80,15 @@ export function evaluateGatewayFilter(
       ),
     };
   }
-  const services = ((filter.services as string[] | undefined) ?? []).join(', ');
+  // A route to an Upstream with its own transcoder (serviceSpec) carries that config, over the Gateway's.
+  const per = perFilterConfig(TRANSCODER, levels);
+  const services = (((per?.config ?? filter).services as string[] | undefined) ?? []).join(', ');
   return {
-    step: step('grpc_json_transcoder', `JSON requests that match an HTTP rule of ${services} become gRPC calls`),
+    step: step(
+      'grpc_json_transcoder',
+      `JSON requests that match an HTTP rule of ${services} become gRPC calls`,
+      per ? [`the settings of the ${per.level} (its Upstream's serviceSpec.grpcJsonTranscoder)`] : [],
+    ),
     assumption: {
       text: `the request is not one of ${services}'s HTTP rules (explain does not read the descriptor set); if it is, it goes upstream as a gRPC call`,
       otherwise: [],

@@ -6,7 +6,7 @@
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
 import type { ExtProcRouteIR } from './ext-proc.js';
-import type { BufferPerRouteIR } from './listener-options.js';
+import type { BufferPerRouteIR, GrpcJsonTranscoderIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
 export type { RouteExtrasIR, VirtualHostExtrasIR };
 import type { HcmMoreIR, HttpListenerOptionsIR, ListenerFieldsIR, TokenBucketIR } from './listener-options.js';
@@ -47,6 +47,8 @@ export interface UpstreamIR {
   failover?: FailoverIR;
   /** Gloo's httpProxyHostname: the target are HTTP CONNECT proxies, asked for a tunnel to `hostname`. */
   tunnel?: { hostname: string; headers: { key: string; value: string }[] };
+  /** Gloo's serviceSpec.grpcJsonTranscoder: JSON requests routed here are transcoded to gRPC. */
+  grpcJsonTranscoder?: GrpcJsonTranscoderIR;
 }
 
 /** A static host or failover endpoint. */
@@ -253,6 +255,8 @@ export interface DestinationOptionsIR {
 export interface ClusterRefIR {
   cluster: string;
   subset?: Record<string, string>;
+  /** The Upstream's own gRPC-JSON transcoder (serviceSpec.grpcJsonTranscoder). */
+  transcoder?: GrpcJsonTranscoderIR;
 }
 
 /** Envoy answers with a redirect; unset parts keep the request's. */

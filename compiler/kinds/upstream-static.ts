@@ -1,7 +1,8 @@
 /** Gloo's static.proto beyond the hosts' addresses, and the ServiceSpec both static and kube Upstreams carry. */
 import { Type } from '@sinclair/typebox';
 import { glooEnvoy, note, refused } from './gloo.js';
-import { boolean, object } from './schema.js';
+import { grpcJsonTranscoder } from './gateway-http-options.js';
+import { atMostOne, boolean, object } from './schema.js';
 
 const perHostSni = () =>
   refused(
@@ -25,9 +26,23 @@ export const staticUpstreamFields = {
   autoSniRewrite: perHostSni(),
 };
 
-/** Gloo's ServiceSpec: what its function discovery found (REST, gRPC, GraphQL); Sluice has no function routing. */
-export const serviceSpec = () =>
+const functionRouting = () =>
   refused(
     "it describes the functions Gloo's discovery found for Gloo's transformation-based function routing, which Sluice does not have",
     'route to the Upstream with routeAction.single; for gRPC set useHttp2: true; a GraphQL service is a GraphQLApi',
+  );
+
+/** Gloo's ServiceSpec: what its function discovery found (REST, gRPC), or the gRPC-JSON transcoding of the Upstream's requests. */
+export const serviceSpec = () =>
+  object(
+    {
+      grpcJsonTranscoder: note(
+        grpcJsonTranscoder,
+        "Envoy's gRPC-JSON transcoder for the requests routed to this Upstream (a route's per-filter config, over the Gateway's own); the Upstream then speaks HTTP/2, as in Gloo",
+      ),
+      rest: functionRouting(),
+      grpc: functionRouting(),
+    },
+    [],
+    atMostOne('grpcJsonTranscoder', 'rest', 'grpc'),
   );

@@ -195,6 +195,7 @@ const upstreamSpec = object(
           { minItems: 1 },
         ),
         ...staticUpstreamFields,
+        serviceSpec: serviceSpec(),
       },
       ['hosts'],
     ),

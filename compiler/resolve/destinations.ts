@@ -56,15 +56,16 @@ export function destinationCluster(
     }
   }
   if (!upstream) return undefined;
-  if (!dest.subset) return { cluster: upstream.name };
+  const own = upstream.grpcJsonTranscoder ? { transcoder: upstream.grpcJsonTranscoder } : {};
+  if (!dest.subset) return { cluster: upstream.name, ...own };
   const problem = subsetProblem(upstream, dest.subset.values);
   if (problem) {
     diagnostics.push(fieldError('resolve', from.origin, [...at, 'subset', 'values'], problem[0], problem[1]));
     return undefined;
   }
   return Object.keys(dest.subset.values).length > 0
-    ? { cluster: upstream.name, subset: dest.subset.values }
-    : { cluster: upstream.name };
+    ? { cluster: upstream.name, subset: dest.subset.values, ...own }
+    : { cluster: upstream.name, ...own };
 }
 
 /** Why a route's subset cannot select endpoints of `upstream` (Gloo's check: its keys must be those of one of the upstream's subset selectors), and what to do. */
@@ -106,6 +107,20 @@ export function weightedClusters(
         at,
         'every destination has weight 0, so none would get a request',
         'give the destinations weights (requests are split in proportion to them)',
+      ),
+    );
+    return undefined;
+  }
+  // Envoy runs one transcoder config per route (Gloo keeps one of them silently).
+  const transcoders = new Set(clusters.flatMap((c) => (c.ref?.transcoder ? [JSON.stringify(c.ref.transcoder)] : [])));
+  if (transcoders.size > 1) {
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        owner.origin,
+        at,
+        "the destinations' Upstreams have different serviceSpec.grpcJsonTranscoder settings, and Envoy applies one per route",
+        'give the Upstreams the same transcoder settings, or route to each with its own route',
       ),
     );
     return undefined;

@@ -35,7 +35,7 @@ export function httpListenerOptions(
   if (options.grpcWeb && !options.grpcWeb.disable) out.grpcWeb = true;
   if (options.buffer) out.maxRequestBytes = options.buffer.maxRequestBytes;
   if (options.grpcJsonTranscoder) {
-    const t = transcoder(options.grpcJsonTranscoder, origin, [...path, 'grpcJsonTranscoder'], diagnostics);
+    const t = grpcJsonTranscoder(options.grpcJsonTranscoder, origin, [...path, 'grpcJsonTranscoder'], diagnostics);
     if (t) out.grpcJsonTranscoder = t;
   }
   if (options.router) out.router = { ...options.router };
@@ -92,7 +92,7 @@ function gzip(spec: GzipSpec): GzipIR {
 }
 
 /** Envoy does not start when a listed service is missing from the descriptor set: checked here when the set is inline. */
-function transcoder(
+export function grpcJsonTranscoder(
   spec: GrpcJsonTranscoderSpec,
   origin: Origin,
   path: FieldPath,

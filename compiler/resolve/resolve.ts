@@ -28,6 +28,7 @@ import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js'
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
 import { tunnelProblems, upstreamProtocolProblems } from './upstream-protocol-checks.js';
+import { upstreamTranscoderProblems } from './upstream-transcoder.js';
 import { failoverProblems } from './upstream-failover.js';
 import { resolveTlsSecrets } from './tls.js';
 import { resolveRateLimitService } from './rate-limit-service.js';
@@ -84,7 +85,12 @@ export function resolve(
   // No silent widening: where Envoy reaches a Service by its DNS name, an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
   diagnostics.push(...ringSizeProblems(index));
-  diagnostics.push(...upstreamProtocolProblems(index), ...tunnelProblems(index), ...failoverProblems(index));
+  diagnostics.push(
+    ...upstreamProtocolProblems(index),
+    ...tunnelProblems(index),
+    ...failoverProblems(index),
+    ...upstreamTranscoderProblems(index),
+  );
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
   const kinds = [
     'Upstream',

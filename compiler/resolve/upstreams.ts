@@ -12,6 +12,7 @@
  */
 import { isIP } from 'node:net';
 import type { Origin } from '../diagnostics.js';
+import { upstreamTranscoder } from './upstream-transcoder.js';
 import type { Resource } from '../validate/validate.js';
 import type { ServiceSpec } from '../kinds/kubernetes.js';
 import type { UpstreamSpec } from '../kinds/upstream.js';
@@ -168,8 +169,12 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
   const spec = r.spec as UpstreamSpec;
   const origin: Origin = r.origin;
   const policy = upstreamPolicy(spec);
+  // Its problems are reported by upstreamTranscoderProblems, once per Upstream.
+  const transcoder = upstreamTranscoder(r, []);
   const transport = {
-    ...(spec.useHttp2 ? { http2: true } : {}),
+    // gRPC behind the transcoder needs HTTP/2: Gloo sets it on such an Upstream.
+    ...(spec.useHttp2 || transcoder ? { http2: true } : {}),
+    ...(transcoder ? { grpcJsonTranscoder: transcoder } : {}),
     ...(spec.sslConfig ? { tls: upstreamTls(spec.sslConfig, r) } : staticTls(spec)),
     ...(policy ? { policy } : {}),
     ...(spec.httpProxyHostname

@@ -15,6 +15,7 @@ import { jwtConcern } from './filters/jwt.js';
 import { localRateLimitConcern } from './filters/local-ratelimit.js';
 import { idleRateLimitConcerns, rateLimitConcerns } from './filters/ratelimit.js';
 import { rbacConcern } from './filters/rbac.js';
+import { upstreamTranscoderConcerns } from './filters/upstream-transcoder.js';
 
 export const CONCERNS: readonly HttpFilterConcern[] = [
   faultConcern,
@@ -33,6 +34,7 @@ export const CONCERNS: readonly HttpFilterConcern[] = [
 
 /**
  * The concerns of a model: its customAuth servers' filters (./filters/custom-auth.ts) right after sluice-extauth's,
+ * then the gRPC-JSON transcoder of routes to Upstreams with one (./filters/upstream-transcoder.ts),
  * and its global rate limit filters (./filters/ratelimit.ts): those before authentication after local_ratelimit,
  * the others after every authentication filter, as Gloo stages them.
  */
@@ -40,7 +42,7 @@ export function concernsFor(
   virtualHosts: readonly VirtualHostIR[],
   rateLimitServer?: RateLimitServerIR,
 ): readonly HttpFilterConcern[] {
-  const custom = customAuthConcerns(virtualHosts);
+  const custom = [...customAuthConcerns(virtualHosts), ...upstreamTranscoderConcerns(virtualHosts)];
   const limits = rateLimitConcerns(virtualHosts, rateLimitServer);
   if (!custom.length && !limits.early.length && !limits.regular.length) return CONCERNS;
   return inChainOrder(custom, limits);

@@ -20,7 +20,7 @@ test('every example holds Gloo resources only, each named, and ids are unique', 
     expect(documents.length).toBeGreaterThan(0);
     for (const d of documents) {
       expect(d.value.apiVersion).toMatch(GLOO_API);
-      expect(d.value.metadata?.name).toBeTruthy();
+      expect((d.value.metadata as { name?: string } | undefined)?.name).toBeTruthy();
     }
   }
 });
