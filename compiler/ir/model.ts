@@ -138,6 +138,15 @@ export interface UpstreamPolicyIR {
   /** Gloo's (Envoy's) OutlierDetection fields that are set, by name. */
   outlierDetection?: Record<string, number | string | boolean>;
   healthChecks?: HealthCheckIR[];
+  /** Envoy Cluster fields Gloo's Upstream sets as they are (DNS refresh, host removal, preconnecting). */
+  cluster?: ClusterFieldsIR;
+}
+
+export interface ClusterFieldsIR {
+  ignoreHealthOnHostRemoval?: boolean;
+  respectDnsTtl?: boolean;
+  dnsRefreshRate?: string;
+  preconnect?: { perUpstream?: number; predictive?: number };
 }
 
 export interface HealthCheckIR {
@@ -148,15 +157,27 @@ export interface HealthCheckIR {
   noTrafficInterval?: string;
   /** Gloo's other HealthCheck fields that are set (jitter, edge intervals, reuseConnection, the event log), by name. */
   more?: Record<string, number | string | boolean>;
+  /** ALPN of the check's own TLS handshake (Envoy's tls_options). */
+  alpnProtocols?: string[];
   check:
     | ({ kind: 'http'; path: string; host?: string } & HttpCheckMoreIR)
     | { kind: 'tcp'; send?: string; receive?: string[] }
-    | { kind: 'grpc'; serviceName?: string; authority?: string };
+    | { kind: 'grpc'; serviceName?: string; authority?: string; metadata?: HeaderToAddIR[] };
+}
+
+export interface HeaderToAddIR {
+  key: string;
+  value: string;
+  append: boolean;
 }
 
 /** An HTTP health check's request headers, protocol and healthy statuses ([start, end)). */
 export interface HttpCheckMoreIR {
-  headersToAdd?: { key: string; value: string; append: boolean }[];
+  headersToAdd?: HeaderToAddIR[];
+  /** Healthy only when the answer's x-envoy-upstream-healthchecked-cluster starts with it. */
+  serviceName?: string;
+  /** Unset: GET. */
+  method?: string;
   headersToRemove?: string[];
   http2?: boolean;
   expectedStatuses?: { start: number; end: number }[];

@@ -27,6 +27,7 @@ import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog }
 import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
+import { upstreamClusterProblems } from './upstream-cluster-checks.js';
 import { tunnelProblems, upstreamProtocolProblems } from './upstream-protocol-checks.js';
 import { failoverProblems } from './upstream-failover.js';
 import { resolveTlsSecrets } from './tls.js';
@@ -113,6 +114,7 @@ export function resolve(
     : memo.catalog!;
   memo.catalog = catalog;
   memo.sliced = sliced;
+  diagnostics.push(...upstreamClusterProblems(catalog.explicit));
   checkUpstreamGroups(index, new Lookups(index, catalog), options, diagnostics);
 
   /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */
