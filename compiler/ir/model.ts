@@ -16,6 +16,8 @@ import type { AuthConfigIR } from './extauth.js';
 import type { RateLimitServiceIR, RateLimitsIR } from './ratelimit.js';
 import type { AccessLogIR } from './access-log.js';
 import type { TcpProxyOptionsIR } from './tcp-options.js';
+import type { TlsFilesIR, TlsParametersIR, TlsVersion, UpstreamTlsIR } from './tls.js';
+export type { TlsFilesIR, TlsParametersIR, TlsVersion, UpstreamTlsIR };
 
 export interface NamespacedName {
   name: string;
@@ -183,16 +185,6 @@ export interface HttpCheckMoreIR {
   expectedStatuses?: { start: number; end: number }[];
 }
 
-/** Gloo's SslParameters.ProtocolVersion names. */
-export type TlsVersion = 'TLS_AUTO' | 'TLSv1_0' | 'TLSv1_1' | 'TLSv1_2' | 'TLSv1_3';
-
-export interface TlsParametersIR {
-  minimumProtocolVersion?: TlsVersion;
-  maximumProtocolVersion?: TlsVersion;
-  cipherSuites?: string[];
-  ecdhCurves?: string[];
-}
-
 /** A Secret's TLS material, served by name over SDS (inlined in a static bootstrap). */
 export interface TlsSecretIR {
   /** `<namespace>/<name>` of the Secret: the SDS name of its certificate and key. */
@@ -226,29 +218,6 @@ export interface DownstreamTlsIR {
   /** Where the sslConfig is, for diagnostics. */
   origin: Origin;
   path: ReadonlyArray<string | number>;
-}
-
-/** Gloo's sslFiles: files the proxy reads. */
-export interface TlsFilesIR {
-  certChain?: string;
-  privateKey?: string;
-  rootCa?: string;
-  ocspStaple?: string;
-}
-
-export interface UpstreamTlsIR {
-  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None (and no files): TLS without verification, as Gloo. */
-  secret?: string;
-  /** sslFiles: paths on the proxy, instead of a Secret. */
-  files?: TlsFilesIR;
-  sni?: string;
-  parameters: TlsParametersIR;
-  alpnProtocols: string[];
-  /** The peer's certificate must carry one of these subject alternative names (any type); needs the Secret's ca.crt. */
-  verifySubjectAltNames: string[];
-  /** true: no client certificate even when the Secret has one. */
-  oneWayTls: boolean;
-  allowRenegotiation?: boolean;
 }
 
 export type RouteActionIR =
