@@ -1,4 +1,6 @@
 /** A Gateway's access logs: where each goes and which requests it keeps. */
+import type { FieldPath } from '../diagnostics.js';
+import type { UpstreamTlsIR } from './tls.js';
 
 export interface AccessLogIR {
   sink: FileSinkIR | GrpcSinkIR | OpenTelemetrySinkIR;
@@ -32,8 +34,10 @@ export interface OpenTelemetrySinkIR {
   cluster: string;
   host: string;
   port: number;
-  /** false: plain HTTP/2 (insecure); true: TLS, SNI the host, no certificate check. */
-  tls: boolean;
+  /** Absent: plain HTTP/2 (insecure). Without sslConfig: TLS, SNI the host, no certificate check. */
+  tls?: UpstreamTlsIR;
+  /** Where the Gateway's collector sslConfig is, when it gave the TLS (its Secret is checked and served as an Upstream's). */
+  sslConfigAt?: FieldPath;
   authority?: string;
   headers: { key: string; value: string }[];
   /** Proto3 JSON duration. */

@@ -117,6 +117,15 @@ export interface TracingIR {
     | { tag: string; kind: 'header'; name: string }
     | { tag: string; kind: 'literal'; value: string }
     | { tag: string; kind: 'environment'; name: string; defaultValue?: string }
+    | {
+        tag: string;
+        kind: 'metadata';
+        /** The request's dynamic metadata, or the chosen host's. */
+        of: 'request' | 'host';
+        namespace: string;
+        path: string[];
+        defaultValue?: string;
+      }
   )[];
   provider?:
     | { kind: 'opentelemetry'; cluster: string; serviceName?: string; authority?: string }
@@ -127,6 +136,14 @@ export interface TracingIR {
         version: 'HTTP_JSON' | 'HTTP_PROTO';
         traceId128bit?: boolean;
         sharedSpanContext?: boolean;
+      }
+    | {
+        kind: 'datadog';
+        cluster: string;
+        serviceName: string;
+        hostname?: string;
+        /** Remote configuration from the agent; false: off. */
+        remoteConfig: false | { pollingInterval?: string };
       };
 }
 

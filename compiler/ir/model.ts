@@ -16,6 +16,8 @@ import type { AuthConfigIR } from './extauth.js';
 import type { RateLimitServiceIR, RateLimitsIR } from './ratelimit.js';
 import type { AccessLogIR } from './access-log.js';
 import type { TcpProxyOptionsIR } from './tcp-options.js';
+import type { TlsFilesIR, TlsParametersIR, TlsVersion, UpstreamTlsIR } from './tls.js';
+export type { TlsFilesIR, TlsParametersIR, TlsVersion, UpstreamTlsIR };
 
 export interface NamespacedName {
   name: string;
@@ -140,6 +142,15 @@ export interface UpstreamPolicyIR {
   /** Gloo's (Envoy's) OutlierDetection fields that are set, by name. */
   outlierDetection?: Record<string, number | string | boolean>;
   healthChecks?: HealthCheckIR[];
+  /** Envoy Cluster fields Gloo's Upstream sets as they are (DNS refresh, host removal, preconnecting). */
+  cluster?: ClusterFieldsIR;
+}
+
+export interface ClusterFieldsIR {
+  ignoreHealthOnHostRemoval?: boolean;
+  respectDnsTtl?: boolean;
+  dnsRefreshRate?: string;
+  preconnect?: { perUpstream?: number; predictive?: number };
 }
 
 export interface HealthCheckIR {
@@ -150,28 +161,30 @@ export interface HealthCheckIR {
   noTrafficInterval?: string;
   /** Gloo's other HealthCheck fields that are set (jitter, edge intervals, reuseConnection, the event log), by name. */
   more?: Record<string, number | string | boolean>;
+  /** ALPN of the check's own TLS handshake (Envoy's tls_options). */
+  alpnProtocols?: string[];
   check:
     | ({ kind: 'http'; path: string; host?: string } & HttpCheckMoreIR)
     | { kind: 'tcp'; send?: string; receive?: string[] }
-    | { kind: 'grpc'; serviceName?: string; authority?: string };
+    | { kind: 'grpc'; serviceName?: string; authority?: string; metadata?: HeaderToAddIR[] };
+}
+
+export interface HeaderToAddIR {
+  key: string;
+  value: string;
+  append: boolean;
 }
 
 /** An HTTP health check's request headers, protocol and healthy statuses ([start, end)). */
 export interface HttpCheckMoreIR {
-  headersToAdd?: { key: string; value: string; append: boolean }[];
+  headersToAdd?: HeaderToAddIR[];
+  /** Healthy only when the answer's x-envoy-upstream-healthchecked-cluster starts with it. */
+  serviceName?: string;
+  /** Unset: GET. */
+  method?: string;
   headersToRemove?: string[];
   http2?: boolean;
   expectedStatuses?: { start: number; end: number }[];
-}
-
-/** Gloo's SslParameters.ProtocolVersion names. */
-export type TlsVersion = 'TLS_AUTO' | 'TLSv1_0' | 'TLSv1_1' | 'TLSv1_2' | 'TLSv1_3';
-
-export interface TlsParametersIR {
-  minimumProtocolVersion?: TlsVersion;
-  maximumProtocolVersion?: TlsVersion;
-  cipherSuites?: string[];
-  ecdhCurves?: string[];
 }
 
 /** A Secret's TLS material, served by name over SDS (inlined in a static bootstrap). */
@@ -207,29 +220,6 @@ export interface DownstreamTlsIR {
   /** Where the sslConfig is, for diagnostics. */
   origin: Origin;
   path: ReadonlyArray<string | number>;
-}
-
-/** Gloo's sslFiles: files the proxy reads. */
-export interface TlsFilesIR {
-  certChain?: string;
-  privateKey?: string;
-  rootCa?: string;
-  ocspStaple?: string;
-}
-
-export interface UpstreamTlsIR {
-  /** TlsSecretIR name: its certificate is the client certificate, its ca.crt verifies the upstream. None (and no files): TLS without verification, as Gloo. */
-  secret?: string;
-  /** sslFiles: paths on the proxy, instead of a Secret. */
-  files?: TlsFilesIR;
-  sni?: string;
-  parameters: TlsParametersIR;
-  alpnProtocols: string[];
-  /** The peer's certificate must carry one of these subject alternative names (any type); needs the Secret's ca.crt. */
-  verifySubjectAltNames: string[];
-  /** true: no client certificate even when the Secret has one. */
-  oneWayTls: boolean;
-  allowRenegotiation?: boolean;
 }
 
 export type RouteActionIR =

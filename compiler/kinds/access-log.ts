@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
+import { upstreamSslConfig } from './tls.js';
 import {
   atMostOne,
   boolean,
@@ -64,9 +65,9 @@ const collector = object(
       boolean,
       'true: plain HTTP/2; unset: TLS, SNI the host, without a certificate check (as Gloo; a warning)',
     ),
-    sslConfig: refused(
-      "TLS settings of the collector's own are not implemented: the TLS Sluice makes checks no certificate, as Gloo's without sslConfig",
-      'leave sslConfig out, or run the collector next to the proxy with insecure: true',
+    sslConfig: note(
+      upstreamSslConfig,
+      "the collector's TLS, as an Upstream's sslConfig (a Secret's ca.crt verifies the collector, its certificate is the client's); it replaces the default TLS, so SNI is its sni (unset: none); not with insecure",
     ),
     timeout: note(duration, "the connect timeout and each export call's timeout"),
   },

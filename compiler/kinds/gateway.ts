@@ -47,7 +47,7 @@ const httpConnectionManagerSettings = object(
     maxStreamDuration: duration(),
     ...hcmMoreSettings,
     earlyHeaderManipulation: notYet(),
-    tracing: note(listenerTracing, "Envoy's tracing with an OpenTelemetry or Zipkin provider at an Upstream"),
+    tracing: note(listenerTracing, "Envoy's tracing with an OpenTelemetry, Zipkin or Datadog provider at an Upstream"),
     headersWithUnderscoresAction: refused(
       'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
     ),

@@ -5,8 +5,8 @@
  * payloads. Each is Envoy's field of the same name.
  */
 import { Type } from '@sinclair/typebox';
-import { note } from './gloo.js';
-import { boolean, nonNegativeDuration, object, positiveDuration, singleLine, string } from './schema.js';
+import { differs, note, refused } from './gloo.js';
+import { boolean, nonNegativeDuration, object, positiveDuration, protoEnum, singleLine, string } from './schema.js';
 
 export const healthCheckTimingFields = {
   initialJitter: nonNegativeDuration,
@@ -31,7 +31,29 @@ const headerValueOption = object(
   ['header'],
 );
 
+/** Gloo's RequestMethod (its copy of Envoy's), in the order of their numbers. */
+export const HEALTH_CHECK_METHODS = [
+  'METHOD_UNSPECIFIED',
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+] as const;
+
 export const httpHealthCheckFields = {
+  serviceName: note(
+    singleLine,
+    "healthy only when the answer's x-envoy-upstream-healthchecked-cluster header starts with it (Envoy's service_name_matcher as a prefix, as Gloo writes it)",
+  ),
+  method: note(
+    protoEnum(HEALTH_CHECK_METHODS),
+    "the check request's method (unset or METHOD_UNSPECIFIED: GET; CONNECT is an error, as in Gloo); no body is sent",
+  ),
   requestHeadersToAdd: Type.Array(headerValueOption, { maxItems: 1000 }),
   requestHeadersToRemove: Type.Array(singleLine),
   useHttp2: note(boolean, 'true: the check speaks HTTP/2'),
@@ -46,6 +68,29 @@ export const httpHealthCheckFields = {
       ),
     ),
     'the statuses that count as healthy, [start, end); unset: 200 only',
+  ),
+};
+
+export const grpcHealthCheck = object({
+  serviceName: note(singleLine, 'the service asked about in grpc.health.v1.Health/Check; unset: the whole server'),
+  authority: note(singleLine, ':authority of the check; unset: the cluster name'),
+  initialMetadata: note(
+    Type.Array(headerValueOption, { maxItems: 1000 }),
+    'metadata (headers) sent with each check; unset or true append: appended',
+  ),
+});
+
+/** Fields of Envoy's HealthCheck that Gloo's (its copy of Envoy's v2 proto) does not have. */
+export const healthCheckTransportFields = {
+  altPort: refused(
+    "Envoy does not implement alt_port (its proto hides the field as not implemented), and Gloo's HealthCheck comments it out",
+    "check on the host's own port, or give failover endpoints healthCheckConfig.portValue",
+  ),
+  tlsOptions: differs(
+    object({
+      alpnProtocols: note(Type.Array(singleLine, { minItems: 1 }), "ALPN offered by the check's TLS handshake"),
+    }),
+    "Envoy's tls_options, beyond Gloo's HealthCheck: the check's TLS offers these ALPN protocols instead of the Upstream's (needs TLS to the upstream)",
   ),
 };
 

@@ -1,12 +1,22 @@
 /**
  * Gloo's ListenerTracingSettings (tracing.proto): Envoy's tracing on a
- * Gateway's connection manager, with an OpenTelemetry (OTLP over gRPC) or
- * Zipkin provider whose collector is an Upstream. resolve finds the Upstream.
+ * Gateway's connection manager, with an OpenTelemetry (OTLP over gRPC),
+ * Zipkin or Datadog provider whose collector is an Upstream. resolve finds the Upstream.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { note, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
-import { atMostOne, boolean, exactlyOne, object, oneOfValues, percentage, singleLine } from './schema.js';
+import {
+  atMostOne,
+  boolean,
+  exactlyOne,
+  object,
+  oneOfValues,
+  percentage,
+  positiveDuration,
+  protoEnum,
+  singleLine,
+} from './schema.js';
 
 const NO_FIELD = 'the Envoy API Sluice is checked against has no such field';
 const clusterName = () =>
@@ -37,7 +47,49 @@ const openTelemetryConfig = object(
   exactlyOne('collectorUpstreamRef', 'clusterName'),
 );
 
+const datadogConfig = object(
+  {
+    collectorUpstreamRef: note(resourceRef, 'the Upstream of the Datadog agent (its trace port, 8126 by default)'),
+    clusterName: clusterName(),
+    serviceName: note(singleLine, 'required (Envoy refuses an empty one): the service of the spans'),
+    collectorHostname: note(singleLine, 'the Host of the requests to the agent; unset: the cluster name'),
+    remoteConfig: note(
+      object({
+        pollingInterval: note(positiveDuration, "how often the agent is asked for sampling rules; unset: Envoy's 5s"),
+        disabled: note(boolean, 'true: Envoy does not ask the agent for its configuration'),
+      }),
+      "Datadog's remote configuration; unset: on, as Gloo keeps it (Envoy's default before 1.31)",
+    ),
+  },
+  ['serviceName'],
+  exactlyOne('collectorUpstreamRef', 'clusterName'),
+);
+
 const tag = singleLine;
+
+// Gloo's TracingTagMetadata: a tag from dynamic metadata (REQUEST) or the endpoint's (ENDPOINT).
+const metadataTag = object(
+  {
+    tag,
+    kind: note(
+      protoEnum(['REQUEST', 'ENDPOINT']),
+      "REQUEST (unset): the request's dynamic metadata, which filters write; ENDPOINT: the metadata of the host the request went to",
+    ),
+    value: object(
+      {
+        namespace: note(
+          singleLine,
+          "the metadata's namespace (a filter's name); unset: envoy.filters.http.jwt_authn, where the JWT filter writes the verified payload",
+        ),
+        key: note(singleLine, 'the path in the namespace, e.g. principal.sub for the JWT subject'),
+        nestedFieldDelimiter: note(singleLine, 'splits key into nested fields; unset: "."'),
+      },
+      ['key'],
+    ),
+    defaultValue: note(singleLine, 'the tag when the metadata has no such value; unset: no tag'),
+  },
+  ['tag', 'value'],
+);
 
 export const listenerTracing = object(
   {
@@ -50,10 +102,7 @@ export const listenerTracing = object(
     }),
     zipkinConfig,
     openTelemetryConfig,
-    datadogConfig: refused(
-      'not implemented: Sluice builds OpenTelemetry and Zipkin providers',
-      'use openTelemetryConfig',
-    ),
+    datadogConfig,
     openCensusConfig: refused('OpenCensus is deprecated in Envoy and not implemented', 'use openTelemetryConfig'),
     environmentVariablesForTags: Type.Array(
       object(
@@ -62,7 +111,7 @@ export const listenerTracing = object(
       ),
     ),
     literalsForTags: Type.Array(object({ tag, value: singleLine }, ['tag', 'value'])),
-    metadataForTags: refused('metadata tags are not implemented yet', 'use literalsForTags or requestHeadersForTags'),
+    metadataForTags: note(Type.Array(metadataTag), "Envoy's metadata custom tags"),
     spawnUpstreamSpan: refused(NO_FIELD),
   },
   [],

@@ -1,7 +1,7 @@
 /** Gloo's Upstream (upstream.proto) and UpstreamGroup; the settings below become Envoy Cluster fields. */
 import { Type, type Static } from '@sinclair/typebox';
 import { weightedDestinations } from './destinations.js';
-import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { consul, differs, glooEnvoy, note, REASONS, refused, refuseEach } from './gloo.js';
 import { kind } from './resource.js';
 import {
   atMostOne,
@@ -20,7 +20,14 @@ import {
 import { upstreamSslConfig } from './tls.js';
 import { connectionConfig, tunnelFields, upstreamProtocolFields } from './upstream-connection.js';
 import { failover } from './upstream-failover.js';
-import { healthCheckTimingFields, httpHealthCheckFields, tcpHealthCheck } from './health-check-more.js';
+import {
+  grpcHealthCheck,
+  healthCheckTimingFields,
+  healthCheckTransportFields,
+  httpHealthCheckFields,
+  tcpHealthCheck,
+} from './health-check-more.js';
+import { clusterDiscoveryFields } from './upstream-discovery.js';
 import { serviceSpec, staticHostFields, staticUpstreamFields } from './upstream-static.js';
 
 const lbTypeNote = 'one of roundRobin, leastRequest, random, ringHash, maglev (unset: round robin)';
@@ -122,7 +129,6 @@ const healthCheck = object(
         {
           path: required(Type.String({ pattern: '^/', format: 'single-line' })),
           host: singleLine,
-          serviceName: notYet(),
           ...httpHealthCheckFields,
           responseAssertions: glooEnvoy(),
         },
@@ -131,14 +137,13 @@ const healthCheck = object(
       healthCheckKind,
     ),
     tcpHealthCheck,
-    grpcHealthCheck: object({ serviceName: singleLine, authority: singleLine }),
+    grpcHealthCheck,
     customHealthCheck: refused(
       "a custom health checker is an Envoy extension named by its config (Gloo's redis checker among them), and Sluice builds only Envoy's HTTP, TCP and gRPC checkers",
       'use tcpHealthCheck with send and receive payloads, or an HTTP or gRPC check',
     ),
     ...healthCheckTimingFields,
-    altPort: notYet(),
-    tlsOptions: notYet(),
+    ...healthCheckTransportFields,
   },
   ['timeout', 'interval', 'unhealthyThreshold', 'healthyThreshold'],
   exactlyOne('httpHealthCheck', 'tcpHealthCheck', 'grpcHealthCheck'),
@@ -218,7 +223,7 @@ const upstreamSpec = object(
     failover,
     ...upstreamProtocolFields,
     ...tunnelFields,
-    ...refuseEach(['ignoreHealthOnHostRemoval', 'respectDnsTtl', 'dnsRefreshRate', 'preconnectPolicy'], notYet),
+    ...clusterDiscoveryFields,
     disableIstioAutoMtls: refused('Sluice has no Istio integration'),
   },
   [],

@@ -9,7 +9,9 @@ import type { AccessLogFilterIR, AccessLogIR, HeaderMatchIR, OpenTelemetrySinkIR
 import type { AccessLogFilterSpec, AccessLogSpec, ComparisonSpec, HeaderMatcherSpec } from '../kinds/access-log.js';
 import type { Resource } from '../validate/validate.js';
 import type { FindCluster } from './gateway-tls.js';
+import type { UpstreamTlsIR } from '../ir/model.js';
 import { re2Problem } from './matchers.js';
+import { upstreamTls } from './tls.js';
 import { anyValue, keyValueList, type ValueProblem } from './otel-values.js';
 
 /** Gloo names an Upstream's cluster `<name>_<namespace>`; Kubernetes names have no `_`, so the split is unambiguous. */
@@ -150,8 +152,18 @@ function openTelemetrySink(
   for (const p of problems)
     error(p.path, p.message, 'write OpenTelemetry\'s proto3 JSON, e.g. {stringValue: "%REQ(:PATH)%"}');
   if (problems.length > 0) return undefined;
-  const tls = c.insecure !== true;
-  if (tls)
+  const sslConfigAt = [...path, 'openTelemetryService', 'collector', 'sslConfig'];
+  if (c.insecure && c.sslConfig) {
+    error(
+      ['openTelemetryService', 'collector', 'sslConfig'],
+      'insecure: true speaks plain HTTP/2 to the collector, so sslConfig would not be used (Gloo ignores it)',
+      'remove insecure to use sslConfig, or remove sslConfig',
+    );
+    return undefined;
+  }
+  // sslConfig replaces the default TLS whole, as in Gloo; its checks are an Upstream's (tls.ts).
+  const tls = c.insecure ? undefined : c.sslConfig ? upstreamTls(c.sslConfig, resource) : defaultTls(address.host);
+  if (tls && !c.sslConfig)
     diagnostics.push(
       asWarning(
         fieldError(
@@ -169,7 +181,8 @@ function openTelemetrySink(
     cluster: `otel_logs_${gateway}_${index}`,
     host: address.host,
     port: address.port,
-    tls,
+    ...(tls ? { tls } : {}),
+    ...(c.sslConfig && tls ? { sslConfigAt } : {}),
     ...(c.authority !== undefined ? { authority: c.authority } : {}),
     headers: Object.entries(c.headers ?? {}).map(([key, value]) => ({ key: key.toLowerCase(), value })),
     ...(c.timeout !== undefined ? { timeout: c.timeout } : {}),
@@ -177,6 +190,17 @@ function openTelemetrySink(
     ...(o.disableBuiltinLabels !== undefined ? { disableBuiltinLabels: o.disableBuiltinLabels } : {}),
     ...(body ? { body } : {}),
     ...(attributes ? { attributes } : {}),
+  };
+}
+
+/** Gloo's TLS to a collector without sslConfig: SNI the host when it is a name, no certificate check. */
+function defaultTls(host: string): UpstreamTlsIR {
+  return {
+    ...(isIP(host) === 0 ? { sni: host } : {}),
+    parameters: {},
+    alpnProtocols: [],
+    verifySubjectAltNames: [],
+    oneWayTls: false,
   };
 }
 

@@ -240,6 +240,7 @@ function httpChainSettings(
     resource,
     [...hcmPath, 'tracing'],
     findCluster,
+    diagnostics,
   );
   const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics, (p, ref) =>
     findCluster(resource, p, ref, true),

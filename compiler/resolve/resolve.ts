@@ -27,6 +27,7 @@ import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog }
 import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
+import { upstreamClusterProblems } from './upstream-cluster-checks.js';
 import { tunnelProblems, upstreamProtocolProblems } from './upstream-protocol-checks.js';
 import { upstreamTranscoderProblems } from './upstream-transcoder.js';
 import { failoverProblems } from './upstream-failover.js';
@@ -119,6 +120,7 @@ export function resolve(
     : memo.catalog!;
   memo.catalog = catalog;
   memo.sliced = sliced;
+  diagnostics.push(...upstreamClusterProblems(catalog.explicit));
   checkUpstreamGroups(index, new Lookups(index, catalog), options, diagnostics);
 
   /** The memoized result of `compute` for `resource`, computed again only when a lookup it made answers differently. */

@@ -30,6 +30,7 @@ import type {
 } from '../ir/model.js';
 import type { SslConfigSpec, SslParametersSpec, UpstreamSslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
+import { clientTlsUses } from './client-tls.js';
 import { refOf, type ResourceIndex } from './index.js';
 
 /** What an HTTPS listener offers when the sslConfig names no ALPN protocols: HTTP/2 and HTTP/1.1, as Gloo. */
@@ -231,18 +232,11 @@ export function resolveTlsSecrets(
         );
     for (const h of gw.tcpHosts) if (h.tls) serve(h.tls, []);
   }
-  for (const u of upstreams) {
-    if (!u.tls) continue;
-    const base = ['spec', 'sslConfig'];
-    checkParameters(u.tls.parameters, u.origin, [...base, 'parameters'], diagnostics);
-    if (u.tls.secret)
-      uses.push({
-        origin: u.origin,
-        path: [...base, 'secretRef'],
-        secret: u.tls.secret,
-        needsCertificate: false,
-        domains: [],
-      });
+  const clients = clientTlsUses(upstreams, gateways);
+  for (const { tls, origin, path } of clients) {
+    checkParameters(tls.parameters, origin, [...path, 'parameters'], diagnostics);
+    if (tls.secret)
+      uses.push({ origin, path: [...path, 'secretRef'], secret: tls.secret, needsCertificate: false, domains: [] });
   }
   const out = new Map<string, TlsSecretIR>();
   const reported = new Set<string>();
@@ -314,17 +308,16 @@ export function resolveTlsSecrets(
         ),
       );
   }
-  for (const u of upstreams) {
+  for (const { tls, origin, path, peer } of clients) {
     // A Secret in error is reported already; one with ca.crt verifies the upstream.
-    if (!u.tls || u.tls.files?.rootCa || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca)))
-      continue;
-    if (u.tls.verifySubjectAltNames.length > 0)
+    if (tls.files?.rootCa || (tls.secret && (!out.has(tls.secret) || out.get(tls.secret)!.ca))) continue;
+    if (tls.verifySubjectAltNames.length > 0)
       diagnostics.push(
         fieldError(
           'resolve',
-          u.origin,
-          ['spec', 'sslConfig', 'verifySubjectAltName'],
-          `upstream ${u.namespace}/${u.name}'s certificate is not verified (no ca.crt), so its names cannot be`,
+          origin,
+          [...path, 'verifySubjectAltName'],
+          `${peer}'s certificate is not verified (no ca.crt), so its names cannot be`,
           sanHint,
         ),
       );
@@ -333,9 +326,9 @@ export function resolveTlsSecrets(
         asWarning(
           fieldError(
             'resolve',
-            u.origin,
-            ['spec', 'sslConfig'],
-            `Envoy will not verify the certificate of upstream ${u.namespace}/${u.name} (no ca.crt), as Gloo: anyone on the path can pose as it`,
+            origin,
+            path,
+            `Envoy will not verify the certificate of ${peer} (no ca.crt), as Gloo: anyone on the path can pose as it`,
             "reference a Secret whose ca.crt holds the CA that signed the upstream's certificate in sslConfig.secretRef",
           ),
         ),

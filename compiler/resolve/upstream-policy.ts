@@ -4,7 +4,7 @@
  * The schema has checked every value's form and bounds, so this only
  * gathers what is set (unset fields keep Envoy's defaults).
  */
-import type { HealthCheckIR, UpstreamPolicyIR } from '../ir/model.js';
+import type { ClusterFieldsIR, HeaderToAddIR, HealthCheckIR, UpstreamPolicyIR } from '../ir/model.js';
 import type { UpstreamSpec } from '../kinds/upstream.js';
 
 type LoadBalancer = NonNullable<UpstreamPolicyIR['loadBalancer']>;
@@ -23,6 +23,10 @@ export type UpstreamPolicySpec = Pick<
   | 'maxConcurrentStreams'
   | 'overrideStreamErrorOnInvalidHttpMessage'
   | 'proxyProtocolVersion'
+  | 'ignoreHealthOnHostRemoval'
+  | 'respectDnsTtl'
+  | 'dnsRefreshRate'
+  | 'preconnectPolicy'
 >;
 
 /** The HTTP/2 settings that are set (resolve's checks refuse them without useHttp2). */
@@ -77,29 +81,36 @@ const HEALTH_CHECK_MORE = [
   'alwaysLogHealthCheckFailures',
 ] as const;
 
+type HeaderOptions = { header: { key: string; value: string }; append?: boolean }[];
+
+/** Gloo's HeaderValueOption list: appended unless append is false. */
+const headersToAdd = (options: HeaderOptions): HeaderToAddIR[] =>
+  options.map((o) => ({ key: o.header.key, value: o.header.value, append: o.append ?? true }));
+
 function healthCheck(h: NonNullable<UpstreamPolicySpec['healthChecks']>[number]): HealthCheckIR {
   const http = h.httpHealthCheck;
+  const grpc = h.grpcHealthCheck;
   const tcp = h.tcpHealthCheck;
   const check: HealthCheckIR['check'] = http
     ? {
         kind: 'http',
         path: http.path,
         ...(http.host !== undefined ? { host: http.host } : {}),
-        ...(http.requestHeadersToAdd?.length
-          ? {
-              headersToAdd: http.requestHeadersToAdd.map((o) => ({
-                key: o.header.key,
-                value: o.header.value,
-                append: o.append ?? true,
-              })),
-            }
-          : {}),
+        ...(http.requestHeadersToAdd?.length ? { headersToAdd: headersToAdd(http.requestHeadersToAdd) } : {}),
         ...(http.requestHeadersToRemove?.length ? { headersToRemove: http.requestHeadersToRemove } : {}),
         ...(http.useHttp2 ? { http2: true } : {}),
         ...(http.expectedStatuses?.length ? { expectedStatuses: http.expectedStatuses } : {}),
+        ...(http.serviceName !== undefined ? { serviceName: http.serviceName } : {}),
+        // METHOD_UNSPECIFIED is Envoy's GET, as unset.
+        ...(http.method !== undefined && http.method !== 'METHOD_UNSPECIFIED' ? { method: http.method } : {}),
       }
-    : h.grpcHealthCheck
-      ? { kind: 'grpc', ...h.grpcHealthCheck }
+    : grpc
+      ? {
+          kind: 'grpc',
+          ...(grpc.serviceName !== undefined ? { serviceName: grpc.serviceName } : {}),
+          ...(grpc.authority !== undefined ? { authority: grpc.authority } : {}),
+          ...(grpc.initialMetadata?.length ? { metadata: headersToAdd(grpc.initialMetadata) } : {}),
+        }
       : {
           kind: 'tcp',
           ...(tcp?.send ? { send: tcp.send.text } : {}),
@@ -113,8 +124,27 @@ function healthCheck(h: NonNullable<UpstreamPolicySpec['healthChecks']>[number])
     healthyThreshold: h.healthyThreshold,
     ...(h.noTrafficInterval !== undefined ? { noTrafficInterval: h.noTrafficInterval } : {}),
     ...(Object.keys(more).length > 0 ? { more } : {}),
+    ...(h.tlsOptions ? { alpnProtocols: h.tlsOptions.alpnProtocols } : {}),
     check,
   };
+}
+
+/** Cluster fields Gloo passes to Envoy as they are. */
+function clusterFields(spec: UpstreamPolicySpec): { cluster?: ClusterFieldsIR } {
+  const p = spec.preconnectPolicy;
+  const preconnect = p && {
+    ...(p.perUpstreamPreconnectRatio !== undefined ? { perUpstream: p.perUpstreamPreconnectRatio } : {}),
+    ...(p.predictivePreconnectRatio !== undefined ? { predictive: p.predictivePreconnectRatio } : {}),
+  };
+  const cluster: ClusterFieldsIR = {
+    ...(spec.ignoreHealthOnHostRemoval !== undefined
+      ? { ignoreHealthOnHostRemoval: spec.ignoreHealthOnHostRemoval }
+      : {}),
+    ...(spec.respectDnsTtl !== undefined ? { respectDnsTtl: spec.respectDnsTtl } : {}),
+    ...(spec.dnsRefreshRate !== undefined ? { dnsRefreshRate: spec.dnsRefreshRate } : {}),
+    ...(preconnect ? { preconnect } : {}),
+  };
+  return Object.keys(cluster).length > 0 ? { cluster } : {};
 }
 
 /** The settings as IR; undefined when the Upstream sets none. */
@@ -132,6 +162,7 @@ export function upstreamPolicy(spec: UpstreamPolicySpec): UpstreamPolicyIR | und
     ...(spec.protocolSelection === 'USE_DOWNSTREAM_PROTOCOL' ? { downstreamProtocol: true } : {}),
     ...(http2 ? { http2 } : {}),
     ...(spec.proxyProtocolVersion ? { proxyProtocolVersion: spec.proxyProtocolVersion } : {}),
+    ...clusterFields(spec),
   };
   return Object.keys(policy).length > 0 ? policy : undefined;
 }

@@ -29,6 +29,8 @@ export interface UpstreamCatalog {
   servicePort(ref: NamespacedName, port: number): { upstream?: UpstreamIR; knownPorts?: number[] };
   /** The Service ports whose discovered Upstream has this name, in whatever namespace it was looked for (for the error of a reference in the wrong one). */
   discoveredFrom(name: string): ServicePort[];
+  /** The Upstream resources' upstreams, whether routes use them or not (for their checks). */
+  explicit: readonly UpstreamIR[];
 }
 
 export interface ServicePort {
@@ -161,6 +163,7 @@ export function buildUpstreamCatalog(
       };
     },
     discoveredFrom: (name) => (discovered.get(name) ?? []).map((d) => d.from),
+    explicit: [...explicit.values()],
   };
 }
 

@@ -25,7 +25,7 @@ const otel: OpenTelemetrySinkIR = {
   cluster: 'otel_logs_gloo-system_public_0',
   host: 'otel.observability',
   port: 4317,
-  tls: true,
+  tls: { sni: 'otel.observability', parameters: {}, alpnProtocols: [], verifySubjectAltNames: [], oneWayTls: false },
   headers: [],
   filterStateObjects: [],
 };
@@ -162,8 +162,9 @@ test("collector clusters: one per OpenTelemetry log, HTTP/2; TLS with the host's
     model([
       grpc,
       { sink: otel },
-      { sink: { ...otel, cluster: 'otel_logs_gloo-system_public_2', host: '10.0.0.9', tls: false, timeout: '1s' } },
+      { sink: { ...otel, cluster: 'otel_logs_gloo-system_public_2', host: '10.0.0.9', tls: undefined, timeout: '1s' } },
     ]),
+    new Map(),
   );
   expect(named!.cluster).toMatchObject({
     name: 'otel_logs_gloo-system_public_0',
@@ -178,7 +179,7 @@ test("collector clusters: one per OpenTelemetry log, HTTP/2; TLS with the host's
   });
   expect(address!.cluster.transport_socket).toBeUndefined();
   expect(address!.endpoints).toBeDefined();
-  expect(collectorClusters(model([grpc]))).toEqual([]);
+  expect(collectorClusters(model([grpc]), new Map())).toEqual([]);
 });
 
 test("the OpenTelemetry logger's body and attributes go on the wire as OTLP's AnyValue (what Envoy decodes)", () => {
@@ -188,4 +189,20 @@ test("the OpenTelemetry logger's body and attributes go on the wire as OTLP's An
   const type = 'envoy.extensions.access_loggers.open_telemetry.v3.OpenTelemetryAccessLogConfig';
   const decoded = decodeMessage(type, encodeMessage(type, message));
   expect(decoded.body).toEqual(body);
+});
+
+test("a collector's sslConfig is an Upstream's transport socket: its Secret's CA by SDS, its SNI, its client certificate", () => {
+  const tls = { ...otel.tls!, sni: 'otel.example.com', secret: 'gloo-system/otel-mtls' };
+  const secret = { name: 'gloo-system/otel-mtls', certificate: { chain: 'CHAIN', privateKey: 'KEY' }, ca: 'CA' };
+  const [cluster] = collectorClusters(model([{ sink: { ...otel, tls } }]), new Map([[secret.name, secret]]));
+  expect(cluster!.cluster.transport_socket).toMatchObject({
+    typed_config: {
+      sni: 'otel.example.com',
+      common_tls_context: {
+        tls_certificate_sds_secret_configs: [{ name: 'gloo-system/otel-mtls' }],
+        validation_context_sds_secret_config: { name: 'gloo-system/otel-mtls/ca.crt' },
+      },
+    },
+  });
+  expect(checkMessage(CLUSTER, cluster!.cluster)).toEqual([]);
 });

@@ -3,9 +3,8 @@
  * service, or OpenTelemetry (OTLP logs) through a cluster made for the
  * collector; each with its AccessLogFilter.
  */
-import { isIP } from 'node:net';
 import type { AccessLogFilterIR, AccessLogIR, HeaderMatchIR, OpenTelemetrySinkIR } from '../ir/access-log.js';
-import type { Model } from '../ir/model.js';
+import type { Model, TlsSecretIR } from '../ir/model.js';
 import { sidecarCluster, type ClusterPair } from './clusters.js';
 import type { Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
@@ -129,29 +128,18 @@ function headerMatcher(h: HeaderMatchIR): Json {
   return { name: h.name, ...match, ...(h.invert ? { invert_match: true } : {}) };
 }
 
-/** The clusters of the Gateways' OpenTelemetry collectors: HTTP/2, TLS (SNI the host when it is a name, no check) unless insecure. */
-export function collectorClusters(model: Model): ClusterPair[] {
+/** The clusters of the Gateways' OpenTelemetry collectors: HTTP/2, with their TLS (an Upstream's transport socket) unless insecure. `secrets`: by name. */
+export function collectorClusters(model: Model, secrets: ReadonlyMap<string, TlsSecretIR>): ClusterPair[] {
   return model.gateways.flatMap((gw) =>
     [...gw.accessLogs, ...(gw.listenerFields?.accessLogs ?? [])].flatMap((log) =>
-      log.sink.kind === 'opentelemetry' ? [collectorCluster(log.sink)] : [],
+      log.sink.kind === 'opentelemetry' ? [collectorCluster(log.sink, secrets)] : [],
     ),
   );
 }
 
-function collectorCluster(s: OpenTelemetrySinkIR): ClusterPair {
+function collectorCluster(s: OpenTelemetrySinkIR, secrets: ReadonlyMap<string, TlsSecretIR>): ClusterPair {
   const pair = sidecarCluster(s.cluster, { host: s.host, port: s.port }, true);
-  const tls = s.tls
-    ? upstreamTransportSocket(
-        {
-          ...(isIP(s.host) === 0 ? { sni: s.host } : {}),
-          parameters: {},
-          alpnProtocols: [],
-          verifySubjectAltNames: [],
-          oneWayTls: false,
-        },
-        undefined,
-      )
-    : undefined;
+  const tls = s.tls ? upstreamTransportSocket(s.tls, s.tls.secret ? secrets.get(s.tls.secret) : undefined) : undefined;
   return {
     ...pair,
     cluster: {

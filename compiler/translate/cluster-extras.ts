@@ -1,8 +1,9 @@
 /**
  * Cluster settings beyond the basics: a health check's jitter, edge intervals,
- * event log, HTTP and TCP details; the load balancer's slow start.
+ * event log, HTTP and TCP details; the load balancer's slow start; DNS
+ * refresh, host removal and preconnecting.
  */
-import type { HealthCheckIR, HttpCheckMoreIR, UpstreamPolicyIR } from '../ir/model.js';
+import type { ClusterFieldsIR, HeaderToAddIR, HealthCheckIR, HttpCheckMoreIR, UpstreamPolicyIR } from '../ir/model.js';
 import type { Json } from './output.js';
 
 const MORE_FIELDS: Record<string, string> = {
@@ -39,19 +40,45 @@ export function healthCheckMore(more: HealthCheckIR['more']): Json {
   };
 }
 
+/** Envoy's HeaderValueOption list (a check's request headers, a gRPC check's metadata). */
+export function headerValueOptions(headers: HeaderToAddIR[]): Json[] {
+  return headers.map((h) => ({
+    header: { key: h.key, value: h.value },
+    append_action: h.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD',
+  }));
+}
+
 export function httpCheckMore(c: HttpCheckMoreIR): Json {
   return {
-    ...(c.headersToAdd
-      ? {
-          request_headers_to_add: c.headersToAdd.map((h) => ({
-            header: { key: h.key, value: h.value },
-            append_action: h.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD',
-          })),
-        }
-      : {}),
+    ...(c.headersToAdd ? { request_headers_to_add: headerValueOptions(c.headersToAdd) } : {}),
     ...(c.headersToRemove ? { request_headers_to_remove: c.headersToRemove } : {}),
     ...(c.expectedStatuses ? { expected_statuses: c.expectedStatuses } : {}),
     ...(c.http2 ? { codec_client_type: 'HTTP2' } : {}),
+    // Gloo matches the service name as a prefix.
+    ...(c.serviceName !== undefined ? { service_name_matcher: { prefix: c.serviceName } } : {}),
+    ...(c.method !== undefined ? { method: c.method } : {}),
+  };
+}
+
+/** The Cluster fields Gloo's Upstream sets as they are. */
+export function clusterFields(c: ClusterFieldsIR | undefined): Json {
+  if (!c) return {};
+  return {
+    ...(c.ignoreHealthOnHostRemoval !== undefined
+      ? { ignore_health_on_host_removal: c.ignoreHealthOnHostRemoval }
+      : {}),
+    ...(c.respectDnsTtl !== undefined ? { respect_dns_ttl: c.respectDnsTtl } : {}),
+    ...(c.dnsRefreshRate !== undefined ? { dns_refresh_rate: c.dnsRefreshRate } : {}),
+    ...(c.preconnect
+      ? {
+          preconnect_policy: {
+            ...(c.preconnect.perUpstream !== undefined
+              ? { per_upstream_preconnect_ratio: c.preconnect.perUpstream }
+              : {}),
+            ...(c.preconnect.predictive !== undefined ? { predictive_preconnect_ratio: c.preconnect.predictive } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -5,7 +5,14 @@
  * EDS push that does not re-warm the cluster; DNS clusters (STRICT_DNS)
  * carry their assignment, since Envoy resolves them itself.
  */
-import { healthCheckMore, httpCheckMore, slowStartConfig, tcpCheckPayloads } from './cluster-extras.js';
+import {
+  clusterFields,
+  headerValueOptions,
+  healthCheckMore,
+  httpCheckMore,
+  slowStartConfig,
+  tcpCheckPayloads,
+} from './cluster-extras.js';
 import type {
   EndpointSetIR,
   FailoverIR,
@@ -16,6 +23,7 @@ import type {
   UpstreamIR,
   UpstreamPolicyIR,
 } from '../ir/model.js';
+import { isIpAddress, resolvesByDns } from '../ir/cluster-type.js';
 import { ADS_CONFIG_SOURCE, type Json } from './output.js';
 import { upstreamTransportSocket } from './tls.js';
 import { protocolOptions, withProxyProtocol } from './upstream-protocol.js';
@@ -125,10 +133,9 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
     if (upstream.subsets) pair.cluster = { ...pair.cluster, lb_subset_config: subsetConfig(upstream.subsets) };
   } else {
     const hosts = target.kind === 'dns' ? [{ address: target.host, port: target.port }] : target.hosts;
-    const failover = upstream.failover?.priorities.flat().flatMap((l) => l.hosts) ?? [];
     pair = cluster(
       upstream.name,
-      target.kind === 'static' && [...hosts, ...failover].every((h) => isIpAddress(h.address)) ? 'EDS' : 'STRICT_DNS',
+      resolvesByDns(upstream) ? 'STRICT_DNS' : 'EDS',
       hosts,
       protocol,
       socket,
@@ -227,6 +234,7 @@ function healthCheck(h: HealthCheckIR): Json {
             grpc_health_check: {
               ...(h.check.serviceName !== undefined ? { service_name: h.check.serviceName } : {}),
               ...(h.check.authority !== undefined ? { authority: h.check.authority } : {}),
+              ...(h.check.metadata ? { initial_metadata: headerValueOptions(h.check.metadata) } : {}),
             },
           }
         : // No payload: the check is that a connection opens.
@@ -238,6 +246,7 @@ function healthCheck(h: HealthCheckIR): Json {
     healthy_threshold: h.healthyThreshold,
     ...(h.noTrafficInterval !== undefined ? { no_traffic_interval: h.noTrafficInterval } : {}),
     ...healthCheckMore(h.more),
+    ...(h.alpnProtocols ? { tls_options: { alpn_protocols: h.alpnProtocols } } : {}),
     ...check,
   };
 }
@@ -310,7 +319,7 @@ function withPolicy(cluster: Json, p: UpstreamPolicyIR): Json {
       Object.entries(p.outlierDetection).map(([k, v]) => [OUTLIER_FIELDS[k]!, v]),
     );
   if (p.healthChecks) out.health_checks = p.healthChecks.map(healthCheck);
-  return out;
+  return { ...out, ...clusterFields(p.cluster) };
 }
 
 /** A sidecar (ext_authz, graphql) reached by DNS name; gRPC sidecars need HTTP/2. */
@@ -321,8 +330,4 @@ export function sidecarCluster(name: string, address: { host: string; port: numb
     [{ address: address.host, port: address.port }],
     protocolOptions(http2, undefined),
   );
-}
-
-function isIpAddress(host: string): boolean {
-  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
 }

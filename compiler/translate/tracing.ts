@@ -14,6 +14,24 @@ function provider(p: NonNullable<TracingIR['provider']>): Json {
         ...(p.serviceName !== undefined ? { service_name: p.serviceName } : {}),
       },
     };
+  if (p.kind === 'datadog')
+    return {
+      name: 'envoy.tracers.datadog',
+      typed_config: {
+        '@type': `${TRACE}.DatadogConfig`,
+        collector_cluster: p.cluster,
+        service_name: p.serviceName,
+        ...(p.hostname !== undefined ? { collector_hostname: p.hostname } : {}),
+        ...(p.remoteConfig
+          ? {
+              remote_config:
+                p.remoteConfig.pollingInterval !== undefined
+                  ? { polling_interval: p.remoteConfig.pollingInterval }
+                  : {},
+            }
+          : {}),
+      },
+    };
   return {
     name: 'envoy.tracers.zipkin',
     typed_config: {
@@ -30,6 +48,14 @@ function provider(p: NonNullable<TracingIR['provider']>): Json {
 function tagSource(tag: TracingIR['customTags'][number]): Json {
   if (tag.kind === 'header') return { request_header: { name: tag.name } };
   if (tag.kind === 'literal') return { literal: { value: tag.value } };
+  if (tag.kind === 'metadata')
+    return {
+      metadata: {
+        kind: tag.of === 'host' ? { host: {} } : { request: {} },
+        metadata_key: { key: tag.namespace, path: tag.path.map((key) => ({ key })) },
+        ...(tag.defaultValue !== undefined ? { default_value: tag.defaultValue } : {}),
+      },
+    };
   return {
     environment: { name: tag.name, ...(tag.defaultValue !== undefined ? { default_value: tag.defaultValue } : {}) },
   };

@@ -157,7 +157,7 @@ export function translate(
       memo.clusters.set(u, (pairs = upstreamClusters(u, u.tls?.secret ? secrets.get(u.tls.secret) : undefined)));
     return pairs;
   });
-  clusters.push(...collectorClusters(model));
+  clusters.push(...collectorClusters(model, secrets));
   tunnelListeners(set, model.upstreams);
   for (const c of inUse) {
     if (!c.sidecarCluster) continue;

@@ -7,12 +7,12 @@
  * emitted: without a per-route config Envoy applies none (filter.cc,
  * findVerifier), so verification happens only where a virtual host asks.
  */
-import { JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
+import { JWT_FILTER_NAME, JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
 import type { JwtProviderIR, VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
 
-export const JWT_FILTER_NAME = 'envoy.filters.http.jwt_authn';
+export { JWT_FILTER_NAME };
 
 const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.';
 // Made once: a type URL built per virtual host is a string of its own in each.
