@@ -18,6 +18,8 @@ export interface LdapIR {
   /** Present when checkGroupsWithServiceAccount is true: credentials resolved from the Secret. */
   serviceAccount?: { username: string; password: string };
   pool: { initialSize: number; maxSize: number };
+  /** Gloo's disableGroupChecking: the user's bind alone decides (no search, no groups). */
+  disableGroupChecking?: true;
 }
 
 export interface ApiKeyIR {
