@@ -42,6 +42,10 @@ export interface BasicAuthIR {
 export interface PassThroughHttpIR {
   url: string;
   timeoutMs?: number;
+  /** Gloo's responseHeaderTimeout; unset: only timeoutMs applies. */
+  responseHeaderTimeoutMs?: number;
+  /** Gloo's connectionPool, the values set (not 0). */
+  connectionPool?: { maxConns?: number; idleTimeoutMs?: number };
   request?: {
     allowedHeaders?: string[];
     headersToAdd?: Record<string, string>;

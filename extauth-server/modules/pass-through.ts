@@ -46,6 +46,14 @@ export interface PassThroughSettings {
 
 const lower = (names: string[]) => names.map((n) => n.toLowerCase());
 
+/** Gloo's connection pool defaults: 100 connections; idle ones closed after 30 s (Gloo keeps them; a restarted service's dead sockets would linger). */
+const DEFAULT_MAX_CONNS = 100;
+const MAX_CONNS = 10_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+/** One client per origin and connection settings: configs that agree share its connections. */
+const httpClientKey = (h: HttpSettings) => `${new URL(h.url).origin} ${JSON.stringify(h.pool)}`;
+
 function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
   const g = message(raw, 'grpc', where);
   const h = message(raw, 'http', where);
@@ -68,9 +76,15 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
     if (urlProblem) throw new ConfigError(`${at}.url: "${url}" ${urlProblem}`);
     const rq = message(h!, 'request', at) ?? {};
     const rs = message(h!, 'response', at) ?? {};
+    const pool = message(h!, 'connection_pool', at) ?? {};
     settings.http = {
       url,
       timeoutMs: num(h!, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at),
+      responseHeaderTimeoutMs: num(h!, 'response_header_timeout_ms', 0, MAX_TIMEOUT_MS, at),
+      pool: {
+        maxConns: num(pool, 'max_conns', DEFAULT_MAX_CONNS, MAX_CONNS, `${at}.connection_pool`),
+        idleTimeoutMs: num(pool, 'idle_timeout_ms', DEFAULT_IDLE_TIMEOUT_MS, MAX_TIMEOUT_MS, `${at}.connection_pool`),
+      },
       request: {
         allowedHeaders: lower(strings(rq, 'allowed_headers', `${at}.request`)),
         headersToAdd: entries(rq, 'headers_to_add', `${at}.request`, stringValue).map(([k, v]) => [k.toLowerCase(), v]),
@@ -113,20 +127,20 @@ class PassThroughInstance implements ModuleInstance<PassThroughSettings> {
 
   prepare(settings: readonly PassThroughSettings[]): Prepared<PassThroughSettings> {
     const grpcWanted = new Set(settings.flatMap((s) => (s.grpc ? [s.grpc.address] : [])));
-    const httpWanted = new Set(settings.flatMap((s) => (s.http ? [new URL(s.http.url).origin] : [])));
+    const httpWanted = new Map(settings.flatMap((s) => (s.http ? [[httpClientKey(s.http), s.http] as const] : [])));
     const created = { grpc: new Map<string, GrpcService>(), http: new Map<string, HttpService>() };
     for (const address of grpcWanted) if (!this.grpc.has(address)) created.grpc.set(address, grpcPassThrough(address));
-    for (const origin of httpWanted) if (!this.http.has(origin)) created.http.set(origin, httpPassThrough());
+    for (const [key, h] of httpWanted) if (!this.http.has(key)) created.http.set(key, httpPassThrough(h.pool));
     const service = {
       grpc: (address: string) => this.grpc.get(address) ?? created.grpc.get(address)!,
-      http: (origin: string) => this.http.get(origin) ?? created.http.get(origin)!,
+      http: (key: string) => this.http.get(key) ?? created.http.get(key)!,
     };
     const checks = new Map<PassThroughSettings, Check>(
       settings.map((s): [PassThroughSettings, Check] => {
         const target = s.grpc ? s.grpc.address : s.http!.url;
         const ask = s.grpc
           ? service.grpc(s.grpc.address).check(s.grpc, s.config)
-          : service.http(new URL(s.http!.url).origin).check(s.http!, s.config);
+          : service.http(httpClientKey(s.http!)).check(s.http!, s.config);
         return [
           s,
           (request): Pending<Verdict> => ask(request).then((answer) => settle(s, answer, this.context, target)),

@@ -1,7 +1,17 @@
 /** Gloo's `passThroughAuth` config (extauth.proto `PassThroughAuth`): a team's own service asked over gRPC or HTTP. */
 import { Type, type Static } from '@sinclair/typebox';
-import { note, notYet, refused } from '../gloo.js';
-import { anyValue, boolean, mapOf, object, positiveDuration, singleLine, string } from '../schema.js';
+import { note, refused } from '../gloo.js';
+import {
+  anyValue,
+  boolean,
+  mapOf,
+  nonNegativeDuration,
+  object,
+  positiveDuration,
+  singleLine,
+  string,
+  uint32,
+} from '../schema.js';
 
 const timeout = note(positiveDuration, 'the longest wait for an answer; default 5s; whole milliseconds');
 const tls = refused(
@@ -42,8 +52,20 @@ const http = object(
     }),
     connectionTimeout: timeout,
     tlsConfig: tls,
-    responseHeaderTimeout: notYet(),
-    connectionPool: notYet(),
+    responseHeaderTimeout: note(
+      nonNegativeDuration,
+      'the longest wait for the response headers once the request is written (a timeout counts as the service failing); 0 or unset: only connectionTimeout applies; whole milliseconds',
+    ),
+    connectionPool: object({
+      maxConns: note(
+        uint32,
+        'connections open to the service at once; more requests wait for one; 0 or unset: 100, as Gloo',
+      ),
+      idleTimeout: note(
+        nonNegativeDuration,
+        'an idle keep-alive connection is closed after this long (or sooner if the service says so in Keep-Alive); 0 or unset: 30s; whole milliseconds',
+      ),
+    }),
   },
   ['url'],
 );

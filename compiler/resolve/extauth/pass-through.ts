@@ -60,11 +60,19 @@ export function resolvePassThrough(
     if (problem)
       fail([...at, 'url'], `${quote(h.url)} ${problem}`, 'e.g. http://auth.team.svc.cluster.local:8080/check');
     const t = timeoutMs(h.connectionTimeout, [...at, 'connectionTimeout']);
+    const headerTimeout = timeoutMs(h.responseHeaderTimeout, [...at, 'responseHeaderTimeout']);
+    const idle = timeoutMs(h.connectionPool?.idleTimeout, [...at, 'connectionPool', 'idleTimeout']);
+    const pool = {
+      ...(h.connectionPool?.maxConns ? { maxConns: h.connectionPool.maxConns } : {}),
+      ...(idle ? { idleTimeoutMs: idle } : {}),
+    };
     const rq = h.request;
     const rs = h.response;
     ir.http = {
       url: h.url,
       ...(t !== undefined ? { timeoutMs: t } : {}),
+      ...(headerTimeout ? { responseHeaderTimeoutMs: headerTimeout } : {}),
+      ...(Object.keys(pool).length ? { connectionPool: pool } : {}),
       ...(rq
         ? {
             request: {

@@ -19,6 +19,8 @@ export function compilePassThrough(p: PassThroughIR): Json {
         http: {
           url: p.http!.url,
           ...timeout(p.http!.timeoutMs),
+          ...(p.http!.responseHeaderTimeoutMs ? { response_header_timeout_ms: p.http!.responseHeaderTimeoutMs } : {}),
+          ...(p.http!.connectionPool ? { connection_pool: snake(p.http!.connectionPool) } : {}),
           ...(p.http!.request ? { request: snake(p.http!.request) } : {}),
           ...(p.http!.response ? { response: snake(p.http!.response) } : {}),
         },
