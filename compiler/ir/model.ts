@@ -527,6 +527,7 @@ export type {
   LdapIR,
   OpaServerIR,
   PassThroughIR,
+  PassThroughTlsIR,
 } from './extauth.js';
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).

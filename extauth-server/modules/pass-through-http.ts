@@ -13,6 +13,7 @@
 import { Agent, request as send } from 'undici';
 import { allow, deny, type AuthRequest, type Header, type ServiceAnswer } from '../module.js';
 import { decodeStruct } from '../struct.js';
+import type { TlsSettings } from './pass-through-tls.js';
 
 export interface HttpSettings {
   url: string;
@@ -21,6 +22,8 @@ export interface HttpSettings {
   responseHeaderTimeoutMs: number;
   /** The client's connections: at most maxConns at once, an idle one closed after idleTimeoutMs. */
   pool: { maxConns: number; idleTimeoutMs: number };
+  /** Set: TLS to the service (the URL is https://). */
+  tls?: TlsSettings;
   request: {
     allowedHeaders: string[];
     headersToAdd: [string, string][];
@@ -77,12 +80,13 @@ function requestBody(
   });
 }
 
-export function httpPassThrough(pool: HttpSettings['pool']): HttpService {
+export function httpPassThrough(pool: HttpSettings['pool'], tls: TlsSettings | undefined): HttpService {
   // keepAliveMaxTimeout caps a longer Keep-Alive hint from the service too.
   const agent = new Agent({
     connections: pool.maxConns,
     keepAliveTimeout: pool.idleTimeoutMs,
     keepAliveMaxTimeout: pool.idleTimeoutMs,
+    ...(tls ? { connect: tls } : {}),
   });
   return {
     check(s, config) {

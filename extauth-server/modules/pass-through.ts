@@ -35,6 +35,7 @@ import {
 } from '../module.js';
 import { grpcPassThrough, type GrpcService, type GrpcSettings } from './pass-through-grpc.js';
 import { httpPassThrough, type HttpService, type HttpSettings } from './pass-through-http.js';
+import { parseTls } from './pass-through-tls.js';
 
 export interface PassThroughSettings {
   grpc?: GrpcSettings;
@@ -52,7 +53,9 @@ const MAX_CONNS = 10_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 /** One client per origin and connection settings: configs that agree share its connections. */
-const httpClientKey = (h: HttpSettings) => `${new URL(h.url).origin} ${JSON.stringify(h.pool)}`;
+const httpClientKey = (h: HttpSettings) => `${new URL(h.url).origin} ${JSON.stringify([h.pool, h.tls])}`;
+/** One gRPC client per address and TLS settings. */
+const grpcClientKey = (g: GrpcSettings) => `${g.address} ${JSON.stringify(g.tls ?? null)}`;
 
 function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
   const g = message(raw, 'grpc', where);
@@ -68,7 +71,12 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
     const address = str(g, 'address', at, true);
     const addressProblem = hostPortProblem(address);
     if (addressProblem) throw new ConfigError(`${at}.address: "${address}" ${addressProblem}`);
-    settings.grpc = { address, timeoutMs: num(g, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at) };
+    const tls = parseTls(message(g, 'tls', at), `${at}.tls`);
+    settings.grpc = {
+      address,
+      timeoutMs: num(g, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at),
+      ...(tls ? { tls } : {}),
+    };
   } else {
     const at = `${where}.http`;
     const url = str(h!, 'url', at, true);
@@ -77,6 +85,9 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
     const rq = message(h!, 'request', at) ?? {};
     const rs = message(h!, 'response', at) ?? {};
     const pool = message(h!, 'connection_pool', at) ?? {};
+    const tls = parseTls(message(h!, 'tls', at), `${at}.tls`);
+    if (tls && !url.startsWith('https://'))
+      throw new ConfigError(`${at}.url: "${url}" is not https://, but tls is set`);
     settings.http = {
       url,
       timeoutMs: num(h!, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at),
@@ -85,6 +96,7 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
         maxConns: num(pool, 'max_conns', DEFAULT_MAX_CONNS, MAX_CONNS, `${at}.connection_pool`),
         idleTimeoutMs: num(pool, 'idle_timeout_ms', DEFAULT_IDLE_TIMEOUT_MS, MAX_TIMEOUT_MS, `${at}.connection_pool`),
       },
+      ...(tls ? { tls } : {}),
       request: {
         allowedHeaders: lower(strings(rq, 'allowed_headers', `${at}.request`)),
         headersToAdd: entries(rq, 'headers_to_add', `${at}.request`, stringValue).map(([k, v]) => [k.toLowerCase(), v]),
@@ -126,20 +138,21 @@ class PassThroughInstance implements ModuleInstance<PassThroughSettings> {
   constructor(private readonly context: ModuleContext) {}
 
   prepare(settings: readonly PassThroughSettings[]): Prepared<PassThroughSettings> {
-    const grpcWanted = new Set(settings.flatMap((s) => (s.grpc ? [s.grpc.address] : [])));
+    const grpcWanted = new Map(settings.flatMap((s) => (s.grpc ? [[grpcClientKey(s.grpc), s.grpc] as const] : [])));
     const httpWanted = new Map(settings.flatMap((s) => (s.http ? [[httpClientKey(s.http), s.http] as const] : [])));
     const created = { grpc: new Map<string, GrpcService>(), http: new Map<string, HttpService>() };
-    for (const address of grpcWanted) if (!this.grpc.has(address)) created.grpc.set(address, grpcPassThrough(address));
-    for (const [key, h] of httpWanted) if (!this.http.has(key)) created.http.set(key, httpPassThrough(h.pool));
+    for (const [key, g] of grpcWanted)
+      if (!this.grpc.has(key)) created.grpc.set(key, grpcPassThrough(g.address, g.tls));
+    for (const [key, h] of httpWanted) if (!this.http.has(key)) created.http.set(key, httpPassThrough(h.pool, h.tls));
     const service = {
-      grpc: (address: string) => this.grpc.get(address) ?? created.grpc.get(address)!,
+      grpc: (key: string) => this.grpc.get(key) ?? created.grpc.get(key)!,
       http: (key: string) => this.http.get(key) ?? created.http.get(key)!,
     };
     const checks = new Map<PassThroughSettings, Check>(
       settings.map((s): [PassThroughSettings, Check] => {
         const target = s.grpc ? s.grpc.address : s.http!.url;
         const ask = s.grpc
-          ? service.grpc(s.grpc.address).check(s.grpc, s.config)
+          ? service.grpc(grpcClientKey(s.grpc)).check(s.grpc, s.config)
           : service.http(httpClientKey(s.http!)).check(s.http!, s.config);
         return [
           s,
