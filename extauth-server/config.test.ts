@@ -34,6 +34,7 @@ test('defaults fill what the compiled config leaves out', () => {
             searchFilter: '(uid=*)',
             membershipAttributeName: 'memberOf',
             pool: DEFAULT_POOL,
+            disableGroupChecking: false,
           },
         },
       ],

@@ -77,6 +77,7 @@ interface ExplainFlags extends CompileFlags, LdapFlags {
   user?: string;
   jwt?: string;
   claims?: Record<string, unknown>;
+  claimsProvider?: string;
   output: 'text' | 'json';
   fetchJwks?: boolean;
 }
@@ -95,11 +96,20 @@ export function register(program: Command): void {
       "claims of a token taken as valid for the host's provider, instead of --jwt",
       parseClaims,
     )
+    .option(
+      '--claims-provider <name>',
+      "with --claims: the provider (its name in options.jwt) that accepted the token; default: the host's first",
+    )
     .addOption(proxyOption('explain'))
     .option('--fetch-jwks', 'fetch remote JWKS to check signatures (otherwise the signature is an assumption)');
   addLdapOptions(command, 'ask the LDAP directories of AuthConfigs (otherwise their answer is an assumption)');
   command.addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'));
   addCompileOptions(command).action(async (method: string, url: string, flags: ExplainFlags) => {
+    if (flags.claimsProvider && !flags.claims) {
+      process.stderr.write('error: --claims-provider goes with --claims\n');
+      process.exitCode = 2;
+      return;
+    }
     if (flags.jwt && flags.claims) {
       process.stderr.write('error: give --jwt or --claims, not both\n');
       process.exitCode = 2;
@@ -115,6 +125,7 @@ export function register(program: Command): void {
       url,
       headers: [...credentialHeaders(flags.user, flags.jwt), ...flags.header],
       ...(flags.claims ? { claims: flags.claims } : {}),
+      ...(flags.claimsProvider ? { claimsProvider: flags.claimsProvider } : {}),
     };
     try {
       const e = await explain(config, request, {

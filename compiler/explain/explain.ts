@@ -259,7 +259,7 @@ export async function explain(
     } else if (name === JWT_FILTER) {
       const clusterEndpoints = (name: string) =>
         config.clusters.has(name) ? endpointsOf(config.clusters.get(name)!, config, name) : [];
-      const r = await evaluateJwt(typed, levels, req, request.claims, { ...options, clusterEndpoints });
+      const r = await evaluateJwt(typed, levels, req, request, { ...options, clusterEndpoints });
       t.steps.push(r.step);
       t.assume(r.assumption);
       if (r.reply) return done(r.reply);

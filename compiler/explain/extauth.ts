@@ -52,6 +52,7 @@ interface Ldap {
   filter: string;
   attribute: string;
   serviceAccount?: { username: string; password: string };
+  disableGroupChecking: boolean;
 }
 
 function ldapSettings(config: Json): Ldap {
@@ -64,6 +65,7 @@ function ldapSettings(config: Json): Ldap {
     filter: (l.search_filter as string | undefined) || DEFAULT_SEARCH_FILTER,
     attribute: (l.membership_attribute_name as string | undefined) || DEFAULT_MEMBERSHIP_ATTRIBUTE,
     ...(sa ? { serviceAccount: { username: sa.username as string, password: sa.password as string } } : {}),
+    disableGroupChecking: l.disable_group_checking === true,
   };
 }
 
@@ -93,6 +95,8 @@ async function askDirectory(
         return { ok: false, status: 401, why: `user bind rejected (LDAP result ${c})` };
       return failure(err, 'user bind');
     }
+    if (l.disableGroupChecking)
+      return { ok: true, userDn: dn, why: 'bind accepted (disableGroupChecking: no group check)' };
     if (l.serviceAccount) {
       try {
         await client.bind(l.serviceAccount.username, l.serviceAccount.password);
@@ -206,18 +210,12 @@ export async function evaluateExtauth(
     if (username !== creds.username)
       step.details.push(`${label}username ${JSON.stringify(creds.username)} cleaned to ${JSON.stringify(username)}`);
     step.details.push(`${label}1. bind as ${JSON.stringify(dn)} with the given password (rejected: 401)`);
-    if (l.serviceAccount)
-      step.details.push(
-        `${label}2. bind as the service account ${JSON.stringify(l.serviceAccount.username)} (fails: 500)`,
-      );
-    step.details.push(
-      `${label}${l.serviceAccount ? 3 : 2}. search base ${JSON.stringify(dn)} filter ${searchFilter(l.filter, username)} for ${l.attribute} (no entry: 403)`,
-    );
-    step.details.push(
-      `${label}${l.serviceAccount ? 4 : 3}. allowed groups: ${l.groups.map((g) => JSON.stringify(g)).join(', ') || '(none: every user is denied)'} (none held: 403)`,
-    );
+    if (l.disableGroupChecking) step.details.push(`${label}2. no search and no group check (disableGroupChecking)`);
+    else ldapSearchSteps(step, label, l, dn, username);
     if (!options.ldap) {
-      unknowns.push(`${dn} binds with that password at ${l.address} and is in an allowed group`);
+      unknowns.push(
+        `${dn} binds with that password at ${l.address}${l.disableGroupChecking ? '' : ' and is in an allowed group'}`,
+      );
       firstDn ??= dn;
       continue;
     }
@@ -244,4 +242,18 @@ export async function evaluateExtauth(
     };
   }
   return result;
+}
+
+/** The steps after the user's bind when groups are checked. */
+function ldapSearchSteps(step: Step, label: string, l: Ldap, dn: string, username: string): void {
+  if (l.serviceAccount)
+    step.details.push(
+      `${label}2. bind as the service account ${JSON.stringify(l.serviceAccount.username)} (fails: 500)`,
+    );
+  step.details.push(
+    `${label}${l.serviceAccount ? 3 : 2}. search base ${JSON.stringify(dn)} filter ${searchFilter(l.filter, username)} for ${l.attribute} (no entry: 403)`,
+  );
+  step.details.push(
+    `${label}${l.serviceAccount ? 4 : 3}. allowed groups: ${l.groups.map((g) => JSON.stringify(g)).join(', ') || '(none: every user is denied)'} (none held: 403)`,
+  );
 }

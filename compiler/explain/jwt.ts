@@ -11,7 +11,7 @@
  */
 import type { Json } from '../translate/output.js';
 import { matchRoute, perFilterConfig } from '../envoy/match.js';
-import type { Outcome, Step } from './model.js';
+import type { ExplainRequest, Outcome, Step } from './model.js';
 import type { HttpRequest } from '../envoy/request.js';
 import { extractTokens, parse, STATUS_TEXT, type Status } from './jwt-token.js';
 import { providerKeys, verifySignature, type JwtOptions } from './jwt-keys.js';
@@ -275,7 +275,7 @@ export async function evaluateJwt(
   filter: Json,
   levels: Parameters<typeof perFilterConfig>[1],
   req: HttpRequest,
-  claims: Record<string, unknown> | undefined,
+  assumed: Pick<ExplainRequest, 'claims' | 'claimsProvider'>,
   options: JwtOptions,
 ): Promise<JwtResult> {
   const selected = selectRequirement(filter, levels, req);
@@ -289,10 +289,20 @@ export async function evaluateJwt(
   step.details.push(
     `${selected.why}: ${names(selected.requirement).join(' or ') || 'see the requirement'}${allowance(selected.requirement)}`,
   );
+  const { claims, claimsProvider } = assumed;
   if (claims) {
-    // --claims stands for a token the first provider accepts.
-    const name = names(selected.requirement)[0];
-    const provider = name ? (providers[name] as Json) : undefined;
+    // --claims stands for a token the first provider (or the one --claims-provider names) accepts.
+    const candidates = names(selected.requirement);
+    const name = claimsProvider
+      ? candidates.find((n) => (providers[n] as Json | undefined)?.payload_in_metadata === claimsProvider)
+      : candidates[0];
+    if (!name) {
+      const here = candidates.map((n) => (providers[n] as Json | undefined)?.payload_in_metadata ?? n);
+      throw new Error(
+        `--claims-provider ${claimsProvider}: the virtual host has no such provider (its providers: ${here.join(', ')})`,
+      );
+    }
+    const provider = providers[name] as Json | undefined;
     step.summary = `token assumed valid for provider ${name} (--claims): ${JSON.stringify(claims)}`;
     if (!provider) return none;
     step.details.push(...sanitizeClaimHeaders(name!, provider, req));

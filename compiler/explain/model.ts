@@ -12,6 +12,8 @@ export interface ExplainRequest {
   headers: [string, string][];
   /** Claims of a token assumed valid for the host's provider (instead of a real token). */
   claims?: Record<string, unknown>;
+  /** With `claims`: the provider (its name in options.jwt) that accepted the token; unset: the host's first. */
+  claimsProvider?: string;
 }
 
 /** One answer the client may get. `upstream`: Envoy forwards the request and the upstream answers. */

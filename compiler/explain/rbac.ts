@@ -59,6 +59,7 @@ function describeValue(m: Json): string {
   if (m.string_match) return describeString(m.string_match as Json);
   if (m.present_match !== undefined) return m.present_match ? 'present' : 'absent';
   if (m.list_match) return `a list with an element ${describeValue((m.list_match as Json).one_of as Json)}`;
+  if (m.bool_match !== undefined) return `the boolean ${String(m.bool_match)}`;
   return JSON.stringify(m);
 }
 
@@ -69,20 +70,22 @@ function matchMetadata(m: Json, ctx: Context): Verdict {
   let value: unknown = ctx.metadata[filter];
   for (const k of keys)
     value = value && typeof value === 'object' && !Array.isArray(value) ? (value as Json)[k] : undefined;
+  // Below the jwt_authn namespace the first key is the provider whose payload it is (its name).
   // A path of several steps below the payload is a nested claim (nestedClaimDelimiter); one step is a name as written, dots and all.
-  const label =
-    filter === JWT_FILTER && keys.length === 2
-      ? `claim ${keys[1]}`
-      : filter === JWT_FILTER && keys.length > 2
-        ? `nested claim ${keys.slice(1).join(' › ')}`
-        : `metadata ${filter}/${keys.join('.')}`;
+  const jwt = filter === JWT_FILTER && keys.length >= 2;
+  const label = !jwt
+    ? `metadata ${filter}/${keys.join('.')}`
+    : `${keys.length === 2 ? `claim ${keys[1]}` : `nested claim ${keys.slice(1).join(' › ')}`} of provider ${keys[0]}`;
   const ok = matchValue(m.value as Json, value) !== (m.invert === true);
+  const payloads = ctx.metadata[JWT_FILTER] as Json | undefined;
   const shown =
-    value === undefined
-      ? ctx.metadata[JWT_FILTER] === undefined && filter === JWT_FILTER
-        ? 'absent (no verified token)'
-        : 'absent'
-      : JSON.stringify(value);
+    value !== undefined
+      ? JSON.stringify(value)
+      : jwt && payloads?.[keys[0]!] === undefined
+        ? payloads === undefined
+          ? 'absent (no verified token)'
+          : `absent (no token of provider ${keys[0]} verified)`
+        : 'absent';
   return { ok, why: `${label} ${shown} ${ok ? 'is' : 'is not'} ${describeValue(m.value as Json)}` };
 }
 

@@ -18,6 +18,8 @@ export interface LdapIR {
   /** Present when checkGroupsWithServiceAccount is true: credentials resolved from the Secret. */
   serviceAccount?: { username: string; password: string };
   pool: { initialSize: number; maxSize: number };
+  /** Gloo's disableGroupChecking: the user's bind alone decides (no search, no groups). */
+  disableGroupChecking?: true;
 }
 
 export interface ApiKeyIR {
@@ -37,9 +39,23 @@ export interface BasicAuthIR {
   users: Record<string, { salt: string; hashedPassword: string }>;
 }
 
+/** Gloo's tlsConfig to a pass-through service: PEM from its Secret, versions as Node names them. */
+export interface PassThroughTlsIR {
+  caPem?: string;
+  certPem?: string;
+  keyPem?: string;
+  minVersion: 'TLSv1.2' | 'TLSv1.3';
+  maxVersion: 'TLSv1.2' | 'TLSv1.3';
+}
+
 export interface PassThroughHttpIR {
   url: string;
   timeoutMs?: number;
+  /** Gloo's responseHeaderTimeout; unset: only timeoutMs applies. */
+  responseHeaderTimeoutMs?: number;
+  /** Gloo's connectionPool, the values set (not 0). */
+  connectionPool?: { maxConns?: number; idleTimeoutMs?: number };
+  tls?: PassThroughTlsIR;
   request?: {
     allowedHeaders?: string[];
     headersToAdd?: Record<string, string>;
@@ -57,7 +73,7 @@ export interface PassThroughHttpIR {
 }
 
 export interface PassThroughIR {
-  grpc?: { address: string; timeoutMs?: number };
+  grpc?: { address: string; timeoutMs?: number; tls?: PassThroughTlsIR };
   http?: PassThroughHttpIR;
   config?: Record<string, unknown>;
   failureModeAllow: boolean;

@@ -404,6 +404,8 @@ export type JwksIR =
 export interface JwtProviderIR {
   /** `<namespace>.<vs>.<provider>` */
   name: string;
+  /** The provider's name in the virtual host: the key its verified payload is written under (Envoy's payload_in_metadata). */
+  payloadKey: string;
   issuer: string;
   jwks: JwksIR;
   origin: Origin;
@@ -431,8 +433,16 @@ export interface RbacPolicyIR {
   /** Empty means any method. */
   methods: string[];
   pathPrefix?: string;
-  /** `matcher`: Gloo's ClaimMatcher; unset: EXACT_STRING. */
-  principals: { claims: Record<string, string>; matcher?: 'BOOLEAN' | 'LIST_CONTAINS' }[];
+  /**
+   * `matcher`: Gloo's ClaimMatcher; unset: EXACT_STRING. `providers`: the
+   * payload keys (provider names) the claims are read under: the one the
+   * principal names, or every provider of the virtual host.
+   */
+  principals: {
+    claims: Record<string, string>;
+    matcher?: 'BOOLEAN' | 'LIST_CONTAINS' | 'REGEX_MATCH';
+    providers: string[];
+  }[];
   /** Gloo's nestedClaimDelimiter: claim names are paths split by it (`org.team` with "." -> org, team); unset: names as written. */
   nestedClaimDelimiter?: string;
   origin: Origin;
@@ -526,6 +536,7 @@ export type {
   LdapIR,
   OpaServerIR,
   PassThroughIR,
+  PassThroughTlsIR,
 } from './extauth.js';
 
 // The GraphQL parts are the compiled contract's own shapes (one definition with sluice-graphql's).

@@ -1,6 +1,6 @@
 /** Gloo's RBAC policies (rbac.proto's ExtensionSettings.policies), on a virtual host or a route. */
 import { Type, type Static } from '@sinclair/typebox';
-import { note, notYet } from './gloo.js';
+import { note } from './gloo.js';
 import { httpMethod, lineOrEmpty, mapOf, object, pathPrefix, protoEnum, singleLine } from './schema.js';
 
 const rbacPolicy = object({
@@ -14,10 +14,13 @@ const rbacPolicy = object({
         jwtPrincipal: object(
           {
             claims: mapOf(lineOrEmpty, singleLine, { minProperties: 1 }),
-            provider: notYet(),
+            provider: note(
+              lineOrEmpty,
+              "a provider of the virtual host's options.jwt: the claims are those of a token that provider verified; empty or unset: a token of any of its providers",
+            ),
             matcher: note(
               protoEnum(['EXACT_STRING', 'BOOLEAN', 'LIST_CONTAINS', 'REGEX_MATCH']),
-              'EXACT_STRING (unset): the claim is that string; BOOLEAN: the claim is the boolean true or false the value names; LIST_CONTAINS: the claim is a list with that string; REGEX_MATCH is refused (not built)',
+              'EXACT_STRING (unset): the claim is that string; BOOLEAN: the claim is the boolean true or false the value names; LIST_CONTAINS: the claim is a list with that string; REGEX_MATCH: the claim is a string the value (an RE2 regular expression) matches whole',
             ),
           },
           ['claims'],

@@ -103,7 +103,7 @@ export const jwtProvider = object(
     clockSkewSeconds: note(uint32, 'leeway on exp and nbf; unset or 0: 60 seconds, as Envoy'),
     attachFailedStatusToMetadata: note(
       lineOrEmpty,
-      'key under the jwt_authn metadata namespace where Envoy writes a failed check\'s code and message (read by access logs, e.g. %DYNAMIC_METADATA(envoy.filters.http.jwt_authn:KEY)%); "principal" is refused (the verified payload\'s key, which RBAC reads); empty: unset, as Gloo',
+      "key under the jwt_authn metadata namespace where Envoy writes a failed check's code and message (read by access logs, e.g. %DYNAMIC_METADATA(envoy.filters.http.jwt_authn:KEY)%); a provider's name on the virtual host is refused (the key of that provider's verified payload, which RBAC reads); empty: unset, as Gloo",
     ),
   },
   ['issuer', 'jwks'],

@@ -40,7 +40,13 @@ function resolveKind(
     return basicAuth && { kind: 'basicAuth', basicAuth };
   }
   if (spec.passThroughAuth) {
-    const passThroughAuth = resolvePassThrough(ac, [...path, 'passThroughAuth'], spec.passThroughAuth, diagnostics);
+    const passThroughAuth = resolvePassThrough(
+      ac,
+      [...path, 'passThroughAuth'],
+      spec.passThroughAuth,
+      lookups,
+      diagnostics,
+    );
     return passThroughAuth && { kind: 'passThroughAuth', passThroughAuth };
   }
   if (spec.opaServerAuth) {

@@ -3,7 +3,6 @@
  * missing or fails: the virtual host's validationPolicy (with the older
  * allowMissingOrFailedJwt) and a provider's attachFailedStatusToMetadata.
  */
-import { JWT_PAYLOAD_METADATA_KEY } from '../ir/jwt.js';
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { VirtualHostIR } from '../ir/model.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
@@ -18,24 +17,26 @@ export function allowMissing(jwt: JwtSpec): NonNullable<VirtualHostIR['jwt']>['a
 
 /**
  * A provider's attachFailedStatusToMetadata as Envoy's failed_status_in_metadata;
- * empty is unset (Gloo). The payload's own key is refused: a failure's
- * {code, message} written there would be matched by RBAC as if they were claims.
+ * empty is unset (Gloo). A key where a provider of the virtual host writes its
+ * verified payload (its name) is refused: a failure's {code, message} written
+ * there would be matched by RBAC as if they were claims.
  */
 export function failedStatusKey(
   key: string | undefined,
+  payloadKeys: readonly string[],
   origin: Origin,
   at: FieldPath,
   diagnostics: Diagnostic[],
 ): { failedStatusInMetadata?: string } {
   if (!key) return {};
-  if (key === JWT_PAYLOAD_METADATA_KEY) {
+  if (payloadKeys.includes(key)) {
     diagnostics.push(
       fieldError(
         'resolve',
         origin,
         [...at, 'attachFailedStatusToMetadata'],
-        `"${key}" is the key where the verified token's claims are written for RBAC; a failure's code and message written there would be read as claims`,
-        'use another key, e.g. jwt_failure',
+        `"${key}" is the key where provider ${key} writes the verified token's claims for RBAC; a failure's code and message written there would be read as claims`,
+        'use a key that names no provider of the virtual host, e.g. jwt_failure',
       ),
     );
     return {};

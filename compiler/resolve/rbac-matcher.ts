@@ -1,6 +1,7 @@
 /** Gloo's JWTPrincipal.matcher: how each claim of a principal is compared with its value. */
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { RbacPolicyIR } from '../ir/model.js';
+import { re2Problem } from './matchers.js';
 
 type Principal = { claims: Record<string, string>; matcher?: string };
 
@@ -13,16 +14,20 @@ export function claimMatcher(
 ): Pick<RbacPolicyIR['principals'][number], 'matcher'> {
   const { matcher } = principal;
   if (matcher === 'REGEX_MATCH') {
-    diagnostics.push(
-      fieldError(
-        'resolve',
-        origin,
-        [...at, 'matcher'],
-        'REGEX_MATCH is not built',
-        'match exact values (EXACT_STRING), a boolean (BOOLEAN) or an element of a list (LIST_CONTAINS)',
-      ),
-    );
-    return {};
+    for (const [claim, value] of Object.entries(principal.claims)) {
+      const problem = re2Problem(value);
+      if (problem)
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            origin,
+            [...at, 'claims', claim],
+            `RE2 refuses the pattern: ${problem}`,
+            'write an RE2 regular expression (no lookaround or backreferences); it must match the whole claim',
+          ),
+        );
+    }
+    return { matcher };
   }
   if (matcher === 'BOOLEAN') {
     for (const [claim, value] of Object.entries(principal.claims))

@@ -15,7 +15,7 @@ export function rbacPolicies(
   spec: RbacPoliciesSpec,
   origin: Origin,
   at: FieldPath,
-  hasJwt: boolean,
+  hostProviders: readonly string[],
   diagnostics: Diagnostic[],
 ): RbacPolicyIR[] {
   const policies: RbacPolicyIR[] = Object.entries(spec).map(([pname, p]) => ({
@@ -23,20 +23,19 @@ export function rbacPolicies(
     // No permissions: any request of a matching principal (Gloo's meaning).
     methods: p.permissions?.methods ?? [],
     ...(p.permissions?.pathPrefix !== undefined ? { pathPrefix: p.permissions.pathPrefix } : {}),
-    principals: (p.principals ?? []).map((pr, i) => ({
-      claims: pr.jwtPrincipal.claims,
-      ...claimMatcher(
-        pr.jwtPrincipal,
-        origin,
-        [...at, 'policies', pname, 'principals', i, 'jwtPrincipal'],
-        diagnostics,
-      ),
-    })),
+    principals: (p.principals ?? []).map((pr, i) => {
+      const principalAt = [...at, 'policies', pname, 'principals', i, 'jwtPrincipal'];
+      return {
+        claims: pr.jwtPrincipal.claims,
+        ...claimMatcher(pr.jwtPrincipal, origin, principalAt, diagnostics),
+        providers: payloadProviders(pr.jwtPrincipal.provider, hostProviders, origin, principalAt, diagnostics),
+      };
+    }),
     ...(p.nestedClaimDelimiter ? { nestedClaimDelimiter: p.nestedClaimDelimiter } : {}),
     origin,
     path: [...at, 'policies', pname],
   }));
-  checkRbac(origin, at, policies, hasJwt, diagnostics);
+  checkRbac(origin, at, policies, hostProviders.length > 0, diagnostics);
   for (const [pname, p] of Object.entries(spec))
     if (p.nestedClaimDelimiter)
       checkNestedClaims(p.principals ?? [], p.nestedClaimDelimiter, [...at, 'policies', pname], origin, diagnostics);
@@ -77,4 +76,33 @@ export function checkRbac(
       ),
     );
   }
+}
+
+/**
+ * Gloo's jwtPrincipal.provider: the claims are read from that provider's
+ * payload (each provider writes its own, under its name); unset, from
+ * whichever provider verified the token. Envoy's requires_any stops at the
+ * first provider that accepts a token, so there is one payload at most, the
+ * one Gloo copies to its `principal` key. `at`: the jwtPrincipal.
+ */
+function payloadProviders(
+  provider: string | undefined,
+  hostProviders: readonly string[],
+  origin: Origin,
+  at: FieldPath,
+  diagnostics: Diagnostic[],
+): string[] {
+  if (!provider) return [...hostProviders];
+  // Without providers the whole rbac option is an error (checkRbac); one message is enough.
+  if (hostProviders.length > 0 && !hostProviders.includes(provider))
+    diagnostics.push(
+      fieldError(
+        'resolve',
+        origin,
+        [...at, 'provider'],
+        `the virtual host has no JWT provider "${provider}" (its providers: ${hostProviders.join(', ')}), so no token would ever match`,
+        "name one of the virtual host's options.jwt providers, or remove provider to accept a token of any of them",
+      ),
+    );
+  return [provider];
 }

@@ -147,7 +147,7 @@ export function resolveVirtualService(
   const hostOpts = Object.fromEntries(hostSources.map((o) => [o.key, o.value])) as VirtualHostOptionsSpec;
   const sourceOf = (key: keyof VirtualHostOptionsSpec) => hostSources.find((o) => o.key === key)!;
   // RBAC principals match the claims the virtual host's JWT providers verify.
-  const hostHasJwt = hostOpts.jwt !== undefined && Object.keys(hostOpts.jwt.providers).length > 0;
+  const hostProviders = Object.keys(hostOpts.jwt?.providers ?? {}).sort();
 
   const routes: RouteIR[] = [];
   const placed: Parameters<typeof shadowWarnings>[0] = [];
@@ -224,7 +224,7 @@ export function resolveVirtualService(
           customAuth: (p: FieldPath, c: CustomAuthSpec) => customAuthOf(p, c, owner),
           grpcUpstream: (p: FieldPath, raw: Ref) => grpcUpstream(p, raw, owner),
           rbacPolicies: (p: FieldPath, spec: RbacPoliciesSpec) =>
-            rbacPolicies(spec, owner.origin, p, hostHasJwt, diagnostics),
+            rbacPolicies(spec, owner.origin, p, hostProviders, diagnostics),
           rateLimits: (p: FieldPath, s: RateLimitOptionsSpec) =>
             resolveRateLimits(s, p, {
               lookups,
@@ -302,6 +302,7 @@ export function resolveVirtualService(
       const path = [...jwtAt, 'jwt', 'providers', pname];
       const common = {
         name: `${name}.${pname}`,
+        payloadKey: pname,
         issuer: p.issuer,
         origin: jwtOwner.origin,
         path,
@@ -322,7 +323,7 @@ export function resolveVirtualService(
         ...(p.jwks.remote?.cacheDuration !== undefined ? { cacheDuration: p.jwks.remote.cacheDuration } : {}),
         ...(p.jwks.remote?.asyncFetch?.fastListener ? { fastListener: true } : {}),
         ...(claims.get(pname)?.length ? { claimsToHeaders: claims.get(pname)! } : {}),
-        ...failedStatusKey(p.attachFailedStatusToMetadata, jwtOwner.origin, path, diagnostics),
+        ...failedStatusKey(p.attachFailedStatusToMetadata, hostProviders, jwtOwner.origin, path, diagnostics),
       };
       providerNames.push({ name: common.name, path });
       if (p.jwks.local) {
@@ -362,7 +363,7 @@ export function resolveVirtualService(
   if (opts.rbac) {
     const { owner: rbacOwner, path: rbacAt } = sourceOf('rbac');
     vh.rbac = {
-      policies: rbacPolicies(opts.rbac.policies, rbacOwner.origin, [...rbacAt, 'rbac'], hostHasJwt, diagnostics),
+      policies: rbacPolicies(opts.rbac.policies, rbacOwner.origin, [...rbacAt, 'rbac'], hostProviders, diagnostics),
     };
   }
   const { owner: extauthOwner, path: extauthAt } = opts.extauth ? sourceOf('extauth') : { owner: vs, path: [] };

@@ -1,7 +1,8 @@
 /**
  * The `ldap` config, in its documented order (docs/extauth.md): Basic
- * credentials, user bind, optional service-account bind, base-scope search
- * on the user entry, group membership. One connection pool per LDAP server,
+ * credentials, user bind (all that is checked under disableGroupChecking),
+ * optional service-account bind, base-scope search on the user entry, group
+ * membership. One connection pool per LDAP server,
  * shared by the configs that name it and kept across configurations while
  * its settings stay the same. Never logs passwords or the Authorization header.
  */
@@ -19,6 +20,7 @@ import {
 import { normalizeDn } from '../../contract/ldap-dn.js';
 import { cleanUsername, parseBasic, searchFilter, userDn } from '../../contract/ldap-credentials.js';
 import {
+  bool,
   ConfigError,
   field,
   list,
@@ -64,6 +66,8 @@ export interface LdapSettings {
   membershipAttributeName: string;
   serviceAccount?: { username: string; password: string };
   pool: PoolSettings;
+  /** Gloo's disableGroupChecking: the user's bind alone decides. */
+  disableGroupChecking: boolean;
 }
 
 /** Pool replacements one check follows before giving up (503): configuration changes in a row. */
@@ -130,6 +134,7 @@ function parseLdap(raw: Obj, where: string, defaults: SidecarDefaults): LdapSett
     membershipAttributeName: str(raw, 'membership_attribute_name', where) || DEFAULT_MEMBERSHIP_ATTRIBUTE,
     ...(serviceAccount ? { serviceAccount } : {}),
     pool,
+    disableGroupChecking: bool(raw, 'disable_group_checking', where),
   };
 }
 
@@ -315,6 +320,8 @@ export class LdapInstance implements ModuleInstance<LdapSettings> {
         return { status: 401, reason: `user bind rejected (LDAP result ${code})` };
       throw err;
     }
+    // Gloo's disableGroupChecking: the password is right, which is all that is asked.
+    if (s.disableGroupChecking) return dn;
     if (s.serviceAccount) {
       try {
         await this.bind(conn, s.serviceAccount.username, s.serviceAccount.password);

@@ -11,15 +11,19 @@
  * UNAVAILABLE, DATA_LOSS) counts as the service failing.
  */
 import * as grpc from '@grpc/grpc-js';
+import { createSecureContext } from 'node:tls';
 import { PASS_THROUGH_CONFIG_KEY, PASS_THROUGH_STATE_KEY } from '../../contract/extauth.js';
 import { allow, deny, type AuthRequest, type Header, type ServiceAnswer } from '../module.js';
 import { messageType, statusCodeOf } from '../protos.js';
 import { structJson, structObject } from '../struct.js';
+import type { TlsSettings } from './pass-through-tls.js';
 
 export interface GrpcSettings {
   /** host:port */
   address: string;
   timeoutMs: number;
+  /** Set: TLS to the server. */
+  tls?: TlsSettings;
 }
 
 export interface GrpcService {
@@ -104,9 +108,12 @@ function withFilterMetadata(raw: Uint8Array, extra: Record<string, unknown>): Bu
   });
 }
 
-export function grpcPassThrough(address: string): GrpcService {
+export function grpcPassThrough(address: string, tls: TlsSettings | undefined): GrpcService {
+  const credentials = tls
+    ? grpc.credentials.createFromSecureContext(createSecureContext(tls))
+    : grpc.credentials.createInsecure();
   // Reconnect soon after the server comes back (grpc-js waits up to 120 s by default).
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+  const client = new grpc.Client(address, credentials, {
     'grpc.initial_reconnect_backoff_ms': 250,
     'grpc.max_reconnect_backoff_ms': 1000,
   });

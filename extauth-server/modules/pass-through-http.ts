@@ -7,15 +7,23 @@
  * and to the client, and the state the service returns when
  * readStateFromResponse is set. A 5xx counts as the service failing; any
  * other status is the client's answer, with the headers the config lets
- * through on denial. One keep-alive agent per origin (the module keeps them).
+ * through on denial. One keep-alive agent per origin and pool settings
+ * (the module keeps them).
  */
 import { Agent, request as send } from 'undici';
 import { allow, deny, type AuthRequest, type Header, type ServiceAnswer } from '../module.js';
 import { decodeStruct } from '../struct.js';
+import type { TlsSettings } from './pass-through-tls.js';
 
 export interface HttpSettings {
   url: string;
   timeoutMs: number;
+  /** The longest wait for the response headers once the request is written; 0: none but timeoutMs. */
+  responseHeaderTimeoutMs: number;
+  /** The client's connections: at most maxConns at once, an idle one closed after idleTimeoutMs. */
+  pool: { maxConns: number; idleTimeoutMs: number };
+  /** Set: TLS to the service (the URL is https://). */
+  tls?: TlsSettings;
   request: {
     allowedHeaders: string[];
     headersToAdd: [string, string][];
@@ -72,8 +80,14 @@ function requestBody(
   });
 }
 
-export function httpPassThrough(): HttpService {
-  const agent = new Agent({ keepAliveTimeout: 30_000 });
+export function httpPassThrough(pool: HttpSettings['pool'], tls: TlsSettings | undefined): HttpService {
+  // keepAliveMaxTimeout caps a longer Keep-Alive hint from the service too.
+  const agent = new Agent({
+    connections: pool.maxConns,
+    keepAliveTimeout: pool.idleTimeoutMs,
+    keepAliveMaxTimeout: pool.idleTimeoutMs,
+    ...(tls ? { connect: tls } : {}),
+  });
   return {
     check(s, config) {
       return async (request) => {
@@ -93,6 +107,8 @@ export function httpPassThrough(): HttpService {
             body,
             dispatcher: agent,
             signal: AbortSignal.timeout(s.timeoutMs),
+            // undici's timer runs from the request's last byte to the end of the response headers.
+            ...(s.responseHeaderTimeoutMs ? { headersTimeout: s.responseHeaderTimeoutMs } : {}),
           });
           status = res.statusCode;
           answerHeaders = res.headers;
@@ -103,7 +119,9 @@ export function httpPassThrough(): HttpService {
             failed:
               e.name === 'TimeoutError'
                 ? `no answer within ${s.timeoutMs} ms`
-                : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})`,
+                : (e as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT'
+                  ? `no response headers within ${s.responseHeaderTimeoutMs} ms of the request`
+                  : `unreachable (${(e.cause as Error | undefined)?.message ?? e.message})`,
           };
         }
         if (status >= 500) return { failed: `answered ${status}` };

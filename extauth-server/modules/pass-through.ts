@@ -35,6 +35,7 @@ import {
 } from '../module.js';
 import { grpcPassThrough, type GrpcService, type GrpcSettings } from './pass-through-grpc.js';
 import { httpPassThrough, type HttpService, type HttpSettings } from './pass-through-http.js';
+import { parseTls } from './pass-through-tls.js';
 
 export interface PassThroughSettings {
   grpc?: GrpcSettings;
@@ -45,6 +46,16 @@ export interface PassThroughSettings {
 }
 
 const lower = (names: string[]) => names.map((n) => n.toLowerCase());
+
+/** Gloo's connection pool defaults: 100 connections; idle ones closed after 30 s (Gloo keeps them; a restarted service's dead sockets would linger). */
+const DEFAULT_MAX_CONNS = 100;
+const MAX_CONNS = 10_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+/** One client per origin and connection settings: configs that agree share its connections. */
+const httpClientKey = (h: HttpSettings) => `${new URL(h.url).origin} ${JSON.stringify([h.pool, h.tls])}`;
+/** One gRPC client per address and TLS settings. */
+const grpcClientKey = (g: GrpcSettings) => `${g.address} ${JSON.stringify(g.tls ?? null)}`;
 
 function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
   const g = message(raw, 'grpc', where);
@@ -60,7 +71,12 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
     const address = str(g, 'address', at, true);
     const addressProblem = hostPortProblem(address);
     if (addressProblem) throw new ConfigError(`${at}.address: "${address}" ${addressProblem}`);
-    settings.grpc = { address, timeoutMs: num(g, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at) };
+    const tls = parseTls(message(g, 'tls', at), `${at}.tls`);
+    settings.grpc = {
+      address,
+      timeoutMs: num(g, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at),
+      ...(tls ? { tls } : {}),
+    };
   } else {
     const at = `${where}.http`;
     const url = str(h!, 'url', at, true);
@@ -68,9 +84,19 @@ function parsePassThrough(raw: Obj, where: string): PassThroughSettings {
     if (urlProblem) throw new ConfigError(`${at}.url: "${url}" ${urlProblem}`);
     const rq = message(h!, 'request', at) ?? {};
     const rs = message(h!, 'response', at) ?? {};
+    const pool = message(h!, 'connection_pool', at) ?? {};
+    const tls = parseTls(message(h!, 'tls', at), `${at}.tls`);
+    if (tls && !url.startsWith('https://'))
+      throw new ConfigError(`${at}.url: "${url}" is not https://, but tls is set`);
     settings.http = {
       url,
       timeoutMs: num(h!, 'timeout_ms', DEFAULT_SERVICE_TIMEOUT_MS, MAX_TIMEOUT_MS, at),
+      responseHeaderTimeoutMs: num(h!, 'response_header_timeout_ms', 0, MAX_TIMEOUT_MS, at),
+      pool: {
+        maxConns: num(pool, 'max_conns', DEFAULT_MAX_CONNS, MAX_CONNS, `${at}.connection_pool`),
+        idleTimeoutMs: num(pool, 'idle_timeout_ms', DEFAULT_IDLE_TIMEOUT_MS, MAX_TIMEOUT_MS, `${at}.connection_pool`),
+      },
+      ...(tls ? { tls } : {}),
       request: {
         allowedHeaders: lower(strings(rq, 'allowed_headers', `${at}.request`)),
         headersToAdd: entries(rq, 'headers_to_add', `${at}.request`, stringValue).map(([k, v]) => [k.toLowerCase(), v]),
@@ -112,21 +138,22 @@ class PassThroughInstance implements ModuleInstance<PassThroughSettings> {
   constructor(private readonly context: ModuleContext) {}
 
   prepare(settings: readonly PassThroughSettings[]): Prepared<PassThroughSettings> {
-    const grpcWanted = new Set(settings.flatMap((s) => (s.grpc ? [s.grpc.address] : [])));
-    const httpWanted = new Set(settings.flatMap((s) => (s.http ? [new URL(s.http.url).origin] : [])));
+    const grpcWanted = new Map(settings.flatMap((s) => (s.grpc ? [[grpcClientKey(s.grpc), s.grpc] as const] : [])));
+    const httpWanted = new Map(settings.flatMap((s) => (s.http ? [[httpClientKey(s.http), s.http] as const] : [])));
     const created = { grpc: new Map<string, GrpcService>(), http: new Map<string, HttpService>() };
-    for (const address of grpcWanted) if (!this.grpc.has(address)) created.grpc.set(address, grpcPassThrough(address));
-    for (const origin of httpWanted) if (!this.http.has(origin)) created.http.set(origin, httpPassThrough());
+    for (const [key, g] of grpcWanted)
+      if (!this.grpc.has(key)) created.grpc.set(key, grpcPassThrough(g.address, g.tls));
+    for (const [key, h] of httpWanted) if (!this.http.has(key)) created.http.set(key, httpPassThrough(h.pool, h.tls));
     const service = {
-      grpc: (address: string) => this.grpc.get(address) ?? created.grpc.get(address)!,
-      http: (origin: string) => this.http.get(origin) ?? created.http.get(origin)!,
+      grpc: (key: string) => this.grpc.get(key) ?? created.grpc.get(key)!,
+      http: (key: string) => this.http.get(key) ?? created.http.get(key)!,
     };
     const checks = new Map<PassThroughSettings, Check>(
       settings.map((s): [PassThroughSettings, Check] => {
         const target = s.grpc ? s.grpc.address : s.http!.url;
         const ask = s.grpc
-          ? service.grpc(s.grpc.address).check(s.grpc, s.config)
-          : service.http(new URL(s.http!.url).origin).check(s.http!, s.config);
+          ? service.grpc(grpcClientKey(s.grpc)).check(s.grpc, s.config)
+          : service.http(httpClientKey(s.http!)).check(s.http!, s.config);
         return [
           s,
           (request): Pending<Verdict> => ask(request).then((answer) => settle(s, answer, this.context, target)),

@@ -160,7 +160,7 @@ test(
       await token({ org: { team: 'platform', region: { name: 'eu' } } }),
     );
     expect(nested).toMatch(/rbac +allowed by policy platform-team/);
-    expect(nested).toMatch(/nested claim org › team "platform" is "platform"/);
+    expect(nested).toMatch(/nested claim org › team of provider demo "platform" is "platform"/);
     const flat = await sluice(
       'bin/sluice.js',
       'explain',
@@ -171,7 +171,7 @@ test(
       '--jwt',
       await token({ 'org.team': 'platform', 'org.region.name': 'eu' }),
     );
-    expect(flat).toMatch(/nested claim org › team absent is not "platform"/);
+    expect(flat).toMatch(/nested claim org › team of provider demo absent is not "platform"/);
     expect(flat).toMatch(/answer: 403 "RBAC: access denied"/);
     // Without a delimiter the dotted name is one claim, as written.
     expect(

@@ -88,7 +88,7 @@ test('a denial says why each policy did not match, and the last line is the answ
     claims: { sub: 'mallory' },
   });
   expect(claims.steps.find((s) => s.stage === 'rbac')!.details).toEqual([
-    'policy pet-readers: no match: claim sub "mallory" is not "alice"',
+    'policy pet-readers: no match: claim sub of provider inline "mallory" is not "alice"',
   ]);
 });
 

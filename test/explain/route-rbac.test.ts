@@ -28,7 +28,7 @@ test("a route's own policies replace the host's: admins only on /admin, a reader
   expect((await run('DELETE', '/admin/users/1', { role: 'admin' })).answer.status).toBe('upstream');
   const reader = await rbac('GET', '/admin', { role: 'reader' });
   expect(reader.summary).toBe('denied: no ALLOW policy matches');
-  expect(reader.details).toEqual(['policy admins: no match: claim role "reader" is not "admin"']);
+  expect(reader.details).toEqual(['policy admins: no match: claim role of provider corp "reader" is not "admin"']);
 });
 
 test("a delegated route's policy on a nested claim and a path", async () => {

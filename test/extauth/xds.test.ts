@@ -137,6 +137,7 @@ test('a set the authorizer cannot apply changes nothing: previous AuthConfigs an
     searchFilter: '(uid=*)',
     membershipAttributeName: 'memberOf',
     pool: DEFAULT_POOL,
+    disableGroupChecking: false,
   });
   expect(() => server.authorizer.setConfigs([bad])).toThrow();
   expect(server.authorizer.poolStats().map((p) => p.server)).toEqual(pools.map((p) => p.server));

@@ -1,6 +1,6 @@
 /** Gloo's `apiKeyAuth` config (extauth.proto `ApiKeyAuth`): keys from Secrets of type extauth.solo.io/apikey. */
 import { Type, type Static } from '@sinclair/typebox';
-import { note, notYet, refused } from '../gloo.js';
+import { note, refused } from '../gloo.js';
 import { resourceRef } from '../resource.js';
 import { boolean, mapOf, object, singleLine, stringMap } from '../schema.js';
 
@@ -38,9 +38,21 @@ export const apiKeyAuth = object({
   skipMetadataValidation: refused(
     'metadata is checked once, when compiling (a value that is no valid header value is an error naming its Secret), so there is nothing to skip per request',
   ),
-  hmac: notYet(),
-  digest: notYet(),
-  match: notYet(),
+  // Gloo's API names only the algorithms: the digests' encoding in the Secrets and the
+  // request-time transform live in Gloo's closed ext-auth-service, so a Secret written
+  // for Gloo could not be checked the same way here.
+  hmac: refused(
+    "Gloo's API gives HMAC_SHA256 and the shared secret but not how the stored digest is encoded (hex or base64) nor which Secret entry holds the shared key; its check runs in Gloo's closed ext-auth-service, so Sluice cannot match the same Secrets",
+    'keep the keys themselves in the Secrets',
+  ),
+  digest: refused(
+    "Gloo's API gives SHA256 but not how the stored digest is encoded (hex or base64); its check runs in Gloo's closed ext-auth-service, so Sluice cannot match the same Secrets",
+    'keep the keys themselves in the Secrets',
+  ),
+  match: refused(
+    'only valid with digest, which is refused',
+    'use headersFromMetadataEntry to pass Secret entries to the upstream',
+  ),
 });
 
 export type ApiKeyAuthSpec = Static<typeof apiKeyAuth>;

@@ -1,6 +1,6 @@
 /** Gloo's `ldap` config of an AuthConfig (extauth.proto `Ldap`). */
 import { Type, type Static } from '@sinclair/typebox';
-import { differs, note, notYet } from '../gloo.js';
+import { differs, note } from '../gloo.js';
 import { resourceRef } from '../resource.js';
 import { boolean, object, singleLine } from '../schema.js';
 
@@ -11,7 +11,7 @@ export const ldap = note(
       userDnTemplate: singleLine,
       allowedGroups: differs(
         Type.Array(singleLine),
-        'required: a user is let in only as a member of one of these groups',
+        'required unless disableGroupChecking: a user is let in only as a member of one of these groups',
       ),
       searchFilter: singleLine,
       membershipAttributeName: singleLine,
@@ -20,9 +20,12 @@ export const ldap = note(
         initialSize: Type.Integer({ minimum: 0, maximum: 100 }),
         maxSize: Type.Integer({ minimum: 1, maximum: 100 }),
       }),
-      disableGroupChecking: notYet(),
+      disableGroupChecking: note(
+        boolean,
+        'true: a user whose bind succeeds is let in, with no search of the user entry and no group check (allowedGroups, searchFilter, membershipAttributeName and groupLookupSettings are then not used: a warning)',
+      ),
     },
-    ['address', 'userDnTemplate', 'allowedGroups'],
+    ['address', 'userDnTemplate'],
   ),
   'one per config',
 );

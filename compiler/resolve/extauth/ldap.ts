@@ -8,7 +8,7 @@ import {
   searchFilterProblem,
 } from '../../../contract/extauth.js';
 import { normalizeDn } from '../../../contract/ldap-dn.js';
-import { fieldError, notFound, quote, type Diagnostic, type FieldPath } from '../../diagnostics.js';
+import { asWarning, fieldError, notFound, quote, type Diagnostic, type FieldPath } from '../../diagnostics.js';
 import type { LdapIR } from '../../ir/model.js';
 import type { LdapSpec } from '../../kinds/extauth/ldap.js';
 import type { Resource } from '../../validate/validate.js';
@@ -50,34 +50,43 @@ export function resolveLdap(
     );
   if (!spec.userDnTemplate.includes('%s'))
     fail('userDnTemplate', 'has no "%s" placeholder for the username', 'e.g. uid=%s,ou=people,dc=example,dc=org');
-  spec.allowedGroups.forEach((group, i) => {
-    // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
-    const canonical = normalizeDn(group);
-    if (canonical === undefined) {
-      diagnostics.push(
-        fieldError(
-          'resolve',
-          ac.origin,
-          [...path, 'allowedGroups', i],
-          `${quote(group)} is not a DN`,
-          'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash',
-        ),
-      );
-      ok = false;
-    } else if (!canonical.includes(',')) {
-      // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
-      diagnostics.push(
-        fieldError(
-          'resolve',
-          ac.origin,
-          [...path, 'allowedGroups', i],
-          `${quote(group)} is a single RDN, not the DN of a group entry`,
-          "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN",
-        ),
-      );
-      ok = false;
-    }
-  });
+  const disabled = spec.disableGroupChecking === true;
+  if (disabled) unusedWithoutGroups(ac, path, spec, diagnostics);
+  else if (spec.allowedGroups === undefined)
+    fail(
+      'allowedGroups',
+      'is missing: a user is let in only as a member of one of these groups',
+      'list the DNs of the groups whose members are let in, or set disableGroupChecking: true to let in every user whose bind succeeds',
+    );
+  if (!disabled)
+    (spec.allowedGroups ?? []).forEach((group, i) => {
+      // sluice-extauth compares memberOf values by this parse; an entry that fails it would match nobody.
+      const canonical = normalizeDn(group);
+      if (canonical === undefined) {
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            ac.origin,
+            [...path, 'allowedGroups', i],
+            `${quote(group)} is not a DN`,
+            'write the DN of a group entry, e.g. cn=developers,ou=groups,dc=example,dc=org; escape a literal , + " \\ < > ; = with a backslash',
+          ),
+        );
+        ok = false;
+      } else if (!canonical.includes(',')) {
+        // `[cn=a,ou=groups,dc=x]` in YAML flow style is four one-RDN items, not one DN.
+        diagnostics.push(
+          fieldError(
+            'resolve',
+            ac.origin,
+            [...path, 'allowedGroups', i],
+            `${quote(group)} is a single RDN, not the DN of a group entry`,
+            "quote each DN in a YAML flow list ['cn=a,ou=groups,dc=example,dc=org'], or use one '- ' line per DN",
+          ),
+        );
+        ok = false;
+      }
+    });
   const pool = { ...LDAP_DEFAULTS.pool, ...spec.pool };
   if (pool.initialSize > pool.maxSize)
     fail(
@@ -89,13 +98,14 @@ export function resolveLdap(
   const ldap: LdapIR = {
     address: spec.address,
     userDnTemplate: spec.userDnTemplate,
-    allowedGroups: spec.allowedGroups,
+    allowedGroups: disabled ? [] : (spec.allowedGroups ?? []),
     searchFilter: spec.searchFilter ?? LDAP_DEFAULTS.searchFilter,
     membershipAttributeName: spec.membershipAttributeName ?? LDAP_DEFAULTS.membershipAttributeName,
     pool,
+    ...(disabled ? { disableGroupChecking: true as const } : {}),
   };
   const lookup = spec.groupLookupSettings;
-  if (lookup?.checkGroupsWithServiceAccount) {
+  if (!disabled && lookup?.checkGroupsWithServiceAccount) {
     const secretPath = [...path, 'groupLookupSettings', 'credentialsSecretRef'];
     if (!lookup.credentialsSecretRef) {
       diagnostics.push(
@@ -159,4 +169,23 @@ export function resolveLdap(
 
 function secretValue(secret: Resource, key: string): string | undefined {
   return secretEntry(secret, key)?.value;
+}
+
+/** With disableGroupChecking nothing searches the user entry: the fields that shape that search do nothing (Gloo ignores them too). */
+function unusedWithoutGroups(ac: Resource, path: FieldPath, spec: LdapSpec, diagnostics: Diagnostic[]): void {
+  const unused = (['allowedGroups', 'searchFilter', 'membershipAttributeName', 'groupLookupSettings'] as const).filter(
+    (f) => spec[f] !== undefined && !(f === 'allowedGroups' && spec.allowedGroups!.length === 0),
+  );
+  for (const f of unused)
+    diagnostics.push(
+      asWarning(
+        fieldError(
+          'resolve',
+          ac.origin,
+          [...path, f],
+          'not used: with disableGroupChecking a successful bind lets the user in, and the user entry is not searched',
+          `remove ${f}, or disableGroupChecking to check groups`,
+        ),
+      ),
+    );
 }

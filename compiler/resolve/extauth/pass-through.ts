@@ -1,6 +1,6 @@
 /**
  * Gloo's `passThroughAuth` config: exactly one of grpc (host:port) and http
- * (an http:// URL); connectionTimeout in whole milliseconds, at most the
+ * (an http:// or https:// URL), each with its TLS (./pass-through-tls.ts); connectionTimeout in whole milliseconds, at most the
  * sidecar's cap; header names lowercase, as Envoy hands them over.
  */
 import { hostPortProblem, httpUrlProblem, MAX_TIMEOUT_MS } from '../../../contract/extauth.js';
@@ -9,6 +9,8 @@ import { fieldError, quote, type Diagnostic, type FieldPath } from '../../diagno
 import type { PassThroughIR } from '../../ir/model.js';
 import type { PassThroughAuthSpec } from '../../kinds/extauth/pass-through.js';
 import type { Resource } from '../../validate/validate.js';
+import type { Lookups } from '../lookups.js';
+import { passThroughTls } from './pass-through-tls.js';
 
 const lower = (names: string[] | undefined) => names?.map((n) => n.toLowerCase());
 
@@ -16,6 +18,7 @@ export function resolvePassThrough(
   ac: Resource,
   path: FieldPath,
   spec: PassThroughAuthSpec,
+  lookups: Lookups,
   diagnostics: Diagnostic[],
 ): PassThroughIR | undefined {
   let ok = true;
@@ -52,7 +55,10 @@ export function resolvePassThrough(
     if (problem)
       fail([...at, 'address'], `${quote(spec.grpc.address)} ${problem}`, 'e.g. auth.team.svc.cluster.local:9001');
     const t = timeoutMs(spec.grpc.connectionTimeout, [...at, 'connectionTimeout']);
-    ir.grpc = { address: spec.grpc.address, ...(t !== undefined ? { timeoutMs: t } : {}) };
+    const tls =
+      spec.grpc.tlsConfig && passThroughTls(ac, [...at, 'tlsConfig'], spec.grpc.tlsConfig, lookups, diagnostics);
+    if (spec.grpc.tlsConfig && !tls) ok = false;
+    ir.grpc = { address: spec.grpc.address, ...(t !== undefined ? { timeoutMs: t } : {}), ...(tls ? { tls } : {}) };
   } else {
     const h = spec.http!;
     const at = [...path, 'http'];
@@ -60,11 +66,28 @@ export function resolvePassThrough(
     if (problem)
       fail([...at, 'url'], `${quote(h.url)} ${problem}`, 'e.g. http://auth.team.svc.cluster.local:8080/check');
     const t = timeoutMs(h.connectionTimeout, [...at, 'connectionTimeout']);
+    const tls = h.tlsConfig && passThroughTls(ac, [...at, 'tlsConfig'], h.tlsConfig, lookups, diagnostics);
+    if (h.tlsConfig && !tls) ok = false;
+    if (h.tlsConfig && !problem && !h.url.startsWith('https://'))
+      fail(
+        [...at, 'url'],
+        `${quote(h.url)} is plain HTTP, but tlsConfig asks for TLS`,
+        'write the https:// URL of the service, or remove tlsConfig',
+      );
+    const headerTimeout = timeoutMs(h.responseHeaderTimeout, [...at, 'responseHeaderTimeout']);
+    const idle = timeoutMs(h.connectionPool?.idleTimeout, [...at, 'connectionPool', 'idleTimeout']);
+    const pool = {
+      ...(h.connectionPool?.maxConns ? { maxConns: h.connectionPool.maxConns } : {}),
+      ...(idle ? { idleTimeoutMs: idle } : {}),
+    };
     const rq = h.request;
     const rs = h.response;
     ir.http = {
       url: h.url,
       ...(t !== undefined ? { timeoutMs: t } : {}),
+      ...(headerTimeout ? { responseHeaderTimeoutMs: headerTimeout } : {}),
+      ...(Object.keys(pool).length ? { connectionPool: pool } : {}),
+      ...(tls ? { tls } : {}),
       ...(rq
         ? {
             request: {

@@ -14,5 +14,6 @@ export function compileLdap(l: LdapIR): Json {
       : {}),
     // Timeouts are left to the sidecar's flags (0 = its default).
     pool: { initial_size: l.pool.initialSize, max_size: l.pool.maxSize },
+    ...(l.disableGroupChecking ? { disable_group_checking: true } : {}),
   };
 }

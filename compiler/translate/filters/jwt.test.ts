@@ -24,6 +24,7 @@ function providerIR(
 ): JwtProviderIR {
   return {
     name: `${ns}.${vs}.${name}`,
+    payloadKey: name,
     issuer,
     jwks,
     origin: origin(`VirtualService ${ns}/${vs}`),
@@ -60,7 +61,7 @@ describe('jwtConcern', () => {
     expect(result.perVirtualHost.size).toBe(0);
   });
 
-  test('one local provider: inline JWKS, token locations, payload in metadata, provider_name requirement', () => {
+  test("one local provider: inline JWKS, token locations, payload in metadata under the provider's name, provider_name requirement", () => {
     const p = providerIR('default', 'api', 'corp', { kind: 'local', keys: rsaKeys });
     const result = runConcern(jwtConcern, model([host('default', 'api', [p])]));
     expect(result.httpFilter!.name).toBe(JWT_FILTER_NAME);
@@ -74,7 +75,7 @@ describe('jwtConcern', () => {
       issuer: 'https://corp.example',
       from_headers: [{ name: 'Authorization', value_prefix: 'Bearer ' }],
       from_params: ['access_token'],
-      payload_in_metadata: 'principal',
+      payload_in_metadata: 'corp',
     });
     const jwks = JSON.parse(provider.local_jwks.inline_string) as { keys: Json[] };
     expect(jwks.keys).toEqual([

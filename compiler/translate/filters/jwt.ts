@@ -7,7 +7,7 @@
  * emitted: without a per-route config Envoy applies none (filter.cc,
  * findVerifier), so verification happens only where a virtual host asks.
  */
-import { JWT_FILTER_NAME, JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
+import { JWT_FILTER_NAME } from '../../ir/jwt.js';
 import type { JwtProviderIR, VirtualHostIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
@@ -59,7 +59,8 @@ export function jwtProvider(p: JwtProviderIR): Json {
           clear_route_cache: true,
         }
       : {}),
-    payload_in_metadata: JWT_PAYLOAD_METADATA_KEY,
+    // Under the provider's own name, so that an RBAC principal can ask for a token of one provider (Gloo's jwtPrincipal.provider).
+    payload_in_metadata: p.payloadKey,
     ...(p.failedStatusInMetadata ? { failed_status_in_metadata: p.failedStatusInMetadata } : {}),
   };
 }

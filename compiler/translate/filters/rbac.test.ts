@@ -15,7 +15,7 @@ function policy(
   return {
     name,
     methods: [],
-    principals: [{ claims: { sub: 'alice' } }],
+    principals: [{ claims: { sub: 'alice' }, providers: ['p'] }],
     ...fields,
     origin,
     path: ['spec', 'virtualHost', 'options', 'rbac', 'policies', name],
@@ -35,6 +35,7 @@ function host(name: string, options: { jwt?: boolean; policies?: RbacPolicyIR[] 
             providers: [
               {
                 name: `default.${name}.p`,
+                payloadKey: 'p',
                 issuer: 'i',
                 jwks: { kind: 'local', keys: '{"keys":[]}' },
                 origin,
@@ -64,10 +65,10 @@ function rulesOf(vhs: VirtualHostIR[], name = 'default.api') {
   return perRoute.rbac.rules;
 }
 
-const claim = (key: string, exact: string) => ({
+const claim = (key: string, exact: string, provider = 'p') => ({
   metadata: {
     filter: 'envoy.filters.http.jwt_authn',
-    path: [{ key: 'principal' }, { key }],
+    path: [{ key: provider }, { key }],
     value: { string_match: { exact } },
   },
 });
@@ -142,7 +143,11 @@ describe('rbacConcern', () => {
         jwt: true,
         policies: [
           policy('p', {
-            principals: [{ claims: { sub: 'alice', role: 'admin' } }, { claims: { sub: 'bob' } }, { claims: {} }],
+            principals: [
+              { claims: { sub: 'alice', role: 'admin' }, providers: ['p'] },
+              { claims: { sub: 'bob' }, providers: ['p'] },
+              { claims: {}, providers: ['p'] },
+            ],
           }),
         ],
       }),
@@ -154,16 +159,17 @@ describe('rbacConcern', () => {
     ]);
   });
 
-  test("Gloo's claim matchers: BOOLEAN a bool_match, LIST_CONTAINS a list_match of the exact string", () => {
+  test("Gloo's claim matchers: BOOLEAN a bool_match, LIST_CONTAINS a list_match of the exact string, REGEX_MATCH a safe_regex", () => {
     const rules = rulesOf([
       host('api', {
         jwt: true,
         policies: [
           policy('p', {
             principals: [
-              { claims: { admin: 'true' }, matcher: 'BOOLEAN' },
-              { claims: { suspended: 'false' }, matcher: 'BOOLEAN' },
-              { claims: { groups: 'readers' }, matcher: 'LIST_CONTAINS' },
+              { claims: { admin: 'true' }, matcher: 'BOOLEAN', providers: ['p'] },
+              { claims: { suspended: 'false' }, matcher: 'BOOLEAN', providers: ['p'] },
+              { claims: { groups: 'readers' }, matcher: 'LIST_CONTAINS', providers: ['p'] },
+              { claims: { email: 'dev[0-1]@corp\\.example' }, matcher: 'REGEX_MATCH', providers: ['p'] },
             ],
           }),
         ],
@@ -174,6 +180,34 @@ describe('rbacConcern', () => {
       { bool_match: true },
       { bool_match: false },
       { list_match: { one_of: { string_match: { exact: 'readers' } } } },
+      { string_match: { safe_regex: { regex: 'dev[0-1]@corp\\.example' } } },
+    ]);
+  });
+
+  test("a principal's providers: the claims of one provider's payload, or of any provider's (or_ids, all claims from the same payload)", () => {
+    const rules = rulesOf([
+      host('api', {
+        jwt: true,
+        policies: [
+          policy('p', {
+            principals: [
+              { claims: { sub: 'alice' }, providers: ['partner'] },
+              { claims: { sub: 'bob', role: 'admin' }, providers: ['corp', 'partner'] },
+            ],
+          }),
+        ],
+      }),
+    ]);
+    expect(rules.policies.p!.principals).toEqual([
+      claim('sub', 'alice', 'partner'),
+      {
+        or_ids: {
+          ids: [
+            { and_ids: { ids: [claim('sub', 'bob', 'corp'), claim('role', 'admin', 'corp')] } },
+            { and_ids: { ids: [claim('sub', 'bob', 'partner'), claim('role', 'admin', 'partner')] } },
+          ],
+        },
+      },
     ]);
   });
 

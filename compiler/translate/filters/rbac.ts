@@ -10,7 +10,6 @@
 import type { RbacPolicyIR } from '../../ir/model.js';
 import type { HttpFilterConcern } from '../concern.js';
 import type { Json } from '../output.js';
-import { JWT_PAYLOAD_METADATA_KEY } from '../../ir/jwt.js';
 import { JWT_FILTER_NAME } from './jwt.js';
 
 export const RBAC_FILTER_NAME = 'envoy.filters.http.rbac';
@@ -19,6 +18,8 @@ const TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.';
 // Made once: a type URL built per virtual host is a string of its own in each.
 const RBAC_TYPE = `${TYPE}RBAC`;
 const RBAC_PER_ROUTE_TYPE = `${TYPE}RBACPerRoute`;
+
+type RbacPrincipal = RbacPolicyIR['principals'][number];
 
 /** The AND of `members`: one member stands alone, several go in `and_rules` (permissions) or `and_ids` (principals). */
 function all(kind: 'permission' | 'principal', members: Json[]): Json {
@@ -39,28 +40,40 @@ function permission(policy: RbacPolicyIR): Json {
   return parts.length === 0 ? { any: true } : all('permission', parts);
 }
 
-function principal(p: RbacPolicyIR['principals'][number], delimiter: string | undefined): Json {
-  const claims = Object.entries(p.claims);
-  // No claims: every claim of the (empty) map is carried by any verified token.
-  if (claims.length === 0) return { any: true };
-  const ids = claims.map(([claim, value]) => ({
+/** Gloo's ClaimMatcher as Envoy's ValueMatcher for one claim. */
+function claimValue(matcher: RbacPrincipal['matcher'], value: string): Json {
+  switch (matcher) {
+    case 'BOOLEAN':
+      return { bool_match: value === 'true' };
+    case 'LIST_CONTAINS':
+      return { list_match: { one_of: { string_match: { exact: value } } } };
+    case 'REGEX_MATCH':
+      // RE2, matching the whole claim (Envoy's safe_regex); checked at resolve.
+      return { string_match: { safe_regex: { regex: value } } };
+    default:
+      return { string_match: { exact: value } };
+  }
+}
+
+/** Every claim of the principal in the payload one provider wrote (under its name). */
+function claimsOf(p: RbacPrincipal, provider: string, delimiter: string | undefined): Json {
+  const ids = Object.entries(p.claims).map(([claim, value]) => ({
     metadata: {
       filter: JWT_FILTER_NAME,
       // A nested claim is a path into the payload: org.team with "." reads payload.org.team.
-      path: [
-        { key: JWT_PAYLOAD_METADATA_KEY },
-        ...(delimiter ? claim.split(delimiter) : [claim]).map((key) => ({ key })),
-      ],
-      // Gloo's ClaimMatcher: BOOLEAN compares a boolean claim, LIST_CONTAINS looks for the string in a list claim.
-      value:
-        p.matcher === 'BOOLEAN'
-          ? { bool_match: value === 'true' }
-          : p.matcher === 'LIST_CONTAINS'
-            ? { list_match: { one_of: { string_match: { exact: value } } } }
-            : { string_match: { exact: value } },
+      path: [{ key: provider }, ...(delimiter ? claim.split(delimiter) : [claim]).map((key) => ({ key }))],
+      value: claimValue(p.matcher, value),
     },
   }));
   return all('principal', ids);
+}
+
+function principal(p: RbacPrincipal, delimiter: string | undefined): Json {
+  // No claims: every claim of the (empty) map is carried by any verified token.
+  if (Object.keys(p.claims).length === 0) return { any: true };
+  // All claims from one payload: the named provider's, or any provider's (one at most is there).
+  const alternatives = p.providers.map((provider) => claimsOf(p, provider, delimiter));
+  return alternatives.length === 1 ? alternatives[0]! : { or_ids: { ids: alternatives } };
 }
 
 function policies(list: RbacPolicyIR[]): Record<string, Json> {
