@@ -1,6 +1,6 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
 import {
   boolean,
@@ -27,6 +27,7 @@ import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratel
 import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
 import { delegatedGatewayFields } from './delegated-gateways.js';
 import { virtualServiceExpressions } from './label-selectors.js';
+import { tcpDestination } from './tcp-destinations.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -140,33 +141,13 @@ export const tcpGateway = object(
             sslConfig: sniSslConfig(
               'optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are',
             ),
-            destination: object(
-              {
-                single: object(
-                  {
-                    upstream: resourceRef,
-                    kube: notYet(),
-                    consul: consul(),
-                    destinationSpec: glooEnvoy(),
-                    subset: notYet(),
-                  },
-                  ['upstream'],
-                ),
-                multi: notYet(),
-                upstreamGroup: notYet(),
-                forwardSniClusterName: refused(
-                  "Envoy's sni_cluster filter sends a connection to the cluster its SNI names: Sluice names clusters itself and sends a proxy only those its Gateways use, so a client's SNI would pick among internal names",
-                  'give each upstream a TCP host matched by sslConfig.sniDomains with destination.single',
-                ),
-              },
-              ['single'],
-            ),
+            destination: tcpDestination,
           },
           ['name', 'destination'],
         ),
         { minItems: 1 },
       ),
-      'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
+      'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to its destination (tcp_proxy)',
     ),
     options: note(tcpListenerOptions, "each TCP host's tcp_proxy settings and a connection limit in front of it"),
   },

@@ -23,6 +23,7 @@ import type { TcpProxyOptionsIR } from '../ir/tcp-options.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
 import { matchedEntries, unselectedDelegates, type MatchedEntry } from './delegated-gateways.js';
 import { checkExpressions, labelsOf, matchesLabels } from './label-expressions.js';
+import type { TcpDestinationOf } from './tcp-destinations.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
 export const DEFAULT_PROXY_NAME = 'gateway-proxy';
@@ -34,6 +35,7 @@ export function resolveGateways(
   index: ResourceIndex,
   virtualHosts: VirtualHostIR[],
   findCluster: FindCluster,
+  tcpDestination: TcpDestinationOf,
   diagnostics: Diagnostic[],
 ): GatewayIR[] {
   const gateways = index.all('Gateway');
@@ -60,7 +62,7 @@ export function resolveGateways(
   const byPort = new Map<number, { gw: GatewayIR; resource: Resource }[]>();
   const delegates = new Set<Resource>();
   for (const resource of gateways) {
-    const resolved = resolveGateway(resource, index, hosts, findCluster, delegates, diagnostics);
+    const resolved = resolveGateway(resource, index, hosts, { findCluster, tcpDestination }, delegates, diagnostics);
     if (!resolved) continue;
     const gw = resolved.gw;
     for (const scope of resolved.domainScopes)
@@ -70,13 +72,15 @@ export function resolveGateways(
         reportedDomains,
       );
     for (const vh of gw.virtualHosts) served.add(vh);
-    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0)
+    // A tcpGateway's hosts that failed have their errors.
+    const spec = resource.spec as unknown as GatewaySpec;
+    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0 && !spec.tcpGateway)
       diagnostics.push(
         asWarning(
           fieldError(
             'resolve',
             resource.origin,
-            ['spec', (resource.spec as unknown as GatewaySpec).hybridGateway ? 'hybridGateway' : 'httpGateway'],
+            ['spec', spec.hybridGateway ? 'hybridGateway' : 'httpGateway'],
             'this Gateway serves no VirtualService: its listener answers every request with 404',
             'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector',
           ),
@@ -127,6 +131,12 @@ const withTcpOptions = (hosts: TcpHostIR[], options: TcpProxyOptionsIR | undefin
 const optionalListenerFields = (fields: ReturnType<typeof listenerFields>) =>
   fields ? { listenerFields: fields } : {};
 
+/** What a Gateway's references resolve to: an Upstream's cluster, a TCP host's destination. */
+interface Targets {
+  findCluster: FindCluster;
+  tcpDestination: TcpDestinationOf;
+}
+
 /** A Gateway resolved, with the sets of virtual hosts whose domains must not clash (the Gateway's, or each matched gateway's). */
 interface Resolved {
   gw: GatewayIR;
@@ -137,10 +147,11 @@ function resolveGateway(
   resource: Resource,
   index: ResourceIndex,
   hosts: ReadonlyMap<string, VirtualHostIR>,
-  findCluster: FindCluster,
+  targets: Targets,
   delegates: Set<Resource>,
   diagnostics: Diagnostic[],
 ): Resolved | undefined {
+  const { findCluster, tcpDestination } = targets;
   const spec = resource.spec as unknown as GatewaySpec;
   const ssl = spec.ssl ?? false;
   const address = spec.bindAddress ?? DEFAULT_BIND_ADDRESS;
@@ -202,7 +213,7 @@ function resolveGateway(
       ),
     );
   if (spec.tcpGateway) {
-    const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
+    const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], tcpDestination, diagnostics);
     sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
     const options = tcpProxyOptions(
       spec.tcpGateway.options,
@@ -219,7 +230,7 @@ function resolveGateway(
     const entries = matchedEntries(resource, spec.hybridGateway, index, findCluster, diagnostics);
     if (!entries || (entries.length === 0 && !spec.hybridGateway.matchedGateways)) return undefined;
     for (const e of entries) delegates.add(e.owner);
-    return hybridGateway(resource, common, entries, index, hosts, findCluster, diagnostics);
+    return hybridGateway(resource, common, entries, index, hosts, targets, diagnostics);
   }
   const http = spec.httpGateway!;
   const base = ['spec', 'httpGateway'];
@@ -388,7 +399,7 @@ function hybridGateway(
   entries: MatchedEntry[],
   index: ResourceIndex,
   hosts: ReadonlyMap<string, VirtualHostIR>,
-  findCluster: FindCluster,
+  { findCluster, tcpDestination }: Targets,
   diagnostics: Diagnostic[],
 ): Resolved {
   const chains: GatewayChainIR[] = [];
@@ -418,7 +429,14 @@ function hybridGateway(
             'move the sslConfig to the tcpHosts',
           ),
         );
-      const hosts = tcpHosts(owner, [...base, 'tcpGateway'], m.tcpGateway.tcpHosts, ranges, findCluster, diagnostics);
+      const hosts = tcpHosts(
+        owner,
+        [...base, 'tcpGateway'],
+        m.tcpGateway.tcpHosts,
+        ranges,
+        tcpDestination,
+        diagnostics,
+      );
       const options = tcpProxyOptions(
         m.tcpGateway.options,
         owner.origin,
