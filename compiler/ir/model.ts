@@ -597,9 +597,14 @@ export interface GatewayIR {
   tcpHosts: TcpHostIR[];
 }
 
-export interface TcpHostIR {
+/** A TCP host: one filter chain, its connections proxied to its destination. */
+export type TcpHostIR = TcpHostFieldsIR & TcpDestinationIR;
+
+/** Where a TCP host's connections go: one cluster (and subset), or clusters by weight (tcp_proxy weighted_clusters). */
+export type TcpDestinationIR = ClusterRefIR | { weighted: Array<ClusterRefIR & { weight: number }> };
+
+export interface TcpHostFieldsIR {
   name: string;
-  cluster: string;
   /** SNI the chain matches; empty: any connection. */
   serverNames: string[];
   /** undefined: the TLS connection (if any) is passed through to the upstream as it is. */

@@ -20,6 +20,8 @@ export type CrdGroups = 'sluice' | 'gloo';
 
 interface ResourceNames {
   plural: string;
+  /** Where Gloo's differs from the kind's name in lower case. */
+  singular?: string;
   /** Short names under Sluice's groups: distinct from Gloo's, so both can be installed side by side. */
   shortNames: string[];
   /** Gloo's own short names and categories, as Gloo's CRDs declare them. */
@@ -76,6 +78,21 @@ const NAMES: Readonly<Record<string, ResourceNames>> = {
     plural: 'routeoptions',
     shortNames: ['srto'],
     glooShortNames: ['rto', 'rtopts', 'grto'],
+    glooCategories: ['gloo-gateway'],
+  },
+  MatchableHttpGateway: {
+    // Gloo's plurals, so a cluster with Gloo's CRDs is read as it is.
+    plural: 'httpgateways',
+    singular: 'httpgateway',
+    shortNames: ['shgw'],
+    glooShortNames: ['hgw', 'ghgw'],
+    glooCategories: ['gloo-gateway'],
+  },
+  MatchableTcpGateway: {
+    plural: 'tcpgateways',
+    singular: 'tcpgateway',
+    shortNames: ['stgw'],
+    glooShortNames: ['tgw', 'gtgw'],
     glooCategories: ['gloo-gateway'],
   },
   RateLimitConfig: {
@@ -171,7 +188,7 @@ export function customResourceDefinition(definition: KindDefinition, groups: Crd
         kind: definition.kind,
         listKind: `${definition.kind}List`,
         plural: names.plural,
-        singular: definition.kind.toLowerCase(),
+        singular: names.singular ?? definition.kind.toLowerCase(),
         shortNames: gloo ? names.glooShortNames : names.shortNames,
         categories: gloo ? [...names.glooCategories, SLUICE_CATEGORY] : [SLUICE_CATEGORY],
       },

@@ -1,24 +1,26 @@
 /** Gloo's Destination and MultiDestination (proxy.proto), the latter also the spec of an UpstreamGroup. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { consul, glooEnvoy, note } from './gloo.js';
 import { weightedDestinationOptions } from './destination-options.js';
 import { resourceRef } from './resource.js';
 import { exactlyOne, object, port, stringMap, uint32 } from './schema.js';
 
-export const destination = object(
-  {
+const SUBSET =
+  "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors";
+
+/** A Destination's fields; `subset` is the one place a TCP destination differs. */
+export function destinationFields<S extends TSchema>(subset: S) {
+  return {
     kube: object({ ref: resourceRef, port }, ['ref', 'port']),
     upstream: resourceRef,
     consul: consul(),
     destinationSpec: glooEnvoy(),
-    subset: note(
-      object({ values: stringMap }, ['values']),
-      "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors",
-    ),
-  },
-  [],
-  exactlyOne('kube', 'upstream'),
-);
+    subset,
+  };
+}
+export const subsetSelector = object({ values: stringMap }, ['values']);
+
+export const destination = object(destinationFields(note(subsetSelector, SUBSET)), [], exactlyOne('kube', 'upstream'));
 
 export const weightedDestinations = object(
   {

@@ -1,6 +1,6 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
 import {
   boolean,
@@ -25,11 +25,14 @@ import { tcpListenerOptions } from './tcp-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratelimit.js';
 import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
+import { delegatedGatewayFields } from './delegated-gateways.js';
+import { virtualServiceExpressions } from './label-selectors.js';
+import { tcpDestination } from './tcp-destinations.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
 // Durations are checked by resolve, which says what to write.
-const httpConnectionManagerSettings = object(
+export const httpConnectionManagerSettings = object(
   {
     useRemoteAddress: note(boolean, 'default true (as Gloo)'),
     xffNumTrustedHops: uint32,
@@ -62,13 +65,13 @@ const httpConnectionManagerSettings = object(
 );
 
 // Gloo's HttpGateway.
-const httpGateway = object({
+export const httpGateway = object({
   virtualServices: note(
     Type.Array(resourceRef),
     'the VirtualServices served; setting it with virtualServiceSelector is an error (Gloo would silently prefer the selector)',
   ),
   virtualServiceSelector: note(stringMap, 'matches metadata.labels'),
-  virtualServiceExpressions: notYet(),
+  virtualServiceExpressions,
   virtualServiceNamespaces: note(
     Type.Array(Type.Union([constant('*'), namespaceName]), { minItems: 1, uniqueItems: true }),
     '"*" or a list; applies to the selector and to "every VirtualService", not to virtualServices',
@@ -128,7 +131,7 @@ const httpGateway = object({
 });
 
 // Gloo's TcpGateway: TCP hosts proxied to an Upstream; sslConfig without secretRef: matched by SNI, passed through.
-const tcpGateway = object(
+export const tcpGateway = object(
   {
     tcpHosts: note(
       Type.Array(
@@ -138,33 +141,13 @@ const tcpGateway = object(
             sslConfig: sniSslConfig(
               'optional: with it, TLS is terminated with its certificate; without it, connections are matched by SNI and passed through as they are',
             ),
-            destination: object(
-              {
-                single: object(
-                  {
-                    upstream: resourceRef,
-                    kube: notYet(),
-                    consul: consul(),
-                    destinationSpec: glooEnvoy(),
-                    subset: notYet(),
-                  },
-                  ['upstream'],
-                ),
-                multi: notYet(),
-                upstreamGroup: notYet(),
-                forwardSniClusterName: refused(
-                  "Envoy's sni_cluster filter sends a connection to the cluster its SNI names: Sluice names clusters itself and sends a proxy only those its Gateways use, so a client's SNI would pick among internal names",
-                  'give each upstream a TCP host matched by sslConfig.sniDomains with destination.single',
-                ),
-              },
-              ['single'],
-            ),
+            destination: tcpDestination,
           },
           ['name', 'destination'],
         ),
         { minItems: 1 },
       ),
-      'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to the Upstream (tcp_proxy)',
+      'one filter chain each, in order: matched by sslConfig.sniDomains (none: any connection), proxied to its destination (tcp_proxy)',
     ),
     options: note(tcpListenerOptions, "each TCP host's tcp_proxy settings and a connection limit in front of it"),
   },
@@ -172,26 +155,29 @@ const tcpGateway = object(
 );
 
 // Gloo's HybridGateway: matched gateways on one listener, by SNI and client address (resolve checks the CIDRs).
+// A matcher's fields (a MatchableHttpGateway's and MatchableTcpGateway's too).
+export const matcherFields = {
+  sslConfig: sniSslConfig(
+    "required for a matched httpGateway (its TLS: a VirtualService's own sslConfig is not used there, so VirtualServices with one are not served); not allowed on a matched tcpGateway (its TCP hosts have their own)",
+  ),
+  sourcePrefixRanges: Type.Array(
+    object(
+      {
+        addressPrefix: note(singleLine, 'an IP address'),
+        prefixLen: note(Type.Integer({ minimum: 0, maximum: 128 }), 'default: the whole address'),
+      },
+      ['addressPrefix'],
+    ),
+  ),
+};
+export const passthroughCipherSuites = refused(
+  'an Enterprise Gloo feature of its own Envoy build',
+  'terminate TLS or pass it through by SNI',
+);
+
 const matchedGateway = object(
   {
-    matcher: object({
-      sslConfig: sniSslConfig(
-        "required for a matched httpGateway (its TLS: a VirtualService's own sslConfig is not used there, so VirtualServices with one are not served); not allowed on a matched tcpGateway (its TCP hosts have their own)",
-      ),
-      sourcePrefixRanges: Type.Array(
-        object(
-          {
-            addressPrefix: note(singleLine, 'an IP address'),
-            prefixLen: note(Type.Integer({ minimum: 0, maximum: 128 }), 'default: the whole address'),
-          },
-          ['addressPrefix'],
-        ),
-      ),
-      passthroughCipherSuites: refused(
-        'an Enterprise Gloo feature of its own Envoy build',
-        'terminate TLS or pass it through by SNI',
-      ),
-    }),
+    matcher: object({ ...matcherFields, passthroughCipherSuites }),
     httpGateway,
     tcpGateway,
   },
@@ -199,23 +185,13 @@ const matchedGateway = object(
   exactlyOne('httpGateway', 'tcpGateway'),
 );
 
-const hybridGateway = object(
-  {
-    matchedGateways: note(
-      Type.Array(matchedGateway, { minItems: 1 }),
-      "one filter chain each (a matched tcpGateway: one per TCP host), matched by the matcher's SNI domains and source prefixes; each matched httpGateway has its own route configuration",
-    ),
-    delegatedHttpGateways: refused(
-      'MatchableHttpGateway resources are not read',
-      'write the gateways in matchedGateways',
-    ),
-    delegatedTcpGateways: refused(
-      'MatchableTcpGateway resources are not read',
-      'write the gateways in matchedGateways',
-    ),
-  },
-  ['matchedGateways'],
-);
+const hybridGateway = object({
+  matchedGateways: note(
+    Type.Array(matchedGateway, { minItems: 1 }),
+    "one filter chain each (a matched tcpGateway: one per TCP host), matched by the matcher's SNI domains and source prefixes; each matched httpGateway has its own route configuration; not with delegatedHttpGateways or delegatedTcpGateways (Gloo would ignore those)",
+  ),
+  ...delegatedGatewayFields(httpConnectionManagerSettings),
+});
 
 const gatewaySpec = object(
   {
@@ -261,4 +237,5 @@ export type GatewaySpec = Static<typeof gatewaySpec>;
 export type HttpGatewaySpec = Static<typeof httpGateway>;
 export type TcpGatewaySpec = Static<typeof tcpGateway>;
 export type MatchedGatewaySpec = Static<typeof matchedGateway>;
+export type HybridGatewaySpec = Static<typeof hybridGateway>;
 export type HttpConnectionManagerSpec = Static<typeof httpConnectionManagerSettings>;

@@ -10,6 +10,7 @@ import { AUTH_CONFIG } from './auth-config.js';
 import { GATEWAY } from './gateway.js';
 import { REASONS } from './gloo.js';
 import { GRAPHQL_API } from './graphql-api.js';
+import { MATCHABLE_HTTP_GATEWAY, MATCHABLE_TCP_GATEWAY } from './matchable-gateways.js';
 import { ENDPOINT_SLICE, POD, SECRET, SERVICE } from './kubernetes.js';
 import { ROUTE_OPTION, VIRTUAL_HOST_OPTION } from './option-resources.js';
 import { RATE_LIMIT_CONFIG } from './rate-limit-config.js';
@@ -39,6 +40,8 @@ export const KINDS: readonly KindDefinition[] = [
   SETTINGS,
   VIRTUAL_HOST_OPTION,
   ROUTE_OPTION,
+  MATCHABLE_HTTP_GATEWAY,
+  MATCHABLE_TCP_GATEWAY,
   // Request tables for `sluice test`: validated here, ignored by resolve.
   REQUEST_TEST,
 ];
@@ -55,17 +58,10 @@ const gloo = (kind: string, reason: string, instead: string): RefusedKind => ({
   glooApiVersion: 'gloo.solo.io/v1',
   refused: { reason, instead },
 });
-const delegatedGateways = 'delegated hybrid gateways are not implemented yet';
 const listenerOptions = 'listener option resources are not read';
 
 /** Kinds a Gloo export carries that Sluice refuses as a whole, each with the reason: never "unknown kind". */
 export const REFUSED_KINDS: readonly RefusedKind[] = [
-  gateway(
-    'MatchableHttpGateway',
-    delegatedGateways,
-    "write the gateway in the Gateway's hybridGateway.matchedGateways",
-  ),
-  gateway('MatchableTcpGateway', delegatedGateways, "write the gateway in the Gateway's hybridGateway.matchedGateways"),
   gateway('HttpListenerOption', listenerOptions, "write the settings in the Gateway's httpGateway.options"),
   gateway('ListenerOption', listenerOptions, "write the settings in the Gateway's options"),
   gloo(

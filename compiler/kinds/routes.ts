@@ -51,7 +51,7 @@ const labelKey = Type.String({
     '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$',
 });
 
-const labelExpression = object(
+export const labelExpression = object(
   {
     key: labelKey,
     operator: note(

@@ -46,7 +46,9 @@ export function destinationCluster(
         ),
       );
     else {
-      const hint = `define the v1 Service among the inputs, or route to an Upstream with ${at[at.length - 1] === 'single' ? 'routeAction.single' : 'destination'}.upstream`;
+      const single =
+        at[at.length - 1] === 'single' && (at.includes('routeAction') ? 'routeAction.single' : 'destination.single');
+      const hint = `define the v1 Service among the inputs, or route to an Upstream with ${single || 'destination'}.upstream`;
       diagnostics.push(
         notFound(
           fieldError('resolve', from.origin, [...at, 'kube', 'ref'], `Service ${showRef(ref)} not found`, hint),

@@ -10,29 +10,26 @@ import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { type Ref } from './index.js';
 import { downstreamTls } from './tls.js';
+import type { TcpDestinationOf } from './tcp-destinations.js';
 
 /** The cluster of the Upstream `ref` names at `path` of `from`, taken into the output; undefined after reporting. */
 /** `grpc`: the Upstream must speak HTTP/2. */
 export type FindCluster = (from: Resource, path: FieldPath, ref: Ref, grpc?: boolean) => string | undefined;
 
-/** A tcpGateway's hosts: each proxied to its Upstream; with a secretRef TLS is terminated, otherwise passed through. */
+/** A tcpGateway's hosts: each proxied to its destination; with a secretRef TLS is terminated, otherwise passed through. */
 export function tcpHosts(
   resource: Resource,
   base: FieldPath,
   specs: TcpGatewaySpec['tcpHosts'],
   sourcePrefixRanges: CidrIR[],
-  findCluster: FindCluster,
+  destinationOf: TcpDestinationOf,
   diagnostics: Diagnostic[],
 ): { hosts: TcpHostIR[]; claims: SniClaim[] } {
   const hosts: TcpHostIR[] = [];
   const claims: SniClaim[] = [];
   specs.forEach((h, i) => {
     const path = [...base, 'tcpHosts', i];
-    const cluster = findCluster(
-      resource,
-      [...path, 'destination', 'single', 'upstream'],
-      h.destination.single.upstream,
-    );
+    const destination = destinationOf(resource, [...path, 'destination'], h.destination);
     const serverNames = h.sslConfig?.sniDomains ?? [];
     claims.push({
       names: serverNames,
@@ -41,7 +38,7 @@ export function tcpHosts(
       path: [...path, 'sslConfig', 'sniDomains'],
       label: `TCP host ${quote(h.name)}`,
     });
-    if (!cluster) return;
+    if (!destination) return;
     // No ALPN unless asked for: the bytes inside are not HTTP's.
     const tls =
       h.sslConfig?.secretRef || h.sslConfig?.sslFiles
@@ -52,7 +49,7 @@ export function tcpHosts(
         : undefined;
     hosts.push({
       name: h.name,
-      cluster,
+      ...destination,
       serverNames,
       ...(tls ? { tls } : {}),
       ...(sourcePrefixRanges.length > 0 ? { sourcePrefixRanges } : {}),

@@ -9,7 +9,7 @@
 import { isIP } from 'node:net';
 import { asWarning, fieldError, placeOf, quote, type Diagnostic, type FieldPath } from '../diagnostics.js';
 import type { GatewayChainIR, GatewayIR, TcpHostIR, VirtualHostIR } from '../ir/model.js';
-import type { GatewaySpec, HttpGatewaySpec, MatchedGatewaySpec } from '../kinds/gateway.js';
+import type { GatewaySpec, HttpGatewaySpec } from '../kinds/gateway.js';
 import type { SslConfigSpec } from '../kinds/tls.js';
 import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
@@ -21,6 +21,9 @@ import { accessLogs } from './access-logs.js';
 import { tcpProxyOptions } from './tcp-options.js';
 import type { TcpProxyOptionsIR } from '../ir/tcp-options.js';
 import { FindCluster, SniClaim, claimDomains, sniClashes, tcpHosts, tlsChains } from './gateway-tls.js';
+import { matchedEntries, unselectedDelegates, type MatchedEntry } from './delegated-gateways.js';
+import { checkExpressions, labelsOf, matchesLabels } from './label-expressions.js';
+import type { TcpDestinationOf } from './tcp-destinations.js';
 
 /** Gloo's defaults: its gateway-proxy Deployment's name, bound to every address. */
 export const DEFAULT_PROXY_NAME = 'gateway-proxy';
@@ -32,10 +35,12 @@ export function resolveGateways(
   index: ResourceIndex,
   virtualHosts: VirtualHostIR[],
   findCluster: FindCluster,
+  tcpDestination: TcpDestinationOf,
   diagnostics: Diagnostic[],
 ): GatewayIR[] {
   const gateways = index.all('Gateway');
   if (gateways.length === 0) {
+    unselectedDelegates(index, new Set(), diagnostics);
     for (const vh of virtualHosts) {
       if (vh.tls)
         diagnostics.push(
@@ -55,8 +60,9 @@ export function resolveGateways(
   const out: GatewayIR[] = [];
   const served = new Set<string>();
   const byPort = new Map<number, { gw: GatewayIR; resource: Resource }[]>();
+  const delegates = new Set<Resource>();
   for (const resource of gateways) {
-    const resolved = resolveGateway(resource, index, hosts, findCluster, diagnostics);
+    const resolved = resolveGateway(resource, index, hosts, { findCluster, tcpDestination }, delegates, diagnostics);
     if (!resolved) continue;
     const gw = resolved.gw;
     for (const scope of resolved.domainScopes)
@@ -66,13 +72,15 @@ export function resolveGateways(
         reportedDomains,
       );
     for (const vh of gw.virtualHosts) served.add(vh);
-    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0)
+    // A tcpGateway's hosts that failed have their errors.
+    const spec = resource.spec as unknown as GatewaySpec;
+    if (gw.virtualHosts.length === 0 && gw.tcpHosts.length === 0 && !spec.tcpGateway)
       diagnostics.push(
         asWarning(
           fieldError(
             'resolve',
             resource.origin,
-            ['spec', (resource.spec as unknown as GatewaySpec).hybridGateway ? 'hybridGateway' : 'httpGateway'],
+            ['spec', spec.hybridGateway ? 'hybridGateway' : 'httpGateway'],
             'this Gateway serves no VirtualService: its listener answers every request with 404',
             'list VirtualServices in httpGateway.virtualServices or fix httpGateway.virtualServiceSelector',
           ),
@@ -99,6 +107,7 @@ export function resolveGateways(
     byPort.set(gw.port, [...(byPort.get(gw.port) ?? []), { gw, resource }]);
     out.push(gw);
   }
+  unselectedDelegates(index, delegates, diagnostics);
   for (const vs of index.all('VirtualService')) {
     if (served.has(`${vs.namespace}.${vs.name}`)) continue;
     diagnostics.push(
@@ -122,6 +131,12 @@ const withTcpOptions = (hosts: TcpHostIR[], options: TcpProxyOptionsIR | undefin
 const optionalListenerFields = (fields: ReturnType<typeof listenerFields>) =>
   fields ? { listenerFields: fields } : {};
 
+/** What a Gateway's references resolve to: an Upstream's cluster, a TCP host's destination. */
+interface Targets {
+  findCluster: FindCluster;
+  tcpDestination: TcpDestinationOf;
+}
+
 /** A Gateway resolved, with the sets of virtual hosts whose domains must not clash (the Gateway's, or each matched gateway's). */
 interface Resolved {
   gw: GatewayIR;
@@ -132,9 +147,11 @@ function resolveGateway(
   resource: Resource,
   index: ResourceIndex,
   hosts: ReadonlyMap<string, VirtualHostIR>,
-  findCluster: FindCluster,
+  targets: Targets,
+  delegates: Set<Resource>,
   diagnostics: Diagnostic[],
 ): Resolved | undefined {
+  const { findCluster, tcpDestination } = targets;
   const spec = resource.spec as unknown as GatewaySpec;
   const ssl = spec.ssl ?? false;
   const address = spec.bindAddress ?? DEFAULT_BIND_ADDRESS;
@@ -163,7 +180,11 @@ function resolveGateway(
       spec.options?.accessLoggingService?.accessLog ?? [],
       resource,
       'accessLoggingService',
-      Boolean(spec.tcpGateway ?? spec.hybridGateway?.matchedGateways.some((m) => m.tcpGateway)),
+      Boolean(
+        spec.tcpGateway ??
+        spec.hybridGateway?.delegatedTcpGateways ??
+        spec.hybridGateway?.matchedGateways?.some((m) => m.tcpGateway),
+      ),
       findCluster,
       diagnostics,
     ),
@@ -192,7 +213,7 @@ function resolveGateway(
       ),
     );
   if (spec.tcpGateway) {
-    const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], findCluster, diagnostics);
+    const tcp = tcpHosts(resource, ['spec', 'tcpGateway'], spec.tcpGateway.tcpHosts, [], tcpDestination, diagnostics);
     sniClashes(tcp.claims, 'give each TCP host its own sniDomains', diagnostics);
     const options = tcpProxyOptions(
       spec.tcpGateway.options,
@@ -205,8 +226,12 @@ function resolveGateway(
       domainScopes: [],
     };
   }
-  if (spec.hybridGateway)
-    return hybridGateway(resource, common, spec.hybridGateway.matchedGateways, index, hosts, findCluster, diagnostics);
+  if (spec.hybridGateway) {
+    const entries = matchedEntries(resource, spec.hybridGateway, index, findCluster, diagnostics);
+    if (!entries || (entries.length === 0 && !spec.hybridGateway.matchedGateways)) return undefined;
+    for (const e of entries) delegates.add(e.owner);
+    return hybridGateway(resource, common, entries, index, hosts, targets, diagnostics);
+  }
   const http = spec.httpGateway!;
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
@@ -263,18 +288,34 @@ function selectVirtualServices(
   diagnostics: Diagnostic[],
   hybrid = false,
 ): string[] | undefined {
-  if (http.virtualServices?.length && http.virtualServiceSelector) {
+  // Gloo takes the expressions, else the selector, else the list, and ignores the rest.
+  const ways = (['virtualServices', 'virtualServiceSelector', 'virtualServiceExpressions'] as const).filter((k) =>
+    k === 'virtualServices' ? http.virtualServices?.length : http[k],
+  );
+  if (ways.length > 1) {
+    const what = {
+      virtualServices: 'the list',
+      virtualServiceSelector: 'the selector',
+      virtualServiceExpressions: 'the expressions',
+    };
+    const ignored = ways
+      .slice(0, -1)
+      .reverse()
+      .map((w) => what[w]);
     diagnostics.push(
       fieldError(
         'resolve',
         resource.origin,
-        [...base, 'virtualServiceSelector'],
-        'virtualServices and virtualServiceSelector are both set (Gloo would use the selector and ignore the list)',
+        [...base, ways.at(-1)!],
+        `${ways.join(' and ')} are ${ways.length > 2 ? 'all' : 'both'} set (Gloo would use ${what[ways.at(-1)!]} and ignore ${ignored.join(' and ')})`,
         'keep one of them',
       ),
     );
     return undefined;
   }
+  const expressions = http.virtualServiceExpressions?.expressions ?? [];
+  const expressionsPath = [...base, 'virtualServiceExpressions', 'expressions'];
+  if (!checkExpressions(expressions, resource.origin, expressionsPath, diagnostics)) return undefined;
   let selected: Resource[];
   // Only VirtualServices that resolved have a host; the others have their errors already.
   const hasTls = (vs: Resource) => hosts.get(`${vs.namespace}.${vs.name}`)?.tls !== undefined;
@@ -329,13 +370,14 @@ function selectVirtualServices(
   } else {
     const namespaces = http.virtualServiceNamespaces;
     const anyNamespace = !namespaces || namespaces.includes('*');
-    const selector = Object.entries(http.virtualServiceSelector ?? {});
-    selected = index.all('VirtualService').filter((vs) => {
-      if (!anyNamespace && !namespaces.includes(vs.namespace)) return false;
-      const labels = ((vs.value.metadata as { labels?: Record<string, string> | null } | undefined)?.labels ??
-        {}) as Record<string, string>;
-      return selector.every(([k, v]) => labels[k] === v) && hasTls(vs) === ssl;
-    });
+    selected = index
+      .all('VirtualService')
+      .filter(
+        (vs) =>
+          (anyNamespace || namespaces.includes(vs.namespace)) &&
+          matchesLabels(labelsOf(vs), http.virtualServiceSelector, expressions) &&
+          hasTls(vs) === ssl,
+      );
   }
   const chosen = new Set(selected);
   return index
@@ -346,29 +388,30 @@ function selectVirtualServices(
 }
 
 /**
- * A hybridGateway's matched gateways: each an HTTP chain or TCP host chains on
- * the one listener, matched by its matcher's SNI domains and source prefixes.
- * A matched httpGateway serves VirtualServices without sslConfig; the TLS is
- * its matcher's sslConfig (Gloo ignores a VirtualService's sslConfig there).
+ * A hybridGateway's matched gateways (inline or delegated): each an HTTP chain
+ * or TCP host chains on the one listener, matched by its matcher's SNI domains
+ * and source prefixes. A matched httpGateway serves VirtualServices without
+ * sslConfig; the TLS is its matcher's sslConfig (Gloo ignores a
+ * VirtualService's sslConfig there). Errors go to the resource each is written in.
  */
 function hybridGateway(
   resource: Resource,
   common: Omit<GatewayIR, 'virtualHosts' | 'chains' | 'tcpHosts'>,
-  matched: MatchedGatewaySpec[],
+  entries: MatchedEntry[],
   index: ResourceIndex,
   hosts: ReadonlyMap<string, VirtualHostIR>,
-  findCluster: FindCluster,
+  { findCluster, tcpDestination }: Targets,
   diagnostics: Diagnostic[],
 ): Resolved {
   const chains: GatewayChainIR[] = [];
   const tcp: TcpHostIR[] = [];
   const claims: SniClaim[] = [];
   const domainScopes: string[][] = [];
-  matched.forEach((m, i) => {
-    const base = ['spec', 'hybridGateway', 'matchedGateways', i];
+  for (const m of entries) {
+    const { owner, base } = m;
     const checked = sourceRanges(
       m.matcher?.sourcePrefixRanges ?? [],
-      resource.origin,
+      owner.origin,
       [...base, 'matcher', 'sourcePrefixRanges'],
       diagnostics,
     );
@@ -381,51 +424,53 @@ function hybridGateway(
         diagnostics.push(
           fieldError(
             'resolve',
-            resource.origin,
+            owner.origin,
             [...base, 'matcher', 'sslConfig'],
             "a matched tcpGateway's TLS and SNI are its TCP hosts' sslConfig",
             'move the sslConfig to the tcpHosts',
           ),
         );
       const hosts = tcpHosts(
-        resource,
+        owner,
         [...base, 'tcpGateway'],
         m.tcpGateway.tcpHosts,
         ranges,
-        findCluster,
+        tcpDestination,
         diagnostics,
       );
       const options = tcpProxyOptions(
         m.tcpGateway.options,
-        resource.origin,
+        owner.origin,
         [...base, 'tcpGateway', 'options'],
         diagnostics,
       );
       tcp.push(...withTcpOptions(hosts.hosts, options));
       claim(hosts.claims);
-      return;
+      continue;
     }
     const http = m.httpGateway!;
     const virtualHosts =
-      selectVirtualServices(resource, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
+      selectVirtualServices(owner, http, [...base, 'httpGateway'], index, hosts, false, diagnostics, true) ?? [];
     domainScopes.push(virtualHosts);
     const terminates = sslConfig?.secretRef ?? sslConfig?.sslFiles;
     if (sslConfig && !terminates)
       diagnostics.push(
         fieldError(
           'resolve',
-          resource.origin,
+          owner.origin,
           [...base, 'matcher', 'sslConfig'],
           'a matched httpGateway is matched by SNI only over TLS, and this sslConfig has no secretRef or sslFiles to terminate it with',
           'add a secretRef (a kubernetes.io/tls Secret) or sslFiles, or remove sslConfig',
         ),
       );
-    const tls = terminates
-      ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
-      : undefined;
-    const shared = httpChainSettings(http, [...base, 'httpGateway'], resource, findCluster, diagnostics);
+    const tlsAt = m.tlsFrom ?? { resource: owner, path: [...base, 'matcher', 'sslConfig'] };
+    const tls = terminates ? downstreamTls(sslConfig as SslConfigSpec, tlsAt.resource, tlsAt.path) : undefined;
+    // What the Gateway handed down was checked where it is written.
+    const own: Diagnostic[] = [];
+    const shared = httpChainSettings(http, [...base, 'httpGateway'], owner, findCluster, own);
+    diagnostics.push(...(m.inherited ? own.filter((d) => !m.inherited!(d)) : own));
     chains.push({
-      routes: `${common.listener}-${i}-routes`,
+      routes: `${common.listener}-${m.key}-routes`,
       virtualHosts,
       ...shared,
       ...(tls ? { tls } : {}),
@@ -435,12 +480,12 @@ function hybridGateway(
       {
         names: sslConfig?.sniDomains ?? [],
         sources: ranges,
-        origin: resource.origin,
+        origin: owner.origin,
         path: [...base, 'matcher'],
-        label: `matched gateway ${i + 1}`,
+        label: m.label,
       },
     ]);
-  });
+  }
   sniClashes(claims, 'give each matched gateway (or TCP host) its own sniDomains or sourcePrefixRanges', diagnostics);
   const virtualHosts = [...new Set(chains.flatMap((c) => c.virtualHosts))];
   return { gw: { ...common, virtualHosts, chains, tcpHosts: tcp }, domainScopes };

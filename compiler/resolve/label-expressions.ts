@@ -1,9 +1,12 @@
 /**
- * Gloo's RouteTableSelector expressions: Kubernetes label requirements
+ * Gloo's label selector expressions (RouteTable and gateway selectors,
+ * virtualServiceExpressions): Kubernetes label requirements
  * (k8s.io/apimachinery labels.NewRequirement and Requirement.Matches), with
  * Gloo's operator names. Every expression of a selector must hold.
  */
+import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { LabelExpressionSpec } from '../kinds/routes.js';
+import type { Resource } from '../validate/validate.js';
 
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const INTEGER = /^[+-]?[0-9]+$/;
@@ -75,4 +78,38 @@ export function matchesExpression(e: LabelExpressionSpec, labels: Readonly<Recor
       return e.operator === 'GreaterThan' ? mine > bound : mine < bound;
     }
   }
+}
+
+/** Reports each expression Kubernetes would refuse, at `path`'s index; whether they are all valid. */
+export function checkExpressions(
+  expressions: readonly LabelExpressionSpec[],
+  origin: Origin,
+  path: FieldPath,
+  diagnostics: Diagnostic[],
+): boolean {
+  let valid = true;
+  expressions.forEach((e, j) => {
+    const problem = expressionProblem(e);
+    if (problem)
+      diagnostics.push(fieldError('resolve', origin, [...path, j, problem.field], problem.message, problem.hint));
+    valid &&= !problem;
+  });
+  return valid;
+}
+
+/** A resource's metadata.labels (none: no labels). */
+export function labelsOf(resource: Resource): Readonly<Record<string, string>> {
+  return (resource.value.metadata as { labels?: Record<string, string> | null } | undefined)?.labels ?? {};
+}
+
+/** Whether `own` holds every label of `labels` and satisfies every expression (checked valid). */
+export function matchesLabels(
+  own: Readonly<Record<string, string>>,
+  labels: Readonly<Record<string, string>> | undefined,
+  expressions: readonly LabelExpressionSpec[] | undefined,
+): boolean {
+  return (
+    Object.entries(labels ?? {}).every(([k, v]) => own[k] === v) &&
+    (expressions ?? []).every((e) => matchesExpression(e, own))
+  );
 }

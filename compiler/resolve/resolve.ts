@@ -15,6 +15,7 @@ import {
 } from '../ir/model.js';
 import type { RateLimitServiceIR } from '../ir/ratelimit.js';
 import { claimDomains } from './gateway-tls.js';
+import { tcpDestinations } from './tcp-destinations.js';
 import { resolveGateways } from './gateways.js';
 import { extProcWithoutFilter, http2Problem } from './ext-proc.js';
 import { resolveGraphQLApis } from './graphql.js';
@@ -241,7 +242,8 @@ export function resolve(
   diagnostics.push(...gql.diagnostics);
 
   // A TCP host's Upstream is a cluster too (Gateways are few: resolved every run).
-  const findUpstream = new Lookups(index, catalog).findUpstream(options, diagnostics);
+  const gatewayLookups = new Lookups(index, catalog);
+  const findUpstream = gatewayLookups.findUpstream(options, diagnostics);
   const gateways = resolveGateways(
     index,
     virtualHosts,
@@ -256,6 +258,12 @@ export function resolve(
       use(upstream, from.origin, path);
       return upstream.name;
     },
+    tcpDestinations(
+      gatewayLookups,
+      findUpstream,
+      (path, from, upstream) => use(upstream, from.origin, path),
+      diagnostics,
+    ),
     diagnostics,
   );
   extProcWithoutFilter(virtualHosts, gateways, diagnostics);

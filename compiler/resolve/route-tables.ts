@@ -24,7 +24,7 @@ import type { RouteOptionsSpec } from '../kinds/route-options.js';
 import type { DelegateActionSpec, RouteSpec } from '../kinds/routes.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef } from './index.js';
-import { expressionProblem, matchesExpression } from './label-expressions.js';
+import { checkExpressions, labelsOf, matchesLabels } from './label-expressions.js';
 import type { Lookups } from './lookups.js';
 import { resolveMatchers } from './matchers.js';
 import { byOwner, delegatedOptions, ownOptions, takes, type SourcedOption } from './option-refs.js';
@@ -384,33 +384,10 @@ function select(
     : (ns: string) => (namespaces.length > 0 ? namespaces : [owner.namespace]).includes(ns);
   const labels = Object.entries(selector.labels ?? {});
   const expressions = selector.expressions ?? [];
-  let valid = true;
-  expressions.forEach((e, j) => {
-    const problem = expressionProblem(e);
-    if (problem)
-      diagnostics.push(
-        fieldError(
-          'resolve',
-          owner.origin,
-          [...at, 'selector', 'expressions', j, problem.field],
-          problem.message,
-          problem.hint,
-        ),
-      );
-    valid &&= !problem;
-  });
-  if (!valid) return undefined;
-  const tables = lookups.all('RouteTable').filter((t) => {
-    const own = ((t.value.metadata as { labels?: Record<string, string> | null }).labels ?? {}) as Record<
-      string,
-      string
-    >;
-    return (
-      inNamespace(t.namespace) &&
-      labels.every(([k, v]) => own[k] === v) &&
-      expressions.every((e) => matchesExpression(e, own))
-    );
-  });
+  if (!checkExpressions(expressions, owner.origin, [...at, 'selector', 'expressions'], diagnostics)) return undefined;
+  const tables = lookups
+    .all('RouteTable')
+    .filter((t) => inNamespace(t.namespace) && matchesLabels(labelsOf(t), selector.labels, selector.expressions));
   if (tables.length > 0) return tables;
   const where = namespaces.includes('*')
     ? 'any namespace'

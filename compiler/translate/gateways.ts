@@ -13,7 +13,7 @@ import {
 } from './gateway-local-ratelimit.js';
 import { connectionManager, listenerAddress } from './listener.js';
 import type { Json, XdsSet } from './output.js';
-import { routeConfiguration } from './routes.js';
+import { metadataMatch, routeConfiguration } from './routes.js';
 import { TLS_INSPECTOR, downstreamTransportSocket, handshakeTimeout } from './tls.js';
 import { proxyProtocolFilter, tcpProxyFields, withTcpStats } from './listener-extras.js';
 
@@ -118,7 +118,17 @@ function tcpChain(
         typed_config: {
           '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
           stat_prefix: `${gw.listener}-${host.name}`,
-          cluster: host.cluster,
+          ...('weighted' in host
+            ? {
+                weighted_clusters: {
+                  clusters: host.weighted.map((c) => ({
+                    name: c.cluster,
+                    weight: c.weight,
+                    ...metadataMatch(c.subset),
+                  })),
+                },
+              }
+            : { cluster: host.cluster, ...metadataMatch(host.subset) }),
           ...tcpProxyFields(host.options),
           ...(gw.accessLogs.length > 0 ? { access_log: gw.accessLogs.map((log) => accessLog(log, 'tcp')) } : {}),
         },

@@ -99,7 +99,7 @@ function routeAction(route: RouteIR, perDestination: PerDestination): Json {
 }
 
 /** A destination's subset: the endpoint labels the subset load balancer picks by. */
-function metadataMatch(subset: Record<string, string> | undefined): Json {
+export function metadataMatch(subset: Record<string, string> | undefined): Json {
   return subset ? { metadata_match: { filter_metadata: { [LB_METADATA]: subset } } } : {};
 }
 

@@ -60,6 +60,8 @@ describe('the committed CRDs', () => {
         'Settings',
         'VirtualHostOption',
         'RouteOption',
+        'MatchableHttpGateway',
+        'MatchableTcpGateway',
       ].map((kind) => expect.stringMatching(new RegExp(`^${kind} [a-z]+\\.gateway\\.example$`))),
     );
     expect(

@@ -141,7 +141,7 @@ describe('the install', () => {
   );
 
   eachInstall('the webhook covers the kinds of the CRDs (both group sets), fails closed within 5 s', (docs) => {
-    expect(crdKinds.length).toBe(22);
+    expect(crdKinds.length).toBe(26);
     expect(webhookProblems(docs, crdKinds)).toEqual([]);
   });
 
