@@ -119,6 +119,7 @@ function delegatedHttp(
       gateway,
       [...hcmPath, 'tracing'],
       findCluster,
+      diagnostics,
     );
   const parentTls = d.sslConfig !== undefined;
   const selected = select('MatchableHttpGateway', d, gateway, path, index, diagnostics).filter((child) => {
