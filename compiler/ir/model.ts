@@ -5,6 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { LambdaInvokeIR, LambdaUpstreamIR } from './aws-lambda.js';
 import type { ExtProcRouteIR } from './ext-proc.js';
 import type { BufferPerRouteIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
@@ -47,6 +48,8 @@ export interface UpstreamIR {
   failover?: FailoverIR;
   /** Gloo's httpProxyHostname: the target are HTTP CONNECT proxies, asked for a tunnel to `hostname`. */
   tunnel?: { hostname: string; headers: { key: string; value: string }[] };
+  /** Gloo's aws Upstream: the target is AWS Lambda's endpoint of its region. */
+  lambda?: LambdaUpstreamIR;
 }
 
 /** A static host or failover endpoint. */
@@ -253,6 +256,8 @@ export interface DestinationOptionsIR {
 export interface ClusterRefIR {
   cluster: string;
   subset?: Record<string, string>;
+  /** The Lambda function a route to an aws Upstream invokes (Gloo's destinationSpec.aws). */
+  lambda?: LambdaInvokeIR;
 }
 
 /** Envoy answers with a redirect; unset parts keep the request's. */

@@ -1,6 +1,7 @@
 /** Gloo's Destination and MultiDestination (proxy.proto), the latter also the spec of an UpstreamGroup. */
 import { Type, type Static } from '@sinclair/typebox';
-import { consul, glooEnvoy, note } from './gloo.js';
+import { awsDestination } from './aws.js';
+import { consul, glooEnvoy, note, refuseEach } from './gloo.js';
 import { weightedDestinationOptions } from './destination-options.js';
 import { resourceRef } from './resource.js';
 import { exactlyOne, object, port, stringMap, uint32 } from './schema.js';
@@ -10,7 +11,13 @@ export const destination = object(
     kube: object({ ref: resourceRef, port }, ['ref', 'port']),
     upstream: resourceRef,
     consul: consul(),
-    destinationSpec: glooEnvoy(),
+    destinationSpec: object(
+      {
+        aws: note(awsDestination, 'the Lambda function of an aws Upstream this route invokes'),
+        ...refuseEach(['azure', 'rest', 'grpc'], glooEnvoy),
+      },
+      ['aws'],
+    ),
     subset: note(
       object({ values: stringMap }, ['values']),
       "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors",

@@ -27,6 +27,7 @@ import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog }
 import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
+import { awsUpstreamProblems } from './aws-lambda.js';
 import { tunnelProblems, upstreamProtocolProblems } from './upstream-protocol-checks.js';
 import { failoverProblems } from './upstream-failover.js';
 import { resolveTlsSecrets } from './tls.js';
@@ -83,7 +84,7 @@ export function resolve(
   const targets = { clusterDomain: options.clusterDomain, sliced };
   // No silent widening: where Envoy reaches a Service by its DNS name, an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
-  diagnostics.push(...ringSizeProblems(index));
+  diagnostics.push(...ringSizeProblems(index), ...awsUpstreamProblems(index));
   diagnostics.push(...upstreamProtocolProblems(index), ...tunnelProblems(index), ...failoverProblems(index));
   // Kinds whose resources are all the same objects as last run: lookups into them answer as before.
   const kinds = [

@@ -315,8 +315,13 @@ export function resolveTlsSecrets(
       );
   }
   for (const u of upstreams) {
-    // A Secret in error is reported already; one with ca.crt verifies the upstream.
-    if (!u.tls || u.tls.files?.rootCa || (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca)))
+    // A Secret in error is reported already; one with ca.crt verifies the upstream. An aws Upstream's TLS is Sluice's (aws-lambda.ts warns).
+    if (
+      !u.tls ||
+      u.lambda ||
+      u.tls.files?.rootCa ||
+      (u.tls.secret && (!out.has(u.tls.secret) || out.get(u.tls.secret)!.ca))
+    )
       continue;
     if (u.tls.verifySubjectAltNames.length > 0)
       diagnostics.push(
