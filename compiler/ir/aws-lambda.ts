@@ -1,6 +1,4 @@
 /** Gloo's aws Upstream and destinationSpec.aws, as upstream Envoy's aws_lambda filter takes them. */
-import type { NamespacedName } from './model.js';
-
 /** An aws Upstream: its cluster reaches `lambda.<region>.amazonaws.com:443`; its functions are what routes may invoke. */
 export interface LambdaUpstreamIR {
   region: string;
@@ -8,7 +6,7 @@ export interface LambdaUpstreamIR {
   accountId?: string;
   functions: { logicalName: string; name: string; qualifier?: string }[];
   /** The Secret with the credentials (unset: an error on the Upstream). */
-  secret?: NamespacedName;
+  secret?: { name: string; namespace: string };
   /** Gloo's destinationOverrides: what fills a route's unset logicalName and SYNC invocation. */
   overrides?: { logicalName?: string; async: boolean };
 }

@@ -16,7 +16,7 @@ export const INVOCATION_STYLES = ['SYNC', 'ASYNC'] as const;
 const roleRefusal =
   "Gloo's own Envoy build assumes this role through STS for each request; upstream Envoy's aws_lambda filter signs with the credentials it is given and assumes no role";
 const envoyWraps =
-  "upstream Envoy's aws_lambda filter wraps a request as its own JSON document (rawPath, method, headers, queryStringParameters, body, isBase64Encoded) and unwraps only that document's answer, neither of which is Gloo's API Gateway or ALB format, so the function would see and answer different JSON";
+  "upstream Envoy's aws_lambda filter wraps a request as its own JSON document (raw_path, method, headers, query_string_parameters, body, is_base64_encoded) and unwraps only that document's answer, neither of which is Gloo's API Gateway or ALB format, so the function would see and answer different JSON";
 
 /** Gloo's aws DestinationSpec fields that upstream Envoy cannot give. */
 const transformations = {

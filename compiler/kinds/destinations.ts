@@ -13,7 +13,10 @@ export const destination = object(
     consul: consul(),
     destinationSpec: object(
       {
-        aws: note(awsDestination, 'the Lambda function of an aws Upstream this route invokes'),
+        aws: note(
+          awsDestination,
+          'the Lambda function of an aws Upstream the route invokes; on a weighted destination (multi, an UpstreamGroup) an error: not implemented yet',
+        ),
         ...refuseEach(['azure', 'rest', 'grpc'], glooEnvoy),
       },
       ['aws'],

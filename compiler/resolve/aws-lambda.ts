@@ -1,20 +1,20 @@
 /**
- * Gloo's aws Upstream and destinationSpec.aws: the Upstream's cluster (AWS
- * Lambda's regional endpoint with TLS), what it is checked for, and the
- * function a route invokes with the Secret's credentials. The Secret is read
+ * Gloo's aws Upstream and destinationSpec.aws: what an aws Upstream is
+ * checked for (its cluster: ./aws-upstream.ts), and the function a route
+ * invokes with the Secret's credentials. The Secret is read
  * where a route uses it (a lookup, so a changed Secret resolves the route
  * again); its problems are reported once, on the Upstream.
  */
 import { asWarning, fieldError, notFound, type Diagnostic, type FieldPath } from '../diagnostics.js';
-import type { LambdaInvokeIR, LambdaUpstreamIR } from '../ir/aws-lambda.js';
+import type { LambdaInvokeIR } from '../ir/aws-lambda.js';
 import type { ClusterRefIR, UpstreamIR } from '../ir/model.js';
-import type { AwsUpstreamSpec } from '../kinds/aws.js';
 import type { DestinationSpec } from '../kinds/destinations.js';
 import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type ResourceIndex } from './index.js';
 import type { Lookups } from './lookups.js';
 import { secretEntry } from './tls.js';
+import { lambdaHost } from './aws-upstream.js';
 
 /** Gloo's Kubernetes AWS Secret keys (glooctl create secret aws). */
 const KEYS = {
@@ -25,36 +25,6 @@ const KEYS = {
 
 /** Upstream fields that mean something for Lambda's endpoint; the rest would configure a target Sluice builds itself. */
 const WITH_AWS = new Set(['aws', 'discoveryMetadata', 'circuitBreakers', 'connectionConfig', 'outlierDetection']);
-
-export const lambdaHost = (region: string) => `lambda.${region}.amazonaws.com`;
-
-/** The cluster's target, TLS (no certificate check, as Gloo's) and functions of an aws Upstream. */
-export function awsUpstream(aws: AwsUpstreamSpec, from: Resource): Pick<UpstreamIR, 'target' | 'tls' | 'lambda'> {
-  const host = lambdaHost(aws.region);
-  const lambda: LambdaUpstreamIR = {
-    region: aws.region,
-    ...(aws.awsAccountId ? { accountId: aws.awsAccountId } : {}),
-    functions: (aws.lambdaFunctions ?? []).map((f) => ({
-      logicalName: f.logicalName,
-      name: f.lambdaFunctionName,
-      ...(f.qualifier ? { qualifier: f.qualifier } : {}),
-    })),
-    ...(aws.secretRef ? { secret: refOf(aws.secretRef, from) } : {}),
-    ...(aws.destinationOverrides
-      ? {
-          overrides: {
-            ...(aws.destinationOverrides.logicalName ? { logicalName: aws.destinationOverrides.logicalName } : {}),
-            async: aws.destinationOverrides.invocationStyle === 'ASYNC',
-          },
-        }
-      : {}),
-  };
-  return {
-    target: { kind: 'dns', host, port: 443 },
-    tls: { sni: host, parameters: {}, alpnProtocols: [], verifySubjectAltNames: [], oneWayTls: false },
-    lambda,
-  };
-}
 
 type Credentials = LambdaInvokeIR['credentials'];
 

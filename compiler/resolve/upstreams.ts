@@ -17,7 +17,7 @@ import type { ServiceSpec } from '../kinds/kubernetes.js';
 import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
 import { upstreamTls } from './tls.js';
-import { awsUpstream } from './aws-lambda.js';
+import { awsUpstream } from './aws-upstream.js';
 import { upstreamPolicy } from './upstream-policy.js';
 import { failoverOf } from './upstream-failover.js';
 import type { NamespacedName, SubsetsIR, UpstreamIR, UpstreamTlsIR } from '../ir/model.js';
