@@ -195,3 +195,12 @@ export function weightedLambdaProblem(at: FieldPath, ref: ClusterRefIR, from: Re
     'invoke the function from a route of its own (routeAction.single)',
   );
 }
+
+/** Why an aws Upstream cannot be a Gateway's TCP destination or a server it talks to: only a route invokes Lambda. */
+export function lambdaOnlyProblem(upstream: UpstreamIR): { message: string; hint: string } | undefined {
+  if (!upstream.lambda) return undefined;
+  return {
+    message: `upstream ${upstream.namespace}/${upstream.name} is an aws Upstream: only a route's destinationSpec.aws sends to Lambda, signed`,
+    hint: 'name an Upstream with static hosts or a kube Service here',
+  };
+}

@@ -27,7 +27,7 @@ import { buildUpstreamCatalog, reachesPods, UpstreamMemo, type UpstreamCatalog }
 import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js';
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
-import { awsUpstreamProblems } from './aws-lambda.js';
+import { awsUpstreamProblems, lambdaOnlyProblem } from './aws-lambda.js';
 import { tunnelProblems, upstreamProtocolProblems } from './upstream-protocol-checks.js';
 import { failoverProblems } from './upstream-failover.js';
 import { resolveTlsSecrets } from './tls.js';
@@ -241,7 +241,7 @@ export function resolve(
     (from, path, ref, grpc) => {
       const upstream = findUpstream(from, path, ref);
       if (!upstream) return undefined;
-      const problem = grpc ? http2Problem(upstream) : undefined;
+      const problem = lambdaOnlyProblem(upstream) ?? (grpc ? http2Problem(upstream) : undefined);
       if (problem) {
         diagnostics.push(fieldError('resolve', from.origin, path, problem.message, problem.hint));
         return undefined;
