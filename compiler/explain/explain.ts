@@ -9,6 +9,8 @@
 import type { Json } from '../translate/output.js';
 import type { GatewayConfig } from './config.js';
 import { CSRF_FILTER, evaluateCsrf } from './csrf.js';
+import { evaluateWasm, isWasmFilter } from './wasm.js';
+import { AWS_LAMBDA_FILTER, LUA_FILTER, evaluateAwsLambda, evaluateLambdaErrors } from './aws-lambda.js';
 import { evaluateExtProc, isExtProcFilter } from './ext-proc.js';
 import { evaluateLocalRateLimit, evaluateNetworkLocalRateLimit, LOCAL_RATELIMIT_FILTER } from './local-ratelimit.js';
 import { evaluateRateLimit, isRateLimitFilter } from './ratelimit.js';
@@ -327,6 +329,17 @@ export async function explain(
       responseHeaders = { ...responseHeaders, ...r.responseHeaders };
     } else if (isExtProcFilter(name)) {
       const r = evaluateExtProc(name, typed, levels);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+    } else if (name === AWS_LAMBDA_FILTER) {
+      const cluster = String((route?.route as Json | undefined)?.cluster ?? '');
+      t.steps.push(evaluateAwsLambda(typed, levels, cluster, config.clusters.get(cluster)));
+    } else if (name === LUA_FILTER) {
+      const r = evaluateLambdaErrors(levels);
+      t.steps.push(r.step);
+      t.assume(r.assumption);
+    } else if (isWasmFilter(name)) {
+      const r = evaluateWasm(name, typed);
       t.steps.push(r.step);
       t.assume(r.assumption);
     } else if (name === CSRF_FILTER) {

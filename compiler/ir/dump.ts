@@ -8,7 +8,17 @@ import type { Model } from './model.js';
 
 const LEFT_OUT = new Set(['origin', 'lbHashAt']);
 /** Passwords, keys and what stands for them (an API key, a password hash). */
-const SECRET = new Set(['password', 'privateKey', 'keyPem', 'apiKey', 'hashedPassword', 'clientSecret', 'cipherKeys']);
+const SECRET = new Set([
+  'password',
+  'privateKey',
+  'keyPem',
+  'apiKey',
+  'hashedPassword',
+  'clientSecret',
+  'cipherKeys',
+  'secretAccessKey',
+  'sessionToken',
+]);
 
 export function dumpIr(model: Model): string {
   return dump(model, {

@@ -1,4 +1,5 @@
 /** What a Gloo httpGateway's options add to its filter chain: HTTP filters, the router's settings, a connection limit. */
+import type { WasmFilterIR } from './wasm.js';
 import type { AccessLogIR } from './access-log.js';
 import type { ExtProcFilterIR } from './ext-proc.js';
 
@@ -57,6 +58,8 @@ export interface HttpListenerOptionsIR {
   httpLocalRateLimit?: GatewayLocalRateLimitIR;
   /** networkLocalRatelimit: one token per new connection. */
   networkLocalRateLimit?: TokenBucketIR;
+  /** Envoy's wasm filters, where their filterStage puts them. */
+  wasm?: WasmFilterIR[];
 }
 
 /** A local rate limit: a token bucket in each Envoy (Envoy's TokenBucket; the interval a proto3 JSON duration). */

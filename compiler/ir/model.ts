@@ -5,6 +5,7 @@
  * Envoy-agnostic: names, hosts, keys and policies, no Envoy messages.
  * `sluice compile --dump-ir` writes it as YAML (see ./dump.ts).
  */
+import type { LambdaInvokeIR, LambdaUpstreamIR } from './aws-lambda.js';
 import type { ExtProcRouteIR } from './ext-proc.js';
 import type { BufferPerRouteIR, GrpcJsonTranscoderIR } from './listener-options.js';
 import type { RouteExtrasIR, VirtualHostExtrasIR } from './route-extras.js';
@@ -51,6 +52,8 @@ export interface UpstreamIR {
   tunnel?: { hostname: string; headers: { key: string; value: string }[] };
   /** Gloo's serviceSpec.grpcJsonTranscoder: JSON requests routed here are transcoded to gRPC. */
   grpcJsonTranscoder?: GrpcJsonTranscoderIR;
+  /** Gloo's aws Upstream: the target is AWS Lambda's endpoint of its region. */
+  lambda?: LambdaUpstreamIR;
 }
 
 /** A static host or failover endpoint. */
@@ -247,6 +250,8 @@ export interface ClusterRefIR {
   subset?: Record<string, string>;
   /** The Upstream's own gRPC-JSON transcoder (serviceSpec.grpcJsonTranscoder). */
   transcoder?: GrpcJsonTranscoderIR;
+  /** The Lambda function a route to an aws Upstream invokes (Gloo's destinationSpec.aws). */
+  lambda?: LambdaInvokeIR;
 }
 
 /** Envoy answers with a redirect; unset parts keep the request's. */

@@ -1,6 +1,7 @@
 /** Gloo's Destination and MultiDestination (proxy.proto), the latter also the spec of an UpstreamGroup. */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { consul, glooEnvoy, note } from './gloo.js';
+import { awsDestination } from './aws.js';
+import { consul, glooEnvoy, note, refuseEach } from './gloo.js';
 import { weightedDestinationOptions } from './destination-options.js';
 import { resourceRef } from './resource.js';
 import { exactlyOne, object, port, stringMap, uint32 } from './schema.js';
@@ -8,19 +9,35 @@ import { exactlyOne, object, port, stringMap, uint32 } from './schema.js';
 const SUBSET =
   "the endpoints with these labels, by the upstream's subsetSpec: its keys must be those of one of its selectors";
 
-/** A Destination's fields; `subset` is the one place a TCP destination differs. */
-export function destinationFields<S extends TSchema>(subset: S) {
+/** A Destination's fields; `subset` and `destinationSpec` are where a TCP destination differs. */
+export function destinationFields<S extends TSchema, D extends TSchema>(subset: S, destinationSpec: D) {
   return {
     kube: object({ ref: resourceRef, port }, ['ref', 'port']),
     upstream: resourceRef,
     consul: consul(),
-    destinationSpec: glooEnvoy(),
+    destinationSpec,
     subset,
   };
 }
 export const subsetSelector = object({ values: stringMap }, ['values']);
 
-export const destination = object(destinationFields(note(subsetSelector, SUBSET)), [], exactlyOne('kube', 'upstream'));
+/** A route's destinationSpec: only the Lambda function of an aws Upstream is built. */
+const routeDestinationSpec = object(
+  {
+    aws: note(
+      awsDestination,
+      'the Lambda function of an aws Upstream the route invokes; on a weighted destination (multi, an UpstreamGroup) an error: not implemented yet',
+    ),
+    ...refuseEach(['azure', 'rest', 'grpc'], glooEnvoy),
+  },
+  ['aws'],
+);
+
+export const destination = object(
+  destinationFields(note(subsetSelector, SUBSET), routeDestinationSpec),
+  [],
+  exactlyOne('kube', 'upstream'),
+);
 
 export const weightedDestinations = object(
   {

@@ -88,15 +88,18 @@ const regex = object(
 
 const headerMatchers = object({ patterns: Type.Array(stringMatcher, { minItems: 1 }) }, ['patterns']);
 
+/** Gloo's FilterStage (filters/stages.proto): where a Gateway's own filter sits in the chain. */
+export const filterStage = object({
+  stage: note(protoEnum(STAGES), 'unset: FaultStage'),
+  predicate: note(protoEnum(['During', 'Before', 'After']), 'unset: During'),
+});
+
 /** Gloo's extproc Settings: one ext_proc filter of a Gateway. */
 export const extProcSettings = object(
   {
     grpcService: note(grpcService, 'the server: its Upstream becomes the cluster the filter streams to'),
     filterStage: note(
-      object({
-        stage: note(protoEnum(STAGES), 'unset: FaultStage'),
-        predicate: note(protoEnum(['During', 'Before', 'After']), 'unset: During'),
-      }),
+      filterStage,
       'where the filter sits among the others, as Gloo orders its stages (fault, cors, waf, authn, authz, rate limit, accepted, out-auth, route); extProcLate ignores it',
     ),
     failureModeAllow: note(boolean, 'true: requests go on when the server cannot be reached (unset: 500)'),

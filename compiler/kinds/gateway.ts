@@ -1,4 +1,5 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
+import { wasmOptions } from './wasm.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
@@ -106,12 +107,10 @@ export const httpGateway = object({
         'per-Gateway ext_authz settings are not implemented: every listener asks sluice-extauth, or the customAuth servers Settings names',
         'set extauth in Settings',
       ),
-      ...refuseEach(
-        ['extensions', 'wasm', 'dynamicForwardProxy', 'statefulSession', 'headerValidationSettings'],
-        notYet,
-      ),
+      ...refuseEach(['extensions', 'dynamicForwardProxy', 'statefulSession', 'headerValidationSettings'], notYet),
       ...gatewayExtProc,
       ...gatewayExtProcDisable,
+      wasm: note(wasmOptions, "Envoy's wasm filters, each running a module from a file on the proxy"),
       ratelimitServer: refused(
         "Gloo's per-listener replacement of Settings' ratelimitServer also moves the listener's limits before or after authentication (rateLimitBeforeAuth), and Sluice compiles each virtual host's rate limit descriptors, stages included, once for every Gateway that serves it",
         'set ratelimitServer in the Settings resource',
@@ -126,7 +125,7 @@ export const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate, wasm',
   ),
 });
 

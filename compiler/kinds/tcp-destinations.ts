@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { destinationFields, subsetSelector } from './destinations.js';
-import { differs, note, refused } from './gloo.js';
+import { differs, glooEnvoy, note, refused } from './gloo.js';
 import { resourceRef } from './resource.js';
 import { exactlyOne, object } from './schema.js';
 
@@ -15,6 +15,7 @@ const single = object(
       subsetSelector,
       "the upstream's endpoints with these labels (Envoy's tcp_proxy metadata_match; its keys must be those of one of the upstream's subset selectors); Gloo ignores a TCP destination's subset",
     ),
+    glooEnvoy(),
   ),
   [],
   exactlyOne('kube', 'upstream'),

@@ -1,5 +1,6 @@
 /** Gloo's Upstream (upstream.proto) and UpstreamGroup; the settings below become Envoy Cluster fields. */
 import { Type, type Static } from '@sinclair/typebox';
+import { awsUpstream } from './aws.js';
 import { weightedDestinations } from './destinations.js';
 import { consul, differs, glooEnvoy, note, REASONS, refused, refuseEach } from './gloo.js';
 import { kind } from './resource.js';
@@ -217,7 +218,11 @@ const upstreamSpec = object(
     outlierDetection,
     healthChecks: note(Type.Array(healthCheck, { minItems: 1 }), 'active health checks from every Envoy'),
     pipe: refused('Sluice does not proxy to Unix sockets'),
-    ...refuseEach(['aws', 'azure'], glooEnvoy),
+    aws: note(
+      awsUpstream,
+      "AWS Lambda functions, invoked by upstream Envoy's aws_lambda filter on the routes that name one (destinationSpec.aws)",
+    ),
+    azure: glooEnvoy(),
     consul: consul(),
     ...refuseEach(['awsEc2', 'gcp', 'ai'], glooEnvoy),
     failover,
@@ -227,7 +232,7 @@ const upstreamSpec = object(
     disableIstioAutoMtls: refused('Sluice has no Istio integration'),
   },
   [],
-  exactlyOne('kube', 'static'),
+  exactlyOne('kube', 'static', 'aws'),
 );
 
 export const UPSTREAM = kind('gloo.gateway.example/v1', 'Upstream', upstreamSpec, 'gloo.solo.io/v1');

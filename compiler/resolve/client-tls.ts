@@ -16,8 +16,9 @@ export interface ClientTls {
 }
 
 export function clientTlsUses(upstreams: readonly UpstreamIR[], gateways: readonly GatewayIR[]): ClientTls[] {
+  // An aws Upstream's TLS is Sluice's own, not an sslConfig (aws-lambda.ts warns of it).
   const own = upstreams.flatMap((u) =>
-    u.tls
+    u.tls && !u.lambda
       ? [{ tls: u.tls, origin: u.origin, path: ['spec', 'sslConfig'], peer: `upstream ${u.namespace}/${u.name}` }]
       : [],
   );

@@ -11,6 +11,7 @@ import type { Resource } from '../validate/validate.js';
 import { refOf, showRef, type FindUpstream, type ResourceIndex } from './index.js';
 import type { Lookups } from './lookups.js';
 import { destinationOptions } from './destination-options.js';
+import { lambdaInvoke, weightedLambdaProblem } from './aws-lambda.js';
 
 /** Records an upstream Envoy sends to (it becomes a cluster), named at `path` of `from`. */
 export type UseUpstream = (path: FieldPath, from: Resource, upstream: UpstreamIR) => void;
@@ -58,6 +59,9 @@ export function destinationCluster(
     }
   }
   if (!upstream) return undefined;
+  const lambda = lambdaInvoke(at, dest, upstream, from, lookups, diagnostics);
+  if (lambda === false) return undefined;
+  if (lambda) return { cluster: upstream.name, lambda };
   const own = upstream.grpcJsonTranscoder ? { transcoder: upstream.grpcJsonTranscoder } : {};
   if (!dest.subset) return { cluster: upstream.name, ...own };
   const problem = subsetProblem(upstream, dest.subset.values);
@@ -95,11 +99,16 @@ export function weightedClusters(
   cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => ClusterRefIR | undefined,
   diagnostics: Diagnostic[],
 ): WeightedClusterIR[] | undefined {
-  const clusters = destinations.map((d, j) => ({
-    ref: cluster([...at, j, 'destination'], d.destination, owner),
-    weight: d.weight ?? 0,
-    ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics),
-  }));
+  const clusters = destinations.map((d, j) => {
+    const ref = cluster([...at, j, 'destination'], d.destination, owner);
+    const lambda = ref && weightedLambdaProblem([...at, j, 'destination'], ref, owner);
+    if (lambda) diagnostics.push(lambda);
+    return {
+      ref: lambda ? undefined : ref,
+      weight: d.weight ?? 0,
+      ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics),
+    };
+  });
   // Envoy refuses weighted clusters whose weights add up to 0.
   if (clusters.every((c) => c.weight === 0)) {
     diagnostics.push(

@@ -1,7 +1,7 @@
 /**
  * An httpGateway's options beyond the connection manager's settings: the
  * HTTP filters it adds (gzip, healthCheck, grpcWeb, buffer,
- * grpcJsonTranscoder), the router's settings and the connection limit, with
+ * grpcJsonTranscoder, ext_proc, wasm), the router's settings and the connection limit, with
  * the checks the schema cannot make (a descriptor set that holds the
  * services, a duration).
  */
@@ -13,6 +13,7 @@ import type { HttpGatewaySpec } from '../kinds/gateway.js';
 import { decodeDescriptorSet } from './grpc-descriptors.js';
 import { OptionReport, tokenBucket } from './option-report.js';
 import { gatewayExtProc, type GrpcCluster } from './ext-proc.js';
+import { gatewayWasm } from './wasm.js';
 
 type Options = NonNullable<HttpGatewaySpec['options']>;
 
@@ -41,6 +42,8 @@ export function httpListenerOptions(
   if (options.router) out.router = { ...options.router };
   const extProc = gatewayExtProc(options, path, origin, grpc, diagnostics);
   if (extProc.length > 0) out.extProc = extProc;
+  const wasm = gatewayWasm(options.wasm, origin, [...path, 'wasm'], diagnostics);
+  if (wasm.length > 0) out.wasm = wasm;
   const limit = options.connectionLimit;
   if (limit?.maxActiveConnections !== undefined) {
     const delay = limit.delayBeforeClose;

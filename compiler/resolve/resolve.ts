@@ -29,6 +29,7 @@ import { EndpointMemo, resolveEndpoints, slicesByService } from './endpoints.js'
 import { selectorProblems } from './upstream-selector.js';
 import { hashPolicyWarnings, ringSizeProblems } from './upstream-checks.js';
 import { upstreamClusterProblems } from './upstream-cluster-checks.js';
+import { awsUpstreamProblems, lambdaOnlyProblem } from './aws-lambda.js';
 import { tunnelProblems, upstreamProtocolProblems } from './upstream-protocol-checks.js';
 import { upstreamTranscoderProblems } from './upstream-transcoder.js';
 import { failoverProblems } from './upstream-failover.js';
@@ -86,7 +87,7 @@ export function resolve(
   const targets = { clusterDomain: options.clusterDomain, sliced };
   // No silent widening: where Envoy reaches a Service by its DNS name, an Upstream's kube.selector must be its Service's own.
   diagnostics.push(...selectorProblems(index, (service, spec) => reachesPods(targets, service, spec)));
-  diagnostics.push(...ringSizeProblems(index));
+  diagnostics.push(...ringSizeProblems(index), ...awsUpstreamProblems(index));
   diagnostics.push(
     ...upstreamProtocolProblems(index),
     ...tunnelProblems(index),
@@ -250,7 +251,7 @@ export function resolve(
     (from, path, ref, grpc) => {
       const upstream = findUpstream(from, path, ref);
       if (!upstream) return undefined;
-      const problem = grpc ? http2Problem(upstream) : undefined;
+      const problem = lambdaOnlyProblem(upstream) ?? (grpc ? http2Problem(upstream) : undefined);
       if (problem) {
         diagnostics.push(fieldError('resolve', from.origin, path, problem.message, problem.hint));
         return undefined;

@@ -18,6 +18,7 @@ import type { ServiceSpec } from '../kinds/kubernetes.js';
 import type { UpstreamSpec } from '../kinds/upstream.js';
 import type { ResourceIndex } from './index.js';
 import { upstreamTls } from './tls.js';
+import { awsUpstream } from './aws-upstream.js';
 import { upstreamPolicy } from './upstream-policy.js';
 import { failoverOf } from './upstream-failover.js';
 import type { NamespacedName, SubsetsIR, UpstreamIR, UpstreamTlsIR } from '../ir/model.js';
@@ -189,6 +190,9 @@ function explicitUpstream(r: Resource, kubeTarget: UpstreamIR['target'] | undefi
         }
       : {}),
   };
+  // Fields that do not apply beside aws are errors (aws-lambda.ts); only the cluster policy is kept.
+  if (spec.aws)
+    return { name: r.name, namespace: r.namespace, origin, ...(policy ? { policy } : {}), ...awsUpstream(spec.aws, r) };
   if (spec.static) {
     return {
       name: r.name,

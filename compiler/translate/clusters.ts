@@ -142,8 +142,12 @@ export function upstreamCluster(upstream: UpstreamIR, secret?: TlsSecretIR): Clu
       upstream.failover,
     );
   }
+  // The aws_lambda filter acts only on a cluster with this metadata: Lambda's endpoint.
+  if (upstream.lambda) pair = { ...pair, cluster: { ...pair.cluster, metadata: LAMBDA_METADATA } };
   return upstream.policy ? { ...pair, cluster: withPolicy(pair.cluster, upstream.policy) } : pair;
 }
+
+const LAMBDA_METADATA: Json = { filter_metadata: { 'com.amazonaws.lambda': { egress_gateway: true } } };
 
 /** The Upstream's transport socket: its TLS, in the PROXY protocol socket with proxyProtocolVersion; none for plain TCP. */
 export function upstreamSocket(upstream: UpstreamIR, secret: TlsSecretIR | undefined): Json | undefined {

@@ -1,4 +1,4 @@
-/** The HTTP filter concerns in chain order (fault -> cors -> local_ratelimit -> [early ratelimit] -> jwt_authn -> rbac -> ext_authz -> [ratelimit] -> csrf, Gloo's order; claim headers are stripped just before jwt_authn), then the router. */
+/** The HTTP filter concerns in chain order (fault -> cors -> local_ratelimit -> [early ratelimit] -> jwt_authn -> rbac -> ext_authz -> [ratelimit] -> csrf, Gloo's order, then aws_lambda and its function errors' lua; claim headers are stripped just before jwt_authn), then the router. */
 import type { VirtualHostIR } from '../ir/model.js';
 import type { RateLimitServerIR } from '../ir/ratelimit.js';
 import type { HttpFilterConcern } from './concern.js';
@@ -8,6 +8,7 @@ import { corsConcern } from './filters/cors.js';
 import { csrfConcern } from './filters/csrf.js';
 import { faultConcern } from './filters/fault.js';
 import { bufferConcern } from './filters/buffer.js';
+import { awsLambdaConcern, lambdaErrorsConcern } from './filters/aws-lambda.js';
 import { extProcConcerns } from './filters/ext-proc.js';
 import { extauthConcern } from './filters/extauth.js';
 import { graphqlConcern } from './filters/graphql.js';
@@ -28,6 +29,8 @@ export const CONCERNS: readonly HttpFilterConcern[] = [
   bufferConcern,
   csrfConcern,
   graphqlConcern,
+  awsLambdaConcern,
+  lambdaErrorsConcern,
   // No filter of their own in the shared chain (a Gateway adds it): only the virtual hosts' and routes' settings.
   ...extProcConcerns,
 ];

@@ -1,5 +1,5 @@
 /**
- * Where a Gateway's ext_proc filters go: Gloo orders its HTTP filters by
+ * Where a Gateway's ext_proc and wasm filters go: Gloo orders its HTTP filters by
  * stage (fault, cors, waf, authn, authz, rate limit, accepted, out-auth,
  * route), each with filters before, during and after it, and by name within
  * one place. Each filter of Sluice's chain has the place Gloo gives its
@@ -10,7 +10,7 @@
  * request leaves Envoy.
  */
 import { STAGES, type ExtProcFilterIR } from '../ir/ext-proc.js';
-import { EXT_PROC_FILTER_NAMES, extProcFilter } from './filters/ext-proc.js';
+import { extProcFilter } from './filters/ext-proc.js';
 import type { Json } from './output.js';
 
 const PREDICATES = { Before: 0, During: 1, After: 2 } as const;
@@ -46,26 +46,35 @@ function placeOf(filter: Json): number | undefined {
   return PLACES.find(([prefix]) => name === prefix || name.startsWith(`${prefix}.`))?.[1];
 }
 
-/** The chain with the Gateway's early and regular ext_proc filters in their places. */
-export function placeExtProc(chain: Json[], filters: readonly ExtProcFilterIR[] | undefined): Json[] {
+/** A Gateway's filter placed by its Gloo filter stage. */
+export interface StagedFilter {
+  json: Json;
+  stage: { stage: (typeof STAGES)[number]; predicate: keyof typeof PREDICATES };
+}
+
+/** The chain with staged filters in their places, in the order given where two share a place. */
+export function placeStaged(chain: Json[], staged: readonly StagedFilter[]): Json[] {
   const out = [...chain];
   const places = new Map<Json, number>();
-  for (const f of filters ?? []) {
-    if (f.slot === 'late') continue;
-    const mine = place(f.stage.stage, f.stage.predicate);
-    const name = EXT_PROC_FILTER_NAMES[f.slot];
+  for (const { json, stage } of staged) {
+    const mine = place(stage.stage, stage.predicate);
+    const name = json.name as string;
     let at = 0;
     out.forEach((other, i) => {
       const theirs = places.get(other) ?? placeOf(other);
-      // An ext_proc filter placed before (the early one) stays first at the same place; others of it are ordered by name.
+      // A staged filter placed before (the early ext_proc one) stays first at the same place; the chain's own are ordered by name.
       if (theirs !== undefined && (theirs < mine || (theirs === mine && (places.has(other) || other.name! <= name))))
         at = i + 1;
     });
-    const json = extProcFilter(f);
     places.set(json, mine);
     out.splice(at, 0, json);
   }
   return out;
+}
+
+/** The Gateway's early and regular ext_proc filters, to be placed. */
+export function extProcStaged(filters: readonly ExtProcFilterIR[] | undefined): StagedFilter[] {
+  return (filters ?? []).filter((f) => f.slot !== 'late').map((f) => ({ json: extProcFilter(f), stage: f.stage }));
 }
 
 const UPSTREAM_CODEC: Json = {

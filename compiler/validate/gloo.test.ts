@@ -67,11 +67,11 @@ test("fields that need Gloo's Envoy build and rate limit features Envoy lacks sa
     `in.yaml:10: error[validate]: VirtualService ns/vs: spec.virtualHost.options.stagedTransformations: "stagedTransformations" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy — remove stagedTransformations`,
     'in.yaml:11: error[validate]: VirtualService ns/vs: spec.virtualHost.options.ratelimit.rateLimits[0].actions[0].cel: "cel" is not supported: CEL actions are evaluated only by agentgateway, not by Envoy — remove cel',
   ]);
-  const aws = validate(
-    'apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  aws: {region: us-east-1}\n',
+  const azure = validate(
+    'apiVersion: gloo.solo.io/v1\nkind: Upstream\nmetadata: {name: l}\nspec:\n  azure: {functionAppName: shop}\n',
   );
-  expect(aws.diagnostics.map((d) => d.message)).toEqual([
-    `"aws" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy`,
+  expect(azure.diagnostics.map((d) => d.message)).toEqual([
+    `"azure" is not supported: it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy`,
   ]);
 });
 

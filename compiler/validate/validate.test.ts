@@ -79,7 +79,7 @@ test('exactly-one choices are reported once, in words', () => {
     'apiVersion: gloo.gateway.example/v1\nkind: Upstream\nmetadata: {name: u}\nspec:\n  kube: {serviceName: a, servicePort: 80}\n  static: {hosts: [{addr: 1.2.3.4, port: 80}]}\n',
   );
   expect(diagnostics.map((d) => `${d.field}: ${d.message}`)).toEqual([
-    'spec: exactly one of "kube", "static" must be set',
+    'spec: exactly one of "kube", "static", "aws" must be set',
   ]);
 });
 
