@@ -11,6 +11,7 @@ import type { ClusterRefIR, TcpDestinationIR } from '../ir/model.js';
 import type { DestinationSpec, WeightedDestinationSpec } from '../kinds/destinations.js';
 import type { TcpDestinationSpec } from '../kinds/tcp-destinations.js';
 import type { Resource } from '../validate/validate.js';
+import { lambdaOnlyProblem } from './aws-lambda.js';
 import { destinationCluster, weightedClusters, type UseUpstream } from './destinations.js';
 import { refOf, showRef, type FindUpstream } from './index.js';
 import type { Lookups } from './lookups.js';
@@ -28,8 +29,16 @@ export function tcpDestinations(
   use: UseUpstream,
   diagnostics: Diagnostic[],
 ): TcpDestinationOf {
+  // Only a route invokes Lambda (signed, naming the function): an aws Upstream is no TCP destination.
+  const tcpUpstream: FindUpstream = (from, path, ref) => {
+    const upstream = findUpstream(from, path, ref);
+    const problem = upstream && lambdaOnlyProblem(upstream);
+    if (!problem) return upstream;
+    diagnostics.push(fieldError('resolve', from.origin, path, problem.message, problem.hint));
+    return undefined;
+  };
   const cluster = (at: FieldPath, dest: DestinationSpec, from: Resource): ClusterRefIR | undefined =>
-    destinationCluster(at, dest, from, lookups, findUpstream, use, diagnostics);
+    destinationCluster(at, dest, from, lookups, tcpUpstream, use, diagnostics);
   const weighted = (owner: Resource, at: FieldPath, destinations: WeightedDestinationSpec[]) => {
     const clusters = weightedClusters(owner, at, destinations, cluster, diagnostics);
     return clusters && { weighted: clusters.map((c) => ({ cluster: c.cluster, weight: c.weight, ...subsetOf(c) })) };
