@@ -387,11 +387,19 @@ export interface RetriesIR {
   previousPrioritiesUpdateFrequency?: number;
 }
 
+/** A header added; `secret` (`namespace/name`): its value is that Secret's entry, which nothing but Envoy's configuration shows. */
+export interface HeaderAddIR {
+  key: string;
+  value: string;
+  append: boolean;
+  secret?: string;
+}
+
 /** Headers added to and removed from requests and responses (Gloo's headerManipulation). */
 export interface HeaderManipulationIR {
-  requestAdd: { key: string; value: string; append: boolean }[];
+  requestAdd: HeaderAddIR[];
   requestRemove: string[];
-  responseAdd: { key: string; value: string; append: boolean }[];
+  responseAdd: HeaderAddIR[];
   responseRemove: string[];
 }
 

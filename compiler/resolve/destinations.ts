@@ -91,11 +91,12 @@ export function weightedClusters(
   destinations: WeightedDestinationSpec[],
   cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => ClusterRefIR | undefined,
   diagnostics: Diagnostic[],
+  lookups: Lookups,
 ): WeightedClusterIR[] | undefined {
   const clusters = destinations.map((d, j) => ({
     ref: cluster([...at, j, 'destination'], d.destination, owner),
     weight: d.weight ?? 0,
-    ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics),
+    ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics, lookups),
   }));
   // Envoy refuses weighted clusters whose weights add up to 0.
   if (clusters.every((c) => c.weight === 0)) {
@@ -136,6 +137,7 @@ export function checkUpstreamGroups(
       destinations,
       (at, dest, from) => destinationCluster(at, dest, from, lookups, findUpstream, unused, diagnostics),
       diagnostics,
+      lookups,
     );
   }
 }

@@ -8,7 +8,7 @@
  */
 import { parseDuration } from '../../contract/proto3-json.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
-import { USER_ID_HEADER } from '../../contract/extauth.js';
+import { headerValueProblem, USER_ID_HEADER } from '../../contract/extauth.js';
 import { quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type {
   CorsIR,
@@ -18,6 +18,7 @@ import type {
   ExtauthRefIR,
   VirtualHostExtrasIR,
   FractionIR,
+  HeaderAddIR,
   HeaderManipulationIR,
   RetriesIR,
   RouteOptionsIR,
@@ -36,6 +37,7 @@ import { bufferPerRoute } from './gateway-http-options.js';
 import type { RbacPoliciesSpec } from '../kinds/rbac.js';
 import { routeExtras, virtualHostExtras } from './route-extras.js';
 import { OptionReport, tokenBucket } from './option-report.js';
+import type { HeaderSecretLookup } from './header-secrets.js';
 
 type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
 
@@ -77,6 +79,9 @@ const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
   ['host', 'Envoy does not let header lists change Host; use hostRewrite'],
 ]);
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** Envoy's bound on a header name or value in these lists (HeaderValue, max_bytes). */
 const MAX_HEADER_BYTES = 16384;
 
@@ -89,25 +94,55 @@ export function headerProblem(name: string): string | undefined {
   return why && `"${name}" cannot be set or removed here: ${why}`;
 }
 
+/** Why a header value cannot be sent, naming it `what` (a Secret's value is never quoted); undefined when it can. */
+function headerValueProblemOf(value: string, what: string, secret: boolean): string | undefined {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > MAX_HEADER_BYTES) return `${what} is ${bytes} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`;
+  // Inline values are single lines (the schema); a Secret's entry can hold anything.
+  const invalid = secret ? headerValueProblem(value) : undefined;
+  return invalid && `${what} ${invalid}`;
+}
+
 export function headerManipulation(
   spec: HeaderManipulationSpec,
   path: FieldPath,
   report: OptionReport,
+  secrets: HeaderSecretLookup,
 ): HeaderManipulationIR {
-  const adds = (list: HeaderValueSpec[] | undefined, field: string) =>
-    (list ?? []).flatMap((h, i) => {
-      const problem = headerProblem(h.header.key);
-      if (problem) report.error([...path, field, i, 'header', 'key'], problem, 'use another header name');
-      const valueBytes = Buffer.byteLength(h.header.value ?? '');
-      if (valueBytes > MAX_HEADER_BYTES)
-        report.error(
-          [...path, field, i, 'header', 'value'],
-          `the value is ${valueBytes} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`,
-          'shorten it',
-        );
-      if (problem || valueBytes > MAX_HEADER_BYTES) return [];
+  const adds = (list: HeaderValueSpec[] | undefined, field: string): HeaderAddIR[] =>
+    (list ?? []).flatMap((h, i): HeaderAddIR[] => {
       // Gloo's default: append to a header the request already has (append: false overwrites it).
-      return [{ key: h.header.key, value: h.header.value ?? '', append: h.append ?? true }];
+      const append = h.append ?? true;
+      const at = [...path, field, i];
+      if (!h.header) {
+        const found = secrets([...at, 'headerSecretRef'], h.headerSecretRef!, report);
+        return (found?.entries ?? []).flatMap(([key, value]) => {
+          const entry = `Secret ${found!.secret}'s entry ${JSON.stringify(key)}`;
+          const nameProblem = HEADER_NAME.test(key)
+            ? headerProblem(key)
+            : "is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)";
+          if (nameProblem) {
+            report.error([...at, 'headerSecretRef'], `${entry}: ${nameProblem}`, 'rename the entry in the Secret');
+            return [];
+          }
+          const valueProblem = headerValueProblemOf(value, `the value of ${entry}`, true);
+          if (valueProblem) {
+            report.error(
+              [...at, 'headerSecretRef'],
+              valueProblem,
+              'fix the entry in the Secret (a value made with echo ends with a line break: use --from-literal or echo -n)',
+            );
+            return [];
+          }
+          return [{ key, value, append, secret: found!.secret }];
+        });
+      }
+      const problem = headerProblem(h.header.key);
+      if (problem) report.error([...at, 'header', 'key'], problem, 'use another header name');
+      const valueProblem = headerValueProblemOf(h.header.value ?? '', 'the value', false);
+      if (valueProblem) report.error([...at, 'header', 'value'], valueProblem, 'shorten it');
+      if (problem || valueProblem) return [];
+      return [{ key: h.header.key, value: h.header.value ?? '', append }];
     });
   const removes = (list: string[] | undefined, field: string) =>
     (list ?? []).filter((name, i) => {
@@ -281,6 +316,7 @@ export function virtualHostOptions(
   path: FieldPath,
   origin: Origin,
   diagnostics: Diagnostic[],
+  secrets: HeaderSecretLookup,
 ): {
   ok: boolean;
   retries?: RetriesIR;
@@ -293,7 +329,7 @@ export function virtualHostOptions(
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
     ...(spec.headerManipulation
-      ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) }
+      ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report, secrets) }
       : {}),
     ...(spec.cors ? { cors: cors(spec.cors, [...path, 'cors'], report) } : {}),
     ...(spec.csrf ? { csrf: csrf(spec.csrf, [...path, 'csrf'], report) } : {}),
@@ -319,6 +355,8 @@ export interface OptionRefs {
   grpcUpstream: GrpcCluster;
   /** A route's own RBAC policies (checked against the virtual host's JWT providers). */
   rbacPolicies(path: FieldPath, spec: RbacPoliciesSpec): RbacPolicyIR[];
+  /** The Secret of a headerSecretRef. */
+  headerSecret: HeaderSecretLookup;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -388,7 +426,12 @@ export function routeOptions(
     );
   }
   if (s.headerManipulation !== undefined)
-    options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+    options.headers = headerManipulation(
+      s.headerManipulation,
+      [...path, 'headerManipulation'],
+      report,
+      refs.headerSecret,
+    );
   if (s.cors !== undefined) {
     // The cors filter acts on the route's request (a preflight is answered before any upstream): not on a redirect or direct response.
     if (action === 'redirectAction' || action === 'directResponseAction')
