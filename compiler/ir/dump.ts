@@ -7,7 +7,7 @@
 import { dump } from 'js-yaml';
 import type { Model } from './model.js';
 
-const LEFT_OUT = new Set(['origin', 'lbHashAt']);
+const LEFT_OUT = new Set(['origin', 'lbHashAt', 'bodyAt']);
 /** Passwords, keys and what stands for them (an API key, a password hash). */
 const SECRET = new Set(['password', 'privateKey', 'apiKey', 'hashedPassword', 'clientSecret', 'cipherKeys']);
 

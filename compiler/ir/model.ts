@@ -235,7 +235,8 @@ export type RouteActionIR =
   /** Routed to the graphql sidecar with `x-sluice-graphql-api: <namespace>.<name>`. */
   | { kind: 'graphql'; api: string }
   | RedirectIR
-  | { kind: 'direct'; status: number; body?: string }
+  /** `bodyAt`: where the body is written, for the check against each route configuration's limit (resolve/route-configuration.ts). */
+  | { kind: 'direct'; status: number; body?: string; bodyAt?: { origin: Origin; path: ReadonlyArray<string | number> } }
   /** Requests split in proportion to the weights (Gloo's routeAction.multi). */
   | { kind: 'weighted'; clusters: WeightedClusterIR[] };
 
@@ -583,6 +584,14 @@ export interface GatewayIR {
   listenerFields?: ListenerFieldsIR;
   /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
   tcpHosts: TcpHostIR[];
+  /** routeOptions: fields of each of its route configurations; absent: none set. */
+  routeConfig?: RouteConfigIR;
+}
+
+/** Gloo's RouteConfigurationOptions. */
+export interface RouteConfigIR {
+  maxDirectResponseBodySizeBytes?: number;
+  mostSpecificHeaderMutationsWins?: boolean;
 }
 
 export interface TcpHostIR {

@@ -25,6 +25,7 @@ import { tcpListenerOptions } from './tcp-options.js';
 import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck } from './gateway-http-options.js';
 import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratelimit.js';
 import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
+import { routeConfigurationOptions } from './route-configuration-options.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -249,7 +250,7 @@ const gatewaySpec = object(
     httpGateway,
     tcpGateway,
     hybridGateway,
-    routeOptions: notYet(),
+    routeOptions: routeConfigurationOptions,
   },
   ['bindPort'],
   exactlyOne('httpGateway', 'tcpGateway', 'hybridGateway'),

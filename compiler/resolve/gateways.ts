@@ -15,6 +15,7 @@ import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
 import { httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
+import { routeConfigOptions } from './route-configuration.js';
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
 import { accessLogs } from './access-logs.js';
@@ -159,6 +160,7 @@ function resolveGateway(
     port: spec.bindPort,
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
     proxyProtocol: spec.useProxyProto ?? false,
+    ...routeConfigOptions(spec.routeOptions),
     accessLogs: accessLogs(
       spec.options?.accessLoggingService?.accessLog ?? [],
       resource,

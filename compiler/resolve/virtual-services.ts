@@ -168,7 +168,7 @@ export function resolveVirtualService(
     } else if (route.redirectAction) {
       action = redirectAction(route.redirectAction, [...path, 'redirectAction'], from.origin, diagnostics);
     } else if (route.directResponseAction) {
-      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], from.origin, diagnostics);
+      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], from.origin);
     } else if (route.routeAction!.single) {
       const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single, from);
       if (cluster) action = { kind: 'cluster', ...cluster };

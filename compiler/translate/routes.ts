@@ -10,6 +10,7 @@ import {
   type HashPolicyIR,
   type StringMatchIR,
   type VirtualHostIR,
+  type RouteConfigIR,
 } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import type { DestinationOptionsIR } from '../ir/destination-options.js';
@@ -260,6 +261,16 @@ function withHostHeaders(user: Json, headersToRemove: string[]): Json {
   return { ...user, ...(remove.length > 0 ? { request_headers_to_remove: remove } : {}) };
 }
 
-export function routeConfiguration(name: string, virtualHosts: Json[]): Json {
-  return { name, virtual_hosts: virtualHosts };
+/** `options`: a Gateway's routeOptions. */
+export function routeConfiguration(name: string, virtualHosts: Json[], options: RouteConfigIR = {}): Json {
+  return {
+    name,
+    virtual_hosts: virtualHosts,
+    ...(options.maxDirectResponseBodySizeBytes !== undefined
+      ? { max_direct_response_body_size_bytes: options.maxDirectResponseBodySizeBytes }
+      : {}),
+    ...(options.mostSpecificHeaderMutationsWins !== undefined
+      ? { most_specific_header_mutations_wins: options.mostSpecificHeaderMutationsWins }
+      : {}),
+  };
 }
