@@ -14,9 +14,11 @@ const keyOf = (header: string, value: string) => `${header.toLowerCase()}\n${val
 /** Every header value of the model that comes from a Secret. */
 export function secretHeaderValues(model: Model): SecretHeaderValues {
   const found = new Map<string, string>();
-  const add = (h: HeaderManipulationIR | undefined) => {
+  const add = (h: Pick<HeaderManipulationIR, 'requestAdd'> | undefined) => {
     for (const a of h?.requestAdd ?? []) if (a.secret) found.set(keyOf(a.key, a.value), a.secret);
   };
+  for (const chain of model.gateways.flatMap((gw) => gw.chains))
+    add(chain.http.earlyHeaders && { requestAdd: chain.http.earlyHeaders.add });
   for (const vh of model.virtualHosts) {
     add(vh.headers);
     for (const route of vh.routes) {

@@ -626,8 +626,15 @@ export interface CidrIR {
   prefixLen: number;
 }
 
+/** Headers the connection manager adds, then removes, before routing (Gloo's earlyHeaderManipulation). */
+export interface EarlyHeadersIR {
+  add: HeaderAddIR[];
+  remove: string[];
+}
+
 /** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */
 export interface HttpSettingsIR extends HcmMoreIR {
+  earlyHeaders?: EarlyHeadersIR;
   useRemoteAddress?: boolean;
   xffNumTrustedHops?: number;
   skipXffAppend?: boolean;

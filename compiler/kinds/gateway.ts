@@ -26,6 +26,7 @@ import { buffer, connectionLimit, grpcJsonTranscoder, grpcWeb, gzip, healthCheck
 import { httpLocalRatelimit, networkLocalRatelimit } from './gateway-local-ratelimit.js';
 import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
 import { routeConfigurationOptions } from './route-configuration-options.js';
+import { earlyHeaderManipulation } from './early-headers.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -47,7 +48,7 @@ const httpConnectionManagerSettings = object(
     maxConnectionDuration: duration(),
     maxStreamDuration: duration(),
     ...hcmMoreSettings,
-    earlyHeaderManipulation: notYet(),
+    earlyHeaderManipulation,
     tracing: note(listenerTracing, "Envoy's tracing with an OpenTelemetry or Zipkin provider at an Upstream"),
     headersWithUnderscoresAction: refused(
       'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',

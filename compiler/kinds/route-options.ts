@@ -88,14 +88,16 @@ const headerValues = <S extends TSchema>(headerSecretRef: S) =>
       exactlyOne('header', 'headerSecretRef'),
     ),
   );
-const headerNames = Type.Array(singleLine);
-export const headerManipulation = object({
-  requestHeadersToAdd: headerValues(
-    note(
-      resourceRef,
-      'instead of header: each entry of the Secret (type gloo.solo.io/header or Opaque) is a header of that name and value, in the order of the names; append applies to each. explain and --dump-ir show <from Secret namespace/name>, never the value',
-    ),
+export const headerNames = Type.Array(singleLine);
+/** Gloo's core HeaderValueOption list (request headers). */
+export const requestHeaderValues = headerValues(
+  note(
+    resourceRef,
+    'instead of header: each entry of the Secret (type gloo.solo.io/header or Opaque) is a header of that name and value, in the order of the names; append applies to each. explain and --dump-ir show <from Secret namespace/name>, never the value',
   ),
+);
+export const headerManipulation = object({
+  requestHeadersToAdd: requestHeaderValues,
   requestHeadersToRemove: headerNames,
   responseHeadersToAdd: headerValues(
     refused(

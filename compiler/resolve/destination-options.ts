@@ -7,7 +7,8 @@ import { bufferPerRoute } from './gateway-http-options.js';
 import { headerSecretLookup } from './header-secrets.js';
 import type { Lookups } from './lookups.js';
 import { OptionReport } from './option-report.js';
-import { csrf, headerManipulation } from './route-options.js';
+import { headerManipulation } from './header-lists.js';
+import { csrf } from './route-options.js';
 
 /** The destination's options, or undefined when it has none or after reporting a problem (`ok: false`). */
 export function destinationOptions(

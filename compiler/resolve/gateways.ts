@@ -16,6 +16,7 @@ import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
 import { httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
 import { routeConfigOptions } from './route-configuration.js';
+import { earlyHeaders } from './early-headers.js';
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
 import { accessLogs } from './access-logs.js';
@@ -213,7 +214,7 @@ function resolveGateway(
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
   if (!virtualHosts) return undefined;
-  const shared = httpChainSettings(http, base, resource, findCluster, diagnostics);
+  const shared = httpChainSettings(http, base, resource, findCluster, diagnostics, index);
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl
     ? tlsChains(
@@ -233,6 +234,7 @@ function httpChainSettings(
   resource: Resource,
   findCluster: FindCluster,
   diagnostics: Diagnostic[],
+  index: ResourceIndex,
 ): Pick<GatewayChainIR, 'http' | 'options'> {
   const hcmPath = [...base, 'options', 'httpConnectionManagerSettings'];
   const hcm = http.options?.httpConnectionManagerSettings;
@@ -246,7 +248,14 @@ function httpChainSettings(
   const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics, (p, ref) =>
     findCluster(resource, p, ref, true),
   );
-  return { http: settings, ...(options ? { options } : {}) };
+  const early = hcm?.earlyHeaderManipulation;
+  const withEarly = early
+    ? {
+        ...settings,
+        earlyHeaders: earlyHeaders(early, [...hcmPath, 'earlyHeaderManipulation'], resource, index, diagnostics),
+      }
+    : settings;
+  return { http: withEarly, ...(options ? { options } : {}) };
 }
 
 /**
@@ -424,7 +433,7 @@ function hybridGateway(
     const tls = terminates
       ? downstreamTls(sslConfig as SslConfigSpec, resource, [...base, 'matcher', 'sslConfig'])
       : undefined;
-    const shared = httpChainSettings(http, [...base, 'httpGateway'], resource, findCluster, diagnostics);
+    const shared = httpChainSettings(http, [...base, 'httpGateway'], resource, findCluster, diagnostics, index);
     chains.push({
       routes: `${common.listener}-${i}-routes`,
       virtualHosts,

@@ -28,7 +28,11 @@ const createHint = (ref: { name: string; namespace: string }) =>
   `kubectl create secret generic ${ref.name} -n ${ref.namespace} --type ${HEADER_SECRET_TYPE} --from-literal=HEADER-NAME=VALUE --dry-run=client -o yaml`;
 
 /** headerSecretRef as `owner` writes it: the namespace defaults to the owner's, and the lookup is recorded (an edit of the Secret recompiles the owner). */
-export function headerSecretLookup(lookups: Lookups, owner: Resource, diagnostics: Diagnostic[]): HeaderSecretLookup {
+export function headerSecretLookup(
+  lookups: Pick<Lookups, 'resource'>,
+  owner: Resource,
+  diagnostics: Diagnostic[],
+): HeaderSecretLookup {
   return (path, raw, report) => {
     const ref = refOf(raw, owner);
     const name = showRef(ref);
