@@ -7,6 +7,7 @@
  */
 import type { CompileResult } from '../pipeline.js';
 import type { Json } from '../translate/output.js';
+import { secretHeaderValues, type SecretHeaderValues } from './secret-headers.js';
 
 export interface GatewayConfig {
   listeners: Json[];
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   graphqlApis: Map<string, Json>;
   /** `sluice.ratelimit.v1.RateLimitDomain` by domain. */
   rateLimitDomains: Map<string, Json>;
+  /** Header values the configuration carries that are Secrets' entries, never shown. */
+  secretHeaders: SecretHeaderValues;
 }
 
 /** The compiled messages of a successful compile; undefined when it failed. */
@@ -35,5 +38,6 @@ export function fromCompileResult(result: CompileResult): GatewayConfig | undefi
     authConfigs: xds.authConfigs,
     graphqlApis: xds.graphqlApis,
     rateLimitDomains: xds.rateLimitDomains,
+    secretHeaders: result.ir ? secretHeaderValues(result.ir) : new Map(),
   };
 }

@@ -10,6 +10,7 @@ import type { GatewayConfig } from './config.js';
 import type { Outcome, Step } from './model.js';
 import { pathOnly } from '../envoy/request.js';
 import { routeActionDetails } from './route-action.js';
+import { shownHeader, type SecretHeaderValues } from './secret-headers.js';
 import { lbEndpoints, metadataMatch, pickSubset } from './subsets.js';
 
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: router';
@@ -20,15 +21,18 @@ export interface DestinationResult {
   cluster?: string;
 }
 
-function headerChanges(holders: (Json | undefined)[]): { add: string[]; remove: string[] } {
+function headerChanges(
+  holders: (Json | undefined)[],
+  secrets: SecretHeaderValues,
+): { add: string[]; remove: string[] } {
   const add: string[] = [];
   const remove: string[] = [];
-  // Envoy applies the weighted cluster's, then the route's, then the virtual host's, then the route configuration's.
+  // In the order Envoy applies them: by default the weighted cluster's, then the route's, then the virtual host's, then the route configuration's.
   for (const h of holders) {
     for (const name of (h?.request_headers_to_remove as string[] | undefined) ?? []) remove.push(name);
     for (const a of (h?.request_headers_to_add as Json[] | undefined) ?? []) {
       const header = a.header as Json;
-      add.push(`${header.key as string}: ${header.value as string}`);
+      add.push(shownHeader(header.key as string, header.value as string, secrets));
     }
   }
   return { add, remove };
@@ -132,11 +136,17 @@ export function destination(
     `timeout ${(action.timeout as string | undefined) ?? '15s (Envoy default)'}; connect timeout ${(c.connect_timeout as string | undefined) ?? '5s (Envoy default)'}`,
   );
   if (c.typed_extension_protocol_options) step.details.push('HTTP/2 to the upstream');
-  const changes = headerChanges([shownCluster(route), route, vh, routeConfig]);
+  // most_specific_header_mutations_wins: Envoy applies the levels the other way round, so the most specific one's overwrite wins.
+  const reversed = routeConfig.most_specific_header_mutations_wins === true;
+  const levels = [shownCluster(route), route, vh, routeConfig];
+  const changes = headerChanges(reversed ? levels.reverse() : levels, config.secretHeaders);
   const removed = [...removedByFilters, ...changes.remove];
   const added = [...Object.entries(addedByFilters).map(([k, v]) => `${k}: ${v}`), ...changes.add];
   if (removed.length) step.details.push(`headers removed: ${[...new Set(removed)].join(', ')}`);
-  if (added.length) step.details.push(`headers set: ${added.join('; ')}`);
+  if (added.length)
+    step.details.push(
+      `headers set: ${added.join('; ')}${reversed ? " (the route configuration's, virtual host's, route's, then the weighted destination's: most_specific_header_mutations_wins, so the most specific overwrite wins)" : ''}`,
+    );
   const name = graphqlApiOf(route);
   if (name) {
     step.details.push(

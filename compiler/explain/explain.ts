@@ -27,6 +27,7 @@ import { DEFAULT_PROXY_NAME } from '../resolve/gateways.js';
 import { HEADER_MUTATION_FILTER, evaluateHeaderMutation } from './header-mutation.js';
 import type { HttpRequest } from '../envoy/request.js';
 import { toHttpRequest } from './request.js';
+import { evaluateEarlyHeaders } from './early-headers.js';
 
 const ROUTING = 'docs/envoy-behaviour.md § How explain reads the configuration: routing';
 const HCM = 'envoy.filters.network.http_connection_manager';
@@ -188,6 +189,9 @@ export async function explain(
     for (const k of underscored) req.headers.delete(k);
     t.add('headers', `dropped ${underscored.join(', ')} (headers_with_underscores_action DROP_HEADER)`);
   }
+
+  const early = evaluateEarlyHeaders(hcm, req, config.secretHeaders);
+  if (early) t.steps.push(early);
 
   const normalized = normalizePath(req.path, hcm);
   if (normalized.notes.some((n) => n.includes('REJECT_REQUEST'))) {

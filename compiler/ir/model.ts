@@ -230,7 +230,8 @@ export type RouteActionIR =
   /** Routed to the graphql sidecar with `x-sluice-graphql-api: <namespace>.<name>`. */
   | { kind: 'graphql'; api: string }
   | RedirectIR
-  | { kind: 'direct'; status: number; body?: string }
+  /** `bodyAt`: where the body is written, for the check against each route configuration's limit (resolve/route-configuration.ts). */
+  | { kind: 'direct'; status: number; body?: string; bodyAt?: { origin: Origin; path: ReadonlyArray<string | number> } }
   /** Requests split in proportion to the weights (Gloo's routeAction.multi). */
   | { kind: 'weighted'; clusters: WeightedClusterIR[] };
 
@@ -386,11 +387,19 @@ export interface RetriesIR {
   previousPrioritiesUpdateFrequency?: number;
 }
 
+/** A header added; `secret` (`namespace/name`): its value is that Secret's entry, which nothing but Envoy's configuration shows. */
+export interface HeaderAddIR {
+  key: string;
+  value: string;
+  append: boolean;
+  secret?: string;
+}
+
 /** Headers added to and removed from requests and responses (Gloo's headerManipulation). */
 export interface HeaderManipulationIR {
-  requestAdd: { key: string; value: string; append: boolean }[];
+  requestAdd: HeaderAddIR[];
   requestRemove: string[];
-  responseAdd: { key: string; value: string; append: boolean }[];
+  responseAdd: HeaderAddIR[];
   responseRemove: string[];
 }
 
@@ -600,6 +609,14 @@ export interface GatewayIR {
   listenerFields?: ListenerFieldsIR;
   /** A tcpGateway's (or a hybridGateway's matched tcpGateways') hosts: one filter chain each, proxied to a cluster. */
   tcpHosts: TcpHostIR[];
+  /** routeOptions: fields of each of its route configurations; absent: none set. */
+  routeConfig?: RouteConfigIR;
+}
+
+/** Gloo's RouteConfigurationOptions. */
+export interface RouteConfigIR {
+  maxDirectResponseBodySizeBytes?: number;
+  mostSpecificHeaderMutationsWins?: boolean;
 }
 
 /** A TCP host: one filter chain, its connections proxied to its destination. */
@@ -639,8 +656,15 @@ export interface CidrIR {
   prefixLen: number;
 }
 
+/** Headers the connection manager adds, then removes, before routing (Gloo's earlyHeaderManipulation). */
+export interface EarlyHeadersIR {
+  add: HeaderAddIR[];
+  remove: string[];
+}
+
 /** Gloo's HttpConnectionManagerSettings that Sluice implements; unset: Sluice's defaults. */
 export interface HttpSettingsIR extends HcmMoreIR {
+  earlyHeaders?: EarlyHeadersIR;
   useRemoteAddress?: boolean;
   xffNumTrustedHops?: number;
   skipXffAppend?: boolean;

@@ -29,6 +29,8 @@ import { gatewayExtProc, gatewayExtProcDisable } from './ext-proc.js';
 import { delegatedGatewayFields } from './delegated-gateways.js';
 import { virtualServiceExpressions } from './label-selectors.js';
 import { tcpDestination } from './tcp-destinations.js';
+import { routeConfigurationOptions } from './route-configuration-options.js';
+import { earlyHeaderManipulation } from './early-headers.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -50,7 +52,7 @@ export const httpConnectionManagerSettings = object(
     maxConnectionDuration: duration(),
     maxStreamDuration: duration(),
     ...hcmMoreSettings,
-    earlyHeaderManipulation: notYet(),
+    earlyHeaderManipulation,
     tracing: note(listenerTracing, "Envoy's tracing with an OpenTelemetry, Zipkin or Datadog provider at an Upstream"),
     headersWithUnderscoresAction: refused(
       'fixed: headers with underscores are dropped (a client could pose as an identity header a sidecar sets)',
@@ -224,7 +226,7 @@ const gatewaySpec = object(
     httpGateway,
     tcpGateway,
     hybridGateway,
-    routeOptions: notYet(),
+    routeOptions: routeConfigurationOptions,
   },
   ['bindPort'],
   exactlyOne('httpGateway', 'tcpGateway', 'hybridGateway'),

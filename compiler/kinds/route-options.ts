@@ -3,7 +3,7 @@
  * options share with it (retries, headerManipulation, cors). Durations,
  * regexes, reserved header names and combinations are checked by resolve.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { routeCsrf } from './csrf.js';
 import { globalRateLimitOptions, routeRateLimit, routeStagedRateLimit } from './rate-limit.js';
 import { routeExtProc } from './ext-proc.js';
@@ -61,31 +61,50 @@ export const retries = object({
   ),
 });
 
-/** Gloo's HeaderManipulation (headers.proto). */
-const headerValues = Type.Array(
-  object(
-    {
-      header: object(
-        {
-          key: note(
-            singleLine,
-            ':-prefixed names, host, x-user-id and x-sluice-graphql-api are refused (Envoy or Sluice owns them)',
-          ),
-          value: lineOrEmpty,
-        },
-        ['key'],
-      ),
-      append: note(boolean, 'unset or true: appended to a header already there; false: overwrites it'),
-      headerSecretRef: refused('header values from Secrets are not implemented', 'write the value inline'),
-    },
-    ['header'],
+/**
+ * Gloo's HeaderManipulation (headers.proto). Request headers are Gloo's
+ * core HeaderValueOption, a header or a Secret's entries (headerSecretRef,
+ * resolve/header-secrets.ts); response headers are its own HeaderValueOption,
+ * which has no headerSecretRef.
+ */
+const headerValues = <S extends TSchema>(headerSecretRef: S) =>
+  Type.Array(
+    object(
+      {
+        header: object(
+          {
+            key: note(
+              singleLine,
+              ':-prefixed names, host, x-user-id and x-sluice-graphql-api are refused (Envoy or Sluice owns them)',
+            ),
+            value: lineOrEmpty,
+          },
+          ['key'],
+        ),
+        append: note(boolean, 'unset or true: appended to a header already there; false: overwrites it'),
+        headerSecretRef,
+      },
+      [],
+      exactlyOne('header', 'headerSecretRef'),
+    ),
+  );
+export const headerNames = Type.Array(singleLine);
+/** Gloo's core HeaderValueOption list (request headers). */
+export const requestHeaderValues = headerValues(
+  note(
+    resourceRef,
+    'instead of header: each entry of the Secret (type gloo.solo.io/header or Opaque) is a header of that name and value, in the order of the names; append applies to each. explain and --dump-ir show <from Secret namespace/name>, never the value',
   ),
 );
-const headerNames = Type.Array(singleLine);
 export const headerManipulation = object({
-  requestHeadersToAdd: headerValues,
+  requestHeadersToAdd: requestHeaderValues,
   requestHeadersToRemove: headerNames,
-  responseHeadersToAdd: headerValues,
+  responseHeadersToAdd: headerValues(
+    refused(
+      "Gloo's response header options have no headerSecretRef: a Secret's value would be sent to every client",
+      'write the value inline',
+    ),
+  ),
   responseHeadersToRemove: headerNames,
 });
 

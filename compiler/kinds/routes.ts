@@ -129,7 +129,10 @@ const redirectAction = object({
 const directResponseAction = object(
   {
     status: note(Type.Integer({ minimum: 200, maximum: 599 }), '200 to 599, as Envoy allows'),
-    body: note(string, "at most 4096 bytes (Envoy's limit for a route configuration)"),
+    body: note(
+      string,
+      "at most 4096 bytes (Envoy's limit for a route configuration), or the routeOptions.maxDirectResponseBodySizeBytes of each Gateway that serves it",
+    ),
   },
   ['status'],
 );

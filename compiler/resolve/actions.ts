@@ -3,9 +3,6 @@ import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../dia
 import type { RedirectIR, RouteActionIR } from '../ir/model.js';
 import type { DirectResponseSpec, RedirectSpec } from '../kinds/routes.js';
 
-/** Envoy's max_direct_response_body_size_bytes default: a route configuration with a larger body is rejected. */
-export const MAX_DIRECT_BODY_BYTES = 4096;
-
 export function redirectAction(
   spec: RedirectSpec,
   path: FieldPath,
@@ -43,28 +40,13 @@ export function redirectAction(
   };
 }
 
-export function directResponse(
-  spec: DirectResponseSpec,
-  path: FieldPath,
-  origin: Origin,
-  diagnostics: Diagnostic[],
-): RouteActionIR | undefined {
-  const bytes = spec.body === undefined ? 0 : Buffer.byteLength(spec.body);
-  if (bytes > MAX_DIRECT_BODY_BYTES) {
-    diagnostics.push(
-      fieldError(
-        'resolve',
-        origin,
-        [...path, 'body'],
-        `the body is ${bytes} bytes, and Envoy refuses a route configuration with a direct response body over ${MAX_DIRECT_BODY_BYTES} bytes`,
-        'shorten the body, or serve it from an upstream',
-      ),
-    );
-    return undefined;
-  }
+/** The body's length is checked against each route configuration that serves it (./route-configuration.ts). */
+export function directResponse(spec: DirectResponseSpec, path: FieldPath, origin: Origin): RouteActionIR {
   return {
     kind: 'direct',
     status: spec.status,
-    ...(spec.body !== undefined && spec.body !== '' ? { body: spec.body } : {}),
+    ...(spec.body !== undefined && spec.body !== ''
+      ? { body: spec.body, bodyAt: { origin, path: [...path, 'body'] } }
+      : {}),
   };
 }

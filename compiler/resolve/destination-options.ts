@@ -4,8 +4,11 @@ import type { DestinationOptionsIR } from '../ir/destination-options.js';
 import type { WeightedDestinationOptionsSpec } from '../kinds/destination-options.js';
 import type { Resource } from '../validate/validate.js';
 import { bufferPerRoute } from './gateway-http-options.js';
+import { headerSecretLookup } from './header-secrets.js';
+import type { Lookups } from './lookups.js';
 import { OptionReport } from './option-report.js';
-import { csrf, headerManipulation } from './route-options.js';
+import { headerManipulation } from './header-lists.js';
+import { csrf } from './route-options.js';
 
 /** The destination's options, or undefined when it has none or after reporting a problem (`ok: false`). */
 export function destinationOptions(
@@ -13,12 +16,20 @@ export function destinationOptions(
   owner: Resource,
   path: FieldPath,
   diagnostics: Diagnostic[],
+  lookups: Lookups,
 ): { ok: boolean; options?: DestinationOptionsIR } {
   if (!spec) return { ok: true };
   const report = new OptionReport(owner.origin, diagnostics);
   const options: DestinationOptionsIR = {
     ...(spec.headerManipulation
-      ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) }
+      ? {
+          headers: headerManipulation(
+            spec.headerManipulation,
+            [...path, 'headerManipulation'],
+            report,
+            headerSecretLookup(lookups, owner, diagnostics),
+          ),
+        }
       : {}),
     ...(spec.csrf ? { csrf: csrf(spec.csrf, [...path, 'csrf'], report) } : {}),
     ...(spec.bufferPerRoute ? { buffer: bufferPerRoute(spec.bufferPerRoute) } : {}),

@@ -98,6 +98,7 @@ export function weightedClusters(
   destinations: WeightedDestinationSpec[],
   cluster: (at: FieldPath, dest: DestinationSpec, from: Resource) => ClusterRefIR | undefined,
   diagnostics: Diagnostic[],
+  lookups: Lookups,
 ): WeightedClusterIR[] | undefined {
   const clusters = destinations.map((d, j) => {
     const ref = cluster([...at, j, 'destination'], d.destination, owner);
@@ -106,7 +107,7 @@ export function weightedClusters(
     return {
       ref: lambda ? undefined : ref,
       weight: d.weight ?? 0,
-      ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics),
+      ...destinationOptions(d.options, owner, [...at, j, 'options'], diagnostics, lookups),
     };
   });
   // Envoy refuses weighted clusters whose weights add up to 0.
@@ -162,6 +163,7 @@ export function checkUpstreamGroups(
       destinations,
       (at, dest, from) => destinationCluster(at, dest, from, lookups, findUpstream, unused, diagnostics),
       diagnostics,
+      lookups,
     );
   }
 }

@@ -87,6 +87,7 @@ export function httpSettings(
     properCaseHeaderKeyFormat: _properCase,
     preserveCaseHeaderKeyFormat: _preserveCase,
     tracing: _tracing,
+    earlyHeaderManipulation: _early,
     ...copied
   } = spec ?? {};
   return { ...copied, ...hcmMore(spec, origin, path, diagnostics) };

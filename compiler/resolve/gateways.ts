@@ -15,6 +15,8 @@ import type { Resource } from '../validate/validate.js';
 import { ResourceIndex, refOf, showRef } from './index.js';
 import { downstreamTls } from './tls.js';
 import { httpSettings, listenerFields, sourceRanges } from './gateway-settings.js';
+import { routeConfigOptions } from './route-configuration.js';
+import { earlyHeaders } from './early-headers.js';
 import { httpListenerOptions } from './gateway-http-options.js';
 import { withTracing } from './tracing.js';
 import { accessLogs } from './access-logs.js';
@@ -176,6 +178,7 @@ function resolveGateway(
     port: spec.bindPort,
     proxyNames: spec.proxyNames ?? [DEFAULT_PROXY_NAME],
     proxyProtocol: spec.useProxyProto ?? false,
+    ...routeConfigOptions(spec.routeOptions),
     accessLogs: accessLogs(
       spec.options?.accessLoggingService?.accessLog ?? [],
       resource,
@@ -236,7 +239,7 @@ function resolveGateway(
   const base = ['spec', 'httpGateway'];
   const virtualHosts = selectVirtualServices(resource, http, base, index, hosts, ssl, diagnostics);
   if (!virtualHosts) return undefined;
-  const shared = httpChainSettings(http, base, resource, findCluster, diagnostics);
+  const shared = httpChainSettings(http, base, resource, findCluster, diagnostics, index);
   // A chain or setting in error is reported and still kept, so its VirtualServices count as served (the compile fails anyway).
   const chains = ssl
     ? tlsChains(
@@ -256,6 +259,7 @@ function httpChainSettings(
   resource: Resource,
   findCluster: FindCluster,
   diagnostics: Diagnostic[],
+  index: ResourceIndex,
 ): Pick<GatewayChainIR, 'http' | 'options'> {
   const hcmPath = [...base, 'options', 'httpConnectionManagerSettings'];
   const hcm = http.options?.httpConnectionManagerSettings;
@@ -270,7 +274,14 @@ function httpChainSettings(
   const options = httpListenerOptions(http.options, resource.origin, [...base, 'options'], diagnostics, (p, ref) =>
     findCluster(resource, p, ref, true),
   );
-  return { http: settings, ...(options ? { options } : {}) };
+  const early = hcm?.earlyHeaderManipulation;
+  const withEarly = early
+    ? {
+        ...settings,
+        earlyHeaders: earlyHeaders(early, [...hcmPath, 'earlyHeaderManipulation'], resource, index, diagnostics),
+      }
+    : settings;
+  return { http: withEarly, ...(options ? { options } : {}) };
 }
 
 /**
@@ -467,7 +478,7 @@ function hybridGateway(
     const tls = terminates ? downstreamTls(sslConfig as SslConfigSpec, tlsAt.resource, tlsAt.path) : undefined;
     // What the Gateway handed down was checked where it is written.
     const own: Diagnostic[] = [];
-    const shared = httpChainSettings(http, [...base, 'httpGateway'], owner, findCluster, own);
+    const shared = httpChainSettings(http, [...base, 'httpGateway'], owner, findCluster, own, index);
     diagnostics.push(...(m.inherited ? own.filter((d) => !m.inherited!(d)) : own));
     chains.push({
       routes: `${common.listener}-${m.key}-routes`,

@@ -7,7 +7,7 @@
 import { fieldError, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type { VirtualHostIR } from '../ir/model.js';
 import type { JwtProviderSpec } from '../kinds/virtual-host-options.js';
-import { headerProblem } from './route-options.js';
+import { headerProblem } from './header-lists.js';
 
 type ProviderSpec = Pick<JwtProviderSpec, 'tokenSource' | 'claimsToHeaders'>;
 

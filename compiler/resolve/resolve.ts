@@ -17,6 +17,7 @@ import type { RateLimitServiceIR } from '../ir/ratelimit.js';
 import { claimDomains } from './gateway-tls.js';
 import { tcpDestinations } from './tcp-destinations.js';
 import { resolveGateways } from './gateways.js';
+import { directBodyProblems } from './route-configuration.js';
 import { extProcWithoutFilter, http2Problem } from './ext-proc.js';
 import { resolveGraphQLApis } from './graphql.js';
 import { ResourceIndex } from './index.js';
@@ -268,6 +269,7 @@ export function resolve(
     diagnostics,
   );
   extProcWithoutFilter(virtualHosts, gateways, diagnostics);
+  directBodyProblems(virtualHosts, gateways, diagnostics);
   const rateLimit = resolveRateLimitService(
     index,
     virtualHosts,

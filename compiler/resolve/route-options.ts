@@ -7,8 +7,6 @@
  * levels apply, the route's first), as Gloo maps them.
  */
 import { parseDuration } from '../../contract/proto3-json.js';
-import { GRAPHQL_API_HEADER } from '../../contract/names.js';
-import { USER_ID_HEADER } from '../../contract/extauth.js';
 import { quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
 import type {
   CorsIR,
@@ -28,7 +26,7 @@ import type { CsrfSpec } from '../kinds/csrf.js';
 import type { RateLimitsIR } from '../ir/ratelimit.js';
 import type { RateLimitOptionsSpec } from './rate-limits.js';
 import type { Ref } from '../kinds/resource.js';
-import type { CorsSpec, HeaderManipulationSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
+import type { CorsSpec, RetriesSpec, RouteOptionsSpec } from '../kinds/route-options.js';
 import type { VirtualHostOptionsSpec } from '../kinds/virtual-host-options.js';
 import { re2Problem } from './matchers.js';
 import { routeExtProc, type GrpcCluster } from './ext-proc.js';
@@ -36,8 +34,8 @@ import { bufferPerRoute } from './gateway-http-options.js';
 import type { RbacPoliciesSpec } from '../kinds/rbac.js';
 import { routeExtras, virtualHostExtras } from './route-extras.js';
 import { OptionReport, tokenBucket } from './option-report.js';
-
-type HeaderValueSpec = NonNullable<HeaderManipulationSpec['requestHeadersToAdd']>[number];
+import type { HeaderSecretLookup } from './header-secrets.js';
+import { headerManipulation } from './header-lists.js';
 
 /** Options that change the request Envoy forwards upstream: only where there is one (routeAction). */
 const FORWARDING: readonly (keyof RouteOptionsSpec)[] = [
@@ -63,64 +61,6 @@ export function optionApplies(key: keyof RouteOptionsSpec, action: RouteActionFi
   if (FORWARDING.includes(key)) return action === 'routeAction';
   if (key === 'cors') return action === 'routeAction' || action === 'graphqlApiRef';
   return true;
-}
-
-/**
- * Headers Sluice sets itself to carry decisions between Envoy and its sidecars
- * (the GraphQL API a route names, the user extauth authenticated): a user's
- * own value must never stand in for them. Envoy itself refuses pseudo-headers
- * and Host in these lists.
- */
-const RESERVED_HEADERS: ReadonlyMap<string, string> = new Map([
-  [GRAPHQL_API_HEADER, 'Sluice sets it to name the GraphQL API of a route'],
-  [USER_ID_HEADER, 'sluice-extauth sets it to the authenticated user (and Sluice strips it on hosts without extauth)'],
-  ['host', 'Envoy does not let header lists change Host; use hostRewrite'],
-]);
-
-/** Envoy's bound on a header name or value in these lists (HeaderValue, max_bytes). */
-const MAX_HEADER_BYTES = 16384;
-
-export function headerProblem(name: string): string | undefined {
-  if (Buffer.byteLength(name) > MAX_HEADER_BYTES)
-    return `the header name is ${Buffer.byteLength(name)} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`;
-  const lower = name.toLowerCase();
-  if (lower.startsWith(':')) return `"${name}" is a pseudo-header, which Envoy does not let header lists change`;
-  const why = RESERVED_HEADERS.get(lower);
-  return why && `"${name}" cannot be set or removed here: ${why}`;
-}
-
-export function headerManipulation(
-  spec: HeaderManipulationSpec,
-  path: FieldPath,
-  report: OptionReport,
-): HeaderManipulationIR {
-  const adds = (list: HeaderValueSpec[] | undefined, field: string) =>
-    (list ?? []).flatMap((h, i) => {
-      const problem = headerProblem(h.header.key);
-      if (problem) report.error([...path, field, i, 'header', 'key'], problem, 'use another header name');
-      const valueBytes = Buffer.byteLength(h.header.value ?? '');
-      if (valueBytes > MAX_HEADER_BYTES)
-        report.error(
-          [...path, field, i, 'header', 'value'],
-          `the value is ${valueBytes} bytes; Envoy takes at most ${MAX_HEADER_BYTES}`,
-          'shorten it',
-        );
-      if (problem || valueBytes > MAX_HEADER_BYTES) return [];
-      // Gloo's default: append to a header the request already has (append: false overwrites it).
-      return [{ key: h.header.key, value: h.header.value ?? '', append: h.append ?? true }];
-    });
-  const removes = (list: string[] | undefined, field: string) =>
-    (list ?? []).filter((name, i) => {
-      const problem = headerProblem(name);
-      if (problem) report.error([...path, field, i], problem, 'remove it from the list');
-      return !problem;
-    });
-  return {
-    requestAdd: adds(spec.requestHeadersToAdd, 'requestHeadersToAdd'),
-    requestRemove: removes(spec.requestHeadersToRemove, 'requestHeadersToRemove'),
-    responseAdd: adds(spec.responseHeadersToAdd, 'responseHeadersToAdd'),
-    responseRemove: removes(spec.responseHeadersToRemove, 'responseHeadersToRemove'),
-  };
 }
 
 function retries(spec: RetriesSpec, path: FieldPath, report: OptionReport): RetriesIR | undefined {
@@ -281,6 +221,7 @@ export function virtualHostOptions(
   path: FieldPath,
   origin: Origin,
   diagnostics: Diagnostic[],
+  secrets: HeaderSecretLookup,
 ): {
   ok: boolean;
   retries?: RetriesIR;
@@ -293,7 +234,7 @@ export function virtualHostOptions(
   const out = {
     ...(spec.retries ? { retries: retries(spec.retries, [...path, 'retries'], report) } : {}),
     ...(spec.headerManipulation
-      ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report) }
+      ? { headers: headerManipulation(spec.headerManipulation, [...path, 'headerManipulation'], report, secrets) }
       : {}),
     ...(spec.cors ? { cors: cors(spec.cors, [...path, 'cors'], report) } : {}),
     ...(spec.csrf ? { csrf: csrf(spec.csrf, [...path, 'csrf'], report) } : {}),
@@ -319,6 +260,8 @@ export interface OptionRefs {
   grpcUpstream: GrpcCluster;
   /** A route's own RBAC policies (checked against the virtual host's JWT providers). */
   rbacPolicies(path: FieldPath, spec: RbacPoliciesSpec): RbacPolicyIR[];
+  /** The Secret of a headerSecretRef. */
+  headerSecret: HeaderSecretLookup;
 }
 
 /** The options as IR (undefined: none set); `ok: false` after reporting a problem. */
@@ -388,7 +331,12 @@ export function routeOptions(
     );
   }
   if (s.headerManipulation !== undefined)
-    options.headers = headerManipulation(s.headerManipulation, [...path, 'headerManipulation'], report);
+    options.headers = headerManipulation(
+      s.headerManipulation,
+      [...path, 'headerManipulation'],
+      report,
+      refs.headerSecret,
+    );
   if (s.cors !== undefined) {
     // The cors filter acts on the route's request (a preflight is answered before any upstream): not on a redirect or direct response.
     if (action === 'redirectAction' || action === 'directResponseAction')

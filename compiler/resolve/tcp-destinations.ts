@@ -40,7 +40,7 @@ export function tcpDestinations(
   const cluster = (at: FieldPath, dest: DestinationSpec, from: Resource): ClusterRefIR | undefined =>
     destinationCluster(at, dest, from, lookups, tcpUpstream, use, diagnostics);
   const weighted = (owner: Resource, at: FieldPath, destinations: WeightedDestinationSpec[]) => {
-    const clusters = weightedClusters(owner, at, destinations, cluster, diagnostics);
+    const clusters = weightedClusters(owner, at, destinations, cluster, diagnostics, lookups);
     return clusters && { weighted: clusters.map((c) => ({ cluster: c.cluster, weight: c.weight, ...subsetOf(c) })) };
   };
   return (from, path, spec) => {

@@ -36,6 +36,7 @@ import { expandDelegation, withInherited } from './route-tables.js';
 import { resolveRateLimits, type RateLimitOptionsSpec } from './rate-limits.js';
 import { customAuthResolver, type CustomAuthSpec } from './custom-auth.js';
 import { routeOptions, virtualHostOptions } from './route-options.js';
+import { headerSecretLookup } from './header-secrets.js';
 import { http2Problem, routeExtProc } from './ext-proc.js';
 import { bufferPerRoute } from './gateway-http-options.js';
 import { downstreamTls } from './tls.js';
@@ -167,7 +168,7 @@ export function resolveVirtualService(
     } else if (route.redirectAction) {
       action = redirectAction(route.redirectAction, [...path, 'redirectAction'], from.origin, diagnostics);
     } else if (route.directResponseAction) {
-      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], from.origin, diagnostics);
+      action = directResponse(route.directResponseAction, [...path, 'directResponseAction'], from.origin);
     } else if (route.routeAction!.single) {
       const cluster = destinationCluster([...path, 'routeAction', 'single'], route.routeAction!.single, from);
       if (cluster) action = { kind: 'cluster', ...cluster };
@@ -193,7 +194,7 @@ export function resolveVirtualService(
           (group.spec as { destinations: typeof destinations }).destinations,
         ];
       }
-      const clusters = weightedClusters(owner, at, destinations, destinationCluster, diagnostics);
+      const clusters = weightedClusters(owner, at, destinations, destinationCluster, diagnostics, lookups);
       if (clusters) action = { kind: 'weighted', clusters };
     }
     if (matches)
@@ -225,6 +226,7 @@ export function resolveVirtualService(
           grpcUpstream: (p: FieldPath, raw: Ref) => grpcUpstream(p, raw, owner),
           rbacPolicies: (p: FieldPath, spec: RbacPoliciesSpec) =>
             rbacPolicies(spec, owner.origin, p, hostProviders, diagnostics),
+          headerSecret: headerSecretLookup(lookups, owner, diagnostics),
           rateLimits: (p: FieldPath, s: RateLimitOptionsSpec) =>
             resolveRateLimits(s, p, {
               lookups,
@@ -263,7 +265,13 @@ export function resolveVirtualService(
   const providerNames: VirtualServiceResult['providers'] = [];
   const opts = hostOpts;
   for (const group of byOwner(hostSources)) {
-    const hostOptions = virtualHostOptions(group.spec, group.path, group.owner.origin, diagnostics);
+    const hostOptions = virtualHostOptions(
+      group.spec,
+      group.path,
+      group.owner.origin,
+      diagnostics,
+      headerSecretLookup(lookups, group.owner, diagnostics),
+    );
     if (hostOptions.retries) vh.retries = hostOptions.retries;
     if (hostOptions.headers) vh.headers = hostOptions.headers;
     if (hostOptions.cors) vh.cors = hostOptions.cors;

@@ -36,6 +36,7 @@ export function gatewayListeners(set: XdsSet, model: Model, virtualHosts: Json[]
           chain.virtualHosts.map((name) =>
             withListenerLocalRateLimitSettings(byName.get(name)!, chain.options?.httpLocalRateLimit),
           ),
+          gw.routeConfig,
         ),
       );
   }

@@ -1,4 +1,5 @@
 /** The HTTP listeners and their connection manager. */
+import { earlyHeaderMutation } from './early-headers.js';
 import type { AccessLogIR } from '../ir/access-log.js';
 import type { HttpSettingsIR } from '../ir/model.js';
 import { accessLog } from './access-logs.js';
@@ -67,6 +68,7 @@ export function connectionManager(
       ...optional(s.drainTimeout, 'drain_timeout'),
       ...optional(s.delayedCloseTimeout, 'delayed_close_timeout'),
       ...more.top,
+      ...earlyHeaderMutation(s.earlyHeaders),
       // RBAC permissions and route prefixes match the path as Envoy sees it; without these,
       // `/public/../admin` or `//admin` would pass a `/public` policy and reach the upstream,
       // which resolves it to /admin (Envoy's edge best practices: path normalization).

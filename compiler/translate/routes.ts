@@ -6,10 +6,12 @@ import {
   type RouteMatchIR,
   type RouteOptionsIR,
   type RetriesIR,
+  type HeaderAddIR,
   type HeaderManipulationIR,
   type HashPolicyIR,
   type StringMatchIR,
   type VirtualHostIR,
+  type RouteConfigIR,
 } from '../ir/model.js';
 import { GRAPHQL_API_HEADER } from '../../contract/names.js';
 import type { DestinationOptionsIR } from '../ir/destination-options.js';
@@ -175,14 +177,18 @@ function hashPolicy(h: HashPolicyIR): Json {
   return { ...key, ...(h.terminal ? { terminal: true } : {}) };
 }
 
-/** Request and response header lists of a route or virtual host (Gloo's headerManipulation; append false overwrites). */
+/** Envoy's HeaderValueOption of a header added (append false overwrites). */
+export function headerValueOption(x: HeaderAddIR): Json {
+  return {
+    header: { key: x.key, value: x.value },
+    append_action: x.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD',
+  };
+}
+
+/** Request and response header lists of a route or virtual host (Gloo's headerManipulation). */
 function headerLists(h: HeaderManipulationIR | undefined): Json {
   if (!h) return {};
-  const add = (list: HeaderManipulationIR['requestAdd']) =>
-    list.map((x) => ({
-      header: { key: x.key, value: x.value },
-      append_action: x.append ? 'APPEND_IF_EXISTS_OR_ADD' : 'OVERWRITE_IF_EXISTS_OR_ADD',
-    }));
+  const add = (list: HeaderAddIR[]) => list.map(headerValueOption);
   return {
     ...(h.requestAdd.length > 0 ? { request_headers_to_add: add(h.requestAdd) } : {}),
     ...(h.requestRemove.length > 0 ? { request_headers_to_remove: h.requestRemove } : {}),
@@ -260,6 +266,16 @@ function withHostHeaders(user: Json, headersToRemove: string[]): Json {
   return { ...user, ...(remove.length > 0 ? { request_headers_to_remove: remove } : {}) };
 }
 
-export function routeConfiguration(name: string, virtualHosts: Json[]): Json {
-  return { name, virtual_hosts: virtualHosts };
+/** `options`: a Gateway's routeOptions. */
+export function routeConfiguration(name: string, virtualHosts: Json[], options: RouteConfigIR = {}): Json {
+  return {
+    name,
+    virtual_hosts: virtualHosts,
+    ...(options.maxDirectResponseBodySizeBytes !== undefined
+      ? { max_direct_response_body_size_bytes: options.maxDirectResponseBodySizeBytes }
+      : {}),
+    ...(options.mostSpecificHeaderMutationsWins !== undefined
+      ? { most_specific_header_mutations_wins: options.mostSpecificHeaderMutationsWins }
+      : {}),
+  };
 }
