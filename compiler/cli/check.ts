@@ -6,15 +6,14 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { problemsOf, type Problem, type StatusDocument } from '../../control-plane/status/problems.js';
 
-/** How long one HTTP question may take: a serve or sidecar that does not answer by then is reported. */
-const TIMEOUT_MS = 5000;
-
 interface CheckFlags {
   admin: string;
   extauthAdmin: string;
   graphqlAdmin: string;
   ratelimitAdmin: string;
   staleAfter: number;
+  /** How long one HTTP question may take, in seconds: a serve or sidecar that does not answer by then is reported. */
+  timeout: number;
   output: 'text' | 'json';
 }
 
@@ -28,9 +27,9 @@ interface SidecarCheck {
 
 type Answer = { status: number; json: unknown } | { error: string };
 
-async function ask(url: string): Promise<Answer> {
+async function ask(url: string, timeoutSeconds: number): Promise<Answer> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutSeconds * 1000) });
     const text = await res.text();
     try {
       return { status: res.status, json: JSON.parse(text) };
@@ -45,8 +44,8 @@ async function ask(url: string): Promise<Answer> {
 
 const base = (url: string) => url.replace(/\/+$/, '');
 
-async function checkSidecar(name: string, url: string): Promise<SidecarCheck> {
-  const answer = await ask(`${base(url)}/readyz`);
+async function checkSidecar(name: string, url: string, timeoutSeconds: number): Promise<SidecarCheck> {
+  const answer = await ask(`${base(url)}/readyz`, timeoutSeconds);
   if ('error' in answer) return { name, url, ready: false, detail: `unreachable: ${answer.error}` };
   const status = (answer.json as { status?: unknown }).status;
   return {
@@ -73,8 +72,8 @@ export async function runCheck(flags: CheckFlags): Promise<CheckReport> {
     ] as const
   ).filter(([, url]) => url !== 'none');
   const [status, ...sidecars] = await Promise.all([
-    ask(`${base(flags.admin)}/status`),
-    ...sidecarUrls.map(([name, url]) => checkSidecar(name, url)),
+    ask(`${base(flags.admin)}/status`, flags.timeout),
+    ...sidecarUrls.map(([name, url]) => checkSidecar(name, url, flags.timeout)),
   ]);
   const problems: Problem[] = [];
   if ('error' in status)
@@ -114,6 +113,16 @@ export function register(program: Command): void {
       'an Envoy or sidecar behind the served version for longer is a problem',
       seconds,
       30,
+    )
+    .option(
+      '--timeout <seconds>',
+      'how long serve and each sidecar may take to answer',
+      (value: string) => {
+        const n = seconds(value);
+        if (n === 0) throw new InvalidArgumentError('give a number of seconds above 0');
+        return n;
+      },
+      5,
     )
     .addOption(
       new Option('--output <format>', 'text: one line per problem; json: the report')

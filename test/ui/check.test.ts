@@ -25,7 +25,8 @@ const run = promisify(execFile);
 
 async function check(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/sluice.js', 'check', ...args]);
+    // A generous timeout: on a loaded machine serve's /status may take seconds, and that is not what is tested.
+    const { stdout, stderr } = await run(process.execPath, ['bin/sluice.js', 'check', '--timeout', '60', ...args]);
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
