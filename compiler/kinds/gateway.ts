@@ -31,6 +31,7 @@ import { virtualServiceExpressions } from './label-selectors.js';
 import { tcpDestination } from './tcp-destinations.js';
 import { routeConfigurationOptions } from './route-configuration-options.js';
 import { earlyHeaderManipulation } from './early-headers.js';
+import { dynamicForwardProxy, headerValidationSettings } from './http-listener-refusals.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -109,7 +110,10 @@ export const httpGateway = object({
         'per-Gateway ext_authz settings are not implemented: every listener asks sluice-extauth, or the customAuth servers Settings names',
         'set extauth in Settings',
       ),
-      ...refuseEach(['extensions', 'dynamicForwardProxy', 'statefulSession', 'headerValidationSettings'], notYet),
+      extensions: refused(REASONS.extensions),
+      dynamicForwardProxy: dynamicForwardProxy(),
+      headerValidationSettings: headerValidationSettings(),
+      statefulSession: notYet(),
       ...gatewayExtProc,
       ...gatewayExtProcDisable,
       wasm: note(wasmOptions, "Envoy's wasm filters, each running a module from a file on the proxy"),

@@ -27,7 +27,8 @@ export const REASONS = {
   notYet: 'not implemented yet',
   glooEnvoy: "it needs Gloo's own Envoy build (envoy-gloo filters), and Sluice configures upstream Envoy",
   consul: 'Sluice does not read Consul',
-  extensions: 'Gloo plugin extensions do not exist in Sluice',
+  extensions:
+    'opaque configs that Gloo only copies onto its Proxy resource, for other controllers or out-of-process plugins: no Gloo plugin builds Envoy configuration from them, and Sluice has no Proxy resource to carry them (metadata.annotations can hold such data)',
   tracing: 'tracing is not implemented',
 } as const;
 

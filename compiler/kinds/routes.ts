@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { destination, weightedDestinations } from './destinations.js';
 import { differs, note, refused } from './gloo.js';
 import { matcher } from './matchers.js';
+import { dynamicForwardProxy } from './http-listener-refusals.js';
 import { resourceRef } from './resource.js';
 import { optionsConfigRefs } from './option-resources.js';
 import { routeOptions } from './route-options.js';
@@ -104,10 +105,7 @@ const routeAction = object(
     multi: weightedDestinations,
     upstreamGroup: note(resourceRef, 'weighted as routeAction.multi, with the destinations in the UpstreamGroup'),
     clusterHeader: refused('cluster names are internal to Sluice', 'name the upstream in routeAction.single'),
-    dynamicForwardProxy: refused(
-      'Sluice sends requests only to upstreams its resources name',
-      'use an Upstream with static hosts',
-    ),
+    dynamicForwardProxy: dynamicForwardProxy(),
   },
   [],
   exactlyOne('single', 'multi', 'upstreamGroup'),
