@@ -31,6 +31,7 @@ import { virtualServiceExpressions } from './label-selectors.js';
 import { tcpDestination } from './tcp-destinations.js';
 import { routeConfigurationOptions } from './route-configuration-options.js';
 import { earlyHeaderManipulation } from './early-headers.js';
+import { statefulSession } from './stateful-session.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -109,7 +110,8 @@ export const httpGateway = object({
         'per-Gateway ext_authz settings are not implemented: every listener asks sluice-extauth, or the customAuth servers Settings names',
         'set extauth in Settings',
       ),
-      ...refuseEach(['extensions', 'dynamicForwardProxy', 'statefulSession', 'headerValidationSettings'], notYet),
+      ...refuseEach(['extensions', 'dynamicForwardProxy', 'headerValidationSettings'], notYet),
+      statefulSession,
       ...gatewayExtProc,
       ...gatewayExtProcDisable,
       wasm: note(wasmOptions, "Envoy's wasm filters, each running a module from a file on the proxy"),
@@ -127,7 +129,7 @@ export const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate, wasm',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate, wasm, statefulSession',
   ),
 });
 
