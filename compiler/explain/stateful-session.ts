@@ -1,7 +1,7 @@
 /**
  * Envoy's stateful_session filter as explain reads it: which cookie or header
  * names the upstream host, and whether this request carries one. explain
- * knows no hosts or addresses, so which host that is stays an assumption.
+ * does not decode the value, so which host it names stays an assumption.
  */
 import { headerValue, type HttpRequest } from '../envoy/request.js';
 import type { Json } from '../translate/output.js';
@@ -36,7 +36,7 @@ export function evaluateStatefulSession(filter: Json, req: HttpRequest, cite: st
     step: { stage: 'stateful_session', summary, details: [], cite },
     assumption: sent
       ? {
-          text: `the ${carrier} names a host of the route's cluster (explain does not know the cluster's hosts); ${gone}`,
+          text: `the ${carrier} names a healthy host of the route's cluster (explain does not decode which host the value names); ${gone}`,
           otherwise: strict ? [{ status: 503, body: 'no healthy upstream', by: 'envoy' }] : [],
         }
       : {

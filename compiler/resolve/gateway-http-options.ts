@@ -1,9 +1,9 @@
 /**
  * An httpGateway's options beyond the connection manager's settings: the
  * HTTP filters it adds (gzip, healthCheck, grpcWeb, buffer,
- * grpcJsonTranscoder, ext_proc, wasm, stateful_session), the router's settings and the connection limit, with
- * the checks the schema cannot make (a descriptor set that holds the
- * services, a duration).
+ * grpcJsonTranscoder, ext_proc, wasm, stateful_session), the router's
+ * settings and the connection limit, with the checks the schema cannot make
+ * (a descriptor set that holds the services, a duration).
  */
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';

@@ -34,7 +34,7 @@ test('the cookie sent back: that host gets the request; not strict, another host
     'the cookie statefulsessioncookie names the upstream host: the request goes to that host',
   );
   expect(e.answer.assumptions).toContain(
-    "the cookie statefulsessioncookie names a host of the route's cluster (explain does not know the cluster's hosts); if it is gone or unhealthy, the load balancer picks another",
+    "the cookie statefulsessioncookie names a healthy host of the route's cluster (explain does not decode which host the value names); if it is gone or unhealthy, the load balancer picks another",
   );
   expect(e.answer.otherwise).toEqual([]);
 });
