@@ -5,19 +5,27 @@
  * within it), the compressor gzips a response the client accepts gzip for
  * (the answer's content-encoding, resting on what the upstream sends),
  * grpc_web and grpc_json_transcoder convert some requests without changing
- * the answer.
+ * the answer, stateful_session says which cookie or header pins the host.
  */
 import { perFilterConfig } from '../envoy/match.js';
 import { headerValue, type HttpRequest } from '../envoy/request.js';
 import type { Json } from '../translate/output.js';
 import type { Outcome, Step } from './model.js';
+import { evaluateStatefulSession, STATEFUL_SESSION } from './stateful-session.js';
 
 const COMPRESSOR = 'envoy.filters.http.compressor';
 const HEALTH_CHECK = 'envoy.filters.http.health_check';
 const BUFFER = 'envoy.filters.http.buffer';
 const GRPC_WEB = 'envoy.filters.http.grpc_web';
 const TRANSCODER = 'envoy.filters.http.grpc_json_transcoder';
-export const GATEWAY_FILTERS: ReadonlySet<string> = new Set([COMPRESSOR, HEALTH_CHECK, BUFFER, GRPC_WEB, TRANSCODER]);
+export const GATEWAY_FILTERS: ReadonlySet<string> = new Set([
+  COMPRESSOR,
+  HEALTH_CHECK,
+  BUFFER,
+  GRPC_WEB,
+  TRANSCODER,
+  STATEFUL_SESSION,
+]);
 
 const CITE = 'docs/envoy-behaviour.md § How explain reads the configuration: Gateway filters';
 
@@ -69,6 +77,7 @@ export function evaluateGatewayFilter(
     };
   }
   if (name === COMPRESSOR) return compressor(filter, req, step);
+  if (name === STATEFUL_SESSION) return evaluateStatefulSession(filter, req, CITE);
   if (name === GRPC_WEB) {
     const type = headerValue(req, 'content-type') ?? '';
     return {

@@ -60,6 +60,15 @@ export interface HttpListenerOptionsIR {
   networkLocalRateLimit?: TokenBucketIR;
   /** Envoy's wasm filters, where their filterStage puts them. */
   wasm?: WasmFilterIR[];
+  /** Envoy's stateful_session filter: the host a cookie or header names gets the request. */
+  statefulSession?: StatefulSessionIR;
+}
+
+export interface StatefulSessionIR {
+  /** cookie: ttl a proto3 JSON duration ("0s": a session cookie); header: the name lower-cased, as Envoy reads it. */
+  state: { kind: 'cookie'; name: string; path?: string; ttl: string } | { kind: 'header'; name: string };
+  /** A named host that is gone: 503 instead of another host. */
+  strict: boolean;
 }
 
 /** A local rate limit: a token bucket in each Envoy (Envoy's TokenBucket; the interval a proto3 JSON duration). */

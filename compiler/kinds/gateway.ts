@@ -32,6 +32,7 @@ import { tcpDestination } from './tcp-destinations.js';
 import { routeConfigurationOptions } from './route-configuration-options.js';
 import { earlyHeaderManipulation } from './early-headers.js';
 import { dynamicForwardProxy, headerValidationSettings } from './http-listener-refusals.js';
+import { statefulSession } from './stateful-session.js';
 
 const duration = (what = 'a duration') => note(durationSchema, what);
 
@@ -113,7 +114,7 @@ export const httpGateway = object({
       extensions: refused(REASONS.extensions),
       dynamicForwardProxy: dynamicForwardProxy(),
       headerValidationSettings: headerValidationSettings(),
-      statefulSession: notYet(),
+      statefulSession,
       ...gatewayExtProc,
       ...gatewayExtProcDisable,
       wasm: note(wasmOptions, "Envoy's wasm filters, each running a module from a file on the proxy"),
@@ -131,7 +132,7 @@ export const httpGateway = object({
         'set csrf in the virtualHost.options of the VirtualServices it serves',
       ),
     }),
-    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate, wasm',
+    'httpConnectionManagerSettings, router, and the filters gzip, healthCheck, grpcWeb, buffer, grpcJsonTranscoder, connectionLimit, httpLocalRatelimit, networkLocalRatelimit, extProcEarly, extProc, extProcLate, wasm, statefulSession',
   ),
 });
 

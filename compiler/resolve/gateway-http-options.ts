@@ -1,9 +1,9 @@
 /**
  * An httpGateway's options beyond the connection manager's settings: the
  * HTTP filters it adds (gzip, healthCheck, grpcWeb, buffer,
- * grpcJsonTranscoder, ext_proc, wasm), the router's settings and the connection limit, with
- * the checks the schema cannot make (a descriptor set that holds the
- * services, a duration).
+ * grpcJsonTranscoder, ext_proc, wasm, stateful_session), the router's
+ * settings and the connection limit, with the checks the schema cannot make
+ * (a descriptor set that holds the services, a duration).
  */
 import { parseDuration } from '../../contract/proto3-json.js';
 import { fieldError, quote, type Diagnostic, type FieldPath, type Origin } from '../diagnostics.js';
@@ -14,6 +14,7 @@ import { decodeDescriptorSet } from './grpc-descriptors.js';
 import { OptionReport, tokenBucket } from './option-report.js';
 import { gatewayExtProc, type GrpcCluster } from './ext-proc.js';
 import { gatewayWasm } from './wasm.js';
+import { statefulSession } from './stateful-session.js';
 
 type Options = NonNullable<HttpGatewaySpec['options']>;
 
@@ -44,6 +45,10 @@ export function httpListenerOptions(
   if (extProc.length > 0) out.extProc = extProc;
   const wasm = gatewayWasm(options.wasm, origin, [...path, 'wasm'], diagnostics);
   if (wasm.length > 0) out.wasm = wasm;
+  if (options.statefulSession) {
+    const session = statefulSession(options.statefulSession, origin, [...path, 'statefulSession'], diagnostics);
+    if (session) out.statefulSession = session;
+  }
   const limit = options.connectionLimit;
   if (limit?.maxActiveConnections !== undefined) {
     const delay = limit.delayBeforeClose;

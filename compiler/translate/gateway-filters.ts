@@ -4,8 +4,9 @@
  * first (so it compresses last on the way back, after every filter that
  * writes a response), grpc_web, health_check and grpc_json_transcoder after
  * the authentication and authorization filters, buffer before csrf (Gloo's
- * route stage); ext_proc and wasm filters where their stage puts them; the
- * router with the Gateway's settings; connection_limit in front of the
+ * route stage); ext_proc and wasm filters where their stage puts them;
+ * stateful_session last before the router (it only picks the router's
+ * upstream host); the router with the Gateway's settings; connection_limit in front of the
  * connection manager.
  */
 import { accessLog } from './access-logs.js';
@@ -21,6 +22,7 @@ import type { Json } from './output.js';
 import { BUFFER_FILTER_NAME, BUFFER_TYPE } from './filters/buffer.js';
 import { extProcStaged, placeStaged, upstreamHttpFilters } from './ext-proc-stages.js';
 import { wasmStaged } from './filters/wasm.js';
+import { statefulSessionFilter } from './filters/stateful-session.js';
 
 export const COMPRESSOR_FILTER_NAME = 'envoy.filters.http.compressor';
 export const HEALTH_CHECK_FILTER_NAME = 'envoy.filters.http.health_check';
@@ -134,10 +136,11 @@ export function chainHttpFilters(shared: Json[], options: HttpListenerOptionsIR 
     const before = later.findIndex((f) => f.name === 'envoy.filters.http.csrf' || f.name === 'sluice.graphql');
     later.splice(before < 0 ? later.length : before, 0, buffer);
   }
-  return placeStaged(
+  const placed = placeStaged(
     [...first, ...rest.slice(0, split), ...middle, ...later],
     [...extProcStaged(options.extProc), ...wasmStaged(options.wasm)],
   );
+  return options.statefulSession ? [...placed, statefulSessionFilter(options.statefulSession)] : placed;
 }
 
 /** The router, with the Gateway's settings. */
