@@ -1,7 +1,7 @@
 /** Gloo's Gateway (gateway.proto, http_gateway.proto): where VirtualServices are served, one listener each; its selection is resolved in resolve/gateways.ts. */
 import { wasmOptions } from './wasm.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { differs, glooEnvoy, note, notYet, REASONS, refused, refuseEach } from './gloo.js';
+import { differs, glooEnvoy, note, REASONS, refused, refuseEach } from './gloo.js';
 import { kind, resourceRef } from './resource.js';
 import {
   boolean,
