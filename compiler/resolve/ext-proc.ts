@@ -20,6 +20,7 @@ import type { StringMatcherSpec } from '../kinds/csrf.js';
 import type { ExtProcGrpcServiceSpec, ExtProcRouteSettingsSpec, ExtProcSettingsSpec } from '../kinds/ext-proc.js';
 import type { Ref } from '../kinds/resource.js';
 import { re2Problem } from './matchers.js';
+import { OptionReport } from './option-report.js';
 
 /** The Gloo field of each filter. */
 export const EXT_PROC_FIELDS: Record<ExtProcSlot, 'extProcEarly' | 'extProc' | 'extProcLate'> = {
@@ -44,16 +45,8 @@ export function http2Problem(upstream: UpstreamIR): { message: string; hint: str
 
 const HOUR = 3600n * 1_000_000_000n;
 
-class Report {
-  ok = true;
-  constructor(
-    readonly origin: Origin,
-    readonly diagnostics: Diagnostic[],
-  ) {}
-  error(path: FieldPath, message: string, hint: string): void {
-    this.ok = false;
-    this.diagnostics.push(fieldError('resolve', this.origin, path, message, hint));
-  }
+/** OptionReport with ext_proc's own bounds on durations. */
+class Report extends OptionReport {
   /** A duration from 0s to an hour (Envoy's bounds on ext_proc's timeouts), or any not negative one when `hour` is false. */
   timeout(value: string | undefined, path: FieldPath, hour = true): string | undefined {
     if (value === undefined) return undefined;

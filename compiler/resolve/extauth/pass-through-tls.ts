@@ -13,6 +13,7 @@ import type { PassThroughAuthSpec } from '../../kinds/extauth/pass-through.js';
 import type { Resource } from '../../validate/validate.js';
 import { refOf, showRef } from '../index.js';
 import type { Lookups } from '../lookups.js';
+import { OptionReport } from '../option-report.js';
 import { secretEntry } from '../tls.js';
 
 type TlsSpec = NonNullable<NonNullable<PassThroughAuthSpec['grpc']>['tlsConfig']>;
@@ -27,11 +28,8 @@ export function passThroughTls(
   lookups: Lookups,
   diagnostics: Diagnostic[],
 ): PassThroughTlsIR | undefined {
-  let ok = true;
-  const fail = (path: FieldPath, message: string, hint: string) => {
-    diagnostics.push(fieldError('resolve', ac.origin, path, message, hint));
-    ok = false;
-  };
+  const report = new OptionReport(ac.origin, diagnostics);
+  const fail = (path: FieldPath, message: string, hint: string) => report.error(path, message, hint);
   const version = (field: 'minimumProtocolVersion' | 'maximumProtocolVersion', unset: 'TLSv1.2' | 'TLSv1.3') => {
     const value = spec.sslParams?.[field] ?? 'TLS_AUTO';
     if (value === 'TLSv1_1') {
@@ -90,7 +88,7 @@ export function passThroughTls(
     if (ca !== undefined) tls.caPem = ca;
     if (crt !== undefined && key !== undefined) Object.assign(tls, { certPem: crt, keyPem: key });
   }
-  return ok ? tls : undefined;
+  return report.ok ? tls : undefined;
 }
 
 function parses(make: () => unknown): boolean {
